@@ -1,0 +1,12 @@
+// Each subcommand lives in its own cmd_<name>.cpp and registers itself on the top-level CLI11 app.
+// A subcommand's callback reports failure by throwing gemmtune::Error (its code becomes the exit code).
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace gemmtune::cli {
+
+void register_devices(CLI::App& app);
+void register_sweep(CLI::App& app);
+
+}  // namespace gemmtune::cli

@@ -1,0 +1,47 @@
+// Candidate: one way to run a GemmProblem, either one of our kernel variants or one cuBLASLt algo.
+// A cuBLASLt algo is kept field by field (not as the opaque cublasLtMatmulAlgo_t) so it can be stored, diffed,
+// and rebuilt with cublasLtMatmulAlgoInit + ConfigSetAttribute on another machine, then re-checked.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace gemmtune {
+
+enum class Backend { Own, Lt };
+
+struct LtAlgoFields {
+  int algo_id = -1;
+  int tile = 0;           // cublasLtMatmulTile_t
+  int stages = 0;         // cublasLtMatmulStages_t
+  int splitk = 1;         // 1 = no split-k
+  int reduction = 0;      // cublasLtReductionScheme_t
+  int swizzle = 0;        // CTA swizzling
+  int custom = 0;         // custom option
+  int cluster_shape = 0;  // cublasLtClusterShape_t (sm_90)
+  int inner_shape = 0;    // cublasLtMatmulInnerShape_t
+  bool operator==(const LtAlgoFields& o) const;
+};
+
+struct Candidate {
+  Backend backend = Backend::Lt;
+  std::string own_variant;    // Backend::Own: the registry name of the kernel variant
+  LtAlgoFields lt;            // Backend::Lt
+  int heuristic_rank = -1;    // Backend::Lt: position in the heuristic's answer (0 = its first choice), -1 = not from it
+  bool lt_epilogue_kernel = false;  // Backend::Lt: our epilogue kernel runs after the GEMM (no cuBLASLt epilogue for it)
+
+  // Stable identity: "own/tf32_128x128x32_s3" or "lt/a21-t18-s8-k1-r0-w0-c0-cl0-i0" (+ "+epi" with our epilogue).
+  std::string id() const;
+  // Inverse of id(); throws InputError. heuristic_rank is not part of the identity.
+  static Candidate parse_id(const std::string& id);
+};
+
+const char* to_string(Backend b);
+Backend parse_backend(const std::string& s);  // "own" | "lt"
+
+void to_json(nlohmann::json& j, const Candidate& c);
+void from_json(const nlohmann::json& j, Candidate& c);
+
+}  // namespace gemmtune
