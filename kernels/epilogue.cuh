@@ -1,0 +1,196 @@
+// The fused epilogue every kernel family ends with, and the math the fp64 reference and the backward share.
+//
+// Order (src/problem/gemm_problem.hpp): Z = acc + bias[col]; Y = act(Z); Y = Y·keep/(1−p).
+// Dropout is stateless Philox4x32-10: key = the 64-bit seed, counter = (64-bit logical element index row·n + col,
+// 64-bit offset). A kernel regenerates any element's mask bit from (seed, offset, row, col) alone, so there is no RNG
+// kernel, no mask buffer, and the backward's gZ = gY ⊙ act'(Z) ⊙ keep/(1−p) sees the forward's mask. A new offset per
+// step gives an independent mask (the offset is its own counter word, not added to the index).
+//
+// Everything but store_output_element() is __host__ __device__ and builds as plain C++ too, so host code (tests, the
+// runtime) computes the same bits and the same activation formulas.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+
+#include "problem/gemm_problem.hpp"
+
+#if defined(__CUDACC__)
+#define GT_HOST_DEVICE __host__ __device__ __forceinline__
+#else
+#define GT_HOST_DEVICE inline
+#endif
+
+namespace gemmtune::kernels {
+
+// Overloads pick the float or double C function, so the templates below stay in the precision they are given.
+namespace math {
+GT_HOST_DEVICE float exp(float x) { return expf(x); }
+GT_HOST_DEVICE double exp(double x) { return ::exp(x); }
+GT_HOST_DEVICE float tanh(float x) { return tanhf(x); }
+GT_HOST_DEVICE double tanh(double x) { return ::tanh(x); }
+GT_HOST_DEVICE float erf(float x) { return erff(x); }
+GT_HOST_DEVICE double erf(double x) { return ::erf(x); }
+}  // namespace math
+
+// act(z). gelu is the tanh form, gelu_erf the exact one.
+template <typename T>
+GT_HOST_DEVICE T activation_forward(Activation act, T z, T leaky_slope) {
+  constexpr T kSqrt2OverPi = T(0.7978845608028654);
+  constexpr T kGeluCubic = T(0.044715);
+  constexpr T kInvSqrt2 = T(0.7071067811865476);
+  switch (act) {
+    case Activation::None: return z;
+    case Activation::Relu: return z > T(0) ? z : T(0);
+    case Activation::LeakyRelu: return z > T(0) ? z : leaky_slope * z;
+    case Activation::Gelu: return T(0.5) * z * (T(1) + math::tanh(kSqrt2OverPi * (z + kGeluCubic * z * z * z)));
+    case Activation::GeluErf: return T(0.5) * z * (T(1) + math::erf(z * kInvSqrt2));
+    case Activation::Sigmoid: return T(1) / (T(1) + math::exp(-z));
+    case Activation::Tanh: return math::tanh(z);
+  }
+  return z;
+}
+
+// d act(z) / dz, for the backward's gZ = gY ⊙ act'(Z). relu and leaky_relu take the right-hand limit's complement at 0
+// (derivative 0, resp. slope), as PyTorch does.
+template <typename T>
+GT_HOST_DEVICE T activation_derivative(Activation act, T z, T leaky_slope) {
+  constexpr T kSqrt2OverPi = T(0.7978845608028654);
+  constexpr T kGeluCubic = T(0.044715);
+  constexpr T kInvSqrt2 = T(0.7071067811865476);
+  constexpr T kInvSqrt2Pi = T(0.3989422804014327);
+  switch (act) {
+    case Activation::None: return T(1);
+    case Activation::Relu: return z > T(0) ? T(1) : T(0);
+    case Activation::LeakyRelu: return z > T(0) ? T(1) : leaky_slope;
+    case Activation::Gelu: {
+      const T t = math::tanh(kSqrt2OverPi * (z + kGeluCubic * z * z * z));
+      return T(0.5) * (T(1) + t) + T(0.5) * z * (T(1) - t * t) * kSqrt2OverPi * (T(1) + T(3) * kGeluCubic * z * z);
+    }
+    case Activation::GeluErf:
+      return T(0.5) * (T(1) + math::erf(z * kInvSqrt2)) + z * kInvSqrt2Pi * math::exp(T(-0.5) * z * z);
+    case Activation::Sigmoid: {
+      const T s = T(1) / (T(1) + math::exp(-z));
+      return s * (T(1) - s);
+    }
+    case Activation::Tanh: {
+      const T t = math::tanh(z);
+      return T(1) - t * t;
+    }
+  }
+  return T(1);
+}
+
+struct Philox4x32Block {
+  std::uint32_t word[4];
+};
+
+GT_HOST_DEVICE void mul_hi_lo(std::uint32_t a, std::uint32_t b, std::uint32_t& hi, std::uint32_t& lo) {
+#if defined(__CUDA_ARCH__)
+  hi = __umulhi(a, b);
+  lo = a * b;
+#else
+  const std::uint64_t product = static_cast<std::uint64_t>(a) * b;
+  hi = static_cast<std::uint32_t>(product >> 32);
+  lo = static_cast<std::uint32_t>(product);
+#endif
+}
+
+// Philox4x32-10 (Salmon et al., SC'11; Random123's constants and round order).
+GT_HOST_DEVICE Philox4x32Block philox4x32_10(Philox4x32Block counter, std::uint32_t key0, std::uint32_t key1) {
+  std::uint32_t* c = counter.word;
+  for (int round = 0; round < 10; ++round) {
+    std::uint32_t hi0, lo0, hi1, lo1;
+    mul_hi_lo(0xD2511F53u, c[0], hi0, lo0);
+    mul_hi_lo(0xCD9E8D57u, c[2], hi1, lo1);
+    const Philox4x32Block next{{hi1 ^ c[1] ^ key0, lo1, hi0 ^ c[3] ^ key1, lo0}};
+    counter = next;
+    key0 += 0x9E3779B9u;
+    key1 += 0xBB67AE85u;
+  }
+  return counter;
+}
+
+// Uniform in [0, 1) with 24 random bits: exact in float, so host and device agree bit for bit on every keep decision.
+GT_HOST_DEVICE float dropout_uniform(std::uint64_t seed, std::uint64_t offset, std::uint64_t element) {
+  const Philox4x32Block counter{{static_cast<std::uint32_t>(element), static_cast<std::uint32_t>(element >> 32),
+                                 static_cast<std::uint32_t>(offset), static_cast<std::uint32_t>(offset >> 32)}};
+  const Philox4x32Block r =
+      philox4x32_10(counter, static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32));
+  return static_cast<float>(r.word[0] >> 8) * (1.0f / 16777216.0f);
+}
+
+// keep ⇔ uniform ≥ p, so P(keep) = 1 − p up to the 2^-24 grid.
+GT_HOST_DEVICE bool dropout_keep(std::uint64_t seed, std::uint64_t offset, std::uint64_t element, float p) {
+  return dropout_uniform(seed, offset, element) >= p;
+}
+
+// What a kernel needs to finish output elements; built once per launch on the host, passed by value.
+struct EpilogueParams {
+  float* y = nullptr;
+  float* z = nullptr;            // non-null iff save_z
+  const float* bias = nullptr;   // non-null iff the problem has a bias
+  std::int64_t m = 0, n = 0;     // logical shape of Y
+  bool transposed = false;       // Y and Z stored n×m
+  Activation act = Activation::None;
+  float leaky_slope = 0.f;
+  float dropout_p = 0.f;         // 0: no dropout
+  std::uint64_t seed = 0, offset = 0;
+};
+
+inline EpilogueParams make_epilogue_params(const GemmProblem& p, const GemmOperands& x) {
+  EpilogueParams e;
+  e.y = x.Y;
+  e.z = p.epi.save_z ? x.Z : nullptr;
+  e.bias = p.epi.bias ? x.bias : nullptr;
+  e.m = p.m;
+  e.n = p.n;
+  e.transposed = p.out == OutputLayout::Transposed;
+  e.act = p.epi.act;
+  e.leaky_slope = p.epi.leaky_slope;
+  e.dropout_p = p.epi.dropout_p;
+  e.seed = x.seed;
+  e.offset = x.offset;
+  return e;
+}
+
+// Stored position of logical element (row, col) of Y or Z.
+GT_HOST_DEVICE std::int64_t output_index(const EpilogueParams& e, std::int64_t row, std::int64_t col) {
+  return e.transposed ? col * e.m + row : row * e.n + col;
+}
+
+template <typename T>
+struct EpilogueValues {
+  T z, y;
+};
+
+// Z and Y of logical element (row, col) from its accumulator, in precision T (float in kernels, double in the
+// reference); the bias is already read, so the caller decides how (it is 0 without one).
+template <typename T>
+GT_HOST_DEVICE EpilogueValues<T> epilogue_values(const EpilogueParams& e, std::int64_t row, std::int64_t col, T acc,
+                                                 T bias) {
+  const T z = acc + bias;
+  T y = activation_forward<T>(e.act, z, T(e.leaky_slope));
+  if (e.dropout_p > 0.f) {
+    const auto element = static_cast<std::uint64_t>(row * e.n + col);
+    const bool keep = dropout_keep(e.seed, e.offset, element, e.dropout_p);
+    y = keep ? y * (T(1) / (T(1) - T(e.dropout_p))) : T(0);
+  }
+  return {z, y};
+}
+
+#if defined(__CUDACC__)
+// The one call every kernel family ends with: finishes logical element (row, col) of Y from its fp32 accumulator
+// (no bias yet) and stores Y, and Z with save_z, in the output layout. Elements outside m×n (edge tiles) are dropped.
+__device__ __forceinline__ void store_output_element(const EpilogueParams& e, std::int64_t row, std::int64_t col,
+                                                     float acc) {
+  if (row >= e.m || col >= e.n) return;
+  const float bias = e.bias ? __ldg(e.bias + col) : 0.f;
+  const EpilogueValues<float> v = epilogue_values<float>(e, row, col, acc, bias);
+  const std::int64_t at = output_index(e, row, col);
+  if (e.z) e.z[at] = v.z;
+  e.y[at] = v.y;
+}
+#endif
+
+}  // namespace gemmtune::kernels

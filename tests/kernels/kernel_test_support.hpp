@@ -1,0 +1,57 @@
+// What the kernel tests share: random problem data on host and device, NaN poisoning, and an independent CPU fp64
+// reference (its activation formulas are written out again here; only the Philox bits come from kernels/).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "cuda/cuda_call.hpp"
+#include "cuda/device_buffer.hpp"
+#include "problem/gemm_problem.hpp"
+
+namespace gemmtune::test {
+
+// Uniform in [lo, hi): never zeros, so unwritten outputs and wrong indexing show.
+std::vector<float> random_floats(std::size_t count, std::uint32_t seed, float lo = -1.f, float hi = 1.f);
+
+template <typename T>
+DeviceBuffer<T> to_device(const std::vector<T>& host) {
+  DeviceBuffer<T> dev(host.size());
+  GT_CUDA_CALL(cudaMemcpy(dev.get(), host.data(), dev.bytes(), cudaMemcpyHostToDevice));
+  return dev;
+}
+
+template <typename T>
+std::vector<T> to_host(const T* dev, std::size_t count) {
+  std::vector<T> host(count);
+  GT_CUDA_CALL(cudaMemcpy(host.data(), dev, count * sizeof(T), cudaMemcpyDeviceToHost));
+  return host;
+}
+
+// Fills a float buffer with NaN (all bits set), so an element a kernel forgets to write fails the check.
+void poison(DeviceBuffer<float>& buffer);
+
+// Fresh random inputs of a problem, their device copies and output buffers of the problem's size.
+struct ProblemData {
+  ProblemData(const GemmProblem& problem, std::uint32_t seed);
+  GemmOperands operands() const;
+
+  GemmProblem p;
+  std::vector<float> a, b, bias;
+  DeviceBuffer<float> A, B, Bias, Y, Z;
+  std::uint64_t dropout_seed, dropout_offset;
+};
+
+double cpu_activation(Activation act, double z, double slope);
+
+// Y (and Z when z is non-null) of problem p in fp64, in p's output layout.
+void cpu_reference(const ProblemData& d, std::vector<double>& y, std::vector<double>* z);
+
+// The epilogue alone on given accumulators (acc in the output layout), as cpu_reference applies it.
+void cpu_epilogue(const GemmProblem& p, const std::vector<double>& acc, const std::vector<float>& bias,
+                  std::uint64_t seed, std::uint64_t offset, std::vector<double>& y, std::vector<double>* z);
+
+// ||out − ref||_F / ||ref||_F on the host.
+double host_relative_error(const std::vector<float>& out, const std::vector<double>& ref);
+
+}  // namespace gemmtune::test
