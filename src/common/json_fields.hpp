@@ -1,0 +1,55 @@
+// JsonFields: checked, typed access to the fields of one object of a JSON document read from a file. Every failure
+// is an InputError naming the document and the field's path, so a bad file is fixed without reading our code:
+//   "cache.json: entries[3].stats.median_us: expected a number, got string"
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "common/error.hpp"
+
+namespace gemmtune {
+
+class JsonFields {
+ public:
+  // Throws unless value is an object. source names the document, path the object within it ("" = the root).
+  JsonFields(const nlohmann::json& value, std::string source, std::string path = "");
+
+  bool has(const std::string& name) const;
+  const nlohmann::json& at(const std::string& name) const;  // required, any type
+  std::string string(const std::string& name) const;
+  double number(const std::string& name) const;              // finite
+  std::int64_t integer(const std::string& name) const;
+  bool boolean(const std::string& name) const;
+  JsonFields object(const std::string& name) const;
+  std::vector<JsonFields> objects(const std::string& name) const;  // an array whose elements are all objects
+
+  // "entries[3].stats.median_us"
+  std::string path_of(const std::string& name) const;
+  const nlohmann::json& value() const { return value_; }
+  [[noreturn]] void fail(const std::string& name, const std::string& why) const;
+  // Runs parse(), turning an InputError it throws (a bad key, an unknown enum name) into one that names the field.
+  template <class F>
+  auto parse(const std::string& name, F parse) const -> decltype(parse()) {
+    try {
+      return parse();
+    } catch (const InputError& e) {
+      fail(name, e.what());
+    }
+  }
+
+ private:
+  const nlohmann::json& value_;
+  std::string source_;
+  std::string path_;
+};
+
+// Reads and parses a whole JSON file; a missing, unreadable or malformed file is an InputError naming it.
+nlohmann::json read_json_file(const std::string& path);
+// Writes j (indented) to path through a temporary file and a rename, so a reader never sees half a document.
+void write_json_file(const std::string& path, const nlohmann::json& j);
+
+}  // namespace gemmtune

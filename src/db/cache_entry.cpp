@@ -1,0 +1,15 @@
+#include "db/cache_entry.hpp"
+
+namespace gemmtune {
+
+bool CacheFilter::matches(const CacheEntry& e) const {
+  if (!device_key.empty() && e.device_key != device_key) return false;
+  if (mode && e.problem.mode != *mode) return false;
+  for (std::int64_t dim : {e.problem.m, e.problem.n, e.problem.k}) {
+    if (dim < min_dim) return false;
+    if (max_dim > 0 && dim > max_dim) return false;
+  }
+  return true;
+}
+
+}  // namespace gemmtune

@@ -1,0 +1,162 @@
+#include "db/cache_json.hpp"
+
+#include <ctime>
+#include <map>
+#include <utility>
+
+#include <nlohmann/json.hpp>
+
+#include "common/error.hpp"
+#include "common/json_fields.hpp"
+
+namespace gemmtune {
+namespace {
+
+using nlohmann::json;
+
+std::string utc_now() {
+  const std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char text[32];
+  std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text;
+}
+
+json entry_to_json(const CacheEntry& e, const std::string& source_db) {
+  json candidate = e.candidate;
+  // The shared Candidate json writes the rank for lt only; the export keeps every field of every candidate.
+  candidate["heuristic_rank"] = e.candidate.heuristic_rank;
+  return json{{"device_key", e.device_key},
+              {"problem_key", e.problem.key()},
+              {"problem", e.problem},
+              {"candidate", std::move(candidate)},
+              {"status", "ok"},
+              {"stats", e.stats},
+              {"verify_error", e.verify_error},
+              {"tolerance", e.tolerance},
+              {"run",
+               {{"id", e.run_id},
+                {"origin", e.origin.empty() ? source_db : e.origin},
+                {"gemmtune_version", e.gemmtune_version}}},
+              {"updated_at", e.updated_at}};
+}
+
+int int_field(const JsonFields& f, const std::string& name) {
+  const std::int64_t v = f.integer(name);
+  if (v < INT32_MIN || v > INT32_MAX) f.fail(name, "out of range for a 32-bit integer");
+  return static_cast<int>(v);
+}
+
+template <class T>
+void require_equal(const JsonFields& f, const std::string& name, const T& value, const T& from_id) {
+  if (!(value == from_id)) f.fail(name, "does not match the candidate id");
+}
+
+Candidate read_candidate(const JsonFields& f) {
+  Candidate c = f.parse("id", [&] { return Candidate::parse_id(f.string("id")); });
+  require_equal(f, "backend", f.string("backend"), std::string(to_string(c.backend)));
+  c.heuristic_rank = int_field(f, "heuristic_rank");
+  if (c.backend == Backend::Own) {
+    require_equal(f, "variant", f.string("variant"), c.own_variant);
+    return c;
+  }
+  const JsonFields algo = f.object("algo");
+  const std::pair<const char*, int> fields[] = {
+      {"algo_id", c.lt.algo_id},     {"tile", c.lt.tile},       {"stages", c.lt.stages},
+      {"splitk", c.lt.splitk},       {"reduction", c.lt.reduction}, {"swizzle", c.lt.swizzle},
+      {"custom", c.lt.custom},       {"cluster_shape", c.lt.cluster_shape}, {"inner_shape", c.lt.inner_shape}};
+  for (const auto& [name, from_id] : fields) require_equal(algo, name, int_field(algo, name), from_id);
+  require_equal(f, "epilogue_kernel", f.boolean("epilogue_kernel"), c.lt_epilogue_kernel);
+  return c;
+}
+
+TimingStats read_stats(const JsonFields& f) {
+  TimingStats s;
+  s.median_us = f.number("median_us");
+  s.p10_us = f.number("p10_us");
+  s.p90_us = f.number("p90_us");
+  s.mean_us = f.number("mean_us");
+  s.stddev_us = f.number("stddev_us");
+  s.min_us = f.number("min_us");
+  s.max_us = f.number("max_us");
+  s.samples = int_field(f, "samples");
+  s.timer = f.string("timer");
+  s.sm_clock_mhz = f.number("sm_clock_mhz");
+  if (!(s.median_us > 0)) f.fail("median_us", "must be > 0");
+  if (!(s.p10_us > 0 && s.p10_us <= s.median_us)) f.fail("p10_us", "must be in (0, median_us]");
+  if (!(s.p90_us >= s.median_us)) f.fail("p90_us", "must be >= median_us");
+  if (s.stddev_us < 0) f.fail("stddev_us", "must be >= 0");
+  if (s.samples < 1) f.fail("samples", "must be >= 1");
+  if (s.sm_clock_mhz < 0) f.fail("sm_clock_mhz", "must be >= 0");
+  return s;
+}
+
+CacheEntry read_entry(const JsonFields& f) {
+  CacheEntry e;
+  e.device_key = f.string("device_key");
+  if (e.device_key.empty()) f.fail("device_key", "must not be empty");
+  const std::string problem_key = f.string("problem_key");
+  e.problem = f.parse("problem_key", [&] { return GemmProblem::parse_key(problem_key); });
+  const JsonFields problem = f.object("problem");
+  if (problem.string("key") != problem_key) problem.fail("key", "does not match problem_key '" + problem_key + "'");
+  e.candidate = read_candidate(f.object("candidate"));
+  const std::string status = f.string("status");
+  if (status != "ok") f.fail("status", "'" + status + "': only verified (ok) entries belong in a cache");
+  e.stats = read_stats(f.object("stats"));
+  e.verify_error = f.number("verify_error");
+  e.tolerance = f.number("tolerance");
+  if (e.verify_error < 0) f.fail("verify_error", "must be >= 0 (a cached entry is verified)");
+  if (e.tolerance < 0) f.fail("tolerance", "must be >= 0");
+  if (e.tolerance > 0 && e.verify_error > e.tolerance) f.fail("verify_error", "is above its tolerance");
+  const JsonFields run = f.object("run");
+  e.run_id = run.integer("id");
+  e.origin = run.string("origin");
+  e.gemmtune_version = run.string("gemmtune_version");
+  e.updated_at = f.string("updated_at");
+  return e;
+}
+
+}  // namespace
+
+json cache_to_json(const std::vector<CacheEntry>& entries, const std::string& source_db) {
+  json list = json::array();
+  for (const CacheEntry& e : entries) list.push_back(entry_to_json(e, source_db));
+  return json{{"schema", kCacheSchemaName},
+              {"schema_version", kCacheSchemaVersion},
+              {"gemmtune_version", GEMMTUNE_VERSION},
+              {"exported_at", utc_now()},
+              {"entries", std::move(list)}};
+}
+
+std::vector<CacheEntry> cache_from_json(const json& doc, const std::string& source) {
+  const JsonFields top(doc, source);
+  const std::string schema = top.string("schema");
+  if (schema != kCacheSchemaName)
+    top.fail("schema", "'" + schema + "' is not a gemmtune cache export (expected '" + kCacheSchemaName + "')");
+  const std::int64_t version = top.integer("schema_version");
+  if (version != kCacheSchemaVersion)
+    top.fail("schema_version", std::to_string(version) + " is not supported (this build reads version " +
+                                   std::to_string(kCacheSchemaVersion) + ")");
+  top.string("gemmtune_version");
+  top.string("exported_at");
+
+  std::vector<CacheEntry> entries;
+  std::map<std::pair<std::string, std::string>, std::size_t> seen;
+  for (const JsonFields& f : top.objects("entries")) {
+    CacheEntry e = read_entry(f);
+    const auto [it, fresh] = seen.emplace(std::make_pair(e.device_key, e.problem.key()), entries.size());
+    if (!fresh)
+      f.fail("problem_key", "the same device key and problem key as entries[" + std::to_string(it->second) + "]");
+    entries.push_back(std::move(e));
+  }
+  return entries;
+}
+
+void write_cache_file(const std::string& path, const std::vector<CacheEntry>& entries, const std::string& source_db) {
+  write_json_file(path, cache_to_json(entries, source_db));
+}
+
+std::vector<CacheEntry> read_cache_file(const std::string& path) { return cache_from_json(read_json_file(path), path); }
+
+}  // namespace gemmtune

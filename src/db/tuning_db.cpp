@@ -1,0 +1,426 @@
+#include "db/tuning_db.hpp"
+
+#include <cstdio>
+#include <filesystem>
+#include <string_view>
+
+#include "common/error.hpp"
+#include "db/candidate_columns.hpp"
+#include "db/schema.hpp"
+
+namespace gemmtune {
+namespace {
+
+// Timestamps are written by SQLite itself, so every row of one transaction gets the same clock and format.
+constexpr const char* kNowSql = "strftime('%Y-%m-%dT%H:%M:%SZ', 'now')";
+// Long enough for another sweep's per-problem transaction to finish, short enough to report a stuck writer.
+constexpr int kBusyTimeoutMs = 10000;
+
+const std::string& cache_columns() {
+  static const std::string columns = std::string("device_key, problem_key, ") + kCandidateColumns +
+                                     ", verify_error, tolerance, " + kStatsColumns +
+                                     ", run_id, origin, gemmtune_version, updated_at";
+  return columns;
+}
+
+const std::string& measurement_columns() {
+  static const std::string columns = std::string("run_id, device_key, problem_key, ") + kCandidateColumns +
+                                     ", status, message, verify_error, tolerance, " + kStatsColumns;
+  return columns;
+}
+
+constexpr const char* kRunColumns =
+    "device_key, gpu_name, cc_major, cc_minor, sm_count, driver, cuda_runtime, cublaslt_version, gemmtune_version, "
+    "profile, started_at, sm_clock_max_mhz";
+
+constexpr const char* kNcuColumns =
+    "device_key, problem_key, candidate_id, kernel_name, launch_index, duration_us, sm_throughput_pct, "
+    "memory_throughput_pct, dram_throughput_pct, achieved_occupancy_pct, registers_per_thread, shared_mem_bytes, "
+    "dram_bytes, l2_hit_rate_pct, top_stalls, cache_control, report_path, imported_at";
+
+std::string utc_now(const SqliteDb& db) {
+  SqliteStatement now = db.prepare(std::string("SELECT ") + kNowSql);
+  now.step();
+  return now.column_text(0);
+}
+
+std::string left_unchanged(const std::string& path, const std::string& why) {
+  return "refusing to use " + path + ": " + why + " (the file was left unchanged)";
+}
+
+// Everything open may refuse, checked before the first write.
+void check_path(const std::string& path, TuningDb::Access access) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path file(path);
+  const fs::file_status status = fs::status(file, ec);
+  if (fs::exists(status)) {
+    if (!fs::is_regular_file(status)) throw InputError(left_unchanged(path, "it is not a regular file"));
+    return;
+  }
+  if (access == TuningDb::Access::ReadOnly) throw InputError("no db at " + path);
+  const fs::path dir = file.parent_path();
+  if (!dir.empty() && !fs::is_directory(dir, ec))
+    throw InputError("cannot create db " + path + ": directory " + dir.string() + " does not exist");
+}
+
+void check_integrity(const SqliteDb& db) {
+  // quick_check reads every page and checks the b-trees but not index contents: cheap enough for every open,
+  // and it catches truncated and overwritten files before any query trips over them.
+  SqliteStatement check = db.prepare("PRAGMA quick_check(1)");
+  const std::string verdict = check.step() ? check.column_text(0) : "no answer";
+  if (verdict != "ok") throw InputError(left_unchanged(db.path(), "it is damaged (quick_check: " + verdict + ")"));
+}
+
+void check_tables(const SqliteDb& db) {
+  SqliteStatement find = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1");
+  for (std::string_view table : schema_tables()) {
+    find.bind(1, std::string(table));
+    const bool present = find.step();
+    find.reset();
+    if (!present)
+      throw InputError(left_unchanged(db.path(), "it is damaged (gemmtune table '" + std::string(table) + "' is missing)"));
+  }
+}
+
+SqliteDb open_checked(const std::string& path, TuningDb::Access access) {
+  check_path(path, access);
+  SqliteDb db(path, access == TuningDb::Access::ReadOnly ? SqliteDb::Access::ReadOnly
+                                                         : SqliteDb::Access::ReadWriteCreate);
+  db.exec("PRAGMA busy_timeout = " + std::to_string(kBusyTimeoutMs));
+  SchemaInfo info;
+  try {
+    check_integrity(db);
+    info = inspect_schema(db, schema_migrations());
+  } catch (const SqliteError& e) {
+    if (e.code() != ExitCode::BadInput) throw;
+    throw InputError(left_unchanged(path, "it is not a readable SQLite database (" + e.sqlite_message() + ")"));
+  }
+  const int latest = schema_migrations().back().version;
+  switch (info.state) {
+    case SchemaState::Foreign: {
+      char id[16];
+      std::snprintf(id, sizeof(id), "0x%08x", static_cast<unsigned>(info.application_id));
+      throw InputError(left_unchanged(path, std::string("it is a SQLite file of another application (application_id ") +
+                                                id + "), not a gemmtune db"));
+    }
+    case SchemaState::Newer:
+      throw InputError(left_unchanged(path, "it has gemmtune schema version " + std::to_string(info.version) +
+                                                ", newer than this build's " + std::to_string(latest) +
+                                                "; use a newer gemmtune"));
+    case SchemaState::Empty:
+    case SchemaState::Older:
+      if (access == TuningDb::Access::ReadOnly)
+        throw InputError(left_unchanged(path, "it is not at schema version " + std::to_string(latest) +
+                                                  " and was opened read-only; open it once for writing to migrate it"));
+      break;
+    case SchemaState::Current:
+      break;
+  }
+  if (access == TuningDb::Access::ReadWrite) {
+    // WAL: readers never block the writer, and a second sweep writing the same file waits instead of failing.
+    db.exec("PRAGMA journal_mode = WAL");
+    if (info.state != SchemaState::Current) migrate_schema(db, schema_migrations());
+    // With WAL, NORMAL loses at most the last transactions on power loss and never corrupts; a killed process
+    // loses nothing it committed.
+    db.exec("PRAGMA synchronous = NORMAL");
+  }
+  check_tables(db);
+  db.exec("PRAGMA foreign_keys = ON");
+  return db;
+}
+
+void bind_cache_entry(SqliteStatement& s, const CacheEntry& e) {
+  s.bind(":device_key", e.device_key).bind(":problem_key", e.problem.key());
+  bind_candidate(s, e.candidate);
+  bind_stats(s, e.stats);
+  s.bind(":verify_error", e.verify_error).bind(":tolerance", e.tolerance).bind(":run_id", e.run_id);
+  s.bind(":origin", e.origin).bind(":gemmtune_version", e.gemmtune_version).bind(":updated_at", e.updated_at);
+}
+
+CacheEntry read_cache_entry(const SqliteStatement& s) {
+  CacheEntry e;
+  e.device_key = s.column_text("device_key");
+  e.problem = GemmProblem::parse_key(s.column_text("problem_key"));
+  e.candidate = read_candidate(s);
+  e.stats = read_stats(s);
+  e.verify_error = s.column_double("verify_error");
+  e.tolerance = s.column_double("tolerance");
+  e.run_id = s.column_int64("run_id");
+  e.origin = s.column_text("origin");
+  e.gemmtune_version = s.column_text("gemmtune_version");
+  e.updated_at = s.column_text("updated_at");
+  return e;
+}
+
+void write_cache_entry(const SqliteDb& db, const CacheEntry& e) {
+  // REPLACE: the row is the whole entry, and nothing refers to algo_cache rows.
+  SqliteStatement insert = db.prepare("INSERT OR REPLACE INTO algo_cache (" + cache_columns() + ") VALUES (" +
+                                      sql_parameters(cache_columns()) + ")");
+  bind_cache_entry(insert, e);
+  // An entry keeps the time its run stored it across import and merge; a fresh one is stamped now.
+  if (e.updated_at.empty()) insert.bind(":updated_at", utc_now(db));
+  insert.run();
+}
+
+std::optional<CacheEntry> find_cache_entry(const SqliteDb& db, const std::string& device_key,
+                                           const std::string& problem_key) {
+  SqliteStatement select = db.prepare("SELECT " + cache_columns() +
+                                      " FROM algo_cache WHERE device_key = :device_key AND problem_key = :problem_key");
+  select.bind(":device_key", device_key).bind(":problem_key", problem_key);
+  if (!select.step()) return std::nullopt;
+  return read_cache_entry(select);
+}
+
+// What a run's measurements and cache entries inherit from it.
+struct RunOwner {
+  std::string device_key;
+  std::string gemmtune_version;
+};
+
+RunOwner run_owner(const SqliteDb& db, std::int64_t run_id) {
+  SqliteStatement select = db.prepare("SELECT device_key, gemmtune_version FROM runs WHERE id = ?1");
+  select.bind(1, run_id);
+  if (!select.step()) throw InputError("no run " + std::to_string(run_id) + " in " + db.path());
+  return {select.column_text(0), select.column_text(1)};
+}
+
+}  // namespace
+
+TuningDb::TuningDb(const std::string& path, Access access) : db_(open_checked(path, access)) {}
+
+std::int64_t TuningDb::begin_run(const RunInfo& run) {
+  SqliteTransaction tx(db_);
+  SqliteStatement insert =
+      db_.prepare(std::string("INSERT INTO runs (") + kRunColumns +
+                  ") VALUES (:device_key, :gpu_name, :cc_major, :cc_minor, :sm_count, :driver, :cuda_runtime, "
+                  ":cublaslt_version, :gemmtune_version, :profile, COALESCE(NULLIF(:started_at, ''), " +
+                  kNowSql + "), :sm_clock_max_mhz)");
+  const DeviceIdentity& d = run.device;
+  insert.bind(":device_key", d.key()).bind(":gpu_name", d.gpu_name).bind(":cc_major", d.cc_major);
+  insert.bind(":cc_minor", d.cc_minor).bind(":sm_count", d.sm_count).bind(":driver", d.driver);
+  insert.bind(":cuda_runtime", d.cuda_runtime).bind(":cublaslt_version", static_cast<std::int64_t>(d.cublaslt_version));
+  insert.bind(":gemmtune_version", run.gemmtune_version).bind(":profile", run.profile);
+  insert.bind(":started_at", run.started_at).bind(":sm_clock_max_mhz", run.sm_clock_max_mhz);
+  insert.run();
+  const std::int64_t id = db_.last_insert_rowid();
+  tx.commit();
+  return id;
+}
+
+void TuningDb::finish_run(std::int64_t run_id) {
+  SqliteTransaction tx(db_);
+  SqliteStatement update = db_.prepare(std::string("UPDATE runs SET finished_at = ") + kNowSql + " WHERE id = ?1");
+  update.bind(1, run_id).run();
+  if (db_.changes() != 1) throw InputError("no run " + std::to_string(run_id) + " in " + db_.path());
+  tx.commit();
+}
+
+void TuningDb::store_problem(std::int64_t run_id, const GemmProblem& p, const std::vector<MeasurementRecord>& records) {
+  const std::string problem_key = p.key();
+  SqliteTransaction tx(db_);
+  const RunOwner owner = run_owner(db_, run_id);
+  const std::string& device_key = owner.device_key;
+  for (const MeasurementRecord& r : records) {
+    if (r.problem != p)
+      throw CheckError("store_problem(" + problem_key + ") was given a record of " + r.problem.key());
+    if (!r.device_key.empty() && r.device_key != device_key)
+      throw CheckError("store_problem: record of device '" + r.device_key + "' in run " + std::to_string(run_id) +
+                       " of device '" + device_key + "'");
+  }
+
+  SqliteStatement insert = db_.prepare("INSERT INTO measurements (" + measurement_columns() + ") VALUES (" +
+                                       sql_parameters(measurement_columns()) + ")");
+  const MeasurementRecord* best = nullptr;
+  for (const MeasurementRecord& r : records) {
+    insert.bind(":run_id", run_id).bind(":device_key", device_key).bind(":problem_key", problem_key);
+    bind_candidate(insert, r.candidate);
+    insert.bind(":status", std::string(to_string(r.status))).bind(":message", r.message);
+    insert.bind(":verify_error", r.verify_error).bind(":tolerance", r.tolerance);
+    bind_stats(insert, r.stats);
+    insert.run();
+    if (r.status == MeasureStatus::Ok && (best == nullptr || r.stats.median_us < best->stats.median_us)) best = &r;
+  }
+
+  SqliteStatement done = db_.prepare(std::string("INSERT OR REPLACE INTO problems_done VALUES (?1, ?2, ?3, ") +
+                                     kNowSql + ")");
+  done.bind(1, device_key).bind(2, problem_key).bind(3, run_id).run();
+
+  if (best != nullptr) {
+    const std::optional<CacheEntry> current = find_cache_entry(db_, device_key, problem_key);
+    const bool replace = !current || !current->origin.empty() || current->run_id < run_id ||
+                         best->stats.median_us < current->stats.median_us;
+    if (replace) {
+      CacheEntry e;
+      e.device_key = device_key;
+      e.problem = p;
+      e.candidate = best->candidate;
+      e.stats = best->stats;
+      e.verify_error = best->verify_error;
+      e.tolerance = best->tolerance;
+      e.run_id = run_id;
+      e.gemmtune_version = owner.gemmtune_version;
+      write_cache_entry(db_, e);
+    }
+  }
+  tx.commit();
+}
+
+bool TuningDb::problem_done(const std::string& device_key, const std::string& problem_key) const {
+  SqliteStatement select = db_.prepare("SELECT 1 FROM problems_done WHERE device_key = ?1 AND problem_key = ?2");
+  select.bind(1, device_key).bind(2, problem_key);
+  return select.step();
+}
+
+std::optional<CacheEntry> TuningDb::cached(const std::string& device_key, const std::string& problem_key) const {
+  return find_cache_entry(db_, device_key, problem_key);
+}
+
+std::vector<CacheEntry> TuningDb::cache_entries(const CacheFilter& filter) const {
+  // The device key narrows in SQL (the runtime's load); mode and shape need the parsed key.
+  SqliteStatement select = db_.prepare("SELECT " + cache_columns() +
+                                       " FROM algo_cache WHERE ?1 = '' OR device_key = ?1"
+                                       " ORDER BY device_key, problem_key");
+  select.bind(1, filter.device_key);
+  std::vector<CacheEntry> entries;
+  while (select.step()) {
+    CacheEntry e = read_cache_entry(select);
+    if (filter.matches(e)) entries.push_back(std::move(e));
+  }
+  return entries;
+}
+
+MergeCounts TuningDb::merge_cache_entries(const std::vector<CacheEntry>& entries, const std::string& origin) {
+  MergeCounts counts;
+  SqliteTransaction tx(db_);
+  for (const CacheEntry& in : entries) {
+    const std::optional<CacheEntry> current = find_cache_entry(db_, in.device_key, in.problem.key());
+    if (current && !(in.stats.median_us < current->stats.median_us)) {
+      ++counts.kept;
+      continue;
+    }
+    ++(current ? counts.replaced : counts.added);
+    CacheEntry e = in;
+    if (e.origin.empty()) e.origin = origin;
+    write_cache_entry(db_, e);
+  }
+  tx.commit();
+  return counts;
+}
+
+std::vector<MeasurementRecord> TuningDb::measurements(std::int64_t run_id) const {
+  SqliteStatement select =
+      db_.prepare("SELECT " + measurement_columns() + " FROM measurements WHERE run_id = ?1 ORDER BY id");
+  select.bind(1, run_id);
+  std::vector<MeasurementRecord> records;
+  while (select.step()) {
+    MeasurementRecord r;
+    r.device_key = select.column_text("device_key");
+    r.problem = GemmProblem::parse_key(select.column_text("problem_key"));
+    r.candidate = read_candidate(select);
+    r.status = parse_measure_status(select.column_text("status"));
+    r.message = select.column_text("message");
+    r.verify_error = select.column_double("verify_error");
+    r.tolerance = select.column_double("tolerance");
+    r.stats = read_stats(select);
+    records.push_back(std::move(r));
+  }
+  return records;
+}
+
+std::vector<RunInfo> TuningDb::runs() const {
+  SqliteStatement select =
+      db_.prepare(std::string("SELECT id, finished_at, ") + kRunColumns + " FROM runs ORDER BY id");
+  std::vector<RunInfo> runs;
+  while (select.step()) {
+    RunInfo r;
+    r.id = select.column_int64("id");
+    r.device.gpu_name = select.column_text("gpu_name");
+    r.device.cc_major = select.column_int("cc_major");
+    r.device.cc_minor = select.column_int("cc_minor");
+    r.device.sm_count = select.column_int("sm_count");
+    r.device.driver = select.column_text("driver");
+    r.device.cuda_runtime = select.column_int("cuda_runtime");
+    r.device.cublaslt_version = static_cast<std::size_t>(select.column_int64("cublaslt_version"));
+    r.gemmtune_version = select.column_text("gemmtune_version");
+    r.profile = select.column_text("profile");
+    r.started_at = select.column_text("started_at");
+    r.finished_at = select.column_text("finished_at");
+    r.sm_clock_max_mhz = select.column_double("sm_clock_max_mhz");
+    runs.push_back(std::move(r));
+  }
+  return runs;
+}
+
+void TuningDb::record_misses(const std::string& device_key, const std::vector<std::string>& problem_keys) {
+  for (const std::string& key : problem_keys) GemmProblem::parse_key(key);
+  SqliteTransaction tx(db_);
+  SqliteStatement upsert = db_.prepare(
+      std::string("INSERT INTO misses VALUES (?1, ?2, 1, ") + kNowSql + ", " + kNowSql +
+      ") ON CONFLICT (device_key, problem_key) DO UPDATE SET count = count + 1, last_seen = excluded.last_seen");
+  for (const std::string& key : problem_keys) upsert.bind(1, device_key).bind(2, key).run();
+  tx.commit();
+}
+
+std::vector<std::string> TuningDb::misses(const std::string& device_key) const {
+  SqliteStatement select =
+      db_.prepare("SELECT problem_key FROM misses WHERE device_key = ?1 ORDER BY count DESC, problem_key");
+  select.bind(1, device_key);
+  std::vector<std::string> keys;
+  while (select.step()) keys.push_back(select.column_text(0));
+  return keys;
+}
+
+void TuningDb::insert_ncu_metrics(const std::vector<NcuKernelMetrics>& rows) {
+  SqliteTransaction tx(db_);
+  SqliteStatement insert = db_.prepare(std::string("INSERT INTO ncu_metrics (") + kNcuColumns + ") VALUES (" +
+                                       sql_parameters(kNcuColumns) + ")");
+  for (const NcuKernelMetrics& m : rows) {
+    insert.bind(":device_key", m.device_key).bind(":problem_key", m.problem_key);
+    insert.bind(":candidate_id", m.candidate_id).bind(":kernel_name", m.kernel_name);
+    insert.bind(":launch_index", m.launch_index).bind(":duration_us", m.duration_us);
+    insert.bind(":sm_throughput_pct", m.sm_throughput_pct).bind(":memory_throughput_pct", m.memory_throughput_pct);
+    insert.bind(":dram_throughput_pct", m.dram_throughput_pct);
+    insert.bind(":achieved_occupancy_pct", m.achieved_occupancy_pct);
+    insert.bind(":registers_per_thread", m.registers_per_thread).bind(":shared_mem_bytes", m.shared_mem_bytes);
+    insert.bind(":dram_bytes", m.dram_bytes).bind(":l2_hit_rate_pct", m.l2_hit_rate_pct);
+    insert.bind(":top_stalls", m.top_stalls).bind(":cache_control", m.cache_control);
+    insert.bind(":report_path", m.report_path);
+    // An import stamps its rows now unless the importer recorded when it read the report.
+    insert.bind(":imported_at", m.imported_at.empty() ? utc_now(db_) : m.imported_at);
+    insert.run();
+  }
+  tx.commit();
+}
+
+std::vector<NcuKernelMetrics> TuningDb::ncu_metrics(const std::string& device_key) const {
+  SqliteStatement select =
+      db_.prepare(std::string("SELECT ") + kNcuColumns + " FROM ncu_metrics WHERE device_key = ?1 ORDER BY id");
+  select.bind(1, device_key);
+  std::vector<NcuKernelMetrics> rows;
+  while (select.step()) {
+    NcuKernelMetrics m;
+    m.device_key = select.column_text("device_key");
+    m.problem_key = select.column_text("problem_key");
+    m.candidate_id = select.column_text("candidate_id");
+    m.kernel_name = select.column_text("kernel_name");
+    m.launch_index = select.column_int("launch_index");
+    m.duration_us = select.column_double("duration_us");
+    m.sm_throughput_pct = select.column_double("sm_throughput_pct");
+    m.memory_throughput_pct = select.column_double("memory_throughput_pct");
+    m.dram_throughput_pct = select.column_double("dram_throughput_pct");
+    m.achieved_occupancy_pct = select.column_double("achieved_occupancy_pct");
+    m.registers_per_thread = select.column_int("registers_per_thread");
+    m.shared_mem_bytes = select.column_int64("shared_mem_bytes");
+    m.dram_bytes = select.column_double("dram_bytes");
+    m.l2_hit_rate_pct = select.column_double("l2_hit_rate_pct");
+    m.top_stalls = select.column_text("top_stalls");
+    m.cache_control = select.column_text("cache_control");
+    m.report_path = select.column_text("report_path");
+    m.imported_at = select.column_text("imported_at");
+    rows.push_back(std::move(m));
+  }
+  return rows;
+}
+
+}  // namespace gemmtune

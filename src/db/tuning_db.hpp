@@ -1,0 +1,85 @@
+// TuningDb: gemmtune's SQLite file. Runs, every measurement of every candidate, the algo cache (best verified
+// candidate per device key and problem key), what a resumed sweep skips, the runtime's cache misses and imported
+// Nsight Compute metrics.
+//
+// Opening checks before it writes anything: a file that is not SQLite, is damaged (PRAGMA quick_check), belongs to
+// another application (no gemmtune application_id) or was written by a newer gemmtune is refused with an
+// InputError and left byte for byte as it was. An older gemmtune file is migrated in one transaction.
+//
+// Several processes may write one file: WAL journal, a 10 s busy timeout, and every write in one BEGIN IMMEDIATE
+// transaction. One object is one connection: use it from one thread at a time.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "db/cache_entry.hpp"
+#include "db/sqlite_db.hpp"
+#include "problem/gemm_problem.hpp"
+#include "problem/measurement.hpp"
+#include "problem/ncu_metrics.hpp"
+
+namespace gemmtune {
+
+// What merge_cache_entries did with each entry it was given.
+struct MergeCounts {
+  int added = 0;     // no entry for its (device key, problem key) yet
+  int replaced = 0;  // faster than the entry it replaced
+  int kept = 0;      // not faster than the entry already there
+};
+
+class TuningDb {
+ public:
+  enum class Access {
+    ReadWrite,  // creates the file if it is missing (its directory must exist) and migrates an older schema
+    ReadOnly    // the file must exist and be at this build's schema version
+  };
+
+  explicit TuningDb(const std::string& path, Access access = Access::ReadWrite);
+
+  const std::string& path() const { return db_.path(); }
+
+  // Stores run.device, run.gemmtune_version, run.profile and run.sm_clock_max_mhz; started_at is now unless given.
+  // Returns the new run's id; ids only grow, so a larger id is a later run.
+  std::int64_t begin_run(const RunInfo& run);
+  void finish_run(std::int64_t run_id);
+
+  // Stores one problem of a run in ONE transaction: every record, the problems_done mark and the algo cache
+  // update. A process killed or an error thrown midway leaves every earlier problem complete and this one absent.
+  // The cache rule: the fastest Ok record (by median) replaces the cached entry when there is none, when the
+  // cached entry came from an earlier run or from another db (import, merge), or when it is faster than the cached
+  // one. So the newest sweep of a device key wins even where it measured a little slower: its candidates were all
+  // measured on the same build and in the same conditions, while an old median may be a lucky sample or the time
+  // of a kernel this build no longer has. A problem with no Ok record leaves the cache as it was.
+  // Every record must be of problem p; records' device keys must be empty or the run's.
+  void store_problem(std::int64_t run_id, const GemmProblem& p, const std::vector<MeasurementRecord>& records);
+
+  // True once store_problem committed this problem for this device key (in any run): what `sweep --resume` skips.
+  bool problem_done(const std::string& device_key, const std::string& problem_key) const;
+
+  std::optional<CacheEntry> cached(const std::string& device_key, const std::string& problem_key) const;
+  // Ordered by device key, then problem key.
+  std::vector<CacheEntry> cache_entries(const CacheFilter& filter = {}) const;
+  // Import and merge, in ONE transaction: per (device key, problem key) the faster entry (by median) stays;
+  // entries of different device keys never touch each other. Entries with an empty origin get origin.
+  MergeCounts merge_cache_entries(const std::vector<CacheEntry>& entries, const std::string& origin);
+
+  // In the order they were stored; run_id is a run of this db.
+  std::vector<MeasurementRecord> measurements(std::int64_t run_id) const;
+  std::vector<RunInfo> runs() const;
+
+  // Counts one miss per key (a key listed twice counts twice); one transaction. Keys must parse.
+  void record_misses(const std::string& device_key, const std::vector<std::string>& problem_keys);
+  // Most-missed first.
+  std::vector<std::string> misses(const std::string& device_key) const;
+
+  void insert_ncu_metrics(const std::vector<NcuKernelMetrics>& rows);  // one transaction
+  std::vector<NcuKernelMetrics> ncu_metrics(const std::string& device_key) const;
+
+ private:
+  SqliteDb db_;
+};
+
+}  // namespace gemmtune
