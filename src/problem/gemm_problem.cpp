@@ -42,7 +42,7 @@ std::vector<std::string> split(const std::string& s, char sep) {
   return parts;
 }
 
-std::string epilogue_key(const Epilogue& e) {
+std::string epilogue_key_of(const Epilogue& e) {
   std::vector<std::string> tokens;
   if (e.bias) tokens.emplace_back("bias");
   if (e.act == Activation::LeakyRelu)
@@ -57,7 +57,7 @@ std::string epilogue_key(const Epilogue& e) {
   return out;
 }
 
-Epilogue parse_epilogue(const std::string& s) {
+Epilogue parse_epilogue_spec(const std::string& s) {
   Epilogue e;
   if (s == "none") return e;
   for (const std::string& tok : split(s, '+')) {
@@ -78,6 +78,13 @@ Epilogue parse_epilogue(const std::string& s) {
 }
 
 }  // namespace
+
+std::string Epilogue::key() const { return epilogue_key_of(*this); }
+
+Epilogue Epilogue::parse(const std::string& spec) {
+  if (spec.empty()) throw InputError("empty epilogue (use 'none')");
+  return parse_epilogue_spec(spec);
+}
 
 bool Epilogue::operator==(const Epilogue& o) const {
   return bias == o.bias && act == o.act && (act != Activation::LeakyRelu || leaky_slope == o.leaky_slope) &&
@@ -144,14 +151,14 @@ std::string GemmProblem::layout() const { return std::string(trans_a ? "t" : "n"
 std::string GemmProblem::key() const {
   std::ostringstream os;
   os << to_string(pass) << ':' << m << 'x' << n << 'x' << k << ':' << layout() << ':'
-     << (out == OutputLayout::Transposed ? "col" : "row") << ':' << epilogue_key(epi) << ':' << to_string(mode);
+     << (out == OutputLayout::Transposed ? "col" : "row") << ':' << epi.key() << ':' << to_string(mode);
   return os.str();
 }
 
 std::string GemmProblem::kind_key() const {
   std::ostringstream os;
   os << to_string(pass) << ':' << layout() << ':' << (out == OutputLayout::Transposed ? "col" : "row") << ':'
-     << epilogue_key(epi) << ':' << to_string(mode);
+     << epi.key() << ':' << to_string(mode);
   return os.str();
 }
 
@@ -177,7 +184,7 @@ GemmProblem GemmProblem::parse_key(const std::string& key) {
     p.out = OutputLayout::Transposed;
   else
     throw InputError("bad output layout '" + parts[3] + "' in problem key (expected row or col)");
-  p.epi = parse_epilogue(parts[4]);
+  p.epi = Epilogue::parse(parts[4]);
   p.mode = parse_math_mode(parts[5]);
   p.validate();
   return p;

@@ -34,6 +34,10 @@ struct Epilogue {
 
   bool dropout() const { return dropout_p > 0.0f; }
   bool operator==(const Epilogue& o) const;
+
+  // "bias+gelu+z", "leaky_relu=0.1+dropout=0.1", "none": the epilogue part of a problem key, also used by profiles.
+  std::string key() const;
+  static Epilogue parse(const std::string& spec);  // throws InputError naming the bad token
 };
 
 struct GemmProblem {

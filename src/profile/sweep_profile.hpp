@@ -1,0 +1,49 @@
+// SweepProfile: what a sweep measures (profiles/*.json): problems, candidate settings and the timing rule.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "problem/gemm_problem.hpp"
+
+namespace gemmtune {
+
+struct LtSearchSettings {
+  int top_k = 8;                          // the heuristic's first K algos
+  std::size_t workspace_bytes = 64u << 20;
+  bool by_algo_id = false;                // also ask the heuristic once per algo id (wider search)
+  int per_algo_id = 4;
+  bool unfused_baseline = false;          // also time cuBLASLt GEMM + our separate epilogue kernel
+};
+
+// The stopping rule of nvbench's cold measurement: sample until the relative spread is small, enough samples and
+// time were spent, or the time cap is hit.
+struct TimingSettings {
+  int warmup_calls = 5;
+  int batch_calls = 20;        // back-to-back calls queued behind the blocking kernel per batch
+  int min_samples = 40;
+  double max_noise_pct = 1.0;  // stop once (p90 − p10)/median ≤ this...
+  double min_time_ms = 10;     // ...and at least this much kernel time was sampled
+  double max_time_ms = 400;    // hard cap per candidate
+};
+
+struct SweepProfile {
+  std::string name;
+  std::string description;
+  std::vector<GemmProblem> problems;  // every shape × layout × out × epilogue × mode, in sweep order
+  std::vector<std::string> backends;  // "own", "lt"
+  LtSearchSettings lt;
+  TimingSettings timing;
+};
+
+// Loads a profile by name (profiles/<name>.json, searched in `profiles_dir`) or by path (anything with a '/' or
+// ending in .json). Throws InputError naming the file and the bad field.
+SweepProfile load_sweep_profile(const std::string& name_or_path, const std::string& profiles_dir);
+// Parses profile text; `origin` names it in errors.
+SweepProfile parse_sweep_profile(const std::string& json_text, const std::string& origin);
+
+// The profiles directory next to the sources this binary was built from, or $GEMMTUNE_PROFILES when set.
+std::string default_profiles_dir();
+
+}  // namespace gemmtune
