@@ -1,0 +1,104 @@
+// gemmtune sweep: measure every candidate of every problem of a profile, keep the fastest verified one per problem.
+#include <filesystem>
+#include <iostream>
+#include <sstream>
+
+#include "cli/commands.hpp"
+#include "common/error.hpp"
+#include "profile/sweep_profile.hpp"
+#include "tuner/plan.hpp"
+#include "tuner/sweep.hpp"
+#include "tuner/sweep_report.hpp"
+
+namespace gemmtune::cli {
+namespace {
+
+struct SweepArgs {
+  std::string profile;
+  std::string db = "results/gemmtune.db";
+  int device = 0;
+  std::string modes;
+  std::string backends;
+  int top_k = 0;
+  std::string json, csv;
+  bool dry_run = false;
+  bool resume = false;
+  bool no_db = false;
+  bool events = false;
+};
+
+std::vector<std::string> split_list(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  std::string item;
+  while (std::getline(ss, item, ','))
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+// The db, JSON and CSV paths are the user's; their directories are created like `mkdir -p` would.
+void ensure_parent_dir(const std::string& path) {
+  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  if (parent.empty()) return;
+  std::error_code ec;
+  std::filesystem::create_directories(parent, ec);
+  if (ec) throw InputError("cannot create directory '" + parent.string() + "': " + ec.message());
+}
+
+void run(const SweepArgs& a) {
+  SweepProfile profile = load_sweep_profile(a.profile, default_profiles_dir());
+  if (a.top_k > 0) profile.lt.top_k = a.top_k;
+  std::vector<MathMode> modes;
+  for (const std::string& m : split_list(a.modes)) modes.push_back(parse_math_mode(m));
+  const std::vector<std::string> backends = split_list(a.backends);
+  for (const std::string& b : backends) parse_backend(b);
+
+  const SweepPlan plan = make_sweep_plan(profile, modes, backends);
+  if (plan.problems.empty()) throw InputError("the profile has no problem in the selected modes");
+  if (a.dry_run) {
+    print_sweep_plan(plan, profile, std::cout);
+    return;
+  }
+
+  SweepOptions options;
+  options.device = a.device;
+  options.resume = a.resume;
+  options.force_events = a.events;
+  if (!a.no_db) {
+    ensure_parent_dir(a.db);
+    options.db_path = a.db;
+  }
+  for (const std::string* path : {&a.json, &a.csv})
+    if (!path->empty()) ensure_parent_dir(*path);
+
+  const SweepResult result = run_sweep(plan, profile, options);
+  print_sweep_table(result, std::cout);
+  if (!a.json.empty()) write_sweep_json(result, a.json);
+  if (!a.csv.empty()) write_sweep_csv(result, a.csv);
+  if (result.verify_failures > 0 || result.errors > 0)
+    throw CheckError(std::to_string(result.verify_failures) + " candidate(s) failed verification and " +
+                     std::to_string(result.errors) + " failed to run (they were not cached; see the table and --json)");
+}
+
+}  // namespace
+
+void register_sweep(CLI::App& app) {
+  auto a = std::make_shared<SweepArgs>();
+  auto* cmd = app.add_subcommand("sweep", "Verify and time every candidate of every problem of a profile");
+  cmd->add_option("--profile", a->profile, "Profile name (profiles/NAME.json) or path to a profile file")->required();
+  cmd->add_option("--db", a->db, "SQLite db that keeps every measurement and the algo cache")->capture_default_str();
+  cmd->add_flag("--no-db", a->no_db, "Measure without storing anything");
+  cmd->add_option("--device", a->device, "CUDA device index")->capture_default_str();
+  cmd->add_option("--modes", a->modes, "Only these math modes, comma-separated (fp32,tf32,3xtf32)");
+  cmd->add_option("--backends", a->backends, "Only these backends, comma-separated (own,lt)");
+  cmd->add_option("--top-k", a->top_k, "cuBLASLt heuristic candidates per problem (overrides the profile)")
+      ->check(CLI::Range(1, 64));
+  cmd->add_option("--json", a->json, "Write every record (what `gemmtune gate` compares) to this JSON file");
+  cmd->add_option("--csv", a->csv, "Write every record to this CSV file");
+  cmd->add_flag("--dry-run", a->dry_run, "Print the plan (problems x candidates) and exit; needs no GPU");
+  cmd->add_flag("--resume", a->resume, "Skip problems the db already has for this GPU (after a killed sweep)");
+  cmd->add_flag("--events", a->events, "Time with CUDA events instead of CUPTI kernel records");
+  cmd->callback([a] { run(*a); });
+}
+
+}  // namespace gemmtune::cli

@@ -1,0 +1,52 @@
+#include "tuner/candidate_launcher.hpp"
+
+#include "kernels/registry.hpp"
+
+namespace gemmtune {
+namespace {
+
+LtEpilogueMode epilogue_mode_of(const Candidate& c) {
+  return c.lt_epilogue_kernel ? LtEpilogueMode::Unfused : LtEpilogueMode::PreferFused;
+}
+
+}  // namespace
+
+std::string CandidateLauncher::unsupported_reason(const GemmProblem& p, const Candidate& c, cublasLtHandle_t lt,
+                                                  std::size_t max_workspace) {
+  if (c.backend == Backend::Own) {
+    const kernels::KernelVariant* v = kernels::find_kernel_variant(c.own_variant);
+    if (!v) return "no kernel variant named '" + c.own_variant + "' in this build";
+    return v->unsupported_reason(p);
+  }
+  if (std::string why = LtGemm::unsupported_reason(p); !why.empty()) return why;
+  const LtGemm gemm(lt, p, epilogue_mode_of(c));
+  // A candidate stored as fused names an algo for cuBLASLt's own epilogue; it cannot stand in where none exists.
+  if (!c.lt_epilogue_kernel && !gemm.fused_epilogue()) return "cuBLASLt has no fused epilogue for this problem";
+  return gemm.check(gemm.make_algo(c.lt), max_workspace, nullptr);
+}
+
+CandidateLauncher::CandidateLauncher(const GemmProblem& p, const Candidate& c, cublasLtHandle_t lt,
+                                     std::size_t max_workspace)
+    : problem_(p), candidate_(c) {
+  if (const std::string why = unsupported_reason(p, c, lt, max_workspace); !why.empty())
+    throw InputError("candidate " + c.id() + " cannot run " + p.key() + ": " + why);
+  if (c.backend == Backend::Own) {
+    variant_ = kernels::find_kernel_variant(c.own_variant);
+    return;
+  }
+  lt_.emplace(lt, p, epilogue_mode_of(c));
+  algo_ = lt_->make_algo(c.lt);
+  std::size_t needed = 0;
+  lt_->check(algo_, max_workspace, &needed);
+  workspace_ = DeviceBuffer<unsigned char>(needed);
+}
+
+void CandidateLauncher::launch(const GemmOperands& x, cudaStream_t s) const {
+  if (variant_) {
+    variant_->launch(problem_, x, s);
+    return;
+  }
+  lt_->run(algo_, x, workspace_.get(), workspace_.size(), s);
+}
+
+}  // namespace gemmtune

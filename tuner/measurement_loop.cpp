@@ -1,0 +1,60 @@
+#include "tuner/measurement_loop.hpp"
+
+#include <algorithm>
+#include <chrono>
+
+#include "nvtx/case_range.hpp"
+#include "nvtx/nvtx_range.hpp"
+#include "tuner/sm_clock.hpp"
+#include "tuner/statistics.hpp"
+#include "tuner/stopping_rule.hpp"
+#include "tuner/test_slowdown.hpp"
+
+namespace gemmtune {
+namespace {
+
+// One batch: the blocking kernel holds the stream while every call is queued, so the GPU runs them back to back.
+std::vector<double> run_batch(const CandidateLauncher& launcher, const ProblemBuffers& buffers, int calls,
+                              int* next_set, std::uint64_t spin_ns, MeasureContext& ctx) {
+  ctx.blocker.block(ctx.stream);
+  for (int i = 0; i < calls; ++i) {
+    ctx.timer.begin_call(ctx.stream);
+    launcher.launch(buffers.operands((*next_set)++), ctx.stream);
+    if (spin_ns) launch_spin_ns(spin_ns, ctx.stream);
+    ctx.timer.end_call(ctx.stream);
+  }
+  ctx.blocker.release();
+  GT_CUDA_CALL(cudaStreamSynchronize(ctx.stream));
+  return ctx.timer.collect();
+}
+
+}  // namespace
+
+TimingStats measure_candidate(const CandidateLauncher& launcher, const ProblemBuffers& buffers,
+                              const TimingSettings& settings, MeasureContext& ctx) {
+  int next_set = 0;
+  for (int i = 0; i < settings.warmup_calls; ++i) launcher.launch(buffers.operands(next_set++), ctx.stream);
+  GT_CUDA_CALL(cudaStreamSynchronize(ctx.stream));
+
+  std::uint64_t spin_ns = 0;
+  if (const double pct = test_slowdown_pct(launcher.candidate()); pct > 0) {
+    const TimingStats calibration = summarize(run_batch(launcher, buffers, settings.batch_calls, &next_set, 0, ctx));
+    spin_ns = static_cast<std::uint64_t>(calibration.median_us * pct * 10.0);  // pct% of the call, in ns
+  }
+
+  NoiseStoppingRule rule(settings);
+  {
+    const NvtxRange range(nvtx_case_range(launcher.problem(), launcher.candidate()));
+    // The rule caps kernel time; this caps wall time too, for calls whose host overhead dwarfs their kernels.
+    const auto wall_cap = std::chrono::steady_clock::now() +
+                          std::chrono::milliseconds(static_cast<long>(std::max(1000.0, 5 * settings.max_time_ms)));
+    while (!rule.done() && std::chrono::steady_clock::now() < wall_cap)
+      rule.add(run_batch(launcher, buffers, settings.batch_calls, &next_set, spin_ns, ctx));
+  }
+  TimingStats stats = summarize(rule.samples());
+  stats.timer = ctx.timer.name();
+  stats.sm_clock_mhz = measure_sm_clock_mhz(ctx.stream);
+  return stats;
+}
+
+}  // namespace gemmtune

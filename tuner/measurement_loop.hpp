@@ -1,0 +1,28 @@
+// The measurement loop: warm up, then batches of back-to-back calls queued behind a blocking kernel, rotating
+// input sets, until the stopping rule is satisfied. Only the timed batches run inside the case's NVTX range.
+#pragma once
+
+#include <string>
+
+#include <cuda_runtime_api.h>
+
+#include "problem/measurement.hpp"
+#include "profile/sweep_profile.hpp"
+#include "tuner/blocking_kernel.hpp"
+#include "tuner/call_timer.hpp"
+#include "tuner/candidate_launcher.hpp"
+#include "tuner/problem_buffers.hpp"
+
+namespace gemmtune {
+
+struct MeasureContext {
+  cudaStream_t stream;
+  CallTimer& timer;
+  BlockingKernel& blocker;
+};
+
+// Times `launcher` on `buffers` and returns its statistics, with the SM clock measured right after sampling.
+TimingStats measure_candidate(const CandidateLauncher& launcher, const ProblemBuffers& buffers,
+                              const TimingSettings& settings, MeasureContext& ctx);
+
+}  // namespace gemmtune

@@ -1,0 +1,165 @@
+#include "tuner/sweep.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <memory>
+#include <optional>
+#include <random>
+#include <set>
+
+#include "cuda/device_info.hpp"
+#include "cuda/stream.hpp"
+#include "db/tuning_db.hpp"
+#include "lt/lt_gemm.hpp"
+#include "tuner/candidate_launcher.hpp"
+#include "tuner/measurement_loop.hpp"
+#include "tuner/verifier.hpp"
+
+namespace gemmtune {
+namespace {
+
+std::string utc_now() {
+  const std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+std::string clock_text(double seconds) {
+  char buf[32];
+  const auto s = static_cast<long>(seconds);
+  std::snprintf(buf, sizeof(buf), "%02ld:%02ld", s / 60, s % 60);
+  return buf;
+}
+
+// The candidates of one problem: ours that fit it, then what cuBLASLt's searches answer, without duplicates.
+std::vector<Candidate> enumerate_candidates(const PlannedProblem& pp, const LtSearchSettings& lt, cublasLtHandle_t h) {
+  std::vector<Candidate> out;
+  for (const std::string& name : pp.own_variants) {
+    Candidate c;
+    c.backend = Backend::Own;
+    c.own_variant = name;
+    out.push_back(c);
+  }
+  if (pp.lt_search.empty()) return out;
+  std::set<std::string> seen;
+  auto add = [&](const std::vector<Candidate>& cs) {
+    for (const Candidate& c : cs)
+      if (seen.insert(c.id()).second) out.push_back(c);
+  };
+  const LtGemm fused(h, pp.problem, LtEpilogueMode::PreferFused);
+  add(fused.heuristic(lt.top_k, lt.workspace_bytes));
+  if (lt.by_algo_id) add(fused.search_by_algo_id(lt.per_algo_id, lt.workspace_bytes));
+  if (lt.unfused_baseline && fused.fused_epilogue()) {
+    const LtGemm unfused(h, pp.problem, LtEpilogueMode::Unfused);
+    add(unfused.heuristic(lt.top_k, lt.workspace_bytes));
+  }
+  return out;
+}
+
+MeasurementRecord measure_one(const GemmProblem& p, const Candidate& c, const ProblemBuffers& buffers,
+                              const Verifier& verifier, const TimingSettings& timing, std::size_t workspace,
+                              cublasLtHandle_t h, MeasureContext& ctx) {
+  MeasurementRecord r;
+  r.problem = p;
+  r.candidate = c;
+  try {
+    const std::string why = CandidateLauncher::unsupported_reason(p, c, h, workspace);
+    if (!why.empty()) {
+      r.status = MeasureStatus::Unsupported;
+      r.message = why;
+      return r;
+    }
+    const CandidateLauncher launcher(p, c, h, workspace);
+    const Verdict v = verifier.check(launcher, ctx.stream);
+    r.verify_error = v.error;
+    r.tolerance = v.tolerance;
+    if (!v.ok) {
+      r.status = MeasureStatus::VerifyFailed;
+      r.message = v.message;
+      return r;
+    }
+    r.stats = measure_candidate(launcher, buffers, timing, ctx);
+    r.status = MeasureStatus::Ok;
+  } catch (const Error& e) {
+    r.status = MeasureStatus::Error;
+    r.message = e.what();
+  }
+  return r;
+}
+
+const MeasurementRecord* fastest(const std::vector<MeasurementRecord>& records) {
+  const MeasurementRecord* best = nullptr;
+  for (const MeasurementRecord& r : records)
+    if (r.status == MeasureStatus::Ok && (!best || r.stats.median_us < best->stats.median_us)) best = &r;
+  return best;
+}
+
+}  // namespace
+
+SweepResult run_sweep(const SweepPlan& plan, const SweepProfile& profile, const SweepOptions& options) {
+  const DeviceInfo device = query_device(options.device);
+  SweepResult result;
+  result.run.device = device.identity;
+  result.run.gemmtune_version = GEMMTUNE_VERSION;
+  result.run.profile = profile.name;
+  result.run.started_at = utc_now();
+  result.run.sm_clock_max_mhz = device.max_sm_clock_mhz;
+  const std::string device_key = device.identity.key();
+
+  std::optional<TuningDb> db;
+  if (!options.db_path.empty()) {
+    db.emplace(options.db_path);
+    result.run.id = db->begin_run(result.run);
+  }
+
+  const CudaStream stream;
+  const LtHandle lt = make_lt_handle();
+  BlockingKernel blocker;
+  const std::unique_ptr<CallTimer> timer = make_call_timer(options.force_events, &result.timer_warning);
+  if (!result.timer_warning.empty()) std::fprintf(stderr, "gemmtune: warning: %s\n", result.timer_warning.c_str());
+  MeasureContext ctx{stream.get(), *timer, blocker};
+  std::random_device entropy;  // fresh inputs for every problem, every sweep
+
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::size_t total = plan.problems.size();
+  for (std::size_t i = 0; i < total; ++i) {
+    const PlannedProblem& pp = plan.problems[i];
+    ProblemResult pr;
+    pr.problem = pp.problem;
+    if (options.resume && db && db->problem_done(device_key, pp.problem.key())) {
+      pr.resumed = true;
+      result.problems.push_back(std::move(pr));
+      if (!options.quiet) std::fprintf(stderr, "[%zu/%zu] %s: already measured, skipped (--resume)\n", i + 1, total,
+                                       pp.problem.key().c_str());
+      continue;
+    }
+    const ProblemBuffers buffers(pp.problem, device.l2_bytes, (std::uint64_t{entropy()} << 32) | entropy(), stream.get());
+    const Verifier verifier(pp.problem, buffers, stream.get());
+    for (const Candidate& c : enumerate_candidates(pp, profile.lt, lt.get())) {
+      MeasurementRecord r = measure_one(pp.problem, c, buffers, verifier, profile.timing, profile.lt.workspace_bytes,
+                                        lt.get(), ctx);
+      r.device_key = device_key;
+      if (r.status == MeasureStatus::VerifyFailed) ++result.verify_failures;
+      if (r.status == MeasureStatus::Error) ++result.errors;
+      pr.records.push_back(std::move(r));
+    }
+    if (db) db->store_problem(result.run.id, pp.problem, pr.records);
+
+    if (!options.quiet) {
+      const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      const double eta = elapsed / static_cast<double>(i + 1) * static_cast<double>(total - i - 1);
+      const MeasurementRecord* best = fastest(pr.records);
+      std::fprintf(stderr, "[%zu/%zu] %s: %zu candidates, best %s %.2f us | elapsed %s, ETA %s\n", i + 1, total,
+                   pp.problem.key().c_str(), pr.records.size(), best ? best->candidate.id().c_str() : "(none)",
+                   best ? best->stats.median_us : 0.0, clock_text(elapsed).c_str(), clock_text(eta).c_str());
+    }
+    result.problems.push_back(std::move(pr));
+  }
+  if (db) db->finish_run(result.run.id);
+  result.run.finished_at = utc_now();
+  return result;
+}
+
+}  // namespace gemmtune

@@ -1,0 +1,126 @@
+#include "tuner/sweep_report.hpp"
+
+#include <cstdio>
+#include <fstream>
+#include <ostream>
+
+#include <nlohmann/json.hpp>
+
+#include "common/error.hpp"
+
+namespace gemmtune {
+namespace {
+
+std::string us_text(double us) {
+  if (us <= 0) return "-";
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.2f", us);
+  return buf;
+}
+
+std::ofstream open_output(const std::string& path) {
+  std::ofstream out(path);
+  if (!out) throw InputError("cannot write '" + path + "'");
+  return out;
+}
+
+}  // namespace
+
+ProblemSummary summarize_problem(const ProblemResult& pr) {
+  ProblemSummary s;
+  s.problem_key = pr.problem.key();
+  for (const MeasurementRecord& r : pr.records) {
+    ++s.candidates;
+    if (r.status == MeasureStatus::VerifyFailed) ++s.verify_failed;
+    if (r.status != MeasureStatus::Ok) continue;
+    const double t = r.stats.median_us;
+    if (r.candidate.backend == Backend::Lt && r.candidate.heuristic_rank == 0 && !r.candidate.lt_epilogue_kernel)
+      s.heuristic_first_us = t;
+    if (r.candidate.backend == Backend::Lt && r.candidate.heuristic_rank == 0 && r.candidate.lt_epilogue_kernel &&
+        s.heuristic_first_us == 0)
+      s.heuristic_first_us = t;  // cuBLASLt cannot fuse this epilogue: its first choice is GEMM + our kernel
+    double& backend_best = r.candidate.backend == Backend::Lt ? s.best_lt_us : s.best_own_us;
+    if (backend_best == 0 || t < backend_best) backend_best = t;
+    if (s.best_us == 0 || t < s.best_us) {
+      s.best_us = t;
+      s.best_candidate = r.candidate.id();
+      s.best_tflops = r.tflops();
+    }
+  }
+  return s;
+}
+
+void print_sweep_table(const SweepResult& result, std::ostream& out) {
+  out << "device: " << result.run.device.key() << "\n";
+  char line[512];
+  std::snprintf(line, sizeof(line), "%-44s %10s %10s %10s %10s %8s %8s %7s  %s\n", "problem", "lt-heur0", "lt-best",
+                "own-best", "best", "speedup", "own/lt", "TFLOP/s", "chosen");
+  out << line;
+  for (const ProblemResult& pr : result.problems) {
+    if (pr.resumed) {
+      std::snprintf(line, sizeof(line), "%-44s (already in the db: --resume)\n", pr.problem.key().c_str());
+      out << line;
+      continue;
+    }
+    const ProblemSummary s = summarize_problem(pr);
+    const std::string speedup = s.heuristic_first_us > 0 && s.best_us > 0 ? us_text(s.heuristic_first_us / s.best_us) : "-";
+    const std::string own_vs_lt = s.best_own_us > 0 && s.best_lt_us > 0 ? us_text(s.best_lt_us / s.best_own_us) : "-";
+    std::snprintf(line, sizeof(line), "%-44s %10s %10s %10s %10s %8s %8s %7.1f  %s%s\n", s.problem_key.c_str(),
+                  us_text(s.heuristic_first_us).c_str(), us_text(s.best_lt_us).c_str(), us_text(s.best_own_us).c_str(),
+                  us_text(s.best_us).c_str(), speedup.c_str(), own_vs_lt.c_str(), s.best_tflops,
+                  s.best_candidate.empty() ? "(no verified candidate)" : s.best_candidate.c_str(),
+                  s.verify_failed ? (" [" + std::to_string(s.verify_failed) + " failed verification]").c_str() : "");
+    out << line;
+  }
+  out << "times are medians in microseconds of CUPTI kernel time (" << (result.timer_warning.empty() ? "cupti" : "events")
+      << "); speedup = lt-heur0 / best; own/lt = lt-best / own-best (>1: ours faster)\n";
+}
+
+nlohmann::json sweep_json(const SweepResult& result) {
+  nlohmann::json results = nlohmann::json::array();
+  nlohmann::json problems = nlohmann::json::array();
+  for (const ProblemResult& pr : result.problems) {
+    for (const MeasurementRecord& r : pr.records) results.push_back(r);
+    if (pr.resumed) continue;
+    const ProblemSummary s = summarize_problem(pr);
+    problems.push_back({{"problem_key", s.problem_key},
+                        {"heuristic_first_us", s.heuristic_first_us},
+                        {"best_lt_us", s.best_lt_us},
+                        {"best_own_us", s.best_own_us},
+                        {"best_us", s.best_us},
+                        {"best_candidate", s.best_candidate},
+                        {"best_tflops", s.best_tflops},
+                        {"candidates", s.candidates},
+                        {"verify_failed", s.verify_failed}});
+  }
+  return {{"schema", "gemmtune.sweep"},
+          {"schema_version", 1},
+          {"gemmtune_version", result.run.gemmtune_version},
+          {"device", result.run.device},
+          {"profile", result.run.profile},
+          {"run_id", result.run.id},
+          {"started_at", result.run.started_at},
+          {"finished_at", result.run.finished_at},
+          {"timer", result.timer_warning.empty() ? "cupti" : "events"},
+          {"results", results},
+          {"problems", problems}};
+}
+
+void write_sweep_json(const SweepResult& result, const std::string& path) {
+  std::ofstream out = open_output(path);
+  out << sweep_json(result).dump(2) << "\n";
+}
+
+void write_sweep_csv(const SweepResult& result, const std::string& path) {
+  std::ofstream out = open_output(path);
+  out << "key,problem_key,candidate,backend,mode,status,median_us,p10_us,p90_us,samples,verify_error,tflops,timer,"
+         "sm_clock_mhz\n";
+  for (const ProblemResult& pr : result.problems)
+    for (const MeasurementRecord& r : pr.records)
+      out << r.key() << ',' << r.problem.key() << ',' << r.candidate.id() << ',' << to_string(r.candidate.backend)
+          << ',' << to_string(r.problem.mode) << ',' << to_string(r.status) << ',' << r.stats.median_us << ','
+          << r.stats.p10_us << ',' << r.stats.p90_us << ',' << r.stats.samples << ',' << r.verify_error << ','
+          << r.tflops() << ',' << r.stats.timer << ',' << r.stats.sm_clock_mhz << '\n';
+}
+
+}  // namespace gemmtune

@@ -1,0 +1,32 @@
+// What a sweep prints and writes: the per-problem summary table, the --json document the gate reads, --csv.
+#pragma once
+
+#include <iosfwd>
+#include <string>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "tuner/sweep.hpp"
+
+namespace gemmtune {
+
+// Per problem: the heuristic's first choice, the best of each backend, the winner and its speedup over the
+// heuristic's first choice (what tuning bought).
+struct ProblemSummary {
+  std::string problem_key;
+  double heuristic_first_us = 0;  // cuBLASLt rank 0; 0 when it has none
+  double best_lt_us = 0, best_own_us = 0, best_us = 0;
+  std::string best_candidate;
+  double best_tflops = 0;
+  int candidates = 0, verify_failed = 0;
+};
+
+ProblemSummary summarize_problem(const ProblemResult& pr);
+
+void print_sweep_table(const SweepResult& result, std::ostream& out);
+// {"schema": "gemmtune.sweep", "schema_version": 1, "device": ..., "results": [every record], "problems": [...]}
+nlohmann::json sweep_json(const SweepResult& result);
+void write_sweep_json(const SweepResult& result, const std::string& path);
+void write_sweep_csv(const SweepResult& result, const std::string& path);
+
+}  // namespace gemmtune
