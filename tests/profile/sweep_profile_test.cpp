@@ -1,0 +1,63 @@
+#include "profile/sweep_profile.hpp"
+
+#include <gtest/gtest.h>
+
+#include "common/error.hpp"
+
+namespace gemmtune {
+namespace {
+
+std::string error_of(const std::string& text) {
+  try {
+    parse_sweep_profile(text, "test.json");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(SweepProfile, ExpandsShapesTimesLayoutsEpiloguesAndModes) {
+  const SweepProfile p = parse_sweep_profile(R"({
+    "name": "t", "shapes": [[256, 512, 128], {"m": 7, "n": 9, "k": 11, "label": "odd"}],
+    "layouts": ["nn", "tt"], "epilogues": ["none", "bias+gelu+z"], "modes": ["tf32", "fp32"],
+    "lt": {"top_k": 3}, "timing": {"min_samples": 7}})",
+                                             "t.json");
+  EXPECT_EQ(p.problems.size(), 2u * 2u * 2u * 2u);
+  EXPECT_EQ(p.problems.front().key(), "fwd:256x512x128:nn:row:none:tf32");
+  EXPECT_EQ(p.problems.back().key(), "fwd:7x9x11:tt:row:bias+gelu+z:fp32");
+  EXPECT_EQ(p.lt.top_k, 3);
+  EXPECT_EQ(p.timing.min_samples, 7);
+}
+
+TEST(SweepProfile, GridIsTheCartesianProduct) {
+  const SweepProfile p =
+      parse_sweep_profile(R"({"name": "g", "grid": {"m": [1, 2], "n": [3, 4, 5], "k": [6]}})", "g.json");
+  EXPECT_EQ(p.problems.size(), 6u);
+}
+
+TEST(SweepProfile, ErrorsNameTheFileAndTheField) {
+  EXPECT_NE(error_of(R"({"name": "x", "shapes": [[1, 2, 3]], "modes": ["tf32", "fp16"]})").find("modes[1]"),
+            std::string::npos);
+  EXPECT_NE(error_of(R"({"name": "x", "shapes": [[1, -2, 3]]})").find("shapes[0][1]"), std::string::npos);
+  EXPECT_NE(error_of(R"({"name": "x", "shapes": [[1, 2, 3]], "epilogues": ["bias+swish"]})").find("epilogues[0]"),
+            std::string::npos);
+  EXPECT_NE(error_of(R"({"name": "x", "shapes": [[1, 2, 3]], "lt": {"top_k": 0}})").find("lt.top_k"), std::string::npos);
+  EXPECT_NE(error_of(R"({"name": "x", "shapes": [[1, 2, 3]], "shapez": 1})").find("'shapez'"), std::string::npos);
+  EXPECT_NE(error_of(R"({"name": "x"})").find("shapes"), std::string::npos);
+  EXPECT_NE(error_of("{not json").find("test.json"), std::string::npos);
+}
+
+TEST(SweepProfile, CheckedInProfilesAllParse) {
+  for (const char* name : {"quick", "ci", "default", "full", "kernels"}) {
+    const SweepProfile p = load_sweep_profile(name, std::string(GEMMTUNE_SOURCE_DIR) + "/profiles");
+    EXPECT_EQ(p.name, name);
+    EXPECT_FALSE(p.problems.empty()) << name;
+  }
+}
+
+TEST(SweepProfile, MissingFileIsAnInputError) {
+  EXPECT_THROW(load_sweep_profile("no-such-profile", std::string(GEMMTUNE_SOURCE_DIR) + "/profiles"), InputError);
+}
+
+}  // namespace
+}  // namespace gemmtune
