@@ -180,7 +180,9 @@ std::int64_t SqliteDb::last_insert_rowid() const { return sqlite3_last_insert_ro
 
 std::int64_t SqliteDb::changes() const { return sqlite3_changes(db_); }
 
-SqliteTransaction::SqliteTransaction(const SqliteDb& db) : db_(db) { db_.exec("BEGIN IMMEDIATE"); }
+SqliteTransaction::SqliteTransaction(const SqliteDb& db, Kind kind) : db_(db) {
+  db_.exec(kind == Kind::Write ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED");
+}
 
 SqliteTransaction::~SqliteTransaction() {
   if (!open_) return;

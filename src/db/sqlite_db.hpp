@@ -116,12 +116,14 @@ class SqliteDb {
   std::string path_;
 };
 
-// BEGIN IMMEDIATE on construction, ROLLBACK on destruction unless commit() ran. IMMEDIATE takes the write lock
-// up front, so a second writer waits in BEGIN (under the busy timeout) instead of failing with SQLITE_BUSY when a
-// read transaction later tries to upgrade to a write.
+// BEGIN on construction, ROLLBACK on destruction unless commit() ran.
+// Write (BEGIN IMMEDIATE) takes the write lock up front, so a second writer waits in BEGIN (under the busy timeout)
+// instead of failing with SQLITE_BUSY when a read transaction later tries to upgrade to a write.
+// Read (BEGIN DEFERRED, no writes) makes several SELECTs see one snapshot of the file.
 class SqliteTransaction {
  public:
-  explicit SqliteTransaction(const SqliteDb& db);
+  enum class Kind { Write, Read };
+  explicit SqliteTransaction(const SqliteDb& db, Kind kind = Kind::Write);
   ~SqliteTransaction();
   SqliteTransaction(const SqliteTransaction&) = delete;
   SqliteTransaction& operator=(const SqliteTransaction&) = delete;

@@ -1,8 +1,12 @@
 #include "db/tuning_db.hpp"
 
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <string_view>
+#include <thread>
+
+#include <sqlite3.h>
 
 #include "common/error.hpp"
 #include "db/candidate_columns.hpp"
@@ -83,6 +87,21 @@ void check_tables(const SqliteDb& db) {
   }
 }
 
+// Processes that create one file at once all switch it to WAL. The switch upgrades a read lock to a write lock,
+// and SQLite answers that deadlock with SQLITE_BUSY at once instead of calling the busy handler: wait here.
+void switch_to_wal(const SqliteDb& db) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kBusyTimeoutMs);
+  for (;;) {
+    try {
+      db.exec("PRAGMA journal_mode = WAL");
+      return;
+    } catch (const SqliteError& e) {
+      if ((e.result_code() & 0xff) != SQLITE_BUSY || std::chrono::steady_clock::now() > deadline) throw;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+}
+
 SqliteDb open_checked(const std::string& path, TuningDb::Access access) {
   check_path(path, access);
   SqliteDb db(path, access == TuningDb::Access::ReadOnly ? SqliteDb::Access::ReadOnly
@@ -90,11 +109,15 @@ SqliteDb open_checked(const std::string& path, TuningDb::Access access) {
   db.exec("PRAGMA busy_timeout = " + std::to_string(kBusyTimeoutMs));
   SchemaInfo info;
   try {
+    // One snapshot: another process may be creating or migrating this file between two separate reads.
+    SqliteTransaction snapshot(db, SqliteTransaction::Kind::Read);
     check_integrity(db);
     info = inspect_schema(db, schema_migrations());
   } catch (const SqliteError& e) {
     if (e.code() != ExitCode::BadInput) throw;
-    throw InputError(left_unchanged(path, "it is not a readable SQLite database (" + e.sqlite_message() + ")"));
+    const bool damaged = (e.result_code() & 0xff) == SQLITE_CORRUPT;
+    throw InputError(left_unchanged(path, std::string(damaged ? "it is damaged" : "it is not a readable SQLite database") +
+                                              " (" + e.sqlite_message() + ")"));
   }
   const int latest = schema_migrations().back().version;
   switch (info.state) {
@@ -119,7 +142,7 @@ SqliteDb open_checked(const std::string& path, TuningDb::Access access) {
   }
   if (access == TuningDb::Access::ReadWrite) {
     // WAL: readers never block the writer, and a second sweep writing the same file waits instead of failing.
-    db.exec("PRAGMA journal_mode = WAL");
+    switch_to_wal(db);
     if (info.state != SchemaState::Current) migrate_schema(db, schema_migrations());
     // With WAL, NORMAL loses at most the last transactions on power loss and never corrupts; a killed process
     // loses nothing it committed.
