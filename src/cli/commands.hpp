@@ -8,5 +8,7 @@ namespace gemmtune::cli {
 
 void register_devices(CLI::App& app);
 void register_sweep(CLI::App& app);
+void register_cache(CLI::App& app);
+void register_gate(CLI::App& app);
 
 }  // namespace gemmtune::cli

@@ -2,6 +2,11 @@
 
 namespace gemmtune {
 
+void set_origin(std::vector<CacheEntry>& entries, const std::string& origin) {
+  for (CacheEntry& e : entries)
+    if (e.origin.empty()) e.origin = origin;
+}
+
 bool CacheFilter::matches(const CacheEntry& e) const {
   if (!device_key.empty() && e.device_key != device_key) return false;
   if (mode && e.problem.mode != *mode) return false;

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "problem/candidate.hpp"
 #include "problem/gemm_problem.hpp"
@@ -26,6 +27,9 @@ struct CacheEntry {
   std::string gemmtune_version;  // of the build that measured it
   std::string updated_at;        // ISO-8601 UTC, when its run stored it
 };
+
+// Gives entries measured in the db they were read from (empty origin) that db's path, before they move to another.
+void set_origin(std::vector<CacheEntry>& entries, const std::string& origin);
 
 // Every field is optional; an empty filter matches everything.
 struct CacheFilter {

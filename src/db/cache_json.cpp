@@ -150,6 +150,7 @@ std::vector<CacheEntry> cache_from_json(const json& doc, const std::string& sour
       f.fail("problem_key", "the same device key and problem key as entries[" + std::to_string(it->second) + "]");
     entries.push_back(std::move(e));
   }
+  set_origin(entries, source);
   return entries;
 }
 

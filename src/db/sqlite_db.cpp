@@ -1,6 +1,8 @@
 #include "db/sqlite_db.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <sstream>
 #include <utility>
 
@@ -179,6 +181,13 @@ void SqliteDb::exec(std::string_view script) const {
 std::int64_t SqliteDb::last_insert_rowid() const { return sqlite3_last_insert_rowid(db_); }
 
 std::int64_t SqliteDb::changes() const { return sqlite3_changes(db_); }
+
+bool has_sqlite_header(const std::string& path) {
+  static const char kHeader[16] = {'S', 'Q', 'L', 'i', 't', 'e', ' ', 'f', 'o', 'r', 'm', 'a', 't', ' ', '3', '\0'};
+  char head[16] = {};
+  std::ifstream in(path, std::ios::binary);
+  return in.read(head, sizeof(head)) && std::equal(head, head + sizeof(head), kHeader);
+}
 
 SqliteTransaction::SqliteTransaction(const SqliteDb& db, Kind kind) : db_(db) {
   db_.exec(kind == Kind::Write ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED");

@@ -116,6 +116,9 @@ class SqliteDb {
   std::string path_;
 };
 
+// True when path starts with SQLite's 16-byte file header: how merge tells a db from a JSON export by content.
+bool has_sqlite_header(const std::string& path);
+
 // BEGIN on construction, ROLLBACK on destruction unless commit() ran.
 // Write (BEGIN IMMEDIATE) takes the write lock up front, so a second writer waits in BEGIN (under the busy timeout)
 // instead of failing with SQLITE_BUSY when a read transaction later tries to upgrade to a write.

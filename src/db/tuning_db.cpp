@@ -313,7 +313,9 @@ std::vector<CacheEntry> TuningDb::cache_entries(const CacheFilter& filter) const
   return entries;
 }
 
-MergeCounts TuningDb::merge_cache_entries(const std::vector<CacheEntry>& entries, const std::string& origin) {
+MergeCounts TuningDb::merge_cache_entries(const std::vector<CacheEntry>& entries) {
+  for (const CacheEntry& in : entries)
+    if (in.origin.empty()) throw CheckError("merge_cache_entries: entry " + in.problem.key() + " names no origin");
   MergeCounts counts;
   SqliteTransaction tx(db_);
   for (const CacheEntry& in : entries) {
@@ -323,9 +325,7 @@ MergeCounts TuningDb::merge_cache_entries(const std::vector<CacheEntry>& entries
       continue;
     }
     ++(current ? counts.replaced : counts.added);
-    CacheEntry e = in;
-    if (e.origin.empty()) e.origin = origin;
-    write_cache_entry(db_, e);
+    write_cache_entry(db_, in);
   }
   tx.commit();
   return counts;

@@ -63,8 +63,9 @@ class TuningDb {
   // Ordered by device key, then problem key.
   std::vector<CacheEntry> cache_entries(const CacheFilter& filter = {}) const;
   // Import and merge, in ONE transaction: per (device key, problem key) the faster entry (by median) stays;
-  // entries of different device keys never touch each other. Entries with an empty origin get origin.
-  MergeCounts merge_cache_entries(const std::vector<CacheEntry>& entries, const std::string& origin);
+  // entries of different device keys never touch each other. Every entry must name its origin (set_origin):
+  // an entry without one would pass for a measurement of this db.
+  MergeCounts merge_cache_entries(const std::vector<CacheEntry>& entries);
 
   // In the order they were stored; run_id is a run of this db.
   std::vector<MeasurementRecord> measurements(std::int64_t run_id) const;

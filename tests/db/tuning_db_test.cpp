@@ -229,7 +229,7 @@ TEST_F(TuningDbTest, CacheRuleNewerRunWinsOtherwiseTheFasterEntry) {
   db.store_problem(r3, p, {lt_record(p, 4, 27.0)});  // a later run replaces even when slower
   EXPECT_EQ(cached_median(), 27.0);
 
-  db.merge_cache_entries({test::test_entry(device.key(), p, 5, 26.0)}, "imported.json");
+  db.merge_cache_entries({test::test_entry(device.key(), p, 5, 26.0)});
   EXPECT_EQ(cached_median(), 26.0);
   db.store_problem(r3, p, {lt_record(p, 6, 28.0)});  // an imported entry gives way to any local run
   EXPECT_EQ(cached_median(), 28.0);
@@ -298,14 +298,19 @@ TEST_F(TuningDbTest, MergeKeepsTheFasterEntryPerDeviceKeyAndNeverMixesDevices) {
   TuningDb db(path());
   const GemmProblem p = nth_problem(0);
   const std::string a = device.key(), b = test_device("NVIDIA Other GPU").key();
-  MergeCounts counts = db.merge_cache_entries({test::test_entry(a, p, 1, 10.0), test::test_entry(b, p, 2, 50.0)}, "x");
+  MergeCounts counts = db.merge_cache_entries({test::test_entry(a, p, 1, 10.0), test::test_entry(b, p, 2, 50.0)});
   EXPECT_EQ(counts.added, 2);
-  counts = db.merge_cache_entries({test::test_entry(a, p, 3, 12.0), test::test_entry(b, p, 4, 40.0)}, "y");
+  counts = db.merge_cache_entries({test::test_entry(a, p, 3, 12.0), test::test_entry(b, p, 4, 40.0)});
   EXPECT_EQ(counts.kept, 1);
   EXPECT_EQ(counts.replaced, 1);
   EXPECT_EQ(db.cached(a, p.key())->candidate.lt.algo_id, 1);  // 10 < 12
   EXPECT_EQ(db.cached(b, p.key())->candidate.lt.algo_id, 4);  // 40 < 50, and a's 10 never crossed over
   EXPECT_EQ(db.cached(b, p.key())->origin, "elsewhere.db");  // an entry's own origin is kept
+
+  CacheEntry unnamed = test::test_entry(a, p, 5, 1.0);
+  unnamed.origin.clear();  // would pass for a measurement of this db
+  EXPECT_THROW(db.merge_cache_entries({unnamed}), CheckError);
+  EXPECT_EQ(db.cached(a, p.key())->candidate.lt.algo_id, 1);
 }
 
 TEST_F(TuningDbTest, MissesCountRepeatsMostMissedFirstAndRefuseBadKeys) {

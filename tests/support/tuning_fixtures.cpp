@@ -100,6 +100,23 @@ CacheEntry test_entry(const std::string& device_key, const GemmProblem& p, int a
   return e;
 }
 
+std::vector<CacheEntry> store_test_cache(TuningDb& db) {
+  const DeviceIdentity a = test_device(), b = test_device("NVIDIA Other GPU");
+  const std::int64_t run_a = db.begin_run(test_run(a)), run_b = db.begin_run(test_run(b));
+  GemmProblem dropout = test_problem(1000, 3000, 257, MathMode::Fp32);
+  dropout.epi.act = Activation::LeakyRelu;
+  dropout.epi.leaky_slope = 0.37f;
+  dropout.epi.dropout_p = 0.1f;
+  dropout.trans_b = true;
+  MeasurementRecord with_epilogue = lt_record(dropout, 66, 123.456789);
+  with_epilogue.candidate.lt_epilogue_kernel = true;
+  db.store_problem(run_a, dropout, {with_epilogue});
+  const GemmProblem square = test_problem(4096, 4096, 4096);
+  db.store_problem(run_a, square, {lt_record(square, 21, 1234.5678901234567)});
+  db.store_problem(run_b, square, {own_record(square, "tf32_128x256x32_s4", 999.0 / 7.0)});
+  return db.cache_entries();
+}
+
 void expect_same_candidate(const Candidate& a, const Candidate& b) {
   EXPECT_EQ(a.id(), b.id());
   EXPECT_EQ(a.backend, b.backend);

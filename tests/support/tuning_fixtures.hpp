@@ -7,6 +7,7 @@
 #include <string>
 
 #include "db/cache_entry.hpp"
+#include "db/tuning_db.hpp"
 #include "problem/measurement.hpp"
 
 namespace gemmtune::test {
@@ -19,6 +20,11 @@ MeasurementRecord lt_record(const GemmProblem& p, int algo_id, double median_us,
                             MeasureStatus status = MeasureStatus::Ok);
 MeasurementRecord own_record(const GemmProblem& p, const std::string& variant, double median_us);
 CacheEntry test_entry(const std::string& device_key, const GemmProblem& p, int algo_id, double median_us);
+
+// Stores three problems and returns the cache, sorted as cache_entries() returns it: [0] an own entry of
+// "NVIDIA Other GPU" (4096³ tf32), [1] an lt entry with our epilogue kernel (1000x3000x257 fp32, leaky_relu,
+// dropout), [2] an lt entry (4096³ tf32), both of test_device().
+std::vector<CacheEntry> store_test_cache(TuningDb& db);
 
 // Field-by-field gtest expectations (exact, doubles included): what "lossless" means in the round-trip tests.
 void expect_same_candidate(const Candidate& a, const Candidate& b);

@@ -1,0 +1,171 @@
+// gemmtune cache show|export|import|merge: read the algo cache, move it to another machine as JSON, combine caches.
+// Every input is read and checked whole before the target db is opened, so a bad input never half-writes one.
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <memory>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.hpp"
+#include "common/error.hpp"
+#include "db/cache_json.hpp"
+#include "db/sqlite_db.hpp"
+#include "db/tuning_db.hpp"
+
+namespace gemmtune::cli {
+namespace {
+
+constexpr const char* kDefaultDb = "results/gemmtune.db";
+
+struct CacheArgs {
+  std::string db = kDefaultDb;
+  std::string device_key;
+  std::string mode;
+  std::int64_t min_dim = 0;
+  std::int64_t max_dim = 0;
+  bool json = false;
+  std::string out;
+  std::vector<std::string> inputs;
+};
+
+CacheFilter make_filter(const CacheArgs& a) {
+  CacheFilter f;
+  f.device_key = a.device_key;
+  if (!a.mode.empty()) f.mode = parse_math_mode(a.mode);
+  f.min_dim = a.min_dim;
+  f.max_dim = a.max_dim;
+  if (f.max_dim > 0 && f.max_dim < f.min_dim) throw InputError("--max-dim is below --min-dim");
+  return f;
+}
+
+// Import and merge write where sweep would: make the directory of the target db, as sweep does.
+void make_parent_dir(const std::string& path) {
+  const std::filesystem::path dir = std::filesystem::path(path).parent_path();
+  std::error_code ec;
+  if (!dir.empty()) std::filesystem::create_directories(dir, ec);
+  if (ec) throw InputError("cannot create directory " + dir.string() + " for " + path + ": " + ec.message());
+}
+
+std::string run_text(const CacheEntry& e) {
+  return "run " + std::to_string(e.run_id) + (e.origin.empty() ? "" : " of " + e.origin);
+}
+
+void print_table(const std::vector<CacheEntry>& entries) {
+  std::size_t key_width = 11, candidate_width = 9;
+  for (const CacheEntry& e : entries) {
+    key_width = std::max(key_width, e.problem.key().size());
+    candidate_width = std::max(candidate_width, e.candidate.id().size());
+  }
+  const int kw = static_cast<int>(key_width), cw = static_cast<int>(candidate_width);
+  std::map<std::string, int> per_device;
+  std::string device;
+  for (const CacheEntry& e : entries) {
+    if (e.device_key != device) {
+      device = e.device_key;
+      std::printf("%sdevice %s\n", per_device.empty() ? "" : "\n", device.c_str());
+      std::printf("  %-*s  %-*s %10s %8s %10s  %s\n", kw, "problem key", cw, "candidate", "median us", "TFLOP/s",
+                  "verify err", "measured by");
+    }
+    ++per_device[device];
+    const double tflops = e.problem.flops() / (e.stats.median_us * 1e6);
+    std::printf("  %-*s  %-*s %10.2f %8.1f %10.2e  %s\n", kw, e.problem.key().c_str(), cw, e.candidate.id().c_str(),
+                e.stats.median_us, tflops, e.verify_error, run_text(e).c_str());
+  }
+  std::printf("%s%zu entr%s on %zu device key%s\n", entries.empty() ? "" : "\n", entries.size(),
+              entries.size() == 1 ? "y" : "ies", per_device.size(), per_device.size() == 1 ? "" : "s");
+}
+
+void show(const CacheArgs& a) {
+  const TuningDb db(a.db, TuningDb::Access::ReadOnly);
+  const std::vector<CacheEntry> entries = db.cache_entries(make_filter(a));
+  if (a.json)
+    std::cout << cache_to_json(entries, db.path()).dump(2) << "\n";
+  else
+    print_table(entries);
+}
+
+void export_cache(const CacheArgs& a) {
+  const TuningDb db(a.db, TuningDb::Access::ReadOnly);
+  const std::vector<CacheEntry> entries = db.cache_entries(make_filter(a));
+  write_cache_file(a.out, entries, db.path());
+  std::printf("exported %zu entr%s of %s to %s\n", entries.size(), entries.size() == 1 ? "y" : "ies", a.db.c_str(),
+              a.out.c_str());
+}
+
+void print_counts(const MergeCounts& c, const std::string& target) {
+  std::printf("%s: %d added, %d replaced by a faster entry, %d kept (already as fast or faster)\n", target.c_str(),
+              c.added, c.replaced, c.kept);
+}
+
+void import_cache(const CacheArgs& a) {
+  const std::vector<CacheEntry> entries = read_cache_file(a.inputs.at(0));
+  make_parent_dir(a.db);
+  TuningDb db(a.db);
+  print_counts(db.merge_cache_entries(entries), a.db);
+}
+
+// A db or an export, told apart by content (SQLite's file header), not by the file's name.
+std::vector<CacheEntry> read_merge_input(const std::string& path) {
+  if (!has_sqlite_header(path)) return read_cache_file(path);
+  std::vector<CacheEntry> entries = TuningDb(path, TuningDb::Access::ReadOnly).cache_entries();
+  set_origin(entries, path);
+  return entries;
+}
+
+void merge(const CacheArgs& a) {
+  std::vector<CacheEntry> all;
+  for (const std::string& input : a.inputs) {
+    std::vector<CacheEntry> entries = read_merge_input(input);
+    all.insert(all.end(), std::make_move_iterator(entries.begin()), std::make_move_iterator(entries.end()));
+  }
+  make_parent_dir(a.db);
+  TuningDb db(a.db);
+  print_counts(db.merge_cache_entries(all), a.db);
+}
+
+void add_filter_options(CLI::App* cmd, CacheArgs& a) {
+  cmd->add_option("--device-key", a.device_key, "Only entries of this device key (see `gemmtune devices`)");
+  cmd->add_option("--mode", a.mode, "Only entries of this math mode (fp32, tf32, 3xtf32)");
+}
+
+}  // namespace
+
+void register_cache(CLI::App& app) {
+  auto* cache = app.add_subcommand("cache", "Show, export, import and merge the algo cache (best verified candidates)");
+  cache->require_subcommand(1);
+  auto a = std::make_shared<CacheArgs>();
+
+  auto* show_cmd = cache->add_subcommand("show", "Print the cache as a table (or its export JSON with --json)");
+  show_cmd->add_option("--db", a->db, "The db to read")->capture_default_str();
+  add_filter_options(show_cmd, *a);
+  show_cmd->add_flag("--json", a->json, "Print the export document instead of a table");
+  show_cmd->callback([a] { show(*a); });
+
+  auto* export_cmd = cache->add_subcommand("export", "Write the cache, or a filter of it, to a versioned JSON file");
+  export_cmd->add_option("--db", a->db, "The db to read")->required();
+  export_cmd->add_option("--out", a->out, "The JSON file to write")->required();
+  add_filter_options(export_cmd, *a);
+  export_cmd->add_option("--min-dim", a->min_dim, "Only problems whose m, n and k are all >= N")
+      ->check(CLI::NonNegativeNumber);
+  export_cmd->add_option("--max-dim", a->max_dim, "Only problems whose m, n and k are all <= N")
+      ->check(CLI::PositiveNumber);
+  export_cmd->callback([a] { export_cache(*a); });
+
+  auto* import_cmd = cache->add_subcommand(
+      "import", "Add an export's entries to a db (per problem the faster entry stays); a bad file changes nothing");
+  import_cmd->add_option("--db", a->db, "The db to write (created if missing)")->required();
+  import_cmd->add_option("file", a->inputs, "The export JSON file")->required()->expected(1);
+  import_cmd->callback([a] { import_cache(*a); });
+
+  auto* merge_cmd = cache->add_subcommand(
+      "merge", "Merge dbs and exports into one db: per device key and problem the faster entry stays");
+  merge_cmd->add_option("--db", a->db, "The db to write (created if missing)")->required();
+  merge_cmd->add_option("inputs", a->inputs, "dbs or export JSON files, told apart by content")
+      ->required()
+      ->expected(1, -1);
+  merge_cmd->callback([a] { merge(*a); });
+}
+
+}  // namespace gemmtune::cli

@@ -1,0 +1,50 @@
+#include "gate/sweep_results.hpp"
+
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "common/json_fields.hpp"
+
+namespace gemmtune {
+
+SweepResults sweep_results_from_json(const nlohmann::json& doc, const std::string& source) {
+  const JsonFields top(doc, source);
+  const std::string schema = top.string("schema");
+  if (schema != kSweepSchemaName)
+    top.fail("schema", "'" + schema + "' is not a gemmtune sweep result (expected '" + kSweepSchemaName + "')");
+  const std::int64_t version = top.integer("schema_version");
+  if (version != kSweepSchemaVersion)
+    top.fail("schema_version", std::to_string(version) + " is not supported (this build reads version " +
+                                   std::to_string(kSweepSchemaVersion) + ")");
+  SweepResults out;
+  out.source = source;
+  out.device_key = top.object("device").string("key");
+  out.profile = top.string("profile");
+  out.gemmtune_version = top.string("gemmtune_version");
+
+  std::set<std::string> seen;
+  for (const JsonFields& r : top.objects("results")) {
+    CaseTiming c;
+    c.key = r.string("key");
+    c.status = r.string("status");
+    if (!seen.insert(c.key).second) r.fail("key", "'" + c.key + "' appears twice");
+    if (c.ok()) {
+      c.median_us = r.number("median_us");
+      c.p10_us = r.number("p10_us");
+      c.p90_us = r.number("p90_us");
+      c.samples = static_cast<int>(r.integer("samples"));
+      if (!(c.median_us > 0)) r.fail("median_us", "must be > 0 in an ok record");
+      if (!(c.p10_us > 0 && c.p10_us <= c.median_us)) r.fail("p10_us", "must be in (0, median_us]");
+      if (!(c.p90_us >= c.median_us)) r.fail("p90_us", "must be >= median_us");
+    }
+    out.cases.push_back(std::move(c));
+  }
+  return out;
+}
+
+SweepResults read_sweep_results(const std::string& path) {
+  return sweep_results_from_json(read_json_file(path), path);
+}
+
+}  // namespace gemmtune

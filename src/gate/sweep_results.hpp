@@ -1,0 +1,37 @@
+// SweepResults: what the gate needs of a `gemmtune sweep --json` document: the device key, the profile and, per
+// record key, its status and timing quantiles. Read leniently about extra fields (the sweep may add some) and
+// strictly about the ones the gate uses.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace gemmtune {
+
+inline constexpr const char* kSweepSchemaName = "gemmtune.sweep";
+inline constexpr int kSweepSchemaVersion = 1;
+
+struct CaseTiming {
+  std::string key;     // "<problem key>/<candidate id>"
+  std::string status;  // "ok", "verify_failed", ...: only ok cases have timings
+  double median_us = 0, p10_us = 0, p90_us = 0;
+  int samples = 0;
+  bool ok() const { return status == "ok"; }
+};
+
+struct SweepResults {
+  std::string source;  // the file it was read from
+  std::string device_key;
+  std::string profile;
+  std::string gemmtune_version;
+  std::vector<CaseTiming> cases;
+};
+
+// Throws InputError naming source and the first bad field: another schema or version, a missing device key,
+// a duplicate key, or an ok record without 0 < p10 <= median <= p90.
+SweepResults sweep_results_from_json(const nlohmann::json& doc, const std::string& source);
+SweepResults read_sweep_results(const std::string& path);
+
+}  // namespace gemmtune

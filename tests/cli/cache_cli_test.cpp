@@ -1,0 +1,163 @@
+// `gemmtune cache` as users run it: the real binary, exit codes, and dbs that a refused input leaves byte for byte.
+#include <filesystem>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "db/tuning_db.hpp"
+#include "support/run_gemmtune.hpp"
+#include "support/scratch_dir.hpp"
+#include "support/tuning_fixtures.hpp"
+
+namespace gemmtune {
+namespace {
+
+using nlohmann::json;
+using test::run_gemmtune;
+
+class CacheCli : public ::testing::Test {
+ protected:
+  CacheCli() {
+    TuningDb db(source());
+    entries = test::store_test_cache(db);
+  }
+  std::string source() const { return scratch.path("source.db"); }
+  // Exports the source db through the CLI and returns the document.
+  json export_source() {
+    const auto r = run_gemmtune({"cache", "export", "--db", source(), "--out", scratch.path("export.json")});
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    return json::parse(test::read_bytes(scratch.path("export.json")));
+  }
+  // A target db that already holds one entry of its own, so "unchanged" is not "empty".
+  std::string existing_target() {
+    const std::string path = scratch.path("target.db");
+    TuningDb db(path);
+    const GemmProblem p = test::test_problem(512, 512, 512);
+    db.store_problem(db.begin_run(test::test_run(test::test_device())), p, {test::lt_record(p, 3, 9.0)});
+    return path;
+  }
+  void expect_import_refused(const std::string& file_text, const std::string& message) {
+    const std::string target = existing_target();
+    const std::string before = test::read_bytes(target);
+    test::write_bytes(scratch.path("bad.json"), file_text);
+    const auto r = run_gemmtune({"cache", "import", "--db", target, scratch.path("bad.json")});
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find(message), std::string::npos) << r.output;
+    EXPECT_EQ(test::read_bytes(target), before) << "the db changed";
+    EXPECT_FALSE(std::filesystem::exists(target + "-wal")) << "the db was opened for writing";
+  }
+  test::ScratchDir scratch;
+  std::vector<CacheEntry> entries;
+};
+
+TEST_F(CacheCli, ExportThenImportIsLosslessForEveryEntry) {
+  export_source();
+  const std::string target = scratch.path("new/dir/target.db");
+  const auto r = run_gemmtune({"cache", "import", "--db", target, scratch.path("export.json")});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("3 added"), std::string::npos) << r.output;
+  const std::vector<CacheEntry> imported = TuningDb(target, TuningDb::Access::ReadOnly).cache_entries();
+  ASSERT_EQ(imported.size(), entries.size());
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    test::expect_same_entry(imported[i], entries[i]);
+    EXPECT_EQ(imported[i].origin, source());
+  }
+}
+
+TEST_F(CacheCli, ImportRefusesMalformedJsonAndLeavesTheDbUnchanged) {
+  expect_import_refused(R"({"schema": "gemmtune.cache", "schema_version": 1, "entries": [{)", "not valid JSON");
+}
+
+TEST_F(CacheCli, ImportRefusesAnotherSchemaVersionAndLeavesTheDbUnchanged) {
+  json doc = export_source();
+  doc["schema_version"] = 2;
+  expect_import_refused(doc.dump(), "schema_version: 2 is not supported");
+}
+
+TEST_F(CacheCli, ImportRefusesATruncatedFileAndLeavesTheDbUnchanged) {
+  const std::string whole = export_source().dump(2);
+  expect_import_refused(whole.substr(0, whole.size() * 2 / 3), "not valid JSON");
+}
+
+TEST_F(CacheCli, ImportRefusesTheWholeFileForOneBadEntry) {
+  json doc = export_source();
+  doc["entries"][2]["stats"]["median_us"] = 0;  // entries 0 and 1 are fine, and must not be imported either
+  expect_import_refused(doc.dump(), "entries[2].stats.median_us: must be > 0");
+}
+
+TEST_F(CacheCli, MergeTellsDbsFromExportsByContentKeepsTheFasterEntryAndNeverMixesDevices) {
+  // The export, with the test device's 4096³ entry made faster, under a name that says "db"; the db under a name
+  // that says "json". The other device's entry gets slower in the export: it must stay the db's.
+  json doc = export_source();
+  doc["entries"][2]["stats"]["median_us"] = 1000.0;
+  doc["entries"][2]["stats"]["p10_us"] = 990.0;
+  doc["entries"][0]["stats"]["median_us"] = 500.0;
+  doc["entries"][0]["stats"]["p90_us"] = 510.0;
+  test::write_bytes(scratch.path("export-named.db"), doc.dump());
+  std::filesystem::copy_file(source(), scratch.path("db-named.json"));
+
+  const std::string out = scratch.path("merged.db");
+  const auto r = run_gemmtune({"cache", "merge", "--db", out, scratch.path("db-named.json"),
+                               scratch.path("export-named.db")});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const TuningDb merged(out, TuningDb::Access::ReadOnly);
+  const std::vector<CacheEntry> result = merged.cache_entries();
+  ASSERT_EQ(result.size(), 3u);
+  EXPECT_EQ(result[0].device_key, entries[0].device_key);
+  EXPECT_EQ(result[0].stats.median_us, entries[0].stats.median_us);  // the db's, faster than the export's 500
+  EXPECT_EQ(result[0].origin, scratch.path("db-named.json"));
+  EXPECT_EQ(result[2].stats.median_us, 1000.0);  // the export's, faster than the db's 1234.57
+  EXPECT_EQ(result[2].device_key, entries[2].device_key);
+  EXPECT_NE(result[0].device_key, result[2].device_key);
+}
+
+TEST_F(CacheCli, MergeWithOneBadInputChangesNothing) {
+  const std::string target = existing_target();
+  const std::string before = test::read_bytes(target);
+  test::write_bytes(scratch.path("bad.json"), R"({"schema": "something.else"})");
+  const auto r = run_gemmtune({"cache", "merge", "--db", target, source(), scratch.path("bad.json")});
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_EQ(test::read_bytes(target), before);
+}
+
+TEST_F(CacheCli, ShowPrintsEveryEntryGroupedByDeviceAndFilters) {
+  auto r = run_gemmtune({"cache", "show", "--db", source()});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  for (const CacheEntry& e : entries) {
+    EXPECT_NE(r.output.find(e.problem.key()), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find(e.candidate.id()), std::string::npos) << r.output;
+  }
+  EXPECT_NE(r.output.find("3 entries on 2 device keys"), std::string::npos) << r.output;
+
+  r = run_gemmtune({"cache", "show", "--db", source(), "--mode", "fp32"});
+  EXPECT_NE(r.output.find("1 entry on 1 device key"), std::string::npos) << r.output;
+  r = run_gemmtune({"cache", "show", "--db", source(), "--device-key", entries[0].device_key, "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const json doc = json::parse(r.output);
+  EXPECT_EQ(doc["schema"], "gemmtune.cache");
+  EXPECT_EQ(doc["entries"].size(), 1u);
+}
+
+TEST_F(CacheCli, ExportFiltersByShape) {
+  const auto r = run_gemmtune(
+      {"cache", "export", "--db", source(), "--out", scratch.path("small.json"), "--max-dim", "3000"});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const json doc = json::parse(test::read_bytes(scratch.path("small.json")));
+  ASSERT_EQ(doc["entries"].size(), 1u);
+  EXPECT_EQ(doc["entries"][0]["problem"]["m"], 1000);
+}
+
+TEST_F(CacheCli, ShowRefusesANonDbFileAndAMissingOneWithExitTwo) {
+  test::write_bytes(scratch.path("notes.db"), "these are notes, not a database\n");
+  auto r = run_gemmtune({"cache", "show", "--db", scratch.path("notes.db")});
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_EQ(test::read_bytes(scratch.path("notes.db")), "these are notes, not a database\n");
+  r = run_gemmtune({"cache", "show", "--db", scratch.path("missing.db")});
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(scratch.path("missing.db")));
+  EXPECT_EQ(run_gemmtune({"cache", "show", "--db", source(), "--mode", "fp16"}).exit_code, 2);
+}
+
+}  // namespace
+}  // namespace gemmtune

@@ -1,0 +1,140 @@
+#include "db/cache_json.hpp"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "db/tuning_db.hpp"
+#include "support/scratch_dir.hpp"
+#include "support/tuning_fixtures.hpp"
+
+namespace gemmtune {
+namespace {
+
+using nlohmann::json;
+
+TEST(CacheJson, ExportImportRoundTripIsLosslessForEveryField) {
+  test::ScratchDir scratch;
+  TuningDb source(scratch.path("source.db"));
+  const std::vector<CacheEntry> exported = test::store_test_cache(source);
+  ASSERT_EQ(exported.size(), 3u);
+
+  write_cache_file(scratch.path("cache.json"), exported, source.path());
+  const std::vector<CacheEntry> parsed = read_cache_file(scratch.path("cache.json"));
+  TuningDb target(scratch.path("target.db"));
+  const MergeCounts counts = target.merge_cache_entries(parsed);
+  EXPECT_EQ(counts.added, 3);
+
+  const std::vector<CacheEntry> imported = target.cache_entries();
+  ASSERT_EQ(imported.size(), exported.size());
+  for (std::size_t i = 0; i < exported.size(); ++i) {
+    SCOPED_TRACE(exported[i].problem.key());
+    test::expect_same_entry(imported[i], exported[i]);
+    EXPECT_TRUE(imported[i].problem == exported[i].problem);
+    // Measured in source.db, so the entry says so wherever it goes.
+    EXPECT_EQ(imported[i].origin, source.path());
+  }
+}
+
+TEST(CacheJson, DocumentCarriesSchemaVersionAndEveryAlgoField) {
+  test::ScratchDir scratch;
+  TuningDb db(scratch.path("source.db"));
+  const json doc = cache_to_json(test::store_test_cache(db), db.path());
+  EXPECT_EQ(doc["schema"], "gemmtune.cache");
+  EXPECT_EQ(doc["schema_version"], 1);
+  EXPECT_TRUE(doc["gemmtune_version"].is_string());
+  EXPECT_TRUE(doc["exported_at"].is_string());
+  const json& algo = doc["entries"][1]["candidate"]["algo"];
+  for (const char* field : {"algo_id", "tile", "stages", "splitk", "reduction", "swizzle", "custom", "cluster_shape",
+                            "inner_shape"})
+    EXPECT_TRUE(algo.contains(field)) << field;
+}
+
+// One valid document, then one mutation per case: the whole file must be refused with a message that names
+// the entry and the field.
+struct BadDocument {
+  const char* what;
+  std::function<void(json&)> mutate;
+  const char* expected_message;
+};
+
+void PrintTo(const BadDocument& d, std::ostream* os) { *os << d.what; }
+
+class CacheJsonRefuses : public ::testing::TestWithParam<BadDocument> {};
+
+TEST_P(CacheJsonRefuses, WholeDocumentWithAMessageNamingTheField) {
+  test::ScratchDir scratch;
+  TuningDb db(scratch.path("source.db"));
+  json doc = cache_to_json(test::store_test_cache(db), db.path());
+  GetParam().mutate(doc);
+  try {
+    cache_from_json(doc, "cache.json");
+    FAIL() << "accepted a document with " << GetParam().what;
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find(GetParam().expected_message), std::string::npos) << e.what();
+    EXPECT_EQ(std::string(e.what()).rfind("cache.json: ", 0), 0u) << e.what();
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Mutations, CacheJsonRefuses,
+    ::testing::Values(
+        BadDocument{"another schema", [](json& d) { d["schema"] = "gemmtune.sweep"; }, "schema: 'gemmtune.sweep'"},
+        BadDocument{"a newer schema version", [](json& d) { d["schema_version"] = 2; },
+                    "schema_version: 2 is not supported"},
+        BadDocument{"no entries", [](json& d) { d.erase("entries"); }, "entries: missing"},
+        BadDocument{"entries not an array", [](json& d) { d["entries"] = json::object(); },
+                    "entries: expected an array"},
+        BadDocument{"a zero median", [](json& d) { d["entries"][1]["stats"]["median_us"] = 0; },
+                    "entries[1].stats.median_us: must be > 0"},
+        BadDocument{"a median as a string", [](json& d) { d["entries"][2]["stats"]["median_us"] = "12"; },
+                    "entries[2].stats.median_us: expected a number, got string"},
+        BadDocument{"p90 below the median", [](json& d) { d["entries"][0]["stats"]["p90_us"] = 1.0; },
+                    "entries[0].stats.p90_us"},
+        BadDocument{"a failed entry", [](json& d) { d["entries"][1]["status"] = "verify_failed"; },
+                    "entries[1].status: 'verify_failed'"},
+        BadDocument{"a bad problem key", [](json& d) { d["entries"][0]["problem_key"] = "fwd:0x1x1:nn:row:none:tf32"; },
+                    "entries[0].problem_key: bad shape"},
+        BadDocument{"a problem that disagrees with its key",
+                    [](json& d) { d["entries"][0]["problem"]["key"] = "fwd:1x1x1:nn:row:none:tf32"; },
+                    "entries[0].problem.key: does not match"},
+        BadDocument{"a bad candidate id", [](json& d) { d["entries"][1]["candidate"]["id"] = "lt/a21-oops"; },
+                    "entries[1].candidate.id: bad candidate id"},
+        BadDocument{"an algo field that disagrees with the id",
+                    [](json& d) { d["entries"][1]["candidate"]["algo"]["stages"] = 99; },
+                    "entries[1].candidate.algo.stages: does not match the candidate id"},
+        BadDocument{"an epilogue flag that disagrees with the id",
+                    [](json& d) { d["entries"][1]["candidate"]["epilogue_kernel"] = false; },
+                    "entries[1].candidate.epilogue_kernel: does not match"},
+        BadDocument{"a negative verify error", [](json& d) { d["entries"][2]["verify_error"] = -1; },
+                    "entries[2].verify_error: must be >= 0"},
+        BadDocument{"an error above its tolerance", [](json& d) { d["entries"][2]["verify_error"] = 0.5; },
+                    "entries[2].verify_error: is above its tolerance"},
+        BadDocument{"a missing run", [](json& d) { d["entries"][2].erase("run"); }, "entries[2].run: missing"},
+        BadDocument{"a run id that is not an integer", [](json& d) { d["entries"][2]["run"]["id"] = 1.5; },
+                    "entries[2].run.id: expected an integer"},
+        BadDocument{"an empty device key", [](json& d) { d["entries"][2]["device_key"] = ""; },
+                    "entries[2].device_key: must not be empty"},
+        BadDocument{"one problem twice", [](json& d) { d["entries"].push_back(d["entries"][1]); },
+                    "entries[3].problem_key: the same device key and problem key as entries[1]"},
+        BadDocument{"an entry that is not an object", [](json& d) { d["entries"][1] = 5; },
+                    "entries[1]: expected an object"}),
+    [](const ::testing::TestParamInfo<BadDocument>& param_info) {
+      std::string name;
+      for (const char* c = param_info.param.what; *c != '\0'; ++c)
+        if (std::isalnum(static_cast<unsigned char>(*c))) name += *c;
+      return name;
+    });
+
+TEST(CacheJson, MalformedOrMissingFileIsAnInputErrorNamingIt) {
+  test::ScratchDir scratch;
+  test::write_bytes(scratch.path("bad.json"), R"({"schema": "gemmtune.cache", "entries": [)");
+  EXPECT_THROW(read_cache_file(scratch.path("bad.json")), InputError);
+  EXPECT_THROW(read_cache_file(scratch.path("missing.json")), InputError);
+}
+
+}  // namespace
+}  // namespace gemmtune
