@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "cuda/stream.hpp"
 #include "nvtx/case_range.hpp"
 #include "nvtx/nvtx_range.hpp"
 #include "tuner/sm_clock.hpp"
@@ -26,6 +27,17 @@ std::vector<double> run_batch(const CandidateLauncher& launcher, const ProblemBu
   ctx.blocker.release();
   GT_CUDA_CALL(cudaStreamSynchronize(ctx.stream));
   return ctx.timer.collect();
+}
+
+// Events around `calls` back-to-back calls, divided by `calls`: an independent check on the kernel-time median.
+double events_per_call_us(const CandidateLauncher& launcher, const ProblemBuffers& buffers, int calls, int* next_set,
+                          cudaStream_t s) {
+  const CudaEvent start, stop;
+  start.record(s);
+  for (int i = 0; i < calls; ++i) launcher.launch(buffers.operands((*next_set)++), s);
+  stop.record(s);
+  GT_CUDA_CALL(cudaStreamSynchronize(s));
+  return 1e3 * static_cast<double>(stop.elapsed_ms_since(start)) / calls;
 }
 
 }  // namespace
@@ -53,6 +65,7 @@ TimingStats measure_candidate(const CandidateLauncher& launcher, const ProblemBu
   }
   TimingStats stats = summarize(rule.samples());
   stats.timer = ctx.timer.name();
+  stats.events_per_call_us = events_per_call_us(launcher, buffers, 20, &next_set, ctx.stream);
   stats.sm_clock_mhz = measure_sm_clock_mhz(ctx.stream);
   return stats;
 }

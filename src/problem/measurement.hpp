@@ -27,6 +27,9 @@ struct TimingStats {
   int samples = 0;
   std::string timer;         // "cupti" (kernel time from activity records) or "events" (fallback)
   double sm_clock_mhz = 0;   // measured SM clock while sampling; 0 when unknown
+  // Cross-check: CUDA events around 20 back-to-back calls, divided by 20 (launch gaps included, so it is never
+  // below the kernel-time median by more than noise). In sweep outputs only; 0 when not measured.
+  double events_per_call_us = 0;
   // (p90 − p10) / median: the noise figure the gate and the stopping rule use.
   double rel_spread() const { return median_us > 0 ? (p90_us - p10_us) / median_us : 0.0; }
 };

@@ -17,13 +17,13 @@ struct LtSearchSettings {
   bool unfused_baseline = false;          // also time cuBLASLt GEMM + our separate epilogue kernel
 };
 
-// The stopping rule of nvbench's cold measurement: sample until the relative spread is small, enough samples and
-// time were spent, or the time cap is hit.
+// The stopping rule (tuner/stopping_rule.hpp): sample until the median is known well enough, with enough samples
+// and time spent, or until the time cap.
 struct TimingSettings {
   int warmup_calls = 5;
   int batch_calls = 20;        // back-to-back calls queued behind the blocking kernel per batch
   int min_samples = 40;
-  double max_noise_pct = 1.0;  // stop once (p90 − p10)/median ≤ this...
+  double max_noise_pct = 0.5;  // stop once the median's relative standard error is ≤ this...
   double min_time_ms = 10;     // ...and at least this much kernel time was sampled
   double max_time_ms = 400;    // hard cap per candidate
 };
