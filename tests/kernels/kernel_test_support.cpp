@@ -1,9 +1,15 @@
 #include "kernels/kernel_test_support.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <iostream>
 #include <random>
 
+#include <gtest/gtest.h>
+
 #include "kernels/epilogue.cuh"
+#include "kernels/reference_gemm.hpp"
+#include "kernels/registry.hpp"
 
 namespace gemmtune::test {
 
@@ -120,6 +126,83 @@ double host_relative_error(const std::vector<float>& out, const std::vector<doub
     ref2 += ref[i] * ref[i];
   }
   return ref2 == 0.0 ? (diff2 == 0.0 ? 0.0 : INFINITY) : std::sqrt(diff2 / ref2);
+}
+
+double gemm_tolerance(const GemmProblem& p) {
+  if (p.mode == MathMode::Tf32) return 1e-3;
+  return 1e-6 * std::sqrt(static_cast<double>(p.k));
+}
+
+std::vector<GemmProblem> coverage_problems(MathMode mode) {
+  struct Shape {
+    std::int64_t m, n, k;
+  };
+  // Each of 1, 7, 127, 255, 1000, 4095 appears once as m, once as n and once as k in the first six.
+  const Shape shapes[] = {{1, 127, 4095}, {7, 255, 1000}, {127, 4095, 1},   {255, 1000, 7},
+                          {1000, 1, 255}, {4095, 7, 127}, {512, 384, 1000}, {132, 260, 516}};
+  constexpr Activation kActivations[] = {Activation::None,    Activation::Relu,    Activation::LeakyRelu,
+                                         Activation::Gelu,    Activation::GeluErf, Activation::Sigmoid,
+                                         Activation::Tanh};
+  std::vector<GemmProblem> problems;
+  int index = 0;
+  for (int layout = 0; layout < 4; ++layout) {
+    for (Activation act : kActivations) {
+      const Shape& s = shapes[index % 8];
+      GemmProblem p;
+      p.m = s.m;
+      p.n = s.n;
+      p.k = s.k;
+      p.trans_a = layout & 1;
+      p.trans_b = (layout & 2) != 0;
+      p.out = index / 2 % 2 ? OutputLayout::Transposed : OutputLayout::RowMajor;
+      p.epi.bias = index % 5 != 3;
+      p.epi.act = act;
+      p.epi.leaky_slope = 0.05f;
+      p.epi.save_z = index % 3 == 0;
+      p.epi.dropout_p = index % 4 == 1 ? 0.2f : 0.f;
+      p.mode = mode;
+      problems.push_back(p);
+      ++index;
+    }
+  }
+  return problems;
+}
+
+VariantErrors run_against_reference(const kernels::KernelVariant& v, const GemmProblem& p, std::uint32_t seed) {
+  ProblemData d(p, seed);
+  const std::size_t count = elements(p.m, p.n);
+  DeviceBuffer<double> y_ref(count), z_ref(p.epi.save_z ? count : 0);
+  kernels::reference_gemm(p, d.operands(), y_ref.get(), z_ref.get(), nullptr);
+  v.launch(p, d.operands(), nullptr);
+  GT_CUDA_CALL(cudaGetLastError());
+  VariantErrors e;
+  e.y = kernels::relative_frobenius_error(d.Y.get(), y_ref.get(), static_cast<std::int64_t>(count), nullptr);
+  if (p.epi.save_z)
+    e.z = kernels::relative_frobenius_error(d.Z.get(), z_ref.get(), static_cast<std::int64_t>(count), nullptr);
+  return e;
+}
+
+void check_family_against_reference(kernels::Family family) {
+  std::uint32_t seed = 1000;
+  int variants = 0;
+  for (const kernels::KernelVariant& v : kernels::kernel_registry()) {
+    if (v.family != family) continue;
+    ++variants;
+    double worst = 0.0, worst_over_tolerance = 0.0;
+    const std::vector<GemmProblem> problems = coverage_problems(v.mode);
+    for (const GemmProblem& p : problems) {
+      ASSERT_EQ(v.unsupported_reason(p), "") << v.name << " " << p.key();
+      const VariantErrors e = run_against_reference(v, p, seed++);
+      const double tol = gemm_tolerance(p);
+      ASSERT_LE(e.y, tol) << v.name << " Y of " << p.key();
+      ASSERT_LE(e.z, tol) << v.name << " Z of " << p.key();
+      worst = std::max({worst, e.y, e.z});
+      worst_over_tolerance = std::max({worst_over_tolerance, e.y / tol, e.z / tol});
+    }
+    std::cout << "[ checked  ] " << v.name << ": " << problems.size() << " problems, max relative error " << worst
+              << " (max error/tolerance " << worst_over_tolerance << ")\n";
+  }
+  EXPECT_GE(variants, 8) << "variants of family " << kernels::to_string(family);
 }
 
 }  // namespace gemmtune::test

@@ -55,3 +55,32 @@ void cpu_epilogue(const GemmProblem& p, const std::vector<double>& acc, const st
 double host_relative_error(const std::vector<float>& out, const std::vector<double>& ref);
 
 }  // namespace gemmtune::test
+
+namespace gemmtune::kernels {
+struct KernelVariant;
+enum class Family;
+}  // namespace gemmtune::kernels
+
+namespace gemmtune::test {
+
+// The tolerance on the relative Frobenius error: fp32 and 3xtf32 carry fp32 rounding (grows like √k), tf32
+// carries its 10-bit mantissa (~5e-4 per input, independent of k).
+double gemm_tolerance(const GemmProblem& p);
+
+// Problems that, together, give every variant every layout × activation once, with save_z, dropout, the transposed
+// store and the no-bias path spread over them, on shapes that put 1, 7, 127, 255, 1000 and 4095 in each of m, n and k
+// (plus two shapes whose leading dimensions allow 16-byte loads, with edge tiles).
+std::vector<GemmProblem> coverage_problems(MathMode mode);
+
+struct VariantErrors {
+  double y = 0.0, z = 0.0;
+};
+
+// Fresh random inputs, NaN-poisoned outputs, one launch of v, relative Frobenius errors against the fp64 reference.
+VariantErrors run_against_reference(const kernels::KernelVariant& v, const GemmProblem& p, std::uint32_t seed);
+
+// Every variant of `family` on every coverage problem; fails the test with the problem key on the first error over
+// tolerance, and prints each variant's worst error.
+void check_family_against_reference(kernels::Family family);
+
+}  // namespace gemmtune::test

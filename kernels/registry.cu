@@ -1,0 +1,84 @@
+#include "kernels/registry.hpp"
+
+#include <algorithm>
+
+#include "common/error.hpp"
+
+namespace gemmtune::kernels {
+namespace {
+
+const char* name_prefix(Family f) {
+  switch (f) {
+    case Family::SimtFp32: return "fp32";
+    case Family::MmaTf32: return "tf32";
+    case Family::Mma3xTf32: return "3xtf32";
+  }
+  return "?";
+}
+
+// "tf32_128x128x32_w64x64_s3"; SIMT variants add their thread tile: "fp32_128x128x8_w32x64_t8x8_s2".
+std::string variant_name(Family f, const TileConfig& t) {
+  std::string name = std::string(name_prefix(f)) + "_" + std::to_string(t.bm) + "x" + std::to_string(t.bn) + "x" +
+                     std::to_string(t.bk) + "_w" + std::to_string(t.wm) + "x" + std::to_string(t.wn);
+  if (t.tm > 0) name += "_t" + std::to_string(t.tm) + "x" + std::to_string(t.tn);
+  return name + "_s" + std::to_string(t.stages);
+}
+
+void add_family(std::vector<KernelVariant>& registry, Family family, MathMode mode,
+                const std::vector<CompiledVariant>& compiled) {
+  for (const CompiledVariant& c : compiled)
+    registry.push_back(KernelVariant{variant_name(family, c.tile), family, c.tile, mode, 1, c.launch});
+}
+
+std::vector<KernelVariant> build_registry() {
+  std::vector<KernelVariant> registry;
+  add_family(registry, Family::SimtFp32, MathMode::Fp32, simt_fp32_variants());
+  add_family(registry, Family::MmaTf32, MathMode::Tf32, mma_tf32_variants());
+  add_family(registry, Family::Mma3xTf32, MathMode::Tf32x3, mma_3xtf32_variants());
+  return registry;
+}
+
+}  // namespace
+
+const char* to_string(Family f) {
+  switch (f) {
+    case Family::SimtFp32: return "simt_fp32";
+    case Family::MmaTf32: return "mma_tf32";
+    case Family::Mma3xTf32: return "mma_3xtf32";
+  }
+  return "?";
+}
+
+std::string KernelVariant::unsupported_reason(const GemmProblem& p) const {
+  if (p.mode != mode)
+    return std::string("variant computes in ") + gemmtune::to_string(mode) + ", the problem asks for " +
+           gemmtune::to_string(p.mode);
+  if (p.pass != Pass::Forward)
+    return std::string("runs forward GEMMs only; a ") + gemmtune::to_string(p.pass) +
+           " pass runs as its own forward GEMM (pass_gemm)";
+  try {
+    p.validate();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+void KernelVariant::launch(const GemmProblem& p, const GemmOperands& x, cudaStream_t s) const {
+  if (!x.A || !x.B || !x.Y || (p.epi.bias && !x.bias) || (p.epi.save_z && !x.Z))
+    throw InputError("kernel " + name + ": missing operand pointer for " + p.key());
+  launch_fn(p, x, s);
+}
+
+const std::vector<KernelVariant>& kernel_registry() {
+  static const std::vector<KernelVariant> registry = build_registry();
+  return registry;
+}
+
+const KernelVariant* find_kernel_variant(const std::string& name) {
+  const auto& registry = kernel_registry();
+  const auto it = std::find_if(registry.begin(), registry.end(), [&](const KernelVariant& v) { return v.name == name; });
+  return it == registry.end() ? nullptr : &*it;
+}
+
+}  // namespace gemmtune::kernels

@@ -1,0 +1,38 @@
+// The one list of our kernel variants that the tuner enumerates, the plan prints and the runtime picks from.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <cuda_runtime_api.h>
+
+#include "kernels/compiled_variant.hpp"
+#include "kernels/tile_config.hpp"
+#include "problem/gemm_problem.hpp"
+
+namespace gemmtune::kernels {
+
+enum class Family { SimtFp32, MmaTf32, Mma3xTf32 };
+
+const char* to_string(Family f);
+
+struct KernelVariant {
+  std::string name;  // stable, e.g. "tf32_128x128x32_w64x64_s3"; the db stores it
+  Family family;
+  TileConfig tile;
+  MathMode mode;
+  // Every variant takes any alignment: 16-byte loads where an operand's leading dimension and base allow them,
+  // narrower loads elsewhere; so this is 1 for all of them today.
+  int alignment_floats;
+  LaunchFn launch_fn;
+
+  // Empty when it can run p; otherwise why not (mode mismatch, pass != Forward, invalid shape).
+  std::string unsupported_reason(const GemmProblem& p) const;
+  // Asynchronous on s; no synchronization and no allocation (graph-capturable). p must be supported.
+  void launch(const GemmProblem& p, const GemmOperands& x, cudaStream_t s) const;
+};
+
+const std::vector<KernelVariant>& kernel_registry();
+const KernelVariant* find_kernel_variant(const std::string& name);  // nullptr if unknown
+
+}  // namespace gemmtune::kernels

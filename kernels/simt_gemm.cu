@@ -1,0 +1,184 @@
+// SIMT fp32 family: IEEE FFMA, siboehm SGEMM_CUDA style (block tile → warp tile → thread tile), register-staged
+// shared-memory double buffering.
+//
+// Both operands live in shared memory as [k][rows] so a thread reads its thread-tile fragments with 16-byte loads
+// whatever the global layout: a K-major operand is transposed while it is stored from registers, an MN-major one is
+// copied as is. That keeps the layout a run-time branch in the tile loader only, so one instantiation per tile serves
+// NN/NT/TN/TT. Any alignment works: 16-byte global loads where the operand allows them, scalar loads elsewhere.
+#include <mutex>
+
+#include "cuda/cuda_call.hpp"
+#include "kernels/compiled_variant.hpp"
+#include "kernels/epilogue.cuh"
+#include "kernels/operand_view.cuh"
+#include "kernels/output_tile.cuh"
+#include "kernels/tile_schedule.cuh"
+
+namespace gemmtune::kernels {
+namespace {
+
+// Shared tiles are [bk][kRowFloats] with their 16-byte chunks XOR-swizzled by k. A K-major operand is stored
+// transposed: the 32 lanes of a store hit 32/bk·4 consecutive rows × bk/4 k-chunks, and the swizzle spreads those over
+// all 32 banks; reads and direct (MN-major) stores only permute whole chunks, so they stay conflict-free too.
+template <int kRowFloats, int kBk>
+__device__ __forceinline__ int swizzled(int kk, int r) {
+  static_assert(kRowFloats % 32 == 0, "the swizzle permutes chunks inside aligned groups of 8");
+  static_assert(kBk == 8 || kBk == 16 || kBk == 32, "bk must be 8, 16 or 32");
+  constexpr int kSpread = 32 / kBk;
+  const int chunk = (r / 4) ^ ((kk / 4) % (kBk / 4) * kSpread);
+  return kk * kRowFloats + chunk * 4 + r % 4;
+}
+
+// One operand's next tile, held in registers between its global load and its shared-memory store, so the loads are in
+// flight while the current tile is multiplied.
+template <int kRows, int kBk, int kThreads>
+struct StagedTile {
+  using Cursor = ChunkCursor<kRows, kBk, kThreads>;
+  float4 regs[Cursor::kChunks];
+
+  __device__ void load(const Cursor& cursor, bool vec4, std::int64_t k0) {
+#pragma unroll
+    for (int c = 0; c < Cursor::kChunks; ++c) {
+      const int valid = cursor.valid(c, k0);
+      const float* const src = cursor.src(c, k0);
+      if (valid == 4 && vec4) {
+        regs[c] = __ldg(reinterpret_cast<const float4*>(src));
+      } else {
+        regs[c].x = valid > 0 ? __ldg(src) : 0.f;
+        regs[c].y = valid > 1 ? __ldg(src + 1) : 0.f;
+        regs[c].z = valid > 2 ? __ldg(src + 2) : 0.f;
+        regs[c].w = valid > 3 ? __ldg(src + 3) : 0.f;
+      }
+    }
+  }
+
+  __device__ void store(float* tile, const Cursor& cursor) const {
+#pragma unroll
+    for (int c = 0; c < Cursor::kChunks; ++c) {
+      const int r = cursor.tile_r(c), kk = cursor.tile_kk(c);
+      if (cursor.k_major) {
+        tile[swizzled<kRows, kBk>(kk, r)] = regs[c].x;
+        tile[swizzled<kRows, kBk>(kk + 1, r)] = regs[c].y;
+        tile[swizzled<kRows, kBk>(kk + 2, r)] = regs[c].z;
+        tile[swizzled<kRows, kBk>(kk + 3, r)] = regs[c].w;
+      } else {
+        *reinterpret_cast<float4*>(tile + swizzled<kRows, kBk>(kk, r)) = regs[c];
+      }
+    }
+  }
+};
+
+// An 8×8 thread tile needs ~150 registers with its staging and addresses: capping at 128 (16 warps per SM) spills, so
+// 256-thread blocks run one per SM (8 warps, each with 64 independent FFMAs per k) and 128-thread blocks two.
+template <int kThreads>
+constexpr int simt_min_blocks() {
+  return kThreads >= 256 ? 1 : 256 / kThreads;
+}
+
+template <class T>
+__global__ void __launch_bounds__(T::threads, simt_min_blocks<T::threads>())
+    simt_gemm_kernel(OperandView a, OperandView b, EpilogueParams e) {
+  constexpr int kThreadsN = T::wn / T::tn;  // lanes of a warp along n
+  constexpr int kThreadsM = T::wm / T::tm;
+  static_assert(kThreadsM * kThreadsN == 32, "a warp's thread tiles must cover its warp tile");
+  static_assert(T::tm % 4 == 0 && T::tn % 4 == 0, "thread tiles are read in 4-float chunks");
+  constexpr int kTileFloats = T::bk * (T::bm + T::bn);
+
+  extern __shared__ float4 shared_mem[];
+  float* const smem = reinterpret_cast<float*>(shared_mem);
+  const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
+  const int warp_row = warp / T::warps_n * T::wm, warp_col = warp % T::warps_n * T::wn;
+  const int lane_m = lane / kThreadsN, lane_n = lane % kThreadsN;
+  const BlockTile block = grouped_block_tile(T::bm, T::bn, e.m, e.n);
+
+  const ChunkCursor<T::bm, T::bk, T::threads> cursor_a(a, a.k_major, block.row0, tid);
+  const ChunkCursor<T::bn, T::bk, T::threads> cursor_b(b, b.k_major, block.col0, tid);
+  StagedTile<T::bm, T::bk, T::threads> next_a;
+  StagedTile<T::bn, T::bk, T::threads> next_b;
+  next_a.load(cursor_a, a.vec4, 0);
+  next_b.load(cursor_b, b.vec4, 0);
+  next_a.store(smem, cursor_a);
+  next_b.store(smem + T::bk * T::bm, cursor_b);
+  __syncthreads();
+
+  float acc[T::tm][T::tn] = {};
+  const int k_tiles = static_cast<int>((a.k + T::bk - 1) / T::bk);
+  for (int kt = 0; kt < k_tiles; ++kt) {
+    const bool has_next = kt + 1 < k_tiles;
+    if (has_next) {
+      next_a.load(cursor_a, a.vec4, std::int64_t{kt + 1} * T::bk);
+      next_b.load(cursor_b, b.vec4, std::int64_t{kt + 1} * T::bk);
+    }
+    const float* tile_a = smem + (kt % 2) * kTileFloats;
+    const float* tile_b = tile_a + T::bk * T::bm;
+#pragma unroll
+    for (int kk = 0; kk < T::bk; ++kk) {
+      float frag_a[T::tm], frag_b[T::tn];
+#pragma unroll
+      for (int i = 0; i < T::tm / 4; ++i)
+        *reinterpret_cast<float4*>(&frag_a[i * 4]) = *reinterpret_cast<const float4*>(
+            tile_a + swizzled<T::bm, T::bk>(kk, warp_row + (i * kThreadsM + lane_m) * 4));
+#pragma unroll
+      for (int j = 0; j < T::tn / 4; ++j)
+        *reinterpret_cast<float4*>(&frag_b[j * 4]) = *reinterpret_cast<const float4*>(
+            tile_b + swizzled<T::bn, T::bk>(kk, warp_col + (j * kThreadsN + lane_n) * 4));
+#pragma unroll
+      for (int i = 0; i < T::tm; ++i)
+#pragma unroll
+        for (int j = 0; j < T::tn; ++j) acc[i][j] = fmaf(frag_a[i], frag_b[j], acc[i][j]);
+    }
+    if (has_next) {
+      float* const other = smem + ((kt + 1) % 2) * kTileFloats;
+      next_a.store(other, cursor_a);
+      next_b.store(other + T::bk * T::bm, cursor_b);
+    }
+    // One barrier per tile is enough with two buffers: it orders this tile's reads before the next store to it.
+    __syncthreads();
+  }
+
+  using Output = OutputTile<T::bm, T::bn, T::threads>;
+#pragma unroll
+  for (int i = 0; i < T::tm; ++i)
+#pragma unroll
+    for (int j = 0; j < T::tn; ++j)
+      Output::put(smem, warp_row + (i / 4 * kThreadsM + lane_m) * 4 + i % 4,
+                  warp_col + (j / 4 * kThreadsN + lane_n) * 4 + j % 4, acc[i][j]);
+  __syncthreads();
+  Output::finish(smem, e, block, tid);
+}
+
+template <class T>
+void launch_simt_gemm(const GemmProblem& p, const GemmOperands& x, cudaStream_t s) {
+  constexpr std::size_t kPipelineBytes = 2 * T::bk * (T::bm + T::bn) * sizeof(float);
+  constexpr std::size_t kOutputBytes = OutputTile<T::bm, T::bn, T::threads>::kBytes;
+  constexpr std::size_t kSmemBytes = kPipelineBytes > kOutputBytes ? kPipelineBytes : kOutputBytes;
+  static std::once_flag attribute_set;
+  std::call_once(attribute_set, [] {
+    GT_CUDA_CALL(cudaFuncSetAttribute(simt_gemm_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                      static_cast<int>(kSmemBytes)));
+  });
+  simt_gemm_kernel<T><<<grouped_grid_size(T::bm, T::bn, p.m, p.n), T::threads, kSmemBytes, s>>>(
+      operand_a(p, x), operand_b(p, x), make_epilogue_params(p, x));
+  GT_CUDA_CHECK_LAUNCH();
+}
+
+//                 bm   bn   bk  wm  wn  tm tn  stages
+using SimtTiles = TileList<Tile<128, 128, 8, 32, 64, 8, 8, 2>,   // the classic 8×8-per-thread shape, 256 threads
+                           Tile<128, 128, 16, 32, 64, 8, 8, 2>,  // same, half the barriers per k
+                           Tile<128, 128, 8, 64, 32, 8, 8, 2>,   // taller warps: A reads broadcast less, B more
+                           Tile<128, 64, 16, 32, 64, 8, 8, 2>,   // 128 threads, for 1024-2048
+                           Tile<64, 128, 16, 32, 64, 8, 8, 2>,
+                           Tile<64, 64, 16, 32, 32, 8, 4, 2>,    // more blocks for 256-512
+                           Tile<64, 64, 32, 32, 32, 4, 8, 2>,
+                           Tile<32, 64, 16, 32, 32, 4, 8, 2>>;   // 64 threads: enough blocks to fill 132 SMs at 256
+
+template <class... Tiles>
+std::vector<CompiledVariant> compile_all(TileList<Tiles...>) {
+  return {CompiledVariant{Tiles::config(), &launch_simt_gemm<Tiles>}...};
+}
+
+}  // namespace
+
+std::vector<CompiledVariant> simt_fp32_variants() { return compile_all(SimtTiles{}); }
+
+}  // namespace gemmtune::kernels

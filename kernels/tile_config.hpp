@@ -1,0 +1,26 @@
+// A kernel variant's compile-time shape: block tile, warp tile, thread tile (SIMT), BK and pipeline stages.
+#pragma once
+
+namespace gemmtune::kernels {
+
+// The runtime view of a tile shape, as the registry and the db describe a variant. tm/tn are 0 where a family has no
+// thread tile (tensor cores: a warp's fragments are fixed by the mma shape).
+struct TileConfig {
+  int bm, bn, bk, wm, wn, tm, tn, stages, threads;
+};
+
+// The compile-time view: kernels are templates over one of these.
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES>
+struct Tile {
+  static constexpr int bm = BM, bn = BN, bk = BK, wm = WM, wn = WN, tm = TM, tn = TN, stages = STAGES;
+  static constexpr int warps_m = BM / WM, warps_n = BN / WN;
+  static constexpr int threads = warps_m * warps_n * 32;
+  static_assert(BM % WM == 0 && BN % WN == 0, "warp tiles must tile the block tile");
+
+  static constexpr TileConfig config() { return {BM, BN, BK, WM, WN, TM, TN, STAGES, threads}; }
+};
+
+template <class... Tiles>
+struct TileList {};
+
+}  // namespace gemmtune::kernels

@@ -1,0 +1,18 @@
+// Every 3xtf32 variant (kernels/mma_3xtf32_gemm.cu) vs the fp64 reference: all layouts, activations, save_z, dropout,
+// both output layouts, and shapes with 1, 7, 127, 255, 1000 and 4095 in every dimension.
+#include <gtest/gtest.h>
+
+#include "kernels/kernel_test_support.hpp"
+#include "kernels/registry.hpp"
+#include "support/gpu_test.hpp"
+
+namespace gemmtune::kernels {
+namespace {
+
+TEST(Mma3xTf32Gemm, EveryVariantMatchesFp64ReferenceOnEdgeShapesLayoutsAndEpilogues) {
+  GT_REQUIRE_GPU();
+  test::check_family_against_reference(Family::Mma3xTf32);
+}
+
+}  // namespace
+}  // namespace gemmtune::kernels

@@ -1,0 +1,95 @@
+// The registry's contract with the tuner and the runtime: enough variants per mode, stable unique names, honest
+// unsupported reasons, and launches that a CUDA graph can capture.
+#include "kernels/registry.hpp"
+
+#include <regex>
+#include <set>
+
+#include <gtest/gtest.h>
+
+#include "kernels/kernel_test_support.hpp"
+#include "kernels/reference_gemm.hpp"
+#include "support/gpu_test.hpp"
+
+namespace gemmtune::kernels {
+namespace {
+
+GemmProblem problem_in(MathMode mode) {
+  GemmProblem p;
+  p.m = 300;
+  p.n = 200;
+  p.k = 100;
+  p.mode = mode;
+  p.epi.bias = true;
+  p.epi.act = Activation::Gelu;
+  return p;
+}
+
+TEST(KernelRegistry, HasAtLeastEightVariantsPerModeWithUniqueStableNames) {
+  std::set<std::string> names;
+  int per_mode[3] = {0, 0, 0};
+  const std::regex name_format(R"((fp32|tf32|3xtf32)_\d+x\d+x\d+_w\d+x\d+(_t\d+x\d+)?_s\d)");
+  for (const KernelVariant& v : kernel_registry()) {
+    EXPECT_TRUE(names.insert(v.name).second) << "duplicate " << v.name;
+    EXPECT_TRUE(std::regex_match(v.name, name_format)) << v.name;
+    EXPECT_EQ(find_kernel_variant(v.name), &v);
+    ++per_mode[static_cast<int>(v.mode)];
+  }
+  for (int count : per_mode) EXPECT_GE(count, 8);
+  EXPECT_EQ(find_kernel_variant("tf32_no_such_variant"), nullptr);
+}
+
+TEST(KernelRegistry, VariantsSayWhyTheyCannotRunAProblem) {
+  for (const KernelVariant& v : kernel_registry()) {
+    GemmProblem p = problem_in(v.mode);
+    EXPECT_EQ(v.unsupported_reason(p), "") << v.name;
+    p.mode = v.mode == MathMode::Fp32 ? MathMode::Tf32 : MathMode::Fp32;
+    EXPECT_NE(v.unsupported_reason(p), "") << v.name;
+    p = problem_in(v.mode);
+    p.pass = Pass::GradA;
+    EXPECT_NE(v.unsupported_reason(p), "") << v.name;
+    p = problem_in(v.mode);
+    p.k = 0;
+    EXPECT_NE(v.unsupported_reason(p), "") << v.name;
+  }
+}
+
+TEST(KernelRegistry, LaunchRejectsAMissingOperandInsteadOfCrashing) {
+  const KernelVariant& v = kernel_registry().front();
+  GemmProblem p = problem_in(v.mode);
+  p.epi.save_z = true;
+  GemmOperands x;
+  EXPECT_THROW(v.launch(p, x, nullptr), InputError);
+}
+
+// The runtime replays our kernels inside CUDA graphs: capture must succeed (no sync, no allocation in launch) and the
+// replay must compute what a direct launch computes.
+TEST(KernelRegistry, EveryVariantLaunchIsCapturableInACudaGraph) {
+  GT_REQUIRE_GPU();
+  for (const KernelVariant& v : kernel_registry()) {
+    const GemmProblem p = problem_in(v.mode);
+    test::ProblemData d(p, 77);
+    v.launch(p, d.operands(), nullptr);  // first use sets the kernel attributes outside the capture
+    GT_CUDA_CALL(cudaDeviceSynchronize());
+    const std::vector<float> direct = test::to_host(d.Y.get(), d.Y.size());
+    test::poison(d.Y);
+
+    cudaStream_t stream = nullptr;
+    GT_CUDA_CALL(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    cudaGraph_t graph = nullptr;
+    GT_CUDA_CALL(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+    v.launch(p, d.operands(), stream);
+    GT_CUDA_CALL(cudaStreamEndCapture(stream, &graph));
+    cudaGraphExec_t exec = nullptr;
+    GT_CUDA_CALL(cudaGraphInstantiate(&exec, graph, 0));
+    GT_CUDA_CALL(cudaGraphLaunch(exec, stream));
+    GT_CUDA_CALL(cudaStreamSynchronize(stream));
+    GT_CUDA_CALL(cudaGraphExecDestroy(exec));
+    GT_CUDA_CALL(cudaGraphDestroy(graph));
+    GT_CUDA_CALL(cudaStreamDestroy(stream));
+    EXPECT_EQ(test::to_host(d.Y.get(), d.Y.size()), direct) << v.name;
+  }
+}
+
+}  // namespace
+}  // namespace gemmtune::kernels
