@@ -8,6 +8,8 @@ namespace gemmtune::cli {
 
 void register_devices(CLI::App& app);
 void register_sweep(CLI::App& app);
+void register_ncu(CLI::App& app);
+void register_nsys(CLI::App& app);
 void register_cache(CLI::App& app);
 void register_gate(CLI::App& app);
 
