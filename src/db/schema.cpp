@@ -11,8 +11,9 @@ namespace {
 // so it can be rebuilt with cublasLtMatmulAlgoInit + ConfigSetAttribute and re-checked) next to its id, which is
 // what queries and the gate match on. measurements and algo_cache share the candidate and statistics columns.
 constexpr std::string_view kSchemaV1 = R"sql(
+-- AUTOINCREMENT: run ids are never reused, so a larger id is a later run (the cache rule relies on it).
 CREATE TABLE runs (
-  id               INTEGER PRIMARY KEY AUTOINCREMENT,  -- AUTOINCREMENT: ids never come back, so a larger id is a later run
+  id               INTEGER PRIMARY KEY AUTOINCREMENT,
   device_key       TEXT    NOT NULL,
   gpu_name         TEXT    NOT NULL,
   cc_major         INTEGER NOT NULL,

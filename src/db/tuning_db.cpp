@@ -83,7 +83,8 @@ void check_tables(const SqliteDb& db) {
     const bool present = find.step();
     find.reset();
     if (!present)
-      throw InputError(left_unchanged(db.path(), "it is damaged (gemmtune table '" + std::string(table) + "' is missing)"));
+      throw InputError(
+          left_unchanged(db.path(), "it is damaged (gemmtune table '" + std::string(table) + "' is missing)"));
   }
 }
 
@@ -113,11 +114,12 @@ SqliteDb open_checked(const std::string& path, TuningDb::Access access) {
     SqliteTransaction snapshot(db, SqliteTransaction::Kind::Read);
     check_integrity(db);
     info = inspect_schema(db, schema_migrations());
+    snapshot.commit();
   } catch (const SqliteError& e) {
     if (e.code() != ExitCode::BadInput) throw;
     const bool damaged = (e.result_code() & 0xff) == SQLITE_CORRUPT;
-    throw InputError(left_unchanged(path, std::string(damaged ? "it is damaged" : "it is not a readable SQLite database") +
-                                              " (" + e.sqlite_message() + ")"));
+    const std::string why = damaged ? "it is damaged" : "it is not a readable SQLite database";
+    throw InputError(left_unchanged(path, why + " (" + e.sqlite_message() + ")"));
   }
   const int latest = schema_migrations().back().version;
   switch (info.state) {

@@ -27,7 +27,8 @@ const char* to_string(GateOutcome o) {
 }
 
 int GateResult::count(Verdict v) const {
-  return static_cast<int>(std::count_if(cases.begin(), cases.end(), [v](const CaseComparison& c) { return c.verdict == v; }));
+  const auto has_verdict = [v](const CaseComparison& c) { return c.verdict == v; };
+  return static_cast<int>(std::count_if(cases.begin(), cases.end(), has_verdict));
 }
 
 GateOutcome GateResult::outcome() const {
