@@ -1,6 +1,7 @@
 #include "tuner/candidate_launcher.hpp"
 
 #include "kernels/registry.hpp"
+#include "problem/pass_gemm.hpp"
 
 namespace gemmtune {
 namespace {
@@ -13,13 +14,14 @@ LtEpilogueMode epilogue_mode_of(const Candidate& c) {
 
 std::string CandidateLauncher::unsupported_reason(const GemmProblem& p, const Candidate& c, cublasLtHandle_t lt,
                                                   std::size_t max_workspace) {
+  const GemmProblem g = pass_gemm(p);
   if (c.backend == Backend::Own) {
     const kernels::KernelVariant* v = kernels::find_kernel_variant(c.own_variant);
     if (!v) return "no kernel variant named '" + c.own_variant + "' in this build";
-    return v->unsupported_reason(p);
+    return v->unsupported_reason(g);
   }
-  if (std::string why = LtGemm::unsupported_reason(p); !why.empty()) return why;
-  const LtGemm gemm(lt, p, epilogue_mode_of(c));
+  if (std::string why = LtGemm::unsupported_reason(g); !why.empty()) return why;
+  const LtGemm gemm(lt, g, epilogue_mode_of(c));
   // A candidate stored as fused names an algo for cuBLASLt's own epilogue; it cannot stand in where none exists.
   if (!c.lt_epilogue_kernel && !gemm.fused_epilogue()) return "cuBLASLt has no fused epilogue for this problem";
   return gemm.check(gemm.make_algo(c.lt), max_workspace, nullptr);
@@ -27,26 +29,33 @@ std::string CandidateLauncher::unsupported_reason(const GemmProblem& p, const Ca
 
 CandidateLauncher::CandidateLauncher(const GemmProblem& p, const Candidate& c, cublasLtHandle_t lt,
                                      std::size_t max_workspace)
-    : problem_(p), candidate_(c) {
-  if (const std::string why = unsupported_reason(p, c, lt, max_workspace); !why.empty())
+    : CandidateLauncher(p, c, lt, BorrowedWorkspace{nullptr, max_workspace}) {
+  if (!lt_) return;
+  std::size_t needed = 0;
+  lt_->check(algo_, max_workspace, &needed);
+  owned_workspace_ = DeviceBuffer<unsigned char>(needed);
+  workspace_ = BorrowedWorkspace{owned_workspace_.get(), owned_workspace_.size()};
+}
+
+CandidateLauncher::CandidateLauncher(const GemmProblem& p, const Candidate& c, cublasLtHandle_t lt,
+                                     BorrowedWorkspace workspace)
+    : problem_(p), gemm_(pass_gemm(p)), candidate_(c), workspace_(workspace) {
+  if (const std::string why = unsupported_reason(p, c, lt, workspace.bytes); !why.empty())
     throw InputError("candidate " + c.id() + " cannot run " + p.key() + ": " + why);
   if (c.backend == Backend::Own) {
     variant_ = kernels::find_kernel_variant(c.own_variant);
     return;
   }
-  lt_.emplace(lt, p, epilogue_mode_of(c));
+  lt_.emplace(lt, gemm_, epilogue_mode_of(c));
   algo_ = lt_->make_algo(c.lt);
-  std::size_t needed = 0;
-  lt_->check(algo_, max_workspace, &needed);
-  workspace_ = DeviceBuffer<unsigned char>(needed);
 }
 
 void CandidateLauncher::launch(const GemmOperands& x, cudaStream_t s) const {
   if (variant_) {
-    variant_->launch(problem_, x, s);
+    variant_->launch(gemm_, x, s);
     return;
   }
-  lt_->run(algo_, x, workspace_.get(), workspace_.size(), s);
+  lt_->run(algo_, x, workspace_.ptr, workspace_.bytes, s);
 }
 
 }  // namespace gemmtune

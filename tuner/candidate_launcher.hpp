@@ -1,6 +1,8 @@
 // CandidateLauncher: enqueues one candidate's whole call (every kernel it needs) for one problem.
 // The tuner verifies and times through it; `gemmtune run` profiles through it. A launch never allocates or
 // synchronizes, so it can be timed back to back and captured in a CUDA graph.
+// A backward problem (Pass::GradA/GradB) runs as its plain GEMM (problem/pass_gemm.hpp): candidates, support checks
+// and operands are those of pass_gemm(p), while problem() stays the case that was asked for (its NVTX range, its key).
 #pragma once
 
 #include <memory>
@@ -20,26 +22,39 @@ namespace kernels {
 struct KernelVariant;
 }
 
+// Device memory a launcher borrows for cuBLASLt instead of allocating its own: the runtime shares one workspace
+// across all its plans, so a captured graph keeps pointing at memory that lives as long as the runtime.
+struct BorrowedWorkspace {
+  void* ptr = nullptr;
+  std::size_t bytes = 0;
+};
+
 class CandidateLauncher {
  public:
   // Why `c` cannot run `p` ("" when it can). For cuBLASLt this rebuilds the algo and asks AlgoCheck.
   static std::string unsupported_reason(const GemmProblem& p, const Candidate& c, cublasLtHandle_t lt,
                                          std::size_t max_workspace);
-  // Throws InputError when the candidate cannot run the problem.
+  // Throws InputError when the candidate cannot run the problem. Allocates the workspace the algo needs.
   CandidateLauncher(const GemmProblem& p, const Candidate& c, cublasLtHandle_t lt, std::size_t max_workspace);
+  // The same, running in `workspace` (which must outlive the launcher); the algo must fit in workspace.bytes.
+  CandidateLauncher(const GemmProblem& p, const Candidate& c, cublasLtHandle_t lt, BorrowedWorkspace workspace);
 
   void launch(const GemmOperands& x, cudaStream_t s) const;
 
   const Candidate& candidate() const { return candidate_; }
   const GemmProblem& problem() const { return problem_; }
+  // What launch() runs: pass_gemm(problem()). Its operands are what launch() takes.
+  const GemmProblem& gemm() const { return gemm_; }
 
  private:
   GemmProblem problem_;
+  GemmProblem gemm_;
   Candidate candidate_;
   const kernels::KernelVariant* variant_ = nullptr;
   std::optional<LtGemm> lt_;
   cublasLtMatmulAlgo_t algo_{};
-  DeviceBuffer<unsigned char> workspace_;
+  DeviceBuffer<unsigned char> owned_workspace_;
+  BorrowedWorkspace workspace_;
 };
 
 }  // namespace gemmtune

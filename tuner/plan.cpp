@@ -5,6 +5,7 @@
 
 #include "kernels/registry.hpp"
 #include "lt/lt_gemm.hpp"
+#include "problem/pass_gemm.hpp"
 
 namespace gemmtune {
 namespace {
@@ -29,10 +30,11 @@ SweepPlan make_sweep_plan(const SweepProfile& profile, const std::vector<MathMod
     if (!modes.empty() && std::find(modes.begin(), modes.end(), p.mode) == modes.end()) continue;
     PlannedProblem pp;
     pp.problem = p;
+    const GemmProblem gemm = pass_gemm(p);  // a backward pass is tuned as the plain GEMM it runs
     if (has(use_backends, "own")) {
       for (const kernels::KernelVariant& v : kernels::kernel_registry()) {
         if (v.mode != p.mode) continue;
-        const std::string why = v.unsupported_reason(p);
+        const std::string why = v.unsupported_reason(gemm);
         if (why.empty())
           pp.own_variants.push_back(v.name);
         else
@@ -40,7 +42,7 @@ SweepPlan make_sweep_plan(const SweepProfile& profile, const std::vector<MathMod
       }
     }
     if (has(use_backends, "lt")) {
-      pp.lt_unsupported = LtGemm::unsupported_reason(p);
+      pp.lt_unsupported = LtGemm::unsupported_reason(gemm);
       if (pp.lt_unsupported.empty()) pp.lt_search = lt_search_text(profile.lt);
     }
     plan.problems.push_back(std::move(pp));

@@ -12,6 +12,7 @@
 #include "cuda/stream.hpp"
 #include "db/tuning_db.hpp"
 #include "lt/lt_gemm.hpp"
+#include "problem/pass_gemm.hpp"
 #include "tuner/candidate_launcher.hpp"
 #include "tuner/measurement_loop.hpp"
 #include "tuner/verifier.hpp"
@@ -48,11 +49,11 @@ std::vector<Candidate> enumerate_candidates(const PlannedProblem& pp, const LtSe
     for (const Candidate& c : cs)
       if (seen.insert(c.id()).second) out.push_back(c);
   };
-  const LtGemm fused(h, pp.problem, LtEpilogueMode::PreferFused);
+  const LtGemm fused(h, pass_gemm(pp.problem), LtEpilogueMode::PreferFused);
   add(fused.heuristic(lt.top_k, lt.workspace_bytes));
   if (lt.by_algo_id) add(fused.search_by_algo_id(lt.per_algo_id, lt.workspace_bytes));
   if (lt.unfused_baseline && fused.fused_epilogue()) {
-    const LtGemm unfused(h, pp.problem, LtEpilogueMode::Unfused);
+    const LtGemm unfused(h, pass_gemm(pp.problem), LtEpilogueMode::Unfused);
     add(unfused.heuristic(lt.top_k, lt.workspace_bytes));
   }
   return out;
@@ -135,8 +136,10 @@ SweepResult run_sweep(const SweepPlan& plan, const SweepProfile& profile, const 
                                        pp.problem.key().c_str());
       continue;
     }
-    const ProblemBuffers buffers(pp.problem, device.l2_bytes, (std::uint64_t{entropy()} << 32) | entropy(), stream.get());
-    const Verifier verifier(pp.problem, buffers, stream.get());
+    // A backward pass (GradA, GradB) is verified and timed as the plain GEMM it runs, under its own key.
+    const GemmProblem gemm = pass_gemm(pp.problem);
+    const ProblemBuffers buffers(gemm, device.l2_bytes, (std::uint64_t{entropy()} << 32) | entropy(), stream.get());
+    const Verifier verifier(gemm, buffers, stream.get());
     for (const Candidate& c : enumerate_candidates(pp, profile.lt, lt.get())) {
       MeasurementRecord r = measure_one(pp.problem, c, buffers, verifier, profile.timing, profile.lt.workspace_bytes,
                                         lt.get(), ctx);

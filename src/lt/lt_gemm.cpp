@@ -17,7 +17,9 @@ void set_desc(cublasLtMatmulDesc_t d, cublasLtMatmulDescAttributes_t attr, const
 // cuBLASLt's epilogue for p when it has one, or DEFAULT with *fused = false when our kernel must finish the job.
 cublasLtEpilogue_t choose_epilogue(const GemmProblem& p, bool row_output, bool* fused) {
   const Epilogue& e = p.epi;
-  *fused = false;
+  // Nothing to apply (the backward's GEMMs): the GEMM alone is the whole call, however the output is stored.
+  *fused = e == Epilogue{};
+  if (*fused) return CUBLASLT_EPILOGUE_DEFAULT;
   // Its bias broadcasts along D's rows only (our columns when the output is row-major); dropout it has not.
   if (!row_output || e.dropout()) return CUBLASLT_EPILOGUE_DEFAULT;
   // Its AUX output needs a leading dimension that is a multiple of 8 (cuBLASLt docs, EPILOGUE_AUX_LD).
