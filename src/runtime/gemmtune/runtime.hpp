@@ -1,0 +1,129 @@
+// gemmtune::Runtime: runs each GEMM of a program the fastest verified way the tuner found on this GPU.
+//
+//   gemmtune::Runtime rt("gemmtune.db");            // this GPU's algo cache, read once
+//   rt.forward(problem, A, B, bias, Y, Z, stream);   // Y = act(op(A)·op(B) + bias), Z kept for the backward
+//   rt.backward(problem, A, B, Z, gY, gA, gB, gBias, stream);
+//   std::cout << rt.explain(problem);                // which candidate, and why
+//
+// Selection, once per distinct problem (its first call, or prepare()): the exact problem's cache entry; else the
+// nearest tuned shape of the same kind (same pass, layout, output layout, epilogue and mode; nearest in log-space of
+// m, n, k, within RuntimeOptions::max_nearest_distance); else cuBLASLt's heuristic default (our best-guess kernel
+// variant for 3xtf32, which cuBLASLt lacks). Whatever the cache names is re-checked first (cublasLtMatmulAlgoCheck
+// for a cuBLASLt algo, the variant's own constraints for ours): an entry this build or this cuBLASLt cannot run is
+// skipped, and explain() says so.
+//
+// Hot path: after its first call a problem's call is a hash lookup and the launches. It never touches SQLite,
+// never allocates and never synchronizes, so a forward+backward step can be captured in a CUDA graph and replayed
+// once every problem in it has been called (or prepared) outside the capture. The first call of a problem during a
+// capture is refused with an InputError that says so, since resolving it allocates.
+//
+// Tune what the program uses: every problem without a usable exact entry is remembered (in memory) and written to
+// the db's misses table by flush() or the destructor; `gemmtune sweep --from-misses --db FILE` then tunes exactly
+// those, and the next Runtime finds them.
+//
+// One Runtime is used from one host thread at a time (as a cuBLAS handle per thread). The scratch of a problem's
+// backward (gZ and the bias-gradient partials) belongs to the Runtime, so calls of one problem must be ordered
+// (one stream, or one graph); different problems may run on different streams.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <iosfwd>
+#include <memory>
+#include <string>
+
+#include <cuda_runtime_api.h>
+
+#include "problem/gemm_problem.hpp"
+
+namespace gemmtune {
+
+struct RuntimeOptions {
+  // One cuBLASLt workspace, allocated once and shared by every plan; an algo that needs more is not used.
+  // 64 MiB is what the tuner's profiles allow, so every cached algo fits.
+  std::size_t workspace_bytes = std::size_t{64} << 20;
+  // How far (Euclidean, in ln m, ln n, ln k) a tuned shape may be from the asked one to stand in for it.
+  // ln 4: one dimension 4× off, or all three about 2.2× off. Beyond that, the heuristic knows more than a
+  // tuning result of a very different shape.
+  double max_nearest_distance = 1.3862943611198906;
+  // Where the one-line warnings go (cache entries of other devices, misses that could not be written);
+  // null: std::cerr.
+  std::ostream* warnings = nullptr;
+};
+
+// The backward's device pointers. Shapes and layouts come from the forward problem: gY and Z in Y's layout, gA in
+// A's stored layout, gB in B's. A null gA, gB or gBias is not computed.
+struct BackwardOperands {
+  const float* A = nullptr;
+  const float* B = nullptr;
+  const float* Z = nullptr;   // the forward's pre-activation (problem.epi.save_z); required unless act is none
+  const float* gY = nullptr;
+  float* gA = nullptr;
+  float* gB = nullptr;
+  float* gBias = nullptr;     // length n; only with problem.epi.bias
+  std::uint64_t seed = 0;     // the forward's dropout key and counter base, so the same mask is regenerated
+  std::uint64_t offset = 0;
+};
+
+class Runtime {
+ public:
+  // Loads the algo cache of GPU `device` from db_path. A missing file is not an error: every problem then runs
+  // the heuristic default (explain() says so). A file that is not a gemmtune db, or a damaged one, throws
+  // InputError; no usable GPU throws NoGpuError.
+  explicit Runtime(const std::string& db_path, int device = 0, const RuntimeOptions& options = {});
+  // Writes pending misses (see flush()); never throws: a failure is one warning line.
+  ~Runtime();
+  Runtime(const Runtime&) = delete;
+  Runtime& operator=(const Runtime&) = delete;
+  Runtime(Runtime&&) noexcept;
+  Runtime& operator=(Runtime&&) noexcept;
+
+  // Y = epilogue(op(A)·op(B)) for a Pass::Forward problem, asynchronous on s.
+  void forward(const GemmProblem& problem, const GemmOperands& x, cudaStream_t s);
+  void forward(const GemmProblem& problem, const float* A, const float* B, const float* bias, float* Y, float* Z,
+               cudaStream_t s, std::uint64_t seed = 0, std::uint64_t offset = 0);
+
+  // The backward of forward `problem`: one pass computes gZ = gY ⊙ act'(Z) ⊙ mask/(1−p) and reduces gBias
+  // (deterministically: the same inputs give the same bits), then gA = gZ·op(B)ᵀ and gB = op(A)ᵀ·gZ run as the
+  // tuned problems backward_problem(problem, GradA / GradB). Asynchronous on s.
+  void backward(const GemmProblem& problem, const BackwardOperands& x, cudaStream_t s);
+  void backward(const GemmProblem& problem, const float* A, const float* B, const float* Z, const float* gY,
+                float* gA, float* gB, float* gBias, cudaStream_t s, std::uint64_t seed = 0,
+                std::uint64_t offset = 0);
+
+  // One GEMM of any pass, as the tuner measured it: for GradA/GradB problems x holds that pass's GEMM operands
+  // (problem/pass_gemm.hpp). What `gemmtune run --pass` times.
+  void gemm(const GemmProblem& problem, const GemmOperands& x, cudaStream_t s);
+
+  // Resolve ahead of time (allocation, algo build), e.g. before capturing a graph.
+  void prepare(const GemmProblem& problem);           // a GEMM of any pass
+  void prepare_backward(const GemmProblem& forward);  // both backward GEMMs and the gZ/gBias pass
+  // Whether this GEMM is resolved, so its calls are capturable: exactly the lookup every call makes.
+  bool prepared(const GemmProblem& problem) const;
+
+  // Use this candidate for this problem ("own/<variant>" or "lt/a..."), re-checked; throws InputError if it cannot
+  // run the problem or the problem was already resolved. What `gemmtune run --candidate` does.
+  void pin(const GemmProblem& problem, const std::string& candidate_id);
+
+  // Which candidate this problem runs and why; resolves it if it was not yet.
+  std::string explain(const GemmProblem& problem);
+  // The same for the backward of a forward problem: its elementwise pass and both GEMMs, one line each.
+  std::string explain_backward(const GemmProblem& forward);
+  // The candidate id this problem runs ("own/..." or "lt/..."); resolves it if it was not yet.
+  std::string candidate_id(const GemmProblem& problem);
+
+  // Writes the misses recorded since the last flush to the db (creating the file if it was missing).
+  // Throws InputError if the db cannot be written.
+  void flush();
+
+  // This GPU's device key: only cache entries with this key are used.
+  const std::string& device_key() const;
+  // How many cache entries of this device were loaded.
+  std::size_t cache_size() const;
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace gemmtune

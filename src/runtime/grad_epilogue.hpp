@@ -1,0 +1,41 @@
+// GradEpilogue: the backward's one elementwise pass. gZ = gY ⊙ act'(Z) ⊙ keep/(1−p) (the forward's dropout mask,
+// regenerated from its seed and offset), and gBias = Σ_rows gZ, in ONE kernel that reads gY and Z once.
+//
+// The bias gradient is deterministic: no floating-point atomics. The grid is (column strips of 32) × (row chunks);
+// each block writes its strip's partial sums for its chunk, and the last block to finish a strip (an integer
+// ticket per strip) adds that strip's partials in chunk order. Same inputs, same bits, on every call and every graph
+// replay; the last block resets its ticket, so the pass needs no memset between calls.
+#pragma once
+
+#include <cstdint>
+
+#include <cuda_runtime_api.h>
+
+#include "cuda/device_buffer.hpp"
+#include "problem/gemm_problem.hpp"
+
+namespace gemmtune::runtime {
+
+class GradEpilogue {
+ public:
+  // For forward problem p; allocates the partial sums and tickets (zeroed) when p has a bias.
+  GradEpilogue(const GemmProblem& p, int sm_count);
+
+  // False when gZ is gY itself (no activation, no dropout): the GEMMs then read gY and no gZ is written.
+  bool writes_gz() const { return writes_gz_; }
+
+  // Computes gZ into gz (when writes_gz()) and gBias into gbias (when non-null; the problem must have a bias).
+  // z may be null when the activation is none. Enqueues nothing when there is nothing to do.
+  void launch(const float* gy, const float* z, float* gz, float* gbias, std::uint64_t seed, std::uint64_t offset,
+              cudaStream_t s) const;
+
+ private:
+  GemmProblem problem_;
+  bool writes_gz_ = false;
+  std::int64_t rows_per_chunk_ = 0;
+  unsigned col_strips_ = 0, row_chunks_ = 0;
+  DeviceBuffer<float> partials_;     // row_chunks × n
+  DeviceBuffer<unsigned> tickets_;   // one per column strip
+};
+
+}  // namespace gemmtune::runtime

@@ -1,0 +1,272 @@
+#include "gemmtune/runtime.hpp"
+
+#include <iostream>
+#include <optional>
+#include <unordered_map>
+
+#include "common/error.hpp"
+#include "cuda/device_buffer.hpp"
+#include "cuda/device_info.hpp"
+#include "lt/lt_handles.hpp"
+#include "problem/pass_gemm.hpp"
+#include "runtime/cache_index.hpp"
+#include "runtime/default_candidate.hpp"
+#include "runtime/grad_epilogue.hpp"
+#include "runtime/miss_log.hpp"
+#include "runtime/problem_hash.hpp"
+#include "runtime/selection.hpp"
+#include "tuner/candidate_launcher.hpp"
+
+namespace gemmtune {
+
+using runtime::Choice;
+using runtime::ChoiceSource;
+
+namespace {
+
+// One resolved GEMM: the choice (for explain) and the launcher that runs it in the runtime's shared workspace.
+struct GemmPlan {
+  GemmPlan(const GemmProblem& p, Choice c, cublasLtHandle_t lt, BorrowedWorkspace workspace)
+      : choice(std::move(c)), launcher(p, choice.candidate, lt, workspace) {}
+  Choice choice;
+  CandidateLauncher launcher;
+};
+
+// One resolved backward: the elementwise pass, its gZ scratch, and the two GEMM plans (owned by the plan map).
+struct BackwardPlan {
+  BackwardPlan(const GemmProblem& p, int sm_count, const GemmPlan& a, const GemmPlan& b)
+      : pass(p, sm_count), grad_a(a), grad_b(b) {
+    if (pass.writes_gz()) gz = DeviceBuffer<float>(static_cast<std::size_t>(p.m * p.n));
+  }
+  runtime::GradEpilogue pass;
+  DeviceBuffer<float> gz;
+  const GemmPlan& grad_a;
+  const GemmPlan& grad_b;
+};
+
+void require(bool ok, const GemmProblem& p, const char* what) {
+  if (!ok) throw InputError(std::string(what) + " (problem " + p.key() + ")");
+}
+
+}  // namespace
+
+class Runtime::Impl {
+ public:
+  Impl(const std::string& db_path, int device, const RuntimeOptions& options)
+      : options_(options), db_path_(db_path), device_(query_device(device)),
+        device_key_(device_.identity.key()), cache_(runtime::load_cache(db_path, device_key_)),
+        lt_(make_lt_handle()), workspace_(options.workspace_bytes) {
+    if (const std::string w = cache_.index.foreign_warning(); !w.empty()) warn(w);
+    if (!cache_.db_found)
+      rules_.cache_note = "the db '" + db_path + "' was not found";
+    else if (cache_.index.size() == 0)
+      rules_.cache_note = "the db '" + db_path + "' has no entry for this device" +
+                          (cache_.index.foreign_count() > 0
+                               ? " (" + std::to_string(cache_.index.foreign_count()) + " of other devices ignored)"
+                               : std::string());
+    rules_.max_nearest_distance = options.max_nearest_distance;
+  }
+
+  // The hot path: a hash lookup; resolution (allocation, SQLite-free algo build) only on a problem's first call.
+  const GemmPlan& plan(const GemmProblem& p, std::optional<cudaStream_t> s) {
+    const auto it = plans_.find(p);
+    if (it != plans_.end()) return *it->second;
+    return resolve(p, s);
+  }
+
+  bool prepared(const GemmProblem& p) const { return plans_.find(p) != plans_.end(); }
+
+  const BackwardPlan& backward_plan(const GemmProblem& p, std::optional<cudaStream_t> s) {
+    const auto it = backward_plans_.find(p);
+    if (it != backward_plans_.end()) return *it->second;
+    require(p.pass == Pass::Forward, p, "backward takes the forward problem");
+    p.validate();
+    refuse_during_capture(p, s);
+    const GemmPlan& a = plan(backward_problem(p, Pass::GradA), s);
+    const GemmPlan& b = plan(backward_problem(p, Pass::GradB), s);
+    auto bp = std::make_unique<BackwardPlan>(p, device_.identity.sm_count, a, b);
+    return *backward_plans_.emplace(p, std::move(bp)).first->second;
+  }
+
+  void pin(const GemmProblem& p, const std::string& candidate_id) {
+    p.validate();
+    if (plans_.count(p)) throw InputError("cannot pin " + p.key() + ": it was already resolved");
+    const Candidate c = Candidate::parse_id(candidate_id);
+    if (const std::string why = unsupported(p, c); !why.empty())
+      throw InputError("candidate " + c.id() + " cannot run " + p.key() + ": " + why);
+    Choice choice;
+    choice.candidate = c;
+    choice.source = ChoiceSource::Pinned;
+    choice.why = "pinned by the caller";
+    add_plan(p, std::move(choice));
+  }
+
+  void flush() { misses_.flush(db_path_, device_key_); }
+
+  void warn(const std::string& line) const {
+    std::ostream& out = options_.warnings ? *options_.warnings : std::cerr;
+    out << "gemmtune runtime: warning: " << line << "\n";
+  }
+
+  const std::string& device_key() const { return device_key_; }
+  std::size_t cache_size() const { return cache_.index.size(); }
+
+ private:
+  // Resolving allocates and builds descriptors: not capturable, so a first call inside a capture is refused
+  // instead of breaking the capture halfway.
+  static void refuse_during_capture(const GemmProblem& p, std::optional<cudaStream_t> s) {
+    if (!s) return;
+    cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+    GT_CUDA_CALL(cudaStreamIsCapturing(*s, &status));
+    if (status != cudaStreamCaptureStatusNone)
+      throw InputError("the first call of " + p.key() +
+                       " is inside a CUDA graph capture; call it once (or Runtime::prepare) before capturing");
+  }
+
+  std::string unsupported(const GemmProblem& p, const Candidate& c) const {
+    try {
+      return CandidateLauncher::unsupported_reason(p, c, lt_.get(), workspace_.size());
+    } catch (const Error& e) {  // e.g. cublasLtMatmulAlgoInit refusing an algo id this cuBLASLt does not have
+      return e.what();
+    }
+  }
+
+  const GemmPlan& resolve(const GemmProblem& p, std::optional<cudaStream_t> s) {
+    p.validate();
+    refuse_during_capture(p, s);
+    const Choice choice = runtime::select_candidate(
+        cache_.index, p, rules_, [this](const GemmProblem& q, const Candidate& c) { return unsupported(q, c); },
+        [this](const GemmProblem& q) {
+          return runtime::default_candidate(q, lt_.get(), workspace_.size(), device_.identity.sm_count);
+        });
+    if (choice.is_miss()) misses_.record(p.key());
+    return add_plan(p, choice);
+  }
+
+  const GemmPlan& add_plan(const GemmProblem& p, Choice choice) {
+    auto plan = std::make_unique<GemmPlan>(p, std::move(choice), lt_.get(),
+                                           BorrowedWorkspace{workspace_.get(), workspace_.size()});
+    return *plans_.emplace(p, std::move(plan)).first->second;
+  }
+
+  RuntimeOptions options_;
+  std::string db_path_;
+  DeviceInfo device_;
+  std::string device_key_;
+  runtime::LoadedCache cache_;
+  runtime::SelectionRules rules_;
+  LtHandle lt_;
+  DeviceBuffer<unsigned char> workspace_;
+  std::unordered_map<GemmProblem, std::unique_ptr<GemmPlan>, runtime::ProblemHash> plans_;
+  std::unordered_map<GemmProblem, std::unique_ptr<BackwardPlan>, runtime::ProblemHash> backward_plans_;
+  runtime::MissLog misses_;
+};
+
+Runtime::Runtime(const std::string& db_path, int device, const RuntimeOptions& options)
+    : impl_(std::make_unique<Impl>(db_path, device, options)) {}
+
+Runtime::~Runtime() {
+  if (!impl_) return;  // moved from
+  try {
+    impl_->flush();
+  } catch (const std::exception& e) {
+    try {
+      impl_->warn(std::string("could not record the cache misses: ") + e.what());
+    } catch (...) {  // a destructor must not throw, even when the warning stream does
+    }
+  }
+}
+
+Runtime::Runtime(Runtime&&) noexcept = default;
+Runtime& Runtime::operator=(Runtime&&) noexcept = default;
+
+void Runtime::forward(const GemmProblem& problem, const GemmOperands& x, cudaStream_t s) {
+  require(problem.pass == Pass::Forward, problem, "forward takes a forward problem");
+  require(x.A && x.B && x.Y, problem, "forward needs A, B and Y");
+  require(!problem.epi.bias || x.bias, problem, "the problem has a bias: pass its pointer");
+  require(!problem.epi.save_z || x.Z, problem, "the problem saves Z: pass its pointer");
+  impl_->plan(problem, s).launcher.launch(x, s);
+}
+
+void Runtime::forward(const GemmProblem& problem, const float* A, const float* B, const float* bias, float* Y,
+                      float* Z, cudaStream_t s, std::uint64_t seed, std::uint64_t offset) {
+  GemmOperands x;
+  x.A = A;
+  x.B = B;
+  x.bias = bias;
+  x.Y = Y;
+  x.Z = Z;
+  x.seed = seed;
+  x.offset = offset;
+  forward(problem, x, s);
+}
+
+void Runtime::backward(const GemmProblem& problem, const BackwardOperands& x, cudaStream_t s) {
+  const BackwardPlan& bp = impl_->backward_plan(problem, s);
+  require(x.gY != nullptr, problem, "backward needs gY");
+  require(problem.epi.act == Activation::None || x.Z, problem,
+          "the backward of an activation needs the forward's Z (save_z)");
+  require(!x.gBias || problem.epi.bias, problem, "gBias was given but the problem has no bias");
+  require(!x.gA || x.B, problem, "gA needs B");
+  require(!x.gB || x.A, problem, "gB needs A");
+  bp.pass.launch(x.gY, x.Z, bp.gz.get(), x.gBias, x.seed, x.offset, s);
+  const float* gz = bp.pass.writes_gz() ? bp.gz.get() : x.gY;
+  if (x.gA) bp.grad_a.launcher.launch(pass_gemm_operands(Pass::GradA, x.A, x.B, gz, x.gA), s);
+  if (x.gB) bp.grad_b.launcher.launch(pass_gemm_operands(Pass::GradB, x.A, x.B, gz, x.gB), s);
+}
+
+void Runtime::backward(const GemmProblem& problem, const float* A, const float* B, const float* Z, const float* gY,
+                       float* gA, float* gB, float* gBias, cudaStream_t s, std::uint64_t seed,
+                       std::uint64_t offset) {
+  BackwardOperands x;
+  x.A = A;
+  x.B = B;
+  x.Z = Z;
+  x.gY = gY;
+  x.gA = gA;
+  x.gB = gB;
+  x.gBias = gBias;
+  x.seed = seed;
+  x.offset = offset;
+  backward(problem, x, s);
+}
+
+void Runtime::gemm(const GemmProblem& problem, const GemmOperands& x, cudaStream_t s) {
+  impl_->plan(problem, s).launcher.launch(x, s);
+}
+
+void Runtime::prepare(const GemmProblem& problem) { impl_->plan(problem, std::nullopt); }
+
+void Runtime::prepare_backward(const GemmProblem& forward) { impl_->backward_plan(forward, std::nullopt); }
+
+bool Runtime::prepared(const GemmProblem& problem) const { return impl_->prepared(problem); }
+
+void Runtime::pin(const GemmProblem& problem, const std::string& candidate_id) { impl_->pin(problem, candidate_id); }
+
+std::string Runtime::explain(const GemmProblem& problem) {
+  const Choice& c = impl_->plan(problem, std::nullopt).choice;
+  return problem.key() + ": " + c.candidate.id() + " [" + runtime::to_string(c.source) + "] " + c.why;
+}
+
+std::string Runtime::explain_backward(const GemmProblem& forward) {
+  const BackwardPlan& bp = impl_->backward_plan(forward, std::nullopt);
+  std::string pass = "gZ = gY";
+  if (forward.epi.act != Activation::None) pass += " * " + std::string(to_string(forward.epi.act)) + "'(Z)";
+  if (forward.epi.dropout()) pass += " * dropout mask/(1-p)";
+  if (forward.epi.bias) pass += ", gBias = sum over rows of gZ";
+  pass += bp.pass.writes_gz() || forward.epi.bias ? " (one fused pass)" : " (no pass: gZ is gY)";
+  return forward.key() + " backward: " + pass + "\n  " + explain(backward_problem(forward, Pass::GradA)) + "\n  " +
+         explain(backward_problem(forward, Pass::GradB));
+}
+
+std::string Runtime::candidate_id(const GemmProblem& problem) {
+  return impl_->plan(problem, std::nullopt).choice.candidate.id();
+}
+
+void Runtime::flush() { impl_->flush(); }
+
+const std::string& Runtime::device_key() const { return impl_->device_key(); }
+
+std::size_t Runtime::cache_size() const { return impl_->cache_size(); }
+
+}  // namespace gemmtune

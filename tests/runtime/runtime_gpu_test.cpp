@@ -1,0 +1,403 @@
+#include "gemmtune/runtime.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <optional>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "common/error.hpp"
+#include "cuda/device_info.hpp"
+#include "cuda/stream.hpp"
+#include "db/tuning_db.hpp"
+#include "kernels/epilogue.cuh"
+#include "kernels/kernel_test_support.hpp"
+#include "lt/lt_gemm.hpp"
+#include "problem/pass_gemm.hpp"
+#include "support/gpu_test.hpp"
+#include "support/scratch_dir.hpp"
+#include "support/tuning_fixtures.hpp"
+#include "tuner/verifier.hpp"
+
+namespace gemmtune {
+namespace {
+
+using test::host_relative_error;
+using test::random_floats;
+using test::to_device;
+using test::to_host;
+
+constexpr Activation kActivations[] = {Activation::None,    Activation::Relu,    Activation::LeakyRelu, Activation::Gelu,
+                                       Activation::GeluErf, Activation::Sigmoid, Activation::Tanh};
+constexpr MathMode kModes[] = {MathMode::Fp32, MathMode::Tf32, MathMode::Tf32x3};
+
+GemmProblem make(std::int64_t m, std::int64_t n, std::int64_t k, const std::string& layout, OutputLayout out,
+                 Activation act, bool bias, float dropout, MathMode mode) {
+  GemmProblem p;
+  p.m = m;
+  p.n = n;
+  p.k = k;
+  p.trans_a = layout[0] == 't';
+  p.trans_b = layout[1] == 't';
+  p.out = out;
+  p.epi.bias = bias;
+  p.epi.act = act;
+  p.epi.leaky_slope = 0.125f;
+  p.epi.save_z = act != Activation::None;
+  p.epi.dropout_p = dropout;
+  p.mode = mode;
+  return p;
+}
+
+// A Runtime on a db path that does not exist (heuristic defaults), its warnings kept for the test.
+struct Fixture {
+  explicit Fixture(const std::string& db) {
+    RuntimeOptions o;
+    o.warnings = &warnings;
+    rt.emplace(db, 0, o);
+  }
+  std::ostringstream warnings;
+  std::optional<Runtime> rt;
+};
+
+// act'(z), written out independently of kernels/epilogue.cuh.
+double cpu_derivative(Activation act, double z, double slope) {
+  const double pi = 3.14159265358979323846;
+  switch (act) {
+    case Activation::None: return 1.0;
+    case Activation::Relu: return z > 0.0 ? 1.0 : 0.0;
+    case Activation::LeakyRelu: return z > 0.0 ? 1.0 : slope;
+    case Activation::Gelu: {
+      const double c = std::sqrt(2.0 / pi), u = c * (z + 0.044715 * z * z * z), t = std::tanh(u);
+      return 0.5 * (1.0 + t) + 0.5 * z * (1.0 - t * t) * c * (1.0 + 3.0 * 0.044715 * z * z);
+    }
+    case Activation::GeluErf:
+      return 0.5 * (1.0 + std::erf(z / std::sqrt(2.0))) + z * std::exp(-0.5 * z * z) / std::sqrt(2.0 * pi);
+    case Activation::Sigmoid: {
+      const double s = 1.0 / (1.0 + std::exp(-z));
+      return s * (1.0 - s);
+    }
+    case Activation::Tanh: return 1.0 - std::tanh(z) * std::tanh(z);
+  }
+  return 1.0;
+}
+
+std::size_t at(bool transposed, std::int64_t rows, std::int64_t cols, std::int64_t r, std::int64_t c) {
+  return static_cast<std::size_t>(transposed ? c * rows + r : r * cols + c);
+}
+
+struct BackwardReference {
+  std::vector<double> ga, gb, gbias;
+};
+
+// gZ, gA, gB and gBias of problem p in fp64 from the fp32 inputs, each in its operand's stored layout.
+BackwardReference cpu_backward(const GemmProblem& p, const std::vector<float>& a, const std::vector<float>& b,
+                               const std::vector<float>& z, const std::vector<float>& gy, std::uint64_t seed,
+                               std::uint64_t offset) {
+  const bool tz = p.out == OutputLayout::Transposed;
+  std::vector<double> gz(static_cast<std::size_t>(p.m * p.n));
+  for (std::int64_t r = 0; r < p.m; ++r)
+    for (std::int64_t c = 0; c < p.n; ++c) {
+      const std::size_t i = at(tz, p.m, p.n, r, c);
+      double g = gy[i] * cpu_derivative(p.epi.act, p.epi.act == Activation::None ? 0.0 : z[i], p.epi.leaky_slope);
+      if (p.epi.dropout()) {
+        const bool keep = kernels::dropout_keep(seed, offset, static_cast<std::uint64_t>(r * p.n + c), p.epi.dropout_p);
+        g = keep ? g / (1.0 - p.epi.dropout_p) : 0.0;
+      }
+      gz[i] = g;
+    }
+  BackwardReference ref;
+  ref.ga.assign(static_cast<std::size_t>(p.m * p.k), 0.0);
+  ref.gb.assign(static_cast<std::size_t>(p.k * p.n), 0.0);
+  ref.gbias.assign(static_cast<std::size_t>(p.n), 0.0);
+  for (std::int64_t r = 0; r < p.m; ++r)
+    for (std::int64_t c = 0; c < p.n; ++c) {
+      const double g = gz[at(tz, p.m, p.n, r, c)];
+      ref.gbias[static_cast<std::size_t>(c)] += g;
+      for (std::int64_t i = 0; i < p.k; ++i) {
+        ref.ga[at(p.trans_a, p.m, p.k, r, i)] += g * b[at(p.trans_b, p.k, p.n, i, c)];
+        ref.gb[at(p.trans_b, p.k, p.n, i, c)] += a[at(p.trans_a, p.m, p.k, r, i)] * g;
+      }
+    }
+  return ref;
+}
+
+TEST(RuntimeGpu, ForwardMatchesTheFp64ReferenceForEveryEpilogueLayoutAndMode) {
+  GT_REQUIRE_GPU();
+  const test::ScratchDir dir;
+  Fixture f(dir.path("none.db"));
+  const CudaStream s;
+  int checked = 0;
+  for (MathMode mode : kModes)
+    for (const char* layout : {"nn", "nt", "tn", "tt"})
+      for (OutputLayout out : {OutputLayout::RowMajor, OutputLayout::Transposed})
+        for (Activation act : kActivations)
+          for (bool bias : {false, true})
+            for (float dropout : {0.0f, 0.3f}) {
+              const bool odd = checked % 2 == 0;
+              const GemmProblem p = make(odd ? 37 : 64, odd ? 45 : 40, odd ? 29 : 72, layout, out, act, bias, dropout, mode);
+              const test::ProblemData d(p, static_cast<std::uint32_t>(1000 + checked));
+              f.rt->forward(p, d.operands(), s.get());
+              s.synchronize();
+              std::vector<double> y_ref, z_ref;
+              test::cpu_reference(d, y_ref, p.epi.save_z ? &z_ref : nullptr);
+              const double tol = verification_tolerance(p);
+              const double y_err = host_relative_error(to_host(d.Y.get(), y_ref.size()), y_ref);
+              EXPECT_LE(y_err, tol) << f.rt->explain(p);
+              if (p.epi.save_z) {
+                EXPECT_LE(host_relative_error(to_host(d.Z.get(), z_ref.size()), z_ref), tol) << p.key();
+              }
+              ++checked;
+            }
+  EXPECT_EQ(checked, 3 * 4 * 2 * 7 * 2 * 2);
+}
+
+TEST(RuntimeGpu, BackwardMatchesTheFp64ReferenceForEveryActivationLayoutAndMode) {
+  GT_REQUIRE_GPU();
+  const test::ScratchDir dir;
+  Fixture f(dir.path("none.db"));
+  const CudaStream s;
+  int checked = 0;
+  for (MathMode mode : kModes)
+    for (const char* layout : {"nn", "nt", "tn", "tt"})
+      for (OutputLayout out : {OutputLayout::RowMajor, OutputLayout::Transposed})
+        for (Activation act : kActivations)
+          for (bool bias : {false, true})
+            for (float dropout : {0.0f, 0.3f}) {
+              const bool odd = checked % 2 == 0;
+              const GemmProblem p = make(odd ? 37 : 64, odd ? 45 : 33, odd ? 29 : 70, layout, out, act, bias, dropout, mode);
+              const auto seed = static_cast<std::uint32_t>(5000 + 8 * checked);
+              const std::size_t mn = static_cast<std::size_t>(p.m * p.n);
+              const auto a = random_floats(static_cast<std::size_t>(p.m * p.k), seed);
+              const auto b = random_floats(static_cast<std::size_t>(p.k * p.n), seed + 1);
+              const auto z = random_floats(mn, seed + 2, -2.f, 2.f);
+              const auto gy = random_floats(mn, seed + 3);
+              const auto A = to_device(a), B = to_device(b), Z = to_device(z), gY = to_device(gy);
+              DeviceBuffer<float> gA(a.size()), gB(b.size()), gBias(static_cast<std::size_t>(p.n));
+              test::poison(gA);
+              test::poison(gB);
+              test::poison(gBias);
+              const std::uint64_t dseed = 0x1234567890abcdefull + seed, doffset = seed * 77ull;
+              f.rt->backward(p, A.get(), B.get(), p.epi.act == Activation::None ? nullptr : Z.get(), gY.get(), gA.get(),
+                             gB.get(), bias ? gBias.get() : nullptr, s.get(), dseed, doffset);
+              s.synchronize();
+              const BackwardReference ref = cpu_backward(p, a, b, z, gy, dseed, doffset);
+              const double tol_a = verification_tolerance(pass_gemm(backward_problem(p, Pass::GradA)));
+              const double tol_b = verification_tolerance(pass_gemm(backward_problem(p, Pass::GradB)));
+              EXPECT_LE(host_relative_error(to_host(gA.get(), a.size()), ref.ga), tol_a) << f.rt->explain_backward(p);
+              EXPECT_LE(host_relative_error(to_host(gB.get(), b.size()), ref.gb), tol_b) << f.rt->explain_backward(p);
+              if (bias) {
+                EXPECT_LE(host_relative_error(to_host(gBias.get(), ref.gbias.size()), ref.gbias), 1e-5) << p.key();
+              }
+              ++checked;
+            }
+  EXPECT_EQ(checked, 3 * 4 * 2 * 7 * 2 * 2);
+}
+
+// Large enough that the bias reduction spans many row chunks, so its second stage and ticket reset are exercised.
+TEST(RuntimeGpu, TheBiasGradientIsBitwiseDeterministicAcrossCalls) {
+  GT_REQUIRE_GPU();
+  const test::ScratchDir dir;
+  Fixture f(dir.path("none.db"));
+  const CudaStream s;
+  for (OutputLayout out : {OutputLayout::RowMajor, OutputLayout::Transposed}) {
+    const GemmProblem p = make(3001, 257, 64, "nn", out, Activation::Gelu, true, 0.1f, MathMode::Tf32);
+    const std::size_t mn = static_cast<std::size_t>(p.m * p.n);
+    const auto z = random_floats(mn, 11, -2.f, 2.f), gy = random_floats(mn, 12);
+    const auto Z = to_device(z), gY = to_device(gy);
+    DeviceBuffer<float> gBias(static_cast<std::size_t>(p.n));
+    std::vector<std::vector<float>> results;
+    for (int call = 0; call < 3; ++call) {
+      test::poison(gBias);
+      f.rt->backward(p, nullptr, nullptr, Z.get(), gY.get(), nullptr, nullptr, gBias.get(), s.get(), 5, 6);
+      s.synchronize();
+      results.push_back(to_host(gBias.get(), gBias.size()));
+    }
+    EXPECT_EQ(std::memcmp(results[0].data(), results[1].data(), results[0].size() * sizeof(float)), 0);
+    EXPECT_EQ(std::memcmp(results[0].data(), results[2].data(), results[0].size() * sizeof(float)), 0);
+    const BackwardReference ref = cpu_backward(p, std::vector<float>(static_cast<std::size_t>(p.m * p.k)),
+                                               std::vector<float>(static_cast<std::size_t>(p.k * p.n)), z, gy, 5, 6);
+    EXPECT_LE(host_relative_error(results[0], ref.gbias), 1e-5);
+  }
+}
+
+// One layer's training step, forward and backward, captured once and replayed: the replay must give what the
+// eager calls gave, and capturing proves the steady-state calls neither allocate nor synchronize.
+TEST(RuntimeGpu, AGraphReplayOfAForwardBackwardStepGivesTheEagerResults) {
+  GT_REQUIRE_GPU();
+  const test::ScratchDir dir;
+  Fixture f(dir.path("none.db"));
+  const CudaStream s;
+  const GemmProblem p = make(96, 80, 48, "nt", OutputLayout::RowMajor, Activation::Gelu, true, 0.2f, MathMode::Tf32);
+  test::ProblemData d(p, 77);
+  const auto gy = random_floats(static_cast<std::size_t>(p.m * p.n), 78);
+  const auto gY = to_device(gy);
+  DeviceBuffer<float> gA(static_cast<std::size_t>(p.m * p.k)), gB(static_cast<std::size_t>(p.k * p.n)),
+      gBias(static_cast<std::size_t>(p.n));
+  const GemmOperands x = d.operands();
+  const auto step = [&] {
+    f.rt->forward(p, x, s.get());
+    f.rt->backward(p, x.A, x.B, x.Z, gY.get(), gA.get(), gB.get(), gBias.get(), s.get(), x.seed, x.offset);
+  };
+  const auto outputs = [&] {
+    s.synchronize();
+    return std::vector<std::vector<float>>{to_host(d.Y.get(), d.Y.size()), to_host(gA.get(), gA.size()),
+                                           to_host(gB.get(), gB.size()), to_host(gBias.get(), gBias.size())};
+  };
+  step();  // the warm-up call resolves the problems
+  const auto eager = outputs();
+
+  cudaGraph_t graph = nullptr;
+  GT_CUDA_CALL(cudaStreamBeginCapture(s.get(), cudaStreamCaptureModeGlobal));
+  step();
+  GT_CUDA_CALL(cudaStreamEndCapture(s.get(), &graph));
+  cudaGraphExec_t exec = nullptr;
+  GT_CUDA_CALL(cudaGraphInstantiate(&exec, graph, 0));
+  for (DeviceBuffer<float>* out : {&d.Y, &gA, &gB, &gBias}) test::poison(*out);
+  GT_CUDA_CALL(cudaGraphLaunch(exec, s.get()));
+  GT_CUDA_CALL(cudaGraphLaunch(exec, s.get()));
+  const auto replay = outputs();
+  GT_CUDA_CALL(cudaGraphExecDestroy(exec));
+  GT_CUDA_CALL(cudaGraphDestroy(graph));
+
+  for (std::size_t i = 0; i < eager.size(); ++i) {
+    ASSERT_EQ(eager[i].size(), replay[i].size());
+    const bool identical = std::memcmp(eager[i].data(), replay[i].data(), eager[i].size() * sizeof(float)) == 0;
+    std::vector<double> reference(eager[i].begin(), eager[i].end());
+    EXPECT_LE(host_relative_error(replay[i], reference), 1e-6) << "output " << i;
+    std::printf("[ graph    ] output %zu: replay %s eager\n", i, identical ? "bitwise equals" : "is close to but not");
+  }
+}
+
+TEST(RuntimeGpu, AFirstCallInsideACaptureIsRefusedWithAClearError) {
+  GT_REQUIRE_GPU();
+  const test::ScratchDir dir;
+  Fixture f(dir.path("none.db"));
+  const CudaStream s;
+  const GemmProblem p = make(64, 64, 64, "nn", OutputLayout::RowMajor, Activation::Relu, true, 0.f, MathMode::Tf32);
+  const test::ProblemData d(p, 3);
+  GT_CUDA_CALL(cudaStreamBeginCapture(s.get(), cudaStreamCaptureModeGlobal));
+  std::string message;
+  try {
+    f.rt->forward(p, d.operands(), s.get());
+  } catch (const InputError& e) {
+    message = e.what();
+  }
+  cudaGraph_t graph = nullptr;
+  GT_CUDA_CALL(cudaStreamEndCapture(s.get(), &graph));
+  if (graph) GT_CUDA_CALL(cudaGraphDestroy(graph));
+  EXPECT_NE(message.find("inside a CUDA graph capture"), std::string::npos) << message;
+  f.rt->prepare(p);  // resolved outside the capture, the same call is now capturable
+  GT_CUDA_CALL(cudaStreamBeginCapture(s.get(), cudaStreamCaptureModeGlobal));
+  f.rt->forward(p, d.operands(), s.get());
+  GT_CUDA_CALL(cudaStreamEndCapture(s.get(), &graph));
+  ASSERT_NE(graph, nullptr);
+  GT_CUDA_CALL(cudaGraphDestroy(graph));
+}
+
+class RuntimeCacheGpu : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    GT_REQUIRE_GPU();
+    device_key = query_device(0).identity.key();
+  }
+
+  CacheEntry entry(const GemmProblem& p, const Candidate& c, const std::string& key) const {
+    CacheEntry e = test::test_entry(key, p, 1, 10.0);
+    e.candidate = c;
+    return e;
+  }
+
+  // The heuristic's answers for p (rank 1 where there is one, so a cache hit is told from the default).
+  Candidate second_choice(const GemmProblem& p) const {
+    const LtHandle h = make_lt_handle();
+    const std::vector<Candidate> cands = LtGemm(h.get(), p).heuristic(2, std::size_t{64} << 20);
+    return cands.back();
+  }
+
+  // Runs p through rt and checks the result against the fp64 reference.
+  void expect_correct(Runtime& rt, const GemmProblem& p) const {
+    const CudaStream s;
+    const test::ProblemData d(p, 99);
+    rt.forward(p, d.operands(), s.get());
+    s.synchronize();
+    std::vector<double> y_ref;
+    test::cpu_reference(d, y_ref, nullptr);
+    EXPECT_LE(host_relative_error(to_host(d.Y.get(), y_ref.size()), y_ref), verification_tolerance(p)) << p.key();
+  }
+
+  test::ScratchDir dir;
+  std::string device_key;
+  std::string db = dir.path("cache.db");
+};
+
+TEST_F(RuntimeCacheGpu, ExactAndNearestEntriesAreUsedAndExplained) {
+  const GemmProblem tuned = make(256, 256, 256, "nn", OutputLayout::RowMajor, Activation::Gelu, true, 0.f, MathMode::Tf32);
+  const Candidate c = second_choice(tuned);
+  TuningDb(db).merge_cache_entries({entry(tuned, c, device_key)});
+  Fixture f(db);
+  EXPECT_EQ(f.rt->cache_size(), 1u);
+  EXPECT_EQ(f.rt->candidate_id(tuned), c.id());
+  EXPECT_NE(f.rt->explain(tuned).find("[exact] exact cache hit"), std::string::npos) << f.rt->explain(tuned);
+  expect_correct(*f.rt, tuned);
+
+  GemmProblem near = tuned;
+  near.m = 240;
+  const std::string why = f.rt->explain(near);
+  EXPECT_NE(why.find("[nearest] no exact entry; nearest tuned shape 256x256x256"), std::string::npos) << why;
+  EXPECT_EQ(f.rt->candidate_id(near), c.id());
+  expect_correct(*f.rt, near);
+  EXPECT_EQ(f.warnings.str(), "");
+}
+
+TEST_F(RuntimeCacheGpu, EntriesWhoseAlgoNoLongerAppliesFallBackCleanly) {
+  const GemmProblem lt_problem = make(128, 96, 64, "nn", OutputLayout::RowMajor, Activation::Relu, true, 0.f, MathMode::Tf32);
+  const GemmProblem own_problem = make(128, 96, 64, "nn", OutputLayout::RowMajor, Activation::None, false, 0.f, MathMode::Tf32x3);
+  Candidate made_up = Candidate::parse_id("lt/a9999-t18-s8-k1-r0-w0-c0-cl0-i0");
+  Candidate gone = Candidate::parse_id("own/tf32x3_no_such_variant");
+  TuningDb(db).merge_cache_entries({entry(lt_problem, made_up, device_key), entry(own_problem, gone, device_key)});
+  Fixture f(db);
+  const std::string lt_why = f.rt->explain(lt_problem);
+  EXPECT_NE(lt_why.find("[default]"), std::string::npos) << lt_why;
+  EXPECT_NE(lt_why.find("the exact entry " + made_up.id() + " no longer applies"), std::string::npos) << lt_why;
+  expect_correct(*f.rt, lt_problem);
+  const std::string own_why = f.rt->explain(own_problem);
+  EXPECT_NE(own_why.find("no kernel variant named 'tf32x3_no_such_variant' in this build"), std::string::npos) << own_why;
+  expect_correct(*f.rt, own_problem);
+}
+
+TEST_F(RuntimeCacheGpu, AnotherDevicesEntriesAreIgnoredWithOneWarning) {
+  const GemmProblem p = make(256, 256, 256, "nn", OutputLayout::RowMajor, Activation::None, true, 0.f, MathMode::Tf32);
+  const std::string other = test::test_device("NVIDIA Some Other GPU").key();
+  TuningDb(db).merge_cache_entries({entry(p, second_choice(p), other), entry(make(512, 512, 512, "nn",
+      OutputLayout::RowMajor, Activation::None, true, 0.f, MathMode::Tf32), second_choice(p), other)});
+  Fixture f(db);
+  const std::string w = f.warnings.str();
+  EXPECT_EQ(std::count(w.begin(), w.end(), '\n'), 1) << w;
+  EXPECT_NE(w.find("ignoring 2 cache entries"), std::string::npos) << w;
+  EXPECT_NE(w.find(other), std::string::npos) << w;
+  EXPECT_EQ(f.rt->cache_size(), 0u);
+  const std::string why = f.rt->explain(p);
+  EXPECT_NE(why.find("[default]"), std::string::npos) << why;
+  EXPECT_NE(why.find("2 of other devices ignored"), std::string::npos) << why;
+}
+
+TEST_F(RuntimeCacheGpu, AMissingDbRunsDefaultsAndTheDestructorRecordsTheMisses) {
+  const GemmProblem p = make(200, 100, 50, "tn", OutputLayout::Transposed, Activation::Tanh, true, 0.f, MathMode::Fp32);
+  {
+    Fixture f(db);
+    EXPECT_NE(f.rt->explain(p).find("was not found"), std::string::npos) << f.rt->explain(p);
+    f.rt->prepare_backward(p);
+    expect_correct(*f.rt, p);
+  }
+  const std::vector<std::string> misses = TuningDb(db, TuningDb::Access::ReadOnly).misses(device_key);
+  EXPECT_EQ(misses.size(), 3u);
+  for (const GemmProblem& q : {p, backward_problem(p, Pass::GradA), backward_problem(p, Pass::GradB)})
+    EXPECT_NE(std::find(misses.begin(), misses.end(), q.key()), misses.end()) << q.key();
+}
+
+}  // namespace
+}  // namespace gemmtune

@@ -1,0 +1,136 @@
+#include "runtime/selection.hpp"
+
+#include <cmath>
+#include <set>
+
+#include <gtest/gtest.h>
+
+#include "support/tuning_fixtures.hpp"
+
+namespace gemmtune::runtime {
+namespace {
+
+using test::test_entry;
+using test::test_problem;
+
+const std::string kHere = test::test_device("NVIDIA Here").key();
+
+// A GPU-free stand-in for the re-check: candidates whose algo id is in `broken` "no longer apply".
+struct FakeChecks {
+  std::set<int> broken;
+  std::vector<std::string> checked;  // ids, in the order selection asked
+
+  SupportCheck supports() {
+    return [this](const GemmProblem&, const Candidate& c) -> std::string {
+      checked.push_back(c.id());
+      return broken.count(c.lt.algo_id) ? "algo " + std::to_string(c.lt.algo_id) + " is gone" : "";
+    };
+  }
+};
+
+DefaultChooser heuristic_default() {
+  return [](const GemmProblem&) {
+    DefaultCandidate d;
+    d.candidate.lt.algo_id = 999;
+    d.how = "the heuristic's first algo";
+    return d;
+  };
+}
+
+SelectionRules rules(double max_distance = std::log(4.0)) {
+  SelectionRules r;
+  r.max_nearest_distance = max_distance;
+  return r;
+}
+
+const GemmProblem kAsked = test_problem(1000, 1000, 1000);
+
+CacheIndex small_cache() {
+  return CacheIndex({test_entry(kHere, kAsked, 1, 15.25), test_entry(kHere, test_problem(1024, 1024, 1024), 2, 16),
+                     test_entry(kHere, test_problem(768, 1024, 1024), 3, 12), test_entry(kHere, test_problem(64, 64, 64), 4, 3)},
+                    kHere);
+}
+
+TEST(Selection, AnExactEntryThatStillAppliesIsUsedAndIsNotAMiss) {
+  FakeChecks checks;
+  const Choice c = select_candidate(small_cache(), kAsked, rules(), checks.supports(), heuristic_default());
+  EXPECT_EQ(c.source, ChoiceSource::Exact);
+  EXPECT_EQ(c.candidate.lt.algo_id, 1);
+  EXPECT_FALSE(c.is_miss());
+  EXPECT_NE(c.why.find("exact cache hit"), std::string::npos) << c.why;
+  EXPECT_NE(c.why.find("15.25 us"), std::string::npos) << c.why;
+  EXPECT_EQ(checks.checked.size(), 1u) << "the exact entry is re-checked too";
+}
+
+TEST(Selection, WithoutAnExactEntryTheNearestTunedShapeOfTheKindIsUsed) {
+  FakeChecks checks;
+  const GemmProblem asked = test_problem(960, 1000, 1000);
+  const Choice c = select_candidate(small_cache(), asked, rules(), checks.supports(), heuristic_default());
+  EXPECT_EQ(c.source, ChoiceSource::Nearest);
+  EXPECT_EQ(c.candidate.lt.algo_id, 1);  // ln(1000/960) = 0.041; 1024³ is at 0.073
+  EXPECT_TRUE(c.is_miss());
+  EXPECT_NE(c.why.find("nearest tuned shape 1000x1000x1000 at log-distance 0.04"), std::string::npos) << c.why;
+  EXPECT_NE(c.why.find("re-checked OK"), std::string::npos) << c.why;
+}
+
+TEST(Selection, AStaleExactEntryFallsToTheNearestOneAndSaysWhy) {
+  FakeChecks checks;
+  checks.broken = {1};
+  const Choice c = select_candidate(small_cache(), kAsked, rules(), checks.supports(), heuristic_default());
+  EXPECT_EQ(c.source, ChoiceSource::Nearest);
+  EXPECT_EQ(c.candidate.lt.algo_id, 2);
+  EXPECT_TRUE(c.is_miss()) << "a problem whose entry no longer applies must be tuned again";
+  EXPECT_NE(c.why.find("no longer applies: algo 1 is gone"), std::string::npos) << c.why;
+}
+
+TEST(Selection, NeighborsThatDoNotApplyAreSkippedInDistanceOrder) {
+  FakeChecks checks;
+  checks.broken = {1, 2};
+  const Choice c = select_candidate(small_cache(), kAsked, rules(), checks.supports(), heuristic_default());
+  EXPECT_EQ(c.candidate.lt.algo_id, 3);
+  ASSERT_EQ(checks.checked.size(), 3u);
+  EXPECT_NE(c.why.find("1024x1024x1024's"), std::string::npos) << c.why;
+}
+
+TEST(Selection, ShapesBeyondTheDistanceLimitFallBackToTheDefault) {
+  FakeChecks checks;
+  const GemmProblem asked = test_problem(16, 16, 16);  // 64³ is at √3·ln 4 = 2.40
+  const Choice c = select_candidate(small_cache(), asked, rules(), checks.supports(), heuristic_default());
+  EXPECT_EQ(c.source, ChoiceSource::Default);
+  EXPECT_EQ(c.candidate.lt.algo_id, 999);
+  EXPECT_TRUE(c.is_miss());
+  EXPECT_NE(c.why.find("the heuristic's first algo, because the nearest tuned shape 64x64x64 is at log-distance 2.40"),
+            std::string::npos)
+      << c.why;
+  EXPECT_TRUE(checks.checked.empty()) << "a candidate out of range need not be checked";
+}
+
+TEST(Selection, WhenEveryCachedCandidateIsStaleTheDefaultSaysSo) {
+  FakeChecks checks;
+  checks.broken = {1, 2, 3, 4};
+  const Choice c = select_candidate(small_cache(), kAsked, rules(10.0), checks.supports(), heuristic_default());
+  EXPECT_EQ(c.source, ChoiceSource::Default);
+  EXPECT_NE(c.why.find("no cached candidate of this kind applies"), std::string::npos) << c.why;
+  EXPECT_NE(c.why.find("the exact entry"), std::string::npos) << c.why;
+}
+
+TEST(Selection, AnotherKindIsNeverUsedEvenAtTheSameShape) {
+  FakeChecks checks;
+  GemmProblem asked = kAsked;
+  asked.mode = MathMode::Fp32;
+  const Choice c = select_candidate(small_cache(), asked, rules(), checks.supports(), heuristic_default());
+  EXPECT_EQ(c.source, ChoiceSource::Default);
+  EXPECT_NE(c.why.find("no tuned entry of kind " + asked.kind_key()), std::string::npos) << c.why;
+}
+
+TEST(Selection, AnEmptyCacheExplainsItselfWithTheCallersNote) {
+  FakeChecks checks;
+  SelectionRules r = rules();
+  r.cache_note = "the db 'x.db' was not found";
+  const Choice c = select_candidate(CacheIndex({}, kHere), kAsked, r, checks.supports(), heuristic_default());
+  EXPECT_EQ(c.source, ChoiceSource::Default);
+  EXPECT_NE(c.why.find("because the db 'x.db' was not found"), std::string::npos) << c.why;
+}
+
+}  // namespace
+}  // namespace gemmtune::runtime
