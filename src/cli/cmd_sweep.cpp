@@ -5,7 +5,9 @@
 
 #include "cli/commands.hpp"
 #include "common/error.hpp"
+#include "cuda/device_info.hpp"
 #include "profile/sweep_profile.hpp"
+#include "tuner/miss_profile.hpp"
 #include "tuner/plan.hpp"
 #include "tuner/sweep.hpp"
 #include "tuner/sweep_report.hpp"
@@ -25,6 +27,8 @@ struct SweepArgs {
   bool resume = false;
   bool no_db = false;
   bool events = false;
+  bool from_misses = false;
+  std::string device_key;
 };
 
 std::vector<std::string> split_list(const std::string& s) {
@@ -45,8 +49,28 @@ void ensure_parent_dir(const std::string& path) {
   if (ec) throw InputError("cannot create directory '" + parent.string() + "': " + ec.message());
 }
 
+// --from-misses: whose misses to read. Given, no GPU is needed (a dry run can plan another machine's misses).
+std::string misses_device_key(const SweepArgs& a) {
+  if (!a.device_key.empty()) return a.device_key;
+  try {
+    return query_device(a.device).identity.key();
+  } catch (const NoGpuError& e) {
+    throw NoGpuError(std::string(e.what()) + " (pass --device-key KEY to read another device's misses)");
+  }
+}
+
 void run(const SweepArgs& a) {
-  SweepProfile profile = load_sweep_profile(a.profile, default_profiles_dir());
+  if (a.profile.empty() && !a.from_misses) throw InputError("--profile is required (or --from-misses)");
+  // With --from-misses, the profile (quick by default) gives only the candidate settings and the timing rule.
+  SweepProfile profile = load_sweep_profile(a.profile.empty() ? "quick" : a.profile, default_profiles_dir());
+  if (a.from_misses) {
+    const std::string key = misses_device_key(a);
+    profile = profile_from_misses(profile, a.db, key);
+    if (profile.problems.empty()) {
+      std::cout << "no misses recorded for '" << key << "' in " << a.db << ": nothing to tune\n";
+      return;
+    }
+  }
   if (a.top_k > 0) profile.lt.top_k = a.top_k;
   std::vector<MathMode> modes;
   for (const std::string& m : split_list(a.modes)) modes.push_back(parse_math_mode(m));
@@ -85,7 +109,10 @@ void run(const SweepArgs& a) {
 void register_sweep(CLI::App& app) {
   auto a = std::make_shared<SweepArgs>();
   auto* cmd = app.add_subcommand("sweep", "Verify and time every candidate of every problem of a profile");
-  cmd->add_option("--profile", a->profile, "Profile name (profiles/NAME.json) or path to a profile file")->required();
+  cmd->add_option("--profile", a->profile, "Profile name (profiles/NAME.json) or path to a profile file");
+  cmd->add_flag("--from-misses", a->from_misses,
+                "Tune the problems runtimes recorded as cache misses in --db (settings from --profile, else quick)");
+  cmd->add_option("--device-key", a->device_key, "With --from-misses: whose misses (default: this GPU's)");
   cmd->add_option("--db", a->db, "SQLite db that keeps every measurement and the algo cache")->capture_default_str();
   cmd->add_flag("--no-db", a->no_db, "Measure without storing anything");
   cmd->add_option("--device", a->device, "CUDA device index")->capture_default_str();

@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
 
   gemmtune::cli::register_devices(app);
   gemmtune::cli::register_sweep(app);
+  gemmtune::cli::register_run(app);
   gemmtune::cli::register_ncu(app);
   gemmtune::cli::register_nsys(app);
   gemmtune::cli::register_cache(app);
