@@ -1,0 +1,430 @@
+// runtime_bench: the runtime's figures of merit, measured in one process on one GPU (scripts/bench_runtime.sh runs
+// it after tuning a db):
+//   forward   runtime with the tuned cache vs cuBLASLt's heuristic-first algo with the same fused epilogue
+//   backward  the runtime's fused backward vs the unfused chain a cuBLASLt user writes: a separate act' kernel and
+//             three cuBLASLt GEMMs (gA, gB, and gBias = 1ᵀ·gZ as the bias reduction), heuristic-first each
+//   overhead  host time of one runtime call vs one raw cublasLtMatmul of the same algo, the GPU held busy;
+//             and the cost of the per-call cache lookup
+//
+// Timing: per round, one batch of 20 back-to-back calls of each side (order alternating between rounds), queued
+// behind a blocking kernel so host launch latency stays out, inputs rotating over sets larger than 2× L2; CUDA
+// events around each batch; the median over 15 rounds. Both sides see the same inputs and the same clock.
+//
+//   runtime_bench --db FILE [--profile NAME|FILE] [--json OUT] [--prepare-only]
+// --prepare-only resolves every problem the benchmark uses and records the misses (the backward GEMMs a profile
+// does not list), so `gemmtune sweep --from-misses` can tune them before the measured run.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cuda/device_info.hpp"
+#include "cuda/stream.hpp"
+#include "gemmtune/runtime.hpp"
+#include "kernels/epilogue.cuh"
+#include "lt/lt_gemm.hpp"
+#include "problem/pass_gemm.hpp"
+#include "profile/sweep_profile.hpp"
+#include "tuner/blocking_kernel.hpp"
+#include "tuner/candidate_launcher.hpp"
+#include "tuner/problem_buffers.hpp"
+#include "tuner/random_fill.hpp"
+
+namespace gemmtune {
+namespace {
+
+using nlohmann::json;
+
+constexpr std::size_t kWorkspace = std::size_t{64} << 20;
+constexpr int kBatchCalls = 20;
+constexpr int kRounds = 15;
+constexpr std::int64_t kBackwardMaxDim = 2048;  // the backward target is over shapes up to 2048
+
+struct Args {
+  std::string db;
+  std::string profile = "runtime_bench";
+  std::string json_path;
+  bool prepare_only = false;
+};
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t h = v.size() / 2;
+  return v.size() % 2 ? v[h] : 0.5 * (v[h - 1] + v[h]);
+}
+
+double geomean(const std::vector<double>& v) {
+  double s = 0;
+  for (double x : v) s += std::log(x);
+  return v.empty() ? 0 : std::exp(s / static_cast<double>(v.size()));
+}
+
+struct PairTimes {
+  double a_us = 0, b_us = 0;
+};
+
+// Median per-call microseconds of two alternatives, measured as the header says. run_a(i), run_b(i) enqueue call i.
+template <typename RunA, typename RunB>
+PairTimes time_pair(RunA&& run_a, RunB&& run_b, cudaStream_t s, BlockingKernel& blocker) {
+  for (int i = 0; i < 5; ++i) {
+    run_a(i);
+    run_b(i);
+  }
+  GT_CUDA_CALL(cudaStreamSynchronize(s));
+  const CudaEvent e0, e1, e2;
+  std::vector<double> ta, tb;
+  for (int round = 0; round < kRounds; ++round) {
+    const bool a_first = round % 2 == 0;
+    blocker.block(s);
+    e0.record(s);
+    for (int i = 0; i < kBatchCalls; ++i) a_first ? run_a(i) : run_b(i);
+    e1.record(s);
+    for (int i = 0; i < kBatchCalls; ++i) a_first ? run_b(i) : run_a(i);
+    e2.record(s);
+    blocker.release();
+    GT_CUDA_CALL(cudaStreamSynchronize(s));
+    const double first = 1000.0 * e1.elapsed_ms_since(e0) / kBatchCalls;
+    const double second = 1000.0 * e2.elapsed_ms_since(e1) / kBatchCalls;
+    ta.push_back(a_first ? first : second);
+    tb.push_back(a_first ? second : first);
+  }
+  return {median(ta), median(tb)};
+}
+
+// cuBLASLt's first heuristic answer for p (a GEMM of any pass), as a launcher with its own workspace.
+CandidateLauncher heuristic_first(const GemmProblem& p, cublasLtHandle_t h) {
+  const std::vector<Candidate> c = LtGemm(h, pass_gemm(p), LtEpilogueMode::PreferFused).heuristic(1, kWorkspace);
+  if (c.empty()) throw CheckError("cuBLASLt's heuristic has no algo for " + p.key());
+  return CandidateLauncher(p, c[0], h, kWorkspace);
+}
+
+std::uint64_t fresh_seed() { return (std::uint64_t{std::random_device{}()} << 32) | std::random_device{}(); }
+
+GemmProblem with_z(GemmProblem p) {
+  p.epi.save_z = true;
+  return p;
+}
+
+bool backward_size(const GemmProblem& p) { return std::max({p.m, p.n, p.k}) <= kBackwardMaxDim; }
+
+json forward_case(Runtime& rt, const GemmProblem& p, cublasLtHandle_t h, std::size_t l2, cudaStream_t s,
+                  BlockingKernel& blocker) {
+  const ProblemBuffers buffers(p, l2, fresh_seed(), s);
+  const CandidateLauncher base = heuristic_first(p, h);
+  rt.prepare(p);
+  const PairTimes t = time_pair([&](int i) { rt.forward(p, buffers.operands(i), s); },
+                                [&](int i) { base.launch(buffers.operands(i), s); }, s, blocker);
+  const std::string chosen = rt.candidate_id(p);
+  return {{"problem", p.key()},          {"runtime_candidate", chosen}, {"runtime_choice", rt.explain(p)},
+          {"heuristic_candidate", base.candidate().id()}, {"same_algo", chosen == base.candidate().id()},
+          {"runtime_us", t.a_us},        {"heuristic_us", t.b_us},      {"speedup", t.b_us / t.a_us}};
+}
+
+// The unfused chain's elementwise kernel: gZ = gY ⊙ act'(Z), what a framework's activation backward launches.
+__global__ void activation_backward_kernel(const float* gy, const float* z, float* gz, std::int64_t count,
+                                           Activation act, float slope) {
+  for (std::int64_t i = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; i < count;
+       i += std::int64_t{gridDim.x} * blockDim.x)
+    gz[i] = gy[i] * kernels::activation_derivative<float>(act, z[i], slope);
+}
+
+__global__ void fill_ones_kernel(float* p, std::int64_t count) {
+  for (std::int64_t i = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; i < count;
+       i += std::int64_t{gridDim.x} * blockDim.x)
+    p[i] = 1.0f;
+}
+
+json backward_case(Runtime& rt, const GemmProblem& p, cublasLtHandle_t h, std::size_t l2, int sm_count,
+                   cudaStream_t s, BlockingKernel& blocker) {
+  const std::uint64_t seed = fresh_seed();
+  const ProblemBuffers buffers(p, l2, seed, s);
+  const auto mn = static_cast<std::size_t>(p.m * p.n);
+  // Z and gY are inputs of the backward: one of each per input set, Z from the forward on that set.
+  std::vector<DeviceBuffer<float>> z, gy;
+  for (int i = 0; i < buffers.sets(); ++i) {
+    z.emplace_back(mn);
+    gy.emplace_back(mn);
+    GemmOperands x = buffers.operands(i);
+    x.Z = z.back().get();
+    rt.forward(p, x, s);
+    fill_uniform(gy.back().get(), mn, seed + 100 + static_cast<std::uint64_t>(i), -1.f, 1.f, s);
+  }
+  DeviceBuffer<float> ga(static_cast<std::size_t>(p.m * p.k)), gb(static_cast<std::size_t>(p.k * p.n)),
+      gbias(static_cast<std::size_t>(p.n)), gz(mn), ones(static_cast<std::size_t>(p.m));
+  fill_ones_kernel<<<64, 256, 0, s>>>(ones.get(), p.m);
+  GT_CUDA_CHECK_LAUNCH();
+
+  const CandidateLauncher lt_a = heuristic_first(backward_problem(p, Pass::GradA), h);
+  const CandidateLauncher lt_b = heuristic_first(backward_problem(p, Pass::GradB), h);
+  GemmProblem bias_sum;  // gBias (1×n) = 1ᵀ (1×m) · gZ (m×n)
+  bias_sum.m = 1;
+  bias_sum.n = p.n;
+  bias_sum.k = p.m;
+  bias_sum.mode = p.mode;
+  const CandidateLauncher lt_bias = heuristic_first(bias_sum, h);
+  const unsigned blocks = static_cast<unsigned>(std::min<std::int64_t>((p.m * p.n + 255) / 256, 8 * sm_count));
+
+  rt.prepare_backward(p);
+  const auto fused = [&](int i) {
+    const int set = i % buffers.sets();
+    const GemmOperands x = buffers.operands(set);
+    rt.backward(p, x.A, x.B, z[static_cast<std::size_t>(set)].get(), gy[static_cast<std::size_t>(set)].get(), ga.get(),
+                gb.get(), gbias.get(), s);
+  };
+  const auto unfused = [&](int i) {
+    const int set = i % buffers.sets();
+    const GemmOperands x = buffers.operands(set);
+    activation_backward_kernel<<<blocks, 256, 0, s>>>(gy[static_cast<std::size_t>(set)].get(),
+                                                      z[static_cast<std::size_t>(set)].get(), gz.get(), p.m * p.n,
+                                                      p.epi.act, p.epi.leaky_slope);
+    lt_a.launch(pass_gemm_operands(Pass::GradA, x.A, x.B, gz.get(), ga.get()), s);
+    lt_b.launch(pass_gemm_operands(Pass::GradB, x.A, x.B, gz.get(), gb.get()), s);
+    GemmOperands bx;
+    bx.A = ones.get();
+    bx.B = gz.get();
+    bx.Y = gbias.get();
+    lt_bias.launch(bx, s);
+  };
+  const PairTimes t = time_pair(fused, unfused, s, blocker);
+  return {{"problem", p.key()},
+          {"runtime", rt.explain_backward(p)},
+          {"unfused_grad_a", lt_a.candidate().id()},
+          {"unfused_grad_b", lt_b.candidate().id()},
+          {"unfused_bias_gemm", lt_bias.candidate().id()},
+          {"fused_us", t.a_us},
+          {"unfused_us", t.b_us},
+          {"speedup", t.b_us / t.a_us}};
+}
+
+// A cublasLtMatmul with everything prepared once: the least a caller of cuBLASLt can do per call.
+struct RawLtCall {
+  RawLtCall(cublasLtHandle_t handle, const GemmProblem& p, const GemmOperands& x) : h(handle), operands(x) {
+    const LtGemm gemm(handle, p);
+    candidate = gemm.heuristic(1, kWorkspace).at(0);
+    algo = gemm.make_algo(candidate.lt);
+    cublasLtMatmulDesc_t d = nullptr;
+    GT_LT_CALL(cublasLtMatmulDescCreate(&d, CUBLAS_COMPUTE_32F_FAST_TF32, CUDA_R_32F));
+    desc = LtMatmulDesc(d);
+    const cublasLtEpilogue_t epi = CUBLASLT_EPILOGUE_GELU_BIAS;
+    GT_LT_CALL(cublasLtMatmulDescSetAttribute(d, CUBLASLT_MATMUL_DESC_EPILOGUE, &epi, sizeof(epi)));
+    const void* bias = x.bias;
+    GT_LT_CALL(cublasLtMatmulDescSetAttribute(d, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof(bias)));
+    // Row-major NN as column-major: Yᵀ (n×m) = Bᵀ (n×k) · Aᵀ (k×m).
+    const auto m = static_cast<std::uint64_t>(p.m), n = static_cast<std::uint64_t>(p.n),
+               k = static_cast<std::uint64_t>(p.k);
+    lb = make_lt_layout(n, k, static_cast<std::int64_t>(n));
+    la = make_lt_layout(k, m, static_cast<std::int64_t>(k));
+    ly = make_lt_layout(n, m, static_cast<std::int64_t>(n));
+    workspace = DeviceBuffer<unsigned char>(kWorkspace);
+  }
+  void operator()(cudaStream_t s) const {
+    const float alpha = 1.f, beta = 0.f;
+    GT_LT_CALL(cublasLtMatmul(h, desc.get(), &alpha, operands.B, lb.get(), operands.A, la.get(), &beta, operands.Y,
+                              ly.get(), operands.Y, ly.get(), &algo, workspace.get(), workspace.size(), s));
+  }
+  cublasLtHandle_t h;
+  GemmOperands operands;
+  Candidate candidate;
+  cublasLtMatmulAlgo_t algo{};
+  LtMatmulDesc desc;
+  LtMatrixLayout la, lb, ly;
+  DeviceBuffer<unsigned char> workspace;
+};
+
+// Host nanoseconds per call of `call`, enqueued 256 at a time behind the blocking kernel (the GPU is busy, so
+// every call only enqueues); median over rounds.
+template <typename Call>
+double host_ns_per_call(Call&& call, cudaStream_t s, BlockingKernel& blocker) {
+  constexpr int kCalls = 256;
+  std::vector<double> per_call;
+  for (int round = 0; round < 31; ++round) {
+    blocker.block(s);
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < kCalls; ++i) call();
+    const auto t1 = std::chrono::steady_clock::now();
+    blocker.release();
+    GT_CUDA_CALL(cudaStreamSynchronize(s));
+    per_call.push_back(std::chrono::duration<double, std::nano>(t1 - t0).count() / kCalls);
+  }
+  return median(per_call);
+}
+
+json host_overhead(Runtime& rt, const std::string& db, const std::vector<GemmProblem>& prepared, cublasLtHandle_t h,
+                   std::size_t l2, cudaStream_t s, BlockingKernel& blocker) {
+  GemmProblem p;
+  p.m = p.n = p.k = 256;
+  p.epi.bias = true;
+  p.epi.act = Activation::Gelu;
+  const ProblemBuffers buffers(p, l2, fresh_seed(), s);
+  const GemmOperands x = buffers.operands(0);
+  const RawLtCall raw(h, p, x);
+  // A runtime of its own, pinned to the raw call's algo: the same kernel, so only the host paths differ.
+  Runtime pinned(db);
+  pinned.pin(p, raw.candidate.id());
+  pinned.forward(p, x, s);
+  std::vector<double> raw_v, rt_v;
+  for (int rep = 0; rep < 3; ++rep) {
+    raw_v.push_back(host_ns_per_call([&] { raw(s); }, s, blocker));
+    rt_v.push_back(host_ns_per_call([&] { pinned.forward(p, x, s); }, s, blocker));
+  }
+  const double raw_ns = median(raw_v), rt_ns = median(rt_v);
+
+  // The lookup every call makes, over a runtime holding every problem of this benchmark.
+  constexpr int kLookups = 1 << 20;
+  int found = 0;
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < kLookups; ++i) found += rt.prepared(prepared[static_cast<std::size_t>(i) % prepared.size()]);
+  const auto t1 = std::chrono::steady_clock::now();
+  const double lookup_ns = std::chrono::duration<double, std::nano>(t1 - t0).count() / kLookups;
+  if (found != kLookups) throw CheckError("a prepared problem was not found by the lookup");
+  return {{"problem", p.key()},
+          {"candidate", raw.candidate.id()},
+          {"raw_cublaslt_ns_per_call", raw_ns},
+          {"runtime_ns_per_call", rt_ns},
+          {"overhead_ns", rt_ns - raw_ns},
+          {"lookup_ns", lookup_ns},
+          {"lookup_table_problems", prepared.size()},
+          {"target_overhead_ns", 1000},
+          {"target_lookup_ns", 200},
+          {"met", rt_ns - raw_ns <= 1000 && lookup_ns <= 200}};
+}
+
+json summary(const std::vector<json>& cases, double target_min, double target_geomean) {
+  std::vector<double> speedups;
+  const json* worst = nullptr;
+  for (const json& c : cases) {
+    speedups.push_back(c["speedup"].get<double>());
+    if (!worst || c["speedup"].get<double>() < (*worst)["speedup"].get<double>()) worst = &c;
+  }
+  const double g = geomean(speedups);
+  json out = {{"cases", cases.size()}, {"geomean_speedup", g}, {"target_geomean", target_geomean}};
+  if (worst) {
+    out["min_speedup"] = (*worst)["speedup"];
+    out["min_problem"] = (*worst)["problem"];
+  }
+  bool met = g >= target_geomean;
+  if (target_min > 0) {
+    out["target_min"] = target_min;
+    met = met && worst && (*worst)["speedup"].get<double>() >= target_min;
+  }
+  out["met"] = met;
+  return out;
+}
+
+void run(const Args& a) {
+  const SweepProfile profile = load_sweep_profile(a.profile, default_profiles_dir());
+  const DeviceInfo device = query_device(0);
+  Runtime rt(a.db);
+  std::vector<GemmProblem> forward, backward, prepared;
+  for (const GemmProblem& p : profile.problems) {
+    if (p.pass != Pass::Forward) continue;
+    forward.push_back(p);
+    if (backward_size(p)) backward.push_back(with_z(p));
+  }
+  for (const GemmProblem& p : forward) rt.prepare(p);
+  for (const GemmProblem& p : backward) {
+    rt.prepare(p);
+    rt.prepare_backward(p);
+  }
+  for (const GemmProblem& p : forward) prepared.push_back(p);
+  for (const GemmProblem& p : backward)
+    for (const GemmProblem& q : {p, backward_problem(p, Pass::GradA), backward_problem(p, Pass::GradB)})
+      prepared.push_back(q);
+  if (a.prepare_only) {
+    rt.flush();
+    std::printf("resolved %zu problems; their misses are recorded in %s\n", prepared.size(), a.db.c_str());
+    return;
+  }
+
+  const CudaStream stream;
+  const cudaStream_t s = stream.get();
+  const LtHandle lt = make_lt_handle();
+  BlockingKernel blocker;
+  std::vector<json> fwd_cases, bwd_cases;
+  for (const GemmProblem& p : forward) {
+    fwd_cases.push_back(forward_case(rt, p, lt.get(), device.l2_bytes, s, blocker));
+    const json& c = fwd_cases.back();
+    std::printf("forward  %-44s runtime %9.2f us  heuristic %9.2f us  x%.3f  %s\n", p.key().c_str(),
+                c["runtime_us"].get<double>(), c["heuristic_us"].get<double>(), c["speedup"].get<double>(),
+                c["runtime_candidate"].get<std::string>().c_str());
+  }
+  for (const GemmProblem& p : backward) {
+    bwd_cases.push_back(backward_case(rt, p, lt.get(), device.l2_bytes, device.identity.sm_count, s, blocker));
+    const json& c = bwd_cases.back();
+    std::printf("backward %-44s fused   %9.2f us  unfused   %9.2f us  x%.3f\n", p.key().c_str(),
+                c["fused_us"].get<double>(), c["unfused_us"].get<double>(), c["speedup"].get<double>());
+  }
+  const json overhead = host_overhead(rt, a.db, prepared, lt.get(), device.l2_bytes, s, blocker);
+
+  json out;
+  out["device"] = device.identity;
+  out["db"] = a.db;
+  out["profile"] = profile.name;
+  out["method"] = "median of " + std::to_string(kRounds) + " rounds; per round one batch of " +
+                  std::to_string(kBatchCalls) +
+                  " back-to-back calls per side behind a blocking kernel, order alternating, inputs rotating over > 2x "
+                  "L2; CUDA events per batch";
+  out["forward"] = fwd_cases;
+  out["forward_summary"] = summary(fwd_cases, 0.98, 1.05);
+  out["backward"] = bwd_cases;
+  out["backward_summary"] = summary(bwd_cases, 0, 1.2);
+  out["host_overhead"] = overhead;
+  const json& fs = out["forward_summary"];
+  const json& bs = out["backward_summary"];
+  std::printf("forward vs cuBLASLt heuristic-first: geomean x%.3f (target 1.05), min x%.3f at %s (target 0.98): %s\n",
+              fs["geomean_speedup"].get<double>(), fs["min_speedup"].get<double>(),
+              fs["min_problem"].get<std::string>().c_str(), fs["met"].get<bool>() ? "met" : "MISSED");
+  std::printf("fused backward vs unfused chain (shapes <= %lld): geomean x%.3f (target 1.2): %s\n",
+              static_cast<long long>(kBackwardMaxDim), bs["geomean_speedup"].get<double>(),
+              bs["met"].get<bool>() ? "met" : "MISSED");
+  std::printf("host: raw cublasLtMatmul %.0f ns, runtime call %.0f ns, overhead %.0f ns (target 1000); lookup %.1f ns "
+              "(target 200): %s\n",
+              overhead["raw_cublaslt_ns_per_call"].get<double>(), overhead["runtime_ns_per_call"].get<double>(),
+              overhead["overhead_ns"].get<double>(), overhead["lookup_ns"].get<double>(),
+              overhead["met"].get<bool>() ? "met" : "MISSED");
+  if (!a.json_path.empty()) {
+    std::ofstream f(a.json_path);
+    f << out.dump(2) << "\n";
+    if (!f) throw InputError("cannot write " + a.json_path);
+  }
+}
+
+}  // namespace
+}  // namespace gemmtune
+
+int main(int argc, char** argv) {
+  gemmtune::Args a;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    const bool has_value = i + 1 < argc;
+    if (arg == "--db" && has_value)
+      a.db = argv[++i];
+    else if (arg == "--profile" && has_value)
+      a.profile = argv[++i];
+    else if (arg == "--json" && has_value)
+      a.json_path = argv[++i];
+    else if (arg == "--prepare-only")
+      a.prepare_only = true;
+    else {
+      std::fprintf(stderr, "usage: runtime_bench --db FILE [--profile NAME|FILE] [--json OUT] [--prepare-only]\n");
+      return 2;
+    }
+  }
+  if (a.db.empty()) {
+    std::fprintf(stderr, "runtime_bench: --db is required (a db tuned for the profile's problems)\n");
+    return 2;
+  }
+  try {
+    gemmtune::run(a);
+  } catch (const gemmtune::Error& e) {
+    std::fprintf(stderr, "runtime_bench: %s\n", e.what());
+    return static_cast<int>(e.code());
+  }
+  return 0;
+}
