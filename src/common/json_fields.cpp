@@ -16,8 +16,6 @@ JsonFields::JsonFields(const nlohmann::json& value, std::string source, std::str
                      value_.type_name());
 }
 
-bool JsonFields::has(const std::string& name) const { return value_.contains(name); }
-
 std::string JsonFields::path_of(const std::string& name) const { return path_.empty() ? name : path_ + "." + name; }
 
 void JsonFields::fail(const std::string& name, const std::string& why) const {

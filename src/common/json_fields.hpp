@@ -18,8 +18,6 @@ class JsonFields {
   // Throws unless value is an object. source names the document, path the object within it ("" = the root).
   JsonFields(const nlohmann::json& value, std::string source, std::string path = "");
 
-  bool has(const std::string& name) const;
-  const nlohmann::json& at(const std::string& name) const;  // required, any type
   std::string string(const std::string& name) const;
   double number(const std::string& name) const;              // finite
   std::int64_t integer(const std::string& name) const;
@@ -29,19 +27,19 @@ class JsonFields {
 
   // "entries[3].stats.median_us"
   std::string path_of(const std::string& name) const;
-  const nlohmann::json& value() const { return value_; }
   [[noreturn]] void fail(const std::string& name, const std::string& why) const;
-  // Runs parse(), turning an InputError it throws (a bad key, an unknown enum name) into one that names the field.
+  // Runs parser(), turning an InputError it throws (a bad key, an unknown enum name) into one naming the field.
   template <class F>
-  auto parse(const std::string& name, F parse) const -> decltype(parse()) {
+  auto parse(const std::string& name, F parser) const -> decltype(parser()) {
     try {
-      return parse();
+      return parser();
     } catch (const InputError& e) {
       fail(name, e.what());
     }
   }
 
  private:
+  const nlohmann::json& at(const std::string& name) const;  // required, any type
   const nlohmann::json& value_;
   std::string source_;
   std::string path_;

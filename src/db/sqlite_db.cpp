@@ -108,10 +108,6 @@ void SqliteStatement::run() {
 
 void SqliteStatement::reset() { sqlite3_reset(stmt_); }
 
-void SqliteStatement::clear_bindings() { sqlite3_clear_bindings(stmt_); }
-
-bool SqliteStatement::column_is_null(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }
-
 std::int64_t SqliteStatement::column_int64(int col) const { return sqlite3_column_int64(stmt_, col); }
 
 int SqliteStatement::column_int(int col) const { return sqlite3_column_int(stmt_, col); }

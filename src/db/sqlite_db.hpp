@@ -67,17 +67,14 @@ class SqliteStatement {
   bool step();
   // Steps a statement that returns no rows (INSERT, UPDATE, DDL) to completion, then resets it for reuse.
   void run();
-  // Makes the statement reusable; bindings stay unless clear_bindings() is called.
+  // Makes the statement reusable; its bindings stay.
   void reset();
-  void clear_bindings();
 
-  bool column_is_null(int col) const;
   std::int64_t column_int64(int col) const;
   int column_int(int col) const;
   double column_double(int col) const;
   std::string column_text(int col) const;
   int column_index(const char* name) const;
-  bool column_is_null(const char* name) const { return column_is_null(column_index(name)); }
   std::int64_t column_int64(const char* name) const { return column_int64(column_index(name)); }
   int column_int(const char* name) const { return column_int(column_index(name)); }
   double column_double(const char* name) const { return column_double(column_index(name)); }
