@@ -11,6 +11,7 @@ void register_sweep(CLI::App& app);
 void register_run(CLI::App& app);
 void register_ncu(CLI::App& app);
 void register_nsys(CLI::App& app);
+void register_report(CLI::App& app);
 void register_cache(CLI::App& app);
 void register_gate(CLI::App& app);
 

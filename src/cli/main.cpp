@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
   gemmtune::cli::register_run(app);
   gemmtune::cli::register_ncu(app);
   gemmtune::cli::register_nsys(app);
+  gemmtune::cli::register_report(app);
   gemmtune::cli::register_cache(app);
   gemmtune::cli::register_gate(app);
 

@@ -1,6 +1,7 @@
 #include "profiler/process.hpp"
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -72,6 +73,7 @@ pid_t spawn(const std::vector<std::string>& argv, int out_fd, int err_fd) {
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   Pipe exec_status = make_pipe();
+  std::fflush(nullptr);  // what this process printed so far must come before the child's output
   const pid_t pid = ::fork();
   if (pid < 0) throw CheckError(std::string("fork: ") + std::strerror(errno));
   if (pid == 0) {

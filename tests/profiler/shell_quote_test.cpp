@@ -11,6 +11,12 @@ TEST(ShellQuote, WordsOfPlainCharactersStayBare) {
   EXPECT_EQ(shell_quote("--nvtx"), "--nvtx");
   EXPECT_EQ(shell_quote("/usr/local/cuda/bin/ncu"), "/usr/local/cuda/bin/ncu");
   EXPECT_EQ(shell_quote("gpu__time_duration.sum,dram__bytes.sum"), "gpu__time_duration.sum,dram__bytes.sum");
+  EXPECT_EQ(shell_quote("--capture-range=cudaProfilerApi"), "--capture-range=cudaProfilerApi");
+}
+
+TEST(ShellQuote, WordThatWouldReadAsAnAssignmentIsQuoted) {
+  EXPECT_EQ(shell_quote("CUDA_VISIBLE_DEVICES=1"), "'CUDA_VISIBLE_DEVICES=1'");
+  EXPECT_EQ(shell_quote("a=b"), "'a=b'");
 }
 
 TEST(ShellQuote, NvtxFilterWithPipesIsSingleQuoted) {
@@ -24,7 +30,7 @@ TEST(ShellQuote, EmbeddedSingleQuoteIsClosedEscapedAndReopened) {
 
 TEST(ShellQuote, EmptyWordAndShellMetacharactersAreQuoted) {
   EXPECT_EQ(shell_quote(""), "''");
-  for (const char* word : {"a b", "$HOME", "a;b", "*", "~", "a=b", "x\"y", "back\\slash", "(x)", "a&b", "!x", "#c"})
+  for (const char* word : {"a b", "$HOME", "a;b", "*", "~", "x\"y", "back\\slash", "(x)", "a&b", "!x", "#c"})
     EXPECT_EQ(shell_quote(word).front(), '\'') << word;
 }
 

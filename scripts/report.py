@@ -1,0 +1,248 @@
+#!/usr/bin/env python3
+"""Draws `gemmtune report`'s data: reads DIR/report.json (written by the C++ side, which computes every number),
+writes DIR/index.html (self-contained: plots inline as PNG) and each plot as PNG and SVG beside it.
+
+Usage: report.py REPORT_JSON OUT_DIR
+Needs matplotlib (Debian/Ubuntu: apt-get install python3-matplotlib); exits 2 with that advice when it is missing.
+"""
+import base64
+import html
+import json
+import os
+import re
+import sys
+
+try:
+    import matplotlib
+    matplotlib.use("Agg")  # no display on CI machines or GPU hosts
+    import matplotlib.pyplot as plt
+except ImportError:
+    sys.stderr.write("report.py: matplotlib is missing for %s: apt-get install python3-matplotlib "
+                     "(or run gemmtune report --python PATH with a Python that has it)\n" % sys.executable)
+    sys.exit(2)
+
+MODE_COLORS = {"fp32": "#4e79a7", "tf32": "#f28e2b", "3xtf32": "#59a14f"}
+BACKEND_HATCH = {"own": "", "lt": "//"}
+
+
+def slug(text):
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "gpu"
+
+
+def case_label(p):
+    """Shape plus whatever differs from the plain forward row-major NN GEMM without epilogue."""
+    parts = [p["shape"]]
+    if p["pass"] != "fwd":
+        parts.append(p["pass"])
+    if p["layout"] != "nn":
+        parts.append(p["layout"])
+    if p["out"] != "row":
+        parts.append("out=" + p["out"])
+    if p["epilogue"] != "none":
+        parts.append(p["epilogue"])
+    return "\n".join(parts)
+
+
+def save(fig, out_dir, name, figures):
+    """Writes name.png and name.svg, and keeps the PNG for inlining."""
+    png = os.path.join(out_dir, name + ".png")
+    fig.savefig(png, dpi=110, bbox_inches="tight")
+    fig.savefig(os.path.join(out_dir, name + ".svg"), bbox_inches="tight")
+    plt.close(fig)
+    with open(png, "rb") as f:
+        figures[name] = base64.b64encode(f.read()).decode("ascii")
+
+
+def plot_tflops(device, out_dir, name, figures):
+    """Best verified TFLOP/s of each backend and math mode, per problem, in the latest run."""
+    run = device.get("latest_run")
+    if not run:
+        return False
+    best = {}  # (label, backend, mode) -> TFLOP/s
+    labels = []
+    for m in run["measurements"]:
+        if m["status"] != "ok":
+            continue
+        label = case_label(m)
+        if label not in labels:
+            labels.append(label)
+        key = (label, m["backend"], m["mode"])
+        best[key] = max(best.get(key, 0.0), m["tflops"])
+    series = sorted({(b, mo) for (_, b, mo) in best}, key=lambda s: (s[1], s[0]))
+    if not series:
+        return False
+    fig, ax = plt.subplots(figsize=(max(6, 1.1 * len(labels) * max(1, len(series)) / 2), 4.2))
+    width = 0.8 / len(series)
+    for i, (backend, mode) in enumerate(series):
+        xs = [j + (i - (len(series) - 1) / 2) * width for j in range(len(labels))]
+        ys = [best.get((label, backend, mode), 0.0) for label in labels]
+        ax.bar(xs, ys, width, color=MODE_COLORS.get(mode, "#999999"), hatch=BACKEND_HATCH.get(backend, "..."),
+               edgecolor="black", linewidth=0.4, label="%s %s" % (backend, mode))
+    ax.set_xticks(range(len(labels)))
+    ax.set_xticklabels(labels, fontsize=8)
+    ax.set_ylabel("TFLOP/s (best verified candidate)")
+    ax.set_title("Throughput per problem, backend and math mode (run %d)" % run["id"])
+    ax.legend(fontsize=8, ncol=min(3, len(series)))
+    ax.grid(axis="y", alpha=0.3)
+    save(fig, out_dir, name, figures)
+    return True
+
+
+def plot_speedup(device, out_dir, name, figures):
+    """How much faster the tuned choice is than cuBLASLt's heuristic-first algo, per problem."""
+    run = device.get("latest_run")
+    speedups = run["speedups"] if run else []
+    if not speedups:
+        return False
+    speedups = sorted(speedups, key=lambda s: s["speedup"])
+    labels = [case_label(s).replace("\n", " ") + " " + s["mode"] for s in speedups]
+    fig, ax = plt.subplots(figsize=(7.5, 0.45 * len(labels) + 1.2))
+    colors = [MODE_COLORS.get(s["mode"], "#999999") for s in speedups]
+    ax.barh(range(len(labels)), [s["speedup"] for s in speedups], color=colors, edgecolor="black", linewidth=0.4)
+    for i, s in enumerate(speedups):
+        ax.text(s["speedup"], i, "  %.2fx %s" % (s["speedup"], s["best_backend"]), va="center", fontsize=7)
+    ax.axvline(1.0, color="black", linewidth=0.8)
+    ax.set_yticks(range(len(labels)))
+    ax.set_yticklabels(labels, fontsize=8)
+    ax.set_xlabel("heuristic-first time / tuned time")
+    ax.set_title("Tuned vs cuBLASLt heuristic-first")
+    ax.set_xlim(0, max(s["speedup"] for s in speedups) * 1.25)
+    save(fig, out_dir, name, figures)
+    return True
+
+
+def plot_roofline(device, out_dir, name, figures):
+    """The algo cache on the GPU's nominal roofline: one ceiling per math mode."""
+    peaks = device.get("peaks")
+    points = [c for c in device["cache"] if c.get("roofline")]
+    if not peaks or not points:
+        return False
+    bw = peaks["dram_tbytes_per_s"]
+    xs = [c["roofline"]["intensity"] for c in points]
+    lo, hi = min(xs + [1.0]) / 2, max(xs + [1e3]) * 2
+    grid = [lo * (hi / lo) ** (i / 200.0) for i in range(201)]
+    fig, ax = plt.subplots(figsize=(7.5, 5))
+    for mode in sorted({c["mode"] for c in points}):
+        peak = peaks["tflops"][mode]
+        ax.plot(grid, [min(peak, x * bw) for x in grid], color=MODE_COLORS.get(mode, "#999999"), linewidth=1.2,
+                label="%s ceiling (%.0f TFLOP/s, %.2f TB/s)" % (mode, peak, bw))
+        for source, marker in (("analytic minimum", "o"), ("ncu dram__bytes.sum", "s")):
+            pts = [c for c in points if c["mode"] == mode and c["roofline"]["bytes_source"] == source]
+            if pts:
+                ax.scatter([c["roofline"]["intensity"] for c in pts], [c["tflops"] for c in pts], marker=marker,
+                           color=MODE_COLORS.get(mode, "#999999"), edgecolor="black", linewidth=0.5, zorder=3,
+                           label="%s cases, bytes: %s" % (mode, source))
+    for c in points:
+        ax.annotate("%s %.0f%%" % (c["shape"], c["roofline"]["pct_of_bound"]),
+                    (c["roofline"]["intensity"], c["tflops"]), fontsize=6, xytext=(3, -8), textcoords="offset points")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("arithmetic intensity (FLOP per DRAM byte)")
+    ax.set_ylabel("TFLOP/s")
+    ax.set_title("Roofline, nominal %s peaks (datasheet, not measured)" % peaks["model"])
+    ax.grid(which="both", alpha=0.25)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    save(fig, out_dir, name, figures)
+    return True
+
+
+def fmt(v, spec="%.1f"):
+    return "&ndash;" if v is None or (isinstance(v, (int, float)) and v < 0) else spec % v
+
+
+def ncu_table(device):
+    if not device["ncu"]:
+        return "<p>No ncu report imported for this GPU (<code>gemmtune ncu import REPORT --db FILE</code>).</p>"
+    rows = []
+    for c in device["ncu"]:
+        ratio = c["ncu_over_sweep"]
+        rows.append(
+            "<tr class='case'><td colspan='2'><b>%s</b><br><code>%s</code></td><td>%s</td><td>%d</td>"
+            "<td><b>%s</b></td><td>%s<br><small>%s</small></td><td><b>%s</b></td><td colspan='8'><small>%s</small></td></tr>"
+            % (html.escape(c["problem_key"]), html.escape(c["candidate_id"]), html.escape(c["cache_control"]),
+               c["profiled_kernels"], fmt(c["ncu_call_us"], "%.2f"), fmt(c["sweep_median_us"], "%.2f"),
+               html.escape(c["sweep_source"]), fmt(ratio, "%.3f"), html.escape(c["report_path"])))
+        for k in c["kernels"]:
+            stalls = ", ".join("%s %.0f%%" % (s["reason"], s["pct"]) for s in k["top_stalls"]) or "&ndash;"
+            rows.append(
+                "<tr><td>%d</td><td class='kernel' title='%s'>%s</td><td></td><td></td><td>%s</td><td></td><td></td>"
+                "<td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>"
+                % (k["launch_index"], html.escape(k["kernel_name"]), html.escape(k["kernel_name"][:60]),
+                   fmt(k["duration_us"], "%.2f"), fmt(k["sm_throughput_pct"]), fmt(k["memory_throughput_pct"]),
+                   fmt(k["achieved_occupancy_pct"]), fmt(k["registers_per_thread"], "%d"),
+                   fmt(k["shared_mem_bytes"] / 1024.0 if k["shared_mem_bytes"] >= 0 else -1, "%.1f KiB"),
+                   fmt(k["dram_bytes"] / 1e6 if k["dram_bytes"] >= 0 else -1, "%.2f MB"), fmt(k["l2_hit_rate_pct"]),
+                   stalls))
+    return ("<table><tr><th>call idx</th><th>case / kernel</th><th>cache ctl</th><th>kernels</th><th>ncu &micro;s/call"
+            "</th><th>sweep median &micro;s</th><th>ncu / sweep</th><th>SM %%</th><th>mem %%</th><th>occupancy %%</th>"
+            "<th>regs</th><th>smem/block</th><th>DRAM</th><th>L2 hit %%</th><th>top stalls</th></tr>%s</table>"
+            "<p class='note'>ncu times each kernel alone (serialized, after its own launch); the sweep times calls "
+            "back to back with CUPTI, where consecutive Hopper kernels overlap their ramp. For small kernels ncu is "
+            "therefore a few percent slower by design; with <code>--cache-control all</code> it also starts every "
+            "kernel with cold caches.</p>") % "".join(rows)
+
+
+def cache_table(device):
+    rows = []
+    for c in device["cache"]:
+        r = c.get("roofline")
+        rows.append("<tr><td>%s</td><td><code>%s</code></td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>"
+                    % (html.escape(c["problem_key"]), html.escape(c["candidate_id"]), fmt(c["median_us"], "%.2f"),
+                       fmt(c["tflops"]), html.escape(r["bound"]) if r else "&ndash;",
+                       fmt(r["pct_of_bound"]) if r else "&ndash;"))
+    return ("<table><tr><th>problem</th><th>cached candidate</th><th>median &micro;s</th><th>TFLOP/s</th>"
+            "<th>bound</th><th>%% of bound</th></tr>%s</table>" % "".join(rows))
+
+
+def main(argv):
+    if len(argv) != 3:
+        sys.stderr.write("usage: report.py REPORT_JSON OUT_DIR\n")
+        return 2
+    try:
+        with open(argv[1]) as f:
+            data = json.load(f)
+    except (OSError, ValueError) as e:
+        sys.stderr.write("report.py: cannot read %s: %s\n" % (argv[1], e))
+        return 2
+    out_dir = argv[2]
+    os.makedirs(out_dir, exist_ok=True)
+    figures = {}
+    sections = []
+    for device in data["devices"]:
+        s = slug(device["gpu_name"])
+        parts = ["<h2>%s</h2><p><code>%s</code></p>" % (html.escape(device["gpu_name"]),
+                                                         html.escape(device["device_key"]))]
+        run = device.get("latest_run")
+        if run:
+            parts.append("<p>Latest run %d, profile <b>%s</b>, %s &ndash; %s, gemmtune %s.</p>"
+                         % (run["id"], html.escape(run["profile"]), html.escape(run["started_at"]),
+                            html.escape(run["finished_at"] or "unfinished"), html.escape(run["gemmtune_version"])))
+        for title, plot, name in (("Throughput", plot_tflops, "tflops-" + s),
+                                  ("Tuned vs heuristic-first", plot_speedup, "speedup-" + s),
+                                  ("Roofline", plot_roofline, "roofline-" + s)):
+            if plot(device, out_dir, name, figures):
+                parts.append("<h3>%s</h3><img alt='%s' src='data:image/png;base64,%s'><p class='files'>"
+                             "<a href='%s.png'>PNG</a> <a href='%s.svg'>SVG</a></p>"
+                             % (title, title, figures[name], name, name))
+        parts.append("<h3>Algo cache</h3>" + cache_table(device))
+        parts.append("<h3>Nsight Compute metrics</h3>" + ncu_table(device))
+        sections.append("<section>%s</section>" % "".join(parts))
+    page = """<!DOCTYPE html><html><head><meta charset="utf-8"><title>gemmtune report</title><style>
+body{font-family:sans-serif;margin:2em;max-width:1400px;color:#222}
+table{border-collapse:collapse;font-size:12px;margin:0.5em 0}
+td,th{border:1px solid #ccc;padding:3px 6px;text-align:right;vertical-align:top}
+th{background:#f0f0f0}td:first-child,td.kernel{text-align:left}tr.case{background:#fafafa}
+td.kernel{font-family:monospace;font-size:11px}img{max-width:100%%;border:1px solid #eee}
+.note,.files{font-size:12px;color:#555}code{font-size:11px}
+</style></head><body><h1>gemmtune report</h1><p>db <code>%s</code>, gemmtune %s</p>%s</body></html>
+""" % (html.escape(data["db"]), html.escape(data["gemmtune_version"]),
+       "".join(sections) or "<p>The db holds no run and no cache entry.</p>")
+    index = os.path.join(out_dir, "index.html")
+    with open(index, "w") as f:
+        f.write(page)
+    print("wrote %s (%d plots)" % (index, len(figures)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,60 @@
+// gemmtune report: the db's results as DIR/report.json, drawn by scripts/report.py into DIR/index.html (a
+// self-contained page, plots inline) plus each plot as PNG and SVG beside it.
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "cli/commands.hpp"
+#include "common/error.hpp"
+#include "db/tuning_db.hpp"
+#include "profiler/process.hpp"
+#include "profiler/report_data.hpp"
+
+namespace gemmtune::cli {
+namespace {
+
+struct ReportArgs {
+  std::string db;
+  std::string out;
+  std::string script;
+  std::string python = "python3";
+  bool json_only = false;
+};
+
+void report(const ReportArgs& a) {
+  const TuningDb db(a.db, TuningDb::Access::ReadOnly);
+  const nlohmann::json data = build_report_json(db);
+  std::error_code ec;
+  std::filesystem::create_directories(a.out, ec);
+  if (ec) throw InputError("cannot create directory '" + a.out + "': " + ec.message());
+  const std::string json_path = a.out + "/report.json";
+  {
+    std::ofstream out(json_path);
+    out << data.dump(2) << "\n";
+    if (!out) throw InputError("cannot write '" + json_path + "'");
+  }
+  std::cout << "wrote " << json_path << "\n";
+  if (a.json_only) return;
+
+  const std::string script = a.script.empty() ? default_report_script() : a.script;
+  if (!std::filesystem::is_regular_file(script))
+    throw InputError("report script '" + script + "' not found (set --script or GEMMTUNE_REPORT_SCRIPT)");
+  const int status = run_process({a.python, script, json_path, a.out});
+  if (status != 0) throw Error(static_cast<ExitCode>(status), "report script exited with status " + std::to_string(status));
+}
+
+}  // namespace
+
+void register_report(CLI::App& app) {
+  auto a = std::make_shared<ReportArgs>();
+  auto* cmd = app.add_subcommand("report", "Write an HTML report (plots, roofline, ncu metrics) of a tuning db");
+  cmd->add_option("--db", a->db, "Tuning db to report on")->required();
+  cmd->add_option("--out", a->out, "Directory for report.json, index.html and the plots")->required();
+  cmd->add_option("--script", a->script,
+                  "The drawing script (default: $GEMMTUNE_REPORT_SCRIPT, else scripts/report.py of the source tree)");
+  cmd->add_option("--python", a->python, "The Python that runs it; it needs matplotlib")->capture_default_str();
+  cmd->add_flag("--json-only", a->json_only, "Write report.json and stop (no Python needed)");
+  cmd->callback([a] { report(*a); });
+}
+
+}  // namespace gemmtune::cli
