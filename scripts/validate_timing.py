@@ -40,7 +40,7 @@ def ncu_durations_us(ncu, binary, profile_path, problem_key, candidate_id, cache
     header, units, data = rows[0], rows[1], rows[2:]
     col = header.index("gpu__time_duration.sum")
     name_col = header.index("Kernel Name")
-    scale = {"nsecond": 1e-3, "usecond": 1.0, "msecond": 1e3}[units[col]]
+    scale = {"nsecond": 1e-3, "ns": 1e-3, "usecond": 1.0, "us": 1.0, "msecond": 1e3, "ms": 1e3}[units[col]]
     kernels = [(r[name_col], float(r[col].replace(",", "")) * scale) for r in data if len(r) > col]
     # A call may launch several kernels (split-k): ncu lists them in launch order; a call is one of each name.
     per_call = max(1, len({name for name, _ in kernels}))
