@@ -1,14 +1,17 @@
 // Tensor-core family: mma.sync.m16n8k8 tf32 with fp32 accumulators, fed by a cp.async multi-stage pipeline.
 //
-// kSplit3x = false is plain tf32 (inputs rounded to tf32: ~1e-4 relative error). kSplit3x = true is 3xtf32: each
-// input x = big + small with big = tf32(x), small = tf32(x − big), and acc += small·big + big·small + big·big (small·small
-// is below fp32's rounding), which carries fp32-level accuracy at a third of tf32's speed: still above FFMA's.
+// kSplit3x = false is plain tf32 (inputs rounded to nearest tf32: ~5e-4 relative error). kSplit3x = true is 3xtf32:
+// each input x = big + small with big = tf32(x), small = tf32(x − big), and acc += small·big + big·small + big·big
+// (small·small is below fp32's rounding): fp32-level accuracy at a third of tf32's rate, still above FFMA's.
 //
-// Shared layout follows the global layout, because cp.async cannot transpose: a K-major operand is [rows][bk + 4]
-// (row stride ≡ 4 banks mod 32, so the 8 row addresses of an ldmatrix phase hit distinct bank quads) and is read with
-// ldmatrix.x4; an MN-major operand is [bk][rows + 8] (stride ≡ 8 mod 32, so a fragment's (k = t, r = g) reads hit banks
-// 8t + g) and is read with 32-bit loads, since ldmatrix cannot transpose 32-bit data. The layout is therefore a
-// template parameter: 4 instantiations per tile, chosen at launch.
+// Shared layout follows the global layout, because cp.async cannot transpose:
+// - a K-major operand is [rows][bk + 4] (row stride ≡ 4 banks mod 32, so the 8 row addresses of an ldmatrix phase hit
+//   distinct bank quads) and is read with ldmatrix.x4, whose 32-bit view is exactly the tf32 fragment layout;
+// - an MN-major operand is [bk][rows] with 16-byte chunks XOR-swizzled by k, read with 16-byte loads. ldmatrix cannot
+//   transpose 32-bit data, so instead the fragment rows (or columns) are permuted: a thread's rows over all m16 tiles
+//   of its warp (or columns over all n8 tiles) are made adjacent in memory, and the accumulators are unpermuted when
+//   they are written out. Summation order over k is unchanged, so the results are those of the plain layout.
+// The layout is therefore a template parameter: 4 instantiations per tile, chosen at launch.
 #pragma once
 
 #include <cstdint>
@@ -25,19 +28,44 @@
 
 namespace gemmtune::kernels {
 
-template <int kRows, int kBk, bool kKMajor>
+// One operand's shared tile. kThreadFloats: how many adjacent floats of an MN-major k-row one thread reads per
+// fragment load (2 per m16 tile for A, 1 per n8 tile for B): 4 or 8.
+template <int kRows, int kBk, bool kKMajor, int kThreadFloats>
 struct MmaSmemOperand {
-  static constexpr int kStride = kKMajor ? kBk + 4 : kRows + 8;
+  static constexpr int kStride = kKMajor ? kBk + 4 : kRows;
   static constexpr int kFloats = kKMajor ? kRows * kStride : kBk * kStride;
-  __device__ static int offset(int r, int kk) { return kKMajor ? r * kStride + kk : kk * kStride + r; }
+  static_assert(kKMajor || (kRows % 32 == 0 && (kThreadFloats == 4 || kThreadFloats == 8)),
+                "MN-major tiles swizzle 16-byte chunks inside aligned groups of 8");
+
+  // The 8 lanes of a 16-byte-load phase are groupIDs {2p, 2p+1} × k rows t = 0..3 and read chunk
+  // groupID·kThreadFloats/4 + h of their row; XOR-ing the chunk with a function of t that fills the chunk bits groupID
+  // leaves free puts those 8 reads in 8 different bank quads.
+  __device__ static int chunk_swizzle(int kk) {
+    const int t = kk % 4;
+    return kThreadFloats == 8 ? (t & 1) | ((t & 2) << 1) : t << 1;
+  }
+
+  __device__ static int offset(int r, int kk) {
+    if constexpr (kKMajor)
+      return r * kStride + kk;
+    else
+      return kk * kStride + ((r / 4) ^ chunk_swizzle(kk)) * 4 + r % 4;
+  }
 
   // Issues this thread's cp.async copies of one tile: 16-byte chunks where the operand allows, else four 4-byte copies;
   // floats outside the matrix are zero-filled (src-size < copy size) and never read.
   template <int kThreads>
   __device__ static void load_async(float* tile, const ChunkCursor<kRows, kBk, kThreads>& cursor, const float* any_valid,
                                     bool vec4, std::int64_t k0) {
+    using Cursor = ChunkCursor<kRows, kBk, kThreads>;
+    if (vec4 && cursor.interior(k0)) {
 #pragma unroll
-    for (int c = 0; c < ChunkCursor<kRows, kBk, kThreads>::kChunks; ++c) {
+      for (int c = 0; c < Cursor::kChunks; ++c)
+        ptx::cp_async_16(tile + offset(cursor.tile_r(c), cursor.tile_kk(c)), cursor.src(c, k0), 16);
+      return;
+    }
+#pragma unroll
+    for (int c = 0; c < Cursor::kChunks; ++c) {
       const int valid = cursor.valid(c, k0);
       const float* const src = cursor.src(c, k0);
       float* const dst = tile + offset(cursor.tile_r(c), cursor.tile_kk(c));
@@ -51,33 +79,168 @@ struct MmaSmemOperand {
   }
 };
 
-// One warp's operand fragments for one k8 step, already in tf32 (and split into big + small for 3xtf32).
+// Operand fragments for one k8 step, already in tf32 (and split into big + small for 3xtf32).
 template <int kTiles, int kRegs, bool kSplit3x>
 struct Fragments {
   std::uint32_t big[kTiles][kRegs];
   std::uint32_t small[kSplit3x ? kTiles : 1][kRegs];
 
-  __device__ void convert(int tile, int reg, std::uint32_t raw) {
-    const float x = __uint_as_float(raw);
-    big[tile][reg] = ptx::to_tf32(x);
-    if constexpr (kSplit3x) small[tile][reg] = ptx::to_tf32(x - __uint_as_float(big[tile][reg]));
+  __device__ void convert(int tile, int reg, float x) {
+    if constexpr (kSplit3x) {
+      big[tile][reg] = ptx::to_tf32_exact(x);
+      small[tile][reg] = ptx::to_tf32(x - __uint_as_float(big[tile][reg]));
+    } else {
+      big[tile][reg] = ptx::to_tf32(x);
+    }
+  }
+};
+
+// One warp's share of a block tile: loads its fragments from a pipeline stage and accumulates their products.
+template <class T, bool kSplit3x, bool kAKMajor, bool kBKMajor>
+struct MmaWarp {
+  static constexpr int kTilesM = T::wm / 16, kTilesN = T::wn / 8;
+  static constexpr int kRowsPerThread = 2 * kTilesM;  // rows g and g + 8 of each m16 tile
+  static constexpr int kColsPerThread = kTilesN;      // column g of each n8 tile
+  using SmemA = MmaSmemOperand<T::bm, T::bk, kAKMajor, kRowsPerThread>;
+  using SmemB = MmaSmemOperand<T::bn, T::bk, kBKMajor, kColsPerThread>;
+  static_assert(T::wm % 16 == 0 && T::wn % 16 == 0 && T::bk % 8 == 0, "warp tiles are m16 × (pairs of n8), k8 steps");
+
+  struct StepFragments {
+    Fragments<kTilesM, 4, kSplit3x> a;
+    Fragments<kTilesN, 2, kSplit3x> b;
+  };
+
+  int lane, group, in_group, row0, col0;  // row0/col0: the warp tile's origin in the block tile
+  float acc[kTilesM][kTilesN][4] = {};
+
+  // Block-tile position of accumulator element (i, j, q): undoes the MN-major operands' permutation.
+  __device__ int acc_row(int i, int q) const {
+    const int half = q / 2;
+    return kAKMajor ? row0 + i * 16 + group + half * 8 : row0 + group * kRowsPerThread + 2 * i + half;
+  }
+  __device__ int acc_col(int j, int q) const {
+    const int c = 2 * in_group + q % 2;
+    return kBKMajor ? col0 + j * 8 + c : col0 + c * kColsPerThread + j;
+  }
+
+  // kFloats adjacent floats of MN-major k-row kk, starting at (chunk-aligned) tile row r.
+  template <class Smem, int kFloats>
+  __device__ static void load_row(float (&v)[kFloats], const float* tile, int r, int kk) {
+#pragma unroll
+    for (int c = 0; c < kFloats / 4; ++c)
+      *reinterpret_cast<float4*>(&v[4 * c]) = *reinterpret_cast<const float4*>(tile + Smem::offset(r + 4 * c, kk));
+  }
+
+  // A's fragments of m16 tile i at step k8. An MN-major A comes in one piece (a thread's rows of all tiles are
+  // adjacent), so it loads with i == 0 and the other calls do nothing.
+  __device__ void load_a(StepFragments& f, const float* tile_a, int k8, int i) const {
+    if constexpr (kAKMajor) {
+      std::uint32_t raw[4];
+      ptx::ldmatrix_x4(raw, tile_a + SmemA::offset(row0 + i * 16 + lane % 8 + (lane / 8) % 2 * 8, k8 + lane / 16 * 4));
+#pragma unroll
+      for (int q = 0; q < 4; ++q) f.a.convert(i, q, __uint_as_float(raw[q]));
+    } else if (i == 0) {
+#pragma unroll
+      for (int half = 0; half < 2; ++half) {  // k = t (a0, a1) and k = t + 4 (a2, a3)
+        float v[kRowsPerThread];
+        load_row<SmemA>(v, tile_a, row0 + group * kRowsPerThread, k8 + in_group + 4 * half);
+#pragma unroll
+        for (int t = 0; t < kTilesM; ++t) {
+          f.a.convert(t, 2 * half, v[2 * t]);
+          f.a.convert(t, 2 * half + 1, v[2 * t + 1]);
+        }
+      }
+    }
+  }
+
+  __device__ void load_b(StepFragments& f, const float* tile_b, int k8) const {
+    if constexpr (kBKMajor) {
+#pragma unroll
+      for (int j = 0; j < kTilesN; j += 2) {
+        std::uint32_t raw[4];
+        ptx::ldmatrix_x4(raw, tile_b + SmemB::offset(col0 + j * 8 + lane % 8 + lane / 16 * 8, k8 + (lane / 8) % 2 * 4));
+        f.b.convert(j, 0, __uint_as_float(raw[0]));
+        f.b.convert(j, 1, __uint_as_float(raw[1]));
+        f.b.convert(j + 1, 0, __uint_as_float(raw[2]));
+        f.b.convert(j + 1, 1, __uint_as_float(raw[3]));
+      }
+    } else {
+#pragma unroll
+      for (int half = 0; half < 2; ++half) {  // k = t (b0) and k = t + 4 (b1)
+        float v[kColsPerThread];
+        load_row<SmemB>(v, tile_b, col0 + group * kColsPerThread, k8 + in_group + 4 * half);
+#pragma unroll
+        for (int j = 0; j < kTilesN; ++j) f.b.convert(j, half, v[j]);
+      }
+    }
+  }
+
+  __device__ void load(StepFragments& f, const float* tile_a, const float* tile_b, int k8) const {
+#pragma unroll
+    for (int i = 0; i < kTilesM; ++i) load_a(f, tile_a, k8, i);
+    load_b(f, tile_b, k8);
+  }
+
+  __device__ void multiply_row(const StepFragments& f, int i) {
+#pragma unroll
+    for (int j = 0; j < kTilesN; ++j) {
+      if constexpr (kSplit3x) {
+        ptx::mma_tf32(acc[i][j], f.a.small[i], f.b.big[j]);
+        ptx::mma_tf32(acc[i][j], f.a.big[i], f.b.small[j]);
+      }
+      ptx::mma_tf32(acc[i][j], f.a.big[i], f.b.big[j]);
+    }
+  }
+
+  // All k8 steps of one stage. tf32 loads step s + 1's fragments while step s multiplies (the asm is volatile, so
+  // program order is issue order): B's first, then A's tile i right after the last mma that needs step s's tile i, so
+  // every load has a row or more of mma to hide behind and only one A tile per row is live twice. 3xtf32's doubled
+  // fragments leave no registers for a second set; its steps are three times longer, so one exposed latency costs less.
+  __device__ void multiply_stage(const float* tile_a, const float* tile_b) {
+    constexpr int kSteps = T::bk / 8;
+    if constexpr (!kSplit3x) {
+      StepFragments f[2];
+      load(f[0], tile_a, tile_b, 0);
+#pragma unroll
+      for (int s = 0; s < kSteps; ++s) {
+        StepFragments& now = f[s % 2];
+        StepFragments& next = f[(s + 1) % 2];
+        if (s + 1 < kSteps) load_b(next, tile_b, (s + 1) * 8);
+#pragma unroll
+        for (int i = 0; i < kTilesM; ++i) {
+          multiply_row(now, i);
+          if (s + 1 < kSteps) load_a(next, tile_a, (s + 1) * 8, i);
+        }
+      }
+    } else {
+#pragma unroll 1
+      for (int s = 0; s < kSteps; ++s) {
+        StepFragments f;
+        load(f, tile_a, tile_b, s * 8);
+#pragma unroll
+        for (int i = 0; i < kTilesM; ++i) multiply_row(f, i);
+      }
+    }
   }
 };
 
 template <class T, bool kSplit3x, bool kAKMajor, bool kBKMajor>
 __global__ void __launch_bounds__(T::threads) mma_gemm_kernel(OperandView a, OperandView b, EpilogueParams e) {
-  using SmemA = MmaSmemOperand<T::bm, T::bk, kAKMajor>;
-  using SmemB = MmaSmemOperand<T::bn, T::bk, kBKMajor>;
+  using Warp = MmaWarp<T, kSplit3x, kAKMajor, kBKMajor>;
+  using SmemA = typename Warp::SmemA;
+  using SmemB = typename Warp::SmemB;
   constexpr int kStageFloats = SmemA::kFloats + SmemB::kFloats;
-  constexpr int kTilesM = T::wm / 16, kTilesN = T::wn / 8;
-  static_assert(T::wm % 16 == 0 && T::wn % 16 == 0 && T::bk % 8 == 0, "warp tiles are m16 × (pairs of n8), k8 steps");
   static_assert(T::stages >= 2, "a pipeline needs two stages");
 
   extern __shared__ float4 shared_mem[];
   float* const smem = reinterpret_cast<float*>(shared_mem);
-  const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
-  const int group = lane / 4, in_group = lane % 4;  // the mma fragment's groupID and threadID_in_group
-  const int warp_row = warp / T::warps_n * T::wm, warp_col = warp % T::warps_n * T::wn;
+  const int tid = threadIdx.x, warp_id = tid / 32;
+  Warp warp;
+  warp.lane = tid % 32;
+  warp.group = warp.lane / 4;     // the mma fragment's groupID
+  warp.in_group = warp.lane % 4;  // and threadID_in_group
+  warp.row0 = warp_id / T::warps_n * T::wm;
+  warp.col0 = warp_id % T::warps_n * T::wn;
   const BlockTile block = grouped_block_tile(T::bm, T::bn, e.m, e.n);
   const int k_tiles = static_cast<int>((a.k + T::bk - 1) / T::bk);
 
@@ -95,91 +258,34 @@ __global__ void __launch_bounds__(T::threads) mma_gemm_kernel(OperandView a, Ope
     if (s < k_tiles) load_stage(s, s);
     ptx::cp_async_commit();  // empty groups keep the wait count uniform
   }
-
-  float acc[kTilesM][kTilesN][4] = {};
   for (int kt = 0; kt < k_tiles; ++kt) {
     ptx::cp_async_wait<T::stages - 2>();
     // Makes tile kt visible to every warp, and tells the loader that every warp is done with tile kt − 1's stage.
     __syncthreads();
     if (kt + T::stages - 1 < k_tiles) load_stage((kt + T::stages - 1) % T::stages, kt + T::stages - 1);
     ptx::cp_async_commit();
-
     const float* const tile_a = smem + (kt % T::stages) * kStageFloats;
-    const float* const tile_b = tile_a + SmemA::kFloats;
-    // Fully unrolled, the compiler hoists later k8 steps' fragment loads; 3xtf32's doubled fragments then exceed the
-    // register file, so it runs its (three times longer) k8 steps one at a time.
-#pragma unroll(kSplit3x ? 1 : T::bk / 8)
-    for (int k8 = 0; k8 < T::bk; k8 += 8) {
-      // All of B's fragments for this k8 step, then A's one m16 tile at a time: A's fragments are live for one row of
-      // mma calls only, which keeps 3xtf32's doubled fragments within the register file.
-      Fragments<kTilesN, 2, kSplit3x> frag_b;
-#pragma unroll
-      for (int j = 0; j < kTilesN; j += 2) {
-        const int c = warp_col + j * 8;
-        if constexpr (kBKMajor) {
-          std::uint32_t raw[4];
-          ptx::ldmatrix_x4(raw, tile_b + SmemB::offset(c + lane % 8 + lane / 16 * 8, k8 + (lane / 8) % 2 * 4));
-          frag_b.convert(j, 0, raw[0]);
-          frag_b.convert(j, 1, raw[1]);
-          frag_b.convert(j + 1, 0, raw[2]);
-          frag_b.convert(j + 1, 1, raw[3]);
-        } else {
-#pragma unroll
-          for (int h = 0; h < 2; ++h) {
-            frag_b.convert(j + h, 0, __float_as_uint(tile_b[SmemB::offset(c + h * 8 + group, k8 + in_group)]));
-            frag_b.convert(j + h, 1, __float_as_uint(tile_b[SmemB::offset(c + h * 8 + group, k8 + in_group + 4)]));
-          }
-        }
-      }
-#pragma unroll
-      for (int i = 0; i < kTilesM; ++i) {
-        Fragments<1, 4, kSplit3x> frag_a;
-        const int r = warp_row + i * 16;
-        if constexpr (kAKMajor) {
-          std::uint32_t raw[4];
-          ptx::ldmatrix_x4(raw, tile_a + SmemA::offset(r + lane % 8 + (lane / 8) % 2 * 8, k8 + lane / 16 * 4));
-#pragma unroll
-          for (int q = 0; q < 4; ++q) frag_a.convert(0, q, raw[q]);
-        } else {
-          frag_a.convert(0, 0, __float_as_uint(tile_a[SmemA::offset(r + group, k8 + in_group)]));
-          frag_a.convert(0, 1, __float_as_uint(tile_a[SmemA::offset(r + group + 8, k8 + in_group)]));
-          frag_a.convert(0, 2, __float_as_uint(tile_a[SmemA::offset(r + group, k8 + in_group + 4)]));
-          frag_a.convert(0, 3, __float_as_uint(tile_a[SmemA::offset(r + group + 8, k8 + in_group + 4)]));
-        }
-#pragma unroll
-        for (int j = 0; j < kTilesN; ++j) {
-          if constexpr (kSplit3x) {
-            ptx::mma_tf32(acc[i][j], frag_a.small[0], frag_b.big[j]);
-            ptx::mma_tf32(acc[i][j], frag_a.big[0], frag_b.small[j]);
-          }
-          ptx::mma_tf32(acc[i][j], frag_a.big[0], frag_b.big[j]);
-        }
-      }
-    }
+    warp.multiply_stage(tile_a, tile_a + SmemA::kFloats);
   }
 
   using Output = OutputTile<T::bm, T::bn, T::threads>;
   ptx::cp_async_wait<0>();
   __syncthreads();  // every warp is done with the pipeline's shared memory before it holds the output tile
 #pragma unroll
-  for (int i = 0; i < kTilesM; ++i)
+  for (int i = 0; i < Warp::kTilesM; ++i)
 #pragma unroll
-    for (int j = 0; j < kTilesN; ++j) {
-      const int r = warp_row + i * 16 + group, c = warp_col + j * 8 + in_group * 2;
-      Output::put(smem, r, c, acc[i][j][0]);
-      Output::put(smem, r, c + 1, acc[i][j][1]);
-      Output::put(smem, r + 8, c, acc[i][j][2]);
-      Output::put(smem, r + 8, c + 1, acc[i][j][3]);
-    }
+    for (int j = 0; j < Warp::kTilesN; ++j)
+#pragma unroll
+      for (int q = 0; q < 4; ++q) Output::put(smem, warp.acc_row(i, q), warp.acc_col(j, q), warp.acc[i][j][q]);
   __syncthreads();
   Output::finish(smem, e, block, tid);
 }
 
 template <class T, bool kSplit3x, bool kAKMajor, bool kBKMajor>
 void launch_mma_layout(const GemmProblem& p, const GemmOperands& x, cudaStream_t s) {
+  using Warp = MmaWarp<T, kSplit3x, kAKMajor, kBKMajor>;
   constexpr std::size_t kPipelineBytes =
-      T::stages * (MmaSmemOperand<T::bm, T::bk, kAKMajor>::kFloats + MmaSmemOperand<T::bn, T::bk, kBKMajor>::kFloats) *
-      sizeof(float);
+      T::stages * (Warp::SmemA::kFloats + Warp::SmemB::kFloats) * sizeof(float);
   constexpr std::size_t kOutputBytes = OutputTile<T::bm, T::bn, T::threads>::kBytes;
   constexpr std::size_t kSmemBytes = kPipelineBytes > kOutputBytes ? kPipelineBytes : kOutputBytes;
   const auto kernel = mma_gemm_kernel<T, kSplit3x, kAKMajor, kBKMajor>;
@@ -208,13 +314,13 @@ void launch_mma_gemm(const GemmProblem& p, const GemmOperands& x, cudaStream_t s
 
 //                bm   bn   bk  wm  wn  tm tn stages
 using MmaTiles = TileList<Tile<128, 128, 32, 64, 64, 0, 0, 3>,  // 128 threads, two blocks per SM
-                          Tile<128, 128, 32, 64, 64, 0, 0, 4>,
-                          Tile<128, 128, 16, 64, 64, 0, 0, 4>,
+                          Tile<128, 128, 16, 64, 64, 0, 0, 3>,
+                          Tile<128, 128, 16, 64, 64, 0, 0, 5>,  // deeper pipeline, same shared memory as bk32 s3
                           Tile<128, 256, 32, 64, 64, 0, 0, 3>,  // 256 threads, for 2048-4096
                           Tile<256, 128, 32, 64, 64, 0, 0, 3>,
                           Tile<128, 64, 32, 64, 32, 0, 0, 3>,   // more blocks for 512-1024
                           Tile<64, 128, 32, 32, 64, 0, 0, 3>,
-                          Tile<64, 64, 32, 32, 32, 0, 0, 4>,    // 256-512: enough blocks to fill the SMs
+                          Tile<64, 64, 32, 32, 32, 0, 0, 3>,    // 256-512: enough blocks to fill the SMs
                           Tile<32, 64, 32, 32, 32, 0, 0, 3>>;
 
 template <bool kSplit3x, class... Tiles>

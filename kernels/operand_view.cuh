@@ -64,9 +64,12 @@ struct ChunkCursor {
   int r, kk;                     // tile position of the first chunk
   int step_r, step_kk;           // tile distance between consecutive chunks
   bool k_major;
+  bool rows_inside;              // the tile's rows all lie inside the matrix
+  std::int64_t k;
 
   // k_major is the operand's; MMA kernels pass it as a compile-time constant so the branches fold away.
-  __device__ ChunkCursor(const OperandView& op, bool is_k_major, std::int64_t row0, int tid) : k_major(is_k_major) {
+  __device__ ChunkCursor(const OperandView& op, bool is_k_major, std::int64_t row0, int tid)
+      : k_major(is_k_major), rows_inside(row0 + kRows <= op.rows), k(op.k) {
     if (k_major) {
       r = tid / (kBk / 4);
       kk = tid % (kBk / 4) * 4;
@@ -88,6 +91,9 @@ struct ChunkCursor {
     }
     base = op.ptr + (k_major ? (row0 + r) * op.ld + kk : std::int64_t{kk} * op.ld + row0 + r);
   }
+
+  // Every chunk of the tile at k0 lies inside the matrix: the loaders' fast path, no per-chunk bounds.
+  __device__ bool interior(std::int64_t k0) const { return rows_inside && k0 + kBk <= k; }
 
   __device__ const float* src(int c, std::int64_t k0) const { return base + c * chunk_step + k0 * k_stride; }
   __device__ int tile_r(int c) const { return r + c * step_r; }

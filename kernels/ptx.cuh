@@ -35,12 +35,13 @@ __device__ __forceinline__ void ldmatrix_x4(std::uint32_t (&r)[4], const void* r
                : "r"(smem_address(row_address)));
 }
 
-// fp32 → tf32, round to nearest (ties away): halves tf32's error against the truncation the tensor core would apply.
-__device__ __forceinline__ std::uint32_t to_tf32(float x) {
-  std::uint32_t r;
-  asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));
-  return r;
-}
+// fp32 → tf32 operand, rounded to nearest (ties away from zero), in one integer add: the tensor core reads only the top
+// 19 bits of a tf32 operand, so adding half a tf32 ulp (bit 12) is the whole rounding. cvt.rna.tf32.f32 costs a
+// compare and a predicated add per element on sm_90, and that ALU work, not the mma, bounded the tf32 kernels. The
+// 13 low bits are left behind (mma ignores them); to_tf32_exact() clears them where the exact value is needed. A NaN
+// whose payload lies only in those 13 bits becomes an infinity: still non-finite.
+__device__ __forceinline__ std::uint32_t to_tf32(float x) { return __float_as_uint(x) + 0x1000u; }
+__device__ __forceinline__ std::uint32_t to_tf32_exact(float x) { return to_tf32(x) & 0xffffe000u; }
 
 // D = A·B + D for one m16n8k8 tile, tf32 inputs, fp32 accumulators.
 __device__ __forceinline__ void mma_tf32(float (&d)[4], const std::uint32_t (&a)[4], const std::uint32_t (&b)[2]) {

@@ -37,6 +37,11 @@ struct StagedTile {
   float4 regs[Cursor::kChunks];
 
   __device__ void load(const Cursor& cursor, bool vec4, std::int64_t k0) {
+    if (vec4 && cursor.interior(k0)) {
+#pragma unroll
+      for (int c = 0; c < Cursor::kChunks; ++c) regs[c] = __ldg(reinterpret_cast<const float4*>(cursor.src(c, k0)));
+      return;
+    }
 #pragma unroll
     for (int c = 0; c < Cursor::kChunks; ++c) {
       const int valid = cursor.valid(c, k0);
