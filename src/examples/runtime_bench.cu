@@ -140,8 +140,8 @@ __global__ void fill_ones_kernel(float* p, std::int64_t count) {
     p[i] = 1.0f;
 }
 
-json backward_case(Runtime& rt, const GemmProblem& p, cublasLtHandle_t h, std::size_t l2, int sm_count,
-                   cudaStream_t s, BlockingKernel& blocker) {
+json backward_case(Runtime& rt, Runtime& serial, const GemmProblem& p, cublasLtHandle_t h, std::size_t l2,
+                   int sm_count, cudaStream_t s, BlockingKernel& blocker) {
   const std::uint64_t seed = fresh_seed();
   const ProblemBuffers buffers(p, l2, seed, s);
   const auto mn = static_cast<std::size_t>(p.m * p.n);
@@ -171,27 +171,37 @@ json backward_case(Runtime& rt, const GemmProblem& p, cublasLtHandle_t h, std::s
   const unsigned blocks = static_cast<unsigned>(std::min<std::int64_t>((p.m * p.n + 255) / 256, 8 * sm_count));
 
   rt.prepare_backward(p);
-  const auto fused = [&](int i) {
-    const int set = i % buffers.sets();
-    const GemmOperands x = buffers.operands(set);
-    rt.backward(p, x.A, x.B, z[static_cast<std::size_t>(set)].get(), gy[static_cast<std::size_t>(set)].get(), ga.get(),
-                gb.get(), gbias.get(), s);
+  serial.prepare_backward(p);
+  const auto z_of = [&](int i) { return z[static_cast<std::size_t>(i % buffers.sets())].get(); };
+  const auto gy_of = [&](int i) { return gy[static_cast<std::size_t>(i % buffers.sets())].get(); };
+  const auto fused_on = [&](Runtime& r, int i, float* grad_a, float* grad_b) {
+    const GemmOperands x = buffers.operands(i);
+    r.backward(p, x.A, x.B, z_of(i), gy_of(i), grad_a, grad_b, gbias.get(), s);
   };
-  const auto unfused = [&](int i) {
-    const int set = i % buffers.sets();
-    const GemmOperands x = buffers.operands(set);
-    activation_backward_kernel<<<blocks, 256, 0, s>>>(gy[static_cast<std::size_t>(set)].get(),
-                                                      z[static_cast<std::size_t>(set)].get(), gz.get(), p.m * p.n,
-                                                      p.epi.act, p.epi.leaky_slope);
-    lt_a.launch(pass_gemm_operands(Pass::GradA, x.A, x.B, gz.get(), ga.get()), s);
-    lt_b.launch(pass_gemm_operands(Pass::GradB, x.A, x.B, gz.get(), gb.get()), s);
+  const auto act_kernel = [&](int i) {
+    activation_backward_kernel<<<blocks, 256, 0, s>>>(gy_of(i), z_of(i), gz.get(), p.m * p.n, p.epi.act,
+                                                      p.epi.leaky_slope);
+  };
+  const auto bias_gemm = [&] {
     GemmOperands bx;
     bx.A = ones.get();
     bx.B = gz.get();
     bx.Y = gbias.get();
     lt_bias.launch(bx, s);
   };
-  const PairTimes t = time_pair(fused, unfused, s, blocker);
+  const auto unfused = [&](int i) {
+    const GemmOperands x = buffers.operands(i);
+    act_kernel(i);
+    lt_a.launch(pass_gemm_operands(Pass::GradA, x.A, x.B, gz.get(), ga.get()), s);
+    lt_b.launch(pass_gemm_operands(Pass::GradB, x.A, x.B, gz.get(), gb.get()), s);
+    bias_gemm();
+  };
+  const PairTimes t = time_pair([&](int i) { fused_on(rt, i, ga.get(), gb.get()); }, unfused, s, blocker);
+  // Where the time goes: the fused chain with its GEMMs one after the other, and its pass alone; the unfused
+  // chain's act' kernel and bias-reduction GEMM alone.
+  const PairTimes fused_parts = time_pair([&](int i) { fused_on(serial, i, ga.get(), gb.get()); },
+                                          [&](int i) { fused_on(rt, i, nullptr, nullptr); }, s, blocker);
+  const PairTimes unfused_parts = time_pair(act_kernel, [&](int) { bias_gemm(); }, s, blocker);
   return {{"problem", p.key()},
           {"runtime", rt.explain_backward(p)},
           {"unfused_grad_a", lt_a.candidate().id()},
@@ -199,7 +209,11 @@ json backward_case(Runtime& rt, const GemmProblem& p, cublasLtHandle_t h, std::s
           {"unfused_bias_gemm", lt_bias.candidate().id()},
           {"fused_us", t.a_us},
           {"unfused_us", t.b_us},
-          {"speedup", t.b_us / t.a_us}};
+          {"speedup", t.b_us / t.a_us},
+          {"fused_gemms_serial_us", fused_parts.a_us},
+          {"fused_pass_only_us", fused_parts.b_us},
+          {"unfused_act_kernel_us", unfused_parts.a_us},
+          {"unfused_bias_gemm_us", unfused_parts.b_us}};
 }
 
 // A cublasLtMatmul with everything prepared once: the least a caller of cuBLASLt can do per call.
@@ -342,6 +356,9 @@ void run(const Args& a) {
     return;
   }
 
+  RuntimeOptions serial_options;
+  serial_options.concurrent_backward = false;
+  Runtime serial(a.db, 0, serial_options);  // the same choices, the backward's two GEMMs one after the other
   const CudaStream stream;
   const cudaStream_t s = stream.get();
   const LtHandle lt = make_lt_handle();
@@ -355,10 +372,15 @@ void run(const Args& a) {
                 c["runtime_candidate"].get<std::string>().c_str());
   }
   for (const GemmProblem& p : backward) {
-    bwd_cases.push_back(backward_case(rt, p, lt.get(), device.l2_bytes, device.identity.sm_count, s, blocker));
+    bwd_cases.push_back(
+        backward_case(rt, serial, p, lt.get(), device.l2_bytes, device.identity.sm_count, s, blocker));
     const json& c = bwd_cases.back();
-    std::printf("backward %-44s fused   %9.2f us  unfused   %9.2f us  x%.3f\n", p.key().c_str(),
-                c["fused_us"].get<double>(), c["unfused_us"].get<double>(), c["speedup"].get<double>());
+    std::printf("backward %-44s fused   %9.2f us  unfused   %9.2f us  x%.3f  (fused serial %.2f, pass %.2f; "
+                "act' %.2f, bias gemm %.2f)\n",
+                p.key().c_str(), c["fused_us"].get<double>(), c["unfused_us"].get<double>(),
+                c["speedup"].get<double>(), c["fused_gemms_serial_us"].get<double>(),
+                c["fused_pass_only_us"].get<double>(), c["unfused_act_kernel_us"].get<double>(),
+                c["unfused_bias_gemm_us"].get<double>());
   }
   const json overhead = host_overhead(rt, a.db, prepared, lt.get(), device.l2_bytes, s, blocker);
 

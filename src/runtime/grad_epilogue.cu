@@ -1,6 +1,7 @@
 #include "runtime/grad_epilogue.hpp"
 
 #include <algorithm>
+#include <cstdint>
 
 #include "cuda/cuda_call.hpp"
 #include "kernels/epilogue.cuh"
@@ -8,9 +9,9 @@
 namespace gemmtune::runtime {
 namespace {
 
-constexpr int kStripCols = 32;   // a block's column strip: one warp wide
-constexpr int kWarps = 8;        // 256 threads
+constexpr int kWarps = 8;  // 256 threads
 constexpr int kThreads = kWarps * 32;
+constexpr int kUnroll = 4;  // rows (row-major) or row groups (transposed) in flight per thread
 
 struct GradArgs {
   const float* gy;
@@ -27,17 +28,42 @@ struct GradArgs {
   std::uint64_t seed, offset;
 };
 
-// gZ of logical element (row, col) stored at `at`; stores it when kStoreGz.
-template <bool kStoreGz>
-__device__ __forceinline__ float grad_element(const GradArgs& a, std::int64_t row, std::int64_t col, std::int64_t at) {
-  float g = __ldg(a.gy + at);
-  if (a.act != Activation::None) g *= kernels::activation_derivative<float>(a.act, __ldg(a.z + at), a.leaky_slope);
-  if (a.dropout_p > 0.f) {
-    const auto element = static_cast<std::uint64_t>(row * a.n + col);
-    g = kernels::dropout_keep(a.seed, a.offset, element, a.dropout_p) ? g * a.keep_scale : 0.f;
+template <int kVec>
+__device__ __forceinline__ void load(const float* p, float (&v)[kVec]) {
+  if constexpr (kVec == 4) {
+    const float4 x = __ldg(reinterpret_cast<const float4*>(p));
+    v[0] = x.x;
+    v[1] = x.y;
+    v[2] = x.z;
+    v[3] = x.w;
+  } else {
+    v[0] = __ldg(p);
   }
-  if constexpr (kStoreGz) a.gz[at] = g;
-  return g;
+}
+
+template <int kVec>
+__device__ __forceinline__ void store(float* p, const float (&v)[kVec]) {
+  if constexpr (kVec == 4)
+    *reinterpret_cast<float4*>(p) = make_float4(v[0], v[1], v[2], v[3]);
+  else
+    p[0] = v[0];
+}
+
+// gY of kVec elements in, gZ out (in place). The elements run along a row of Y when the output is row-major and
+// down a column when it is transposed; (row, col) is the first one's logical position, which names its dropout bit.
+template <bool kTransposed, int kVec>
+__device__ __forceinline__ void grad_elements(const GradArgs& a, std::int64_t row, std::int64_t col, float (&g)[kVec],
+                                              const float (&z)[kVec]) {
+#pragma unroll
+  for (int j = 0; j < kVec; ++j) {
+    if (a.act != Activation::None) g[j] *= kernels::activation_derivative<float>(a.act, z[j], a.leaky_slope);
+    if (a.dropout_p > 0.f) {
+      const std::int64_t r = kTransposed ? row + j : row, c = kTransposed ? col : col + j;
+      g[j] = kernels::dropout_keep(a.seed, a.offset, static_cast<std::uint64_t>(r * a.n + c), a.dropout_p)
+                 ? g[j] * a.keep_scale
+                 : 0.f;
+    }
+  }
 }
 
 __device__ __forceinline__ float warp_sum(float v) {
@@ -45,44 +71,87 @@ __device__ __forceinline__ float warp_sum(float v) {
   return v;  // butterfly: every lane ends with the same, order-fixed sum
 }
 
-// Block (strip x, chunk y) handles columns [32x, 32x+32) of rows [y·rows_per_chunk, ...). Thread mapping follows the
-// stored layout so every warp reads 128 contiguous bytes: along columns for row-major Y, along rows for the
-// transposed store.
-template <bool kTransposed, bool kStoreGz, bool kReduceBias>
-__global__ void __launch_bounds__(kThreads) grad_epilogue_kernel(GradArgs a) {
-  __shared__ float strip_sum[kStripCols];
-  __shared__ float warp_part[kWarps][kStripCols + 1];
-  __shared__ bool last_block;
+// Columns per block: a warp's width of columns (row-major: 32 lanes × kVec), or 32 (transposed: 4 per warp).
+template <bool kTransposed, int kVec>
+inline constexpr int kStripCols = kTransposed ? 32 : 32 * kVec;
+
+// Block (strip x, chunk y) handles the strip's columns over rows [y·rows_per_chunk, ...). Every warp reads
+// contiguous memory: 32·kVec columns of one row (row-major Y), or 32·kVec rows of one column (transposed Y).
+// Loads for kUnroll rows (or row groups) are issued before any of them is used, so each thread keeps several
+// 16-byte loads in flight. Returns, in strip_sum, this block's column sums (when kReduceBias).
+template <bool kTransposed, int kVec, bool kStoreGz, bool kReduceBias>
+__device__ __forceinline__ void grad_block(const GradArgs& a, float* strip_sum) {
+  constexpr int kStrip = kStripCols<kTransposed, kVec>;
   const int lane = static_cast<int>(threadIdx.x) & 31, warp = static_cast<int>(threadIdx.x) >> 5;
-  const std::int64_t c0 = static_cast<std::int64_t>(blockIdx.x) * kStripCols;
+  const std::int64_t c0 = static_cast<std::int64_t>(blockIdx.x) * kStrip;
   const std::int64_t r0 = static_cast<std::int64_t>(blockIdx.y) * a.rows_per_chunk;
   const std::int64_t r1 = min(a.m, r0 + a.rows_per_chunk);
+  const bool has_z = a.act != Activation::None;
 
   if constexpr (!kTransposed) {
-    const std::int64_t col = c0 + lane;
-    float acc = 0.f;
+    const std::int64_t col = c0 + std::int64_t{kVec} * lane;
+    float acc[kVec] = {};
     if (col < a.n) {
-#pragma unroll 4
-      for (std::int64_t row = r0 + warp; row < r1; row += kWarps) acc += grad_element<kStoreGz>(a, row, col, row * a.n + col);
+      for (std::int64_t row = r0 + warp; row < r1; row += kUnroll * kWarps) {
+        float g[kUnroll][kVec] = {}, z[kUnroll][kVec] = {};
+#pragma unroll
+        for (int u = 0; u < kUnroll; ++u) {
+          const std::int64_t r = row + u * kWarps;
+          if (r < r1) {
+            load<kVec>(a.gy + r * a.n + col, g[u]);
+            if (has_z) load<kVec>(a.z + r * a.n + col, z[u]);
+          }
+        }
+#pragma unroll
+        for (int u = 0; u < kUnroll; ++u) {
+          const std::int64_t r = row + u * kWarps;
+          if (r >= r1) continue;
+          grad_elements<false, kVec>(a, r, col, g[u], z[u]);
+          if constexpr (kStoreGz) store<kVec>(a.gz + r * a.n + col, g[u]);
+          if constexpr (kReduceBias) {
+#pragma unroll
+            for (int j = 0; j < kVec; ++j) acc[j] += g[u][j];
+          }
+        }
+      }
     }
     if constexpr (kReduceBias) {
-      warp_part[warp][lane] = acc;
+      __shared__ float warp_part[kWarps][kStrip + 1];
+#pragma unroll
+      for (int j = 0; j < kVec; ++j) warp_part[warp][kVec * lane + j] = acc[j];
       __syncthreads();
-      if (warp == 0) {
+      for (int c = static_cast<int>(threadIdx.x); c < kStrip; c += kThreads) {
         float s = 0.f;
 #pragma unroll
-        for (int w = 0; w < kWarps; ++w) s += warp_part[w][lane];
-        strip_sum[lane] = s;
+        for (int w = 0; w < kWarps; ++w) s += warp_part[w][c];
+        strip_sum[c] = s;
       }
     }
   } else {
-    constexpr int kColsPerWarp = kStripCols / kWarps;
+    // Each warp owns 4 of the strip's 32 columns; its lanes run down them kVec rows at a time.
+    constexpr int kColsPerWarp = kStrip / kWarps;
+    constexpr std::int64_t kRowsPerStep = 32 * kVec;
     float acc[kColsPerWarp] = {};
-    for (std::int64_t row = r0 + lane; row < r1; row += 32) {
+    for (std::int64_t row = r0 + std::int64_t{kVec} * lane; row < r1; row += kRowsPerStep) {
+      float g[kColsPerWarp][kVec] = {}, z[kColsPerWarp][kVec] = {};
 #pragma unroll
       for (int j = 0; j < kColsPerWarp; ++j) {
         const std::int64_t col = c0 + warp + kWarps * j;
-        if (col < a.n) acc[j] += grad_element<kStoreGz>(a, row, col, col * a.m + row);
+        if (col < a.n) {
+          load<kVec>(a.gy + col * a.m + row, g[j]);
+          if (has_z) load<kVec>(a.z + col * a.m + row, z[j]);
+        }
+      }
+#pragma unroll
+      for (int j = 0; j < kColsPerWarp; ++j) {
+        const std::int64_t col = c0 + warp + kWarps * j;
+        if (col >= a.n) continue;
+        grad_elements<true, kVec>(a, row, col, g[j], z[j]);
+        if constexpr (kStoreGz) store<kVec>(a.gz + col * a.m + row, g[j]);
+        if constexpr (kReduceBias) {
+#pragma unroll
+          for (int v = 0; v < kVec; ++v) acc[j] += g[j][v];
+        }
       }
     }
     if constexpr (kReduceBias) {
@@ -93,61 +162,79 @@ __global__ void __launch_bounds__(kThreads) grad_epilogue_kernel(GradArgs a) {
       }
     }
   }
+}
+
+template <bool kTransposed, int kVec, bool kStoreGz, bool kReduceBias>
+__global__ void __launch_bounds__(kThreads) grad_epilogue_kernel(GradArgs a) {
+  constexpr int kStrip = kStripCols<kTransposed, kVec>;
+  __shared__ float strip_sum[kStrip];
+  __shared__ float chunk_part[kThreads / kStrip > 0 ? kThreads / kStrip : 1][kStrip];
+  __shared__ bool last_block;
+  grad_block<kTransposed, kVec, kStoreGz, kReduceBias>(a, strip_sum);
   if constexpr (!kReduceBias) return;
 
-  // Stage two, in the same kernel: publish this chunk's strip sums; the strip's last block adds them up in order.
+  // Stage two, in the same kernel: publish this chunk's strip sums; the strip's last block adds them in order.
+  const std::int64_t c0 = static_cast<std::int64_t>(blockIdx.x) * kStrip;
   __syncthreads();
-  if (threadIdx.x < kStripCols && c0 + threadIdx.x < a.n)
-    a.partials[static_cast<std::int64_t>(blockIdx.y) * a.n + c0 + threadIdx.x] = strip_sum[threadIdx.x];
+  for (int c = static_cast<int>(threadIdx.x); c < kStrip; c += kThreads)
+    if (c0 + c < a.n) a.partials[static_cast<std::int64_t>(blockIdx.y) * a.n + c0 + c] = strip_sum[c];
   __threadfence();  // the partials are visible device-wide before the ticket says so
   __syncthreads();
   if (threadIdx.x == 0) last_block = atomicAdd(a.tickets + blockIdx.x, 1u) == gridDim.y - 1;
   __syncthreads();
   if (!last_block) return;
 
-  const std::int64_t col = c0 + lane;
+  // kThreads/kStrip threads per column, each summing every (kThreads/kStrip)-th chunk; then those few in order.
+  constexpr int kLanesPerCol = kThreads / kStrip;
+  const int c = static_cast<int>(threadIdx.x) % kStrip, part = static_cast<int>(threadIdx.x) / kStrip;
   float s = 0.f;
-  if (col < a.n)
-    for (unsigned chunk = static_cast<unsigned>(warp); chunk < gridDim.y; chunk += kWarps)
-      s += __ldcg(a.partials + static_cast<std::int64_t>(chunk) * a.n + col);  // L2: other blocks wrote them
-  warp_part[warp][lane] = s;
+  if (c0 + c < a.n)
+    for (unsigned chunk = static_cast<unsigned>(part); chunk < gridDim.y; chunk += kLanesPerCol)
+      s += __ldcg(a.partials + static_cast<std::int64_t>(chunk) * a.n + c0 + c);  // L2: other blocks wrote them
+  chunk_part[part][c] = s;
   __syncthreads();
-  if (warp == 0 && col < a.n) {
+  if (part == 0 && c0 + c < a.n) {
     float total = 0.f;
 #pragma unroll
-    for (int w = 0; w < kWarps; ++w) total += warp_part[w][lane];
-    a.gbias[col] = total;
+    for (int p = 0; p < kLanesPerCol; ++p) total += chunk_part[p][c];
+    a.gbias[c0 + c] = total;
   }
   if (threadIdx.x == 0) a.tickets[blockIdx.x] = 0;  // ready for the next call or graph replay
 }
 
-template <bool kTransposed, bool kStoreGz, bool kReduceBias>
-void launch_kernel(const GradArgs& a, dim3 grid, cudaStream_t s) {
-  grad_epilogue_kernel<kTransposed, kStoreGz, kReduceBias><<<grid, kThreads, 0, s>>>(a);
+template <bool kTransposed, int kVec>
+void launch_shape(const GradArgs& a, unsigned row_chunks, bool store_gz, bool reduce_bias, cudaStream_t s) {
+  constexpr int kStrip = kStripCols<kTransposed, kVec>;
+  const dim3 grid(static_cast<unsigned>((a.n + kStrip - 1) / kStrip), row_chunks);
+  if (store_gz && reduce_bias)
+    grad_epilogue_kernel<kTransposed, kVec, true, true><<<grid, kThreads, 0, s>>>(a);
+  else if (store_gz)
+    grad_epilogue_kernel<kTransposed, kVec, true, false><<<grid, kThreads, 0, s>>>(a);
+  else
+    grad_epilogue_kernel<kTransposed, kVec, false, true><<<grid, kThreads, 0, s>>>(a);
 }
 
-template <bool kTransposed>
-void launch_layout(const GradArgs& a, dim3 grid, bool store_gz, bool reduce_bias, cudaStream_t s) {
-  if (store_gz && reduce_bias) return launch_kernel<kTransposed, true, true>(a, grid, s);
-  if (store_gz) return launch_kernel<kTransposed, true, false>(a, grid, s);
-  launch_kernel<kTransposed, false, true>(a, grid, s);
-}
+bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
 
 }  // namespace
 
 GradEpilogue::GradEpilogue(const GemmProblem& p, int sm_count) : problem_(p) {
   writes_gz_ = p.epi.act != Activation::None || p.epi.dropout();
-  col_strips_ = static_cast<unsigned>((p.n + kStripCols - 1) / kStripCols);
-  // Enough blocks to fill the GPU (8 resident blocks of 256 threads per SM), but at least 32 rows per chunk so
-  // the second stage stays short.
+  const bool transposed = p.out == OutputLayout::Transposed;
+  // 16-byte accesses need the contiguous dimension to be a multiple of 4 (and aligned pointers, checked per call).
+  vectorizable_ = (transposed ? p.m : p.n) % 4 == 0;
+  const std::int64_t strip = transposed || !vectorizable_ ? 32 : 128;
+  const std::int64_t strips = (p.n + strip - 1) / strip;
+  // Enough blocks to fill the GPU (8 resident blocks of 256 threads per SM), at least 32 rows per chunk so the
+  // second stage stays short, and chunks that are whole multiples of 4 rows so vector accesses never straddle one.
   const std::int64_t want_blocks = std::int64_t{8} * std::max(sm_count, 1);
   const std::int64_t max_chunks = (p.m + 31) / 32;
-  const std::int64_t chunks = std::clamp<std::int64_t>((want_blocks + col_strips_ - 1) / col_strips_, 1, max_chunks);
-  rows_per_chunk_ = (p.m + chunks - 1) / chunks;
+  const std::int64_t chunks = std::clamp<std::int64_t>((want_blocks + strips - 1) / strips, 1, max_chunks);
+  rows_per_chunk_ = ((p.m + chunks - 1) / chunks + 3) / 4 * 4;
   row_chunks_ = static_cast<unsigned>((p.m + rows_per_chunk_ - 1) / rows_per_chunk_);
   if (p.epi.bias) {
     partials_ = DeviceBuffer<float>(static_cast<std::size_t>(row_chunks_) * static_cast<std::size_t>(p.n));
-    tickets_ = DeviceBuffer<unsigned>(col_strips_);
+    tickets_ = DeviceBuffer<unsigned>(static_cast<std::size_t>((p.n + 31) / 32));  // the most strips any path uses
     GT_CUDA_CALL(cudaMemset(tickets_.get(), 0, tickets_.bytes()));
     GT_CUDA_CALL(cudaDeviceSynchronize());  // the tickets are zero before any stream can launch the pass
   }
@@ -173,11 +260,14 @@ void GradEpilogue::launch(const float* gy, const float* z, float* gz, float* gbi
   a.keep_scale = 1.0f / (1.0f - problem_.epi.dropout_p);
   a.seed = seed;
   a.offset = offset;
-  const dim3 grid(col_strips_, row_chunks_);
-  if (problem_.out == OutputLayout::Transposed)
-    launch_layout<true>(a, grid, writes_gz_, reduce_bias, s);
+  const bool vec = vectorizable_ && aligned16(gy) && (!z || aligned16(z)) && (!writes_gz_ || aligned16(gz));
+  const bool transposed = problem_.out == OutputLayout::Transposed;
+  if (transposed)
+    vec ? launch_shape<true, 4>(a, row_chunks_, writes_gz_, reduce_bias, s)
+        : launch_shape<true, 1>(a, row_chunks_, writes_gz_, reduce_bias, s);
   else
-    launch_layout<false>(a, grid, writes_gz_, reduce_bias, s);
+    vec ? launch_shape<false, 4>(a, row_chunks_, writes_gz_, reduce_bias, s)
+        : launch_shape<false, 1>(a, row_chunks_, writes_gz_, reduce_bias, s);
   GT_CUDA_CHECK_LAUNCH();
 }
 

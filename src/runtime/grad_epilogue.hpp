@@ -1,7 +1,9 @@
 // GradEpilogue: the backward's one elementwise pass. gZ = gY ⊙ act'(Z) ⊙ keep/(1−p) (the forward's dropout mask,
 // regenerated from its seed and offset), and gBias = Σ_rows gZ, in ONE kernel that reads gY and Z once.
 //
-// The bias gradient is deterministic: no floating-point atomics. The grid is (column strips of 32) × (row chunks);
+// Every warp reads contiguous memory (16-byte accesses where the layout and pointers allow), several loads in flight
+// per thread: the pass runs at DRAM bandwidth, reading gY and Z once and writing gZ once.
+// The bias gradient is deterministic: no floating-point atomics. The grid is (column strips) × (row chunks);
 // each block writes its strip's partial sums for its chunk, and the last block to finish a strip (an integer
 // ticket per strip) adds that strip's partials in chunk order. Same inputs, same bits, on every call and every graph
 // replay; the last block resets its ticket, so the pass needs no memset between calls.
@@ -32,6 +34,7 @@ class GradEpilogue {
  private:
   GemmProblem problem_;
   bool writes_gz_ = false;
+  bool vectorizable_ = false;  // the stored rows' length allows 16-byte accesses
   std::int64_t rows_per_chunk_ = 0;
   unsigned col_strips_ = 0, row_chunks_ = 0;
   DeviceBuffer<float> partials_;     // row_chunks × n

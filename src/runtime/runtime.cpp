@@ -7,10 +7,12 @@
 #include "common/error.hpp"
 #include "cuda/device_buffer.hpp"
 #include "cuda/device_info.hpp"
+#include "cuda/stream.hpp"
 #include "lt/lt_handles.hpp"
 #include "problem/pass_gemm.hpp"
 #include "runtime/cache_index.hpp"
 #include "runtime/default_candidate.hpp"
+#include "runtime/fork_join.hpp"
 #include "runtime/grad_epilogue.hpp"
 #include "runtime/miss_log.hpp"
 #include "runtime/problem_hash.hpp"
@@ -32,16 +34,22 @@ struct GemmPlan {
   CandidateLauncher launcher;
 };
 
-// One resolved backward: the elementwise pass, its gZ scratch, and the two GEMM plans (owned by the plan map).
+// One resolved backward: the elementwise pass, its gZ scratch, and the two GEMMs. gA and gB are independent, so gB
+// can run on the runtime's side stream beside gA (with the side stream's own workspace): small GEMMs leave most of
+// the GPU idle, and the two then take about as long as one.
 struct BackwardPlan {
-  BackwardPlan(const GemmProblem& p, int sm_count, const GemmPlan& a, const GemmPlan& b)
-      : pass(p, sm_count), grad_a(a), grad_b(b) {
+  BackwardPlan(const GemmProblem& p, int sm_count, const GemmPlan& a, const GemmPlan& b, cublasLtHandle_t lt,
+               BorrowedWorkspace side_workspace)
+      : pass(p, sm_count), grad_a(a), grad_b(b),
+        grad_b_side(b.launcher.problem(), b.choice.candidate, lt, side_workspace) {
     if (pass.writes_gz()) gz = DeviceBuffer<float>(static_cast<std::size_t>(p.m * p.n));
   }
   runtime::GradEpilogue pass;
   DeviceBuffer<float> gz;
   const GemmPlan& grad_a;
   const GemmPlan& grad_b;
+  CandidateLauncher grad_b_side;
+  runtime::ForkJoin fork_join;
 };
 
 void require(bool ok, const GemmProblem& p, const char* what) {
@@ -84,7 +92,9 @@ class Runtime::Impl {
     refuse_during_capture(p, s);
     const GemmPlan& a = plan(backward_problem(p, Pass::GradA), s);
     const GemmPlan& b = plan(backward_problem(p, Pass::GradB), s);
-    auto bp = std::make_unique<BackwardPlan>(p, device_.identity.sm_count, a, b);
+    if (!side_workspace_.get()) side_workspace_ = DeviceBuffer<unsigned char>(options_.workspace_bytes);
+    auto bp = std::make_unique<BackwardPlan>(p, device_.identity.sm_count, a, b, lt_.get(),
+                                             BorrowedWorkspace{side_workspace_.get(), side_workspace_.size()});
     return *backward_plans_.emplace(p, std::move(bp)).first->second;
   }
 
@@ -110,6 +120,8 @@ class Runtime::Impl {
 
   const std::string& device_key() const { return device_key_; }
   std::size_t cache_size() const { return cache_.index.size(); }
+  bool concurrent_backward() const { return options_.concurrent_backward; }
+  cudaStream_t side_stream() const { return side_.get(); }
 
  private:
   // Resolving allocates and builds descriptors: not capturable, so a first call inside a capture is refused
@@ -157,6 +169,8 @@ class Runtime::Impl {
   runtime::SelectionRules rules_;
   LtHandle lt_;
   DeviceBuffer<unsigned char> workspace_;
+  CudaStream side_;                             // the backward's second GEMM, ordered inside the caller's stream
+  DeviceBuffer<unsigned char> side_workspace_;  // its cuBLASLt workspace; allocated with the first backward
   std::unordered_map<GemmProblem, std::unique_ptr<GemmPlan>, runtime::ProblemHash> plans_;
   std::unordered_map<GemmProblem, std::unique_ptr<BackwardPlan>, runtime::ProblemHash> backward_plans_;
   runtime::MissLog misses_;
@@ -211,8 +225,18 @@ void Runtime::backward(const GemmProblem& problem, const BackwardOperands& x, cu
   require(!x.gB || x.A, problem, "gB needs A");
   bp.pass.launch(x.gY, x.Z, bp.gz.get(), x.gBias, x.seed, x.offset, s);
   const float* gz = bp.pass.writes_gz() ? bp.gz.get() : x.gY;
-  if (x.gA) bp.grad_a.launcher.launch(pass_gemm_operands(Pass::GradA, x.A, x.B, gz, x.gA), s);
-  if (x.gB) bp.grad_b.launcher.launch(pass_gemm_operands(Pass::GradB, x.A, x.B, gz, x.gB), s);
+  const GemmOperands grad_a = pass_gemm_operands(Pass::GradA, x.A, x.B, gz, x.gA);
+  const GemmOperands grad_b = pass_gemm_operands(Pass::GradB, x.A, x.B, gz, x.gB);
+  if (x.gA && x.gB && impl_->concurrent_backward()) {
+    const cudaStream_t side = impl_->side_stream();
+    bp.fork_join.fork(s, side);
+    bp.grad_b_side.launch(grad_b, side);
+    bp.grad_a.launcher.launch(grad_a, s);
+    bp.fork_join.join(s, side);
+    return;
+  }
+  if (x.gA) bp.grad_a.launcher.launch(grad_a, s);
+  if (x.gB) bp.grad_b.launcher.launch(grad_b, s);
 }
 
 void Runtime::backward(const GemmProblem& problem, const float* A, const float* B, const float* Z, const float* gY,
@@ -255,6 +279,7 @@ std::string Runtime::explain_backward(const GemmProblem& forward) {
   if (forward.epi.dropout()) pass += " * dropout mask/(1-p)";
   if (forward.epi.bias) pass += ", gBias = sum over rows of gZ";
   pass += bp.pass.writes_gz() || forward.epi.bias ? " (one fused pass)" : " (no pass: gZ is gY)";
+  if (impl_->concurrent_backward()) pass += "; then gA and gB side by side";
   return forward.key() + " backward: " + pass + "\n  " + explain(backward_problem(forward, Pass::GradA)) + "\n  " +
          explain(backward_problem(forward, Pass::GradB));
 }

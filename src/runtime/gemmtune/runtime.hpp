@@ -21,9 +21,9 @@
 // the db's misses table by flush() or the destructor; `gemmtune sweep --from-misses --db FILE` then tunes exactly
 // those, and the next Runtime finds them.
 //
-// One Runtime is used from one host thread at a time (as a cuBLAS handle per thread). The scratch of a problem's
-// backward (gZ and the bias-gradient partials) belongs to the Runtime, so calls of one problem must be ordered
-// (one stream, or one graph); different problems may run on different streams.
+// One Runtime is used from one host thread at a time, and its calls must be stream-ordered (one stream, or streams
+// ordered by events; a graph captured from one stream is): they share the Runtime's scratch, the cuBLASLt
+// workspace and a backward's gZ and bias-gradient partials. Use one Runtime per concurrent stream otherwise.
 #pragma once
 
 #include <cstddef>
@@ -46,6 +46,9 @@ struct RuntimeOptions {
   // ln 4: one dimension 4× off, or all three about 2.2× off. Beyond that, the heuristic knows more than a
   // tuning result of a very different shape.
   double max_nearest_distance = 1.3862943611198906;
+  // Run the backward's two GEMMs (gA, gB) side by side: gB on a stream of the runtime's, forked from and joined
+  // back into the caller's stream (captured into a graph as two edges). Needs a second workspace.
+  bool concurrent_backward = true;
   // Where the one-line warnings go (cache entries of other devices, misses that could not be written);
   // null: std::cerr.
   std::ostream* warnings = nullptr;
