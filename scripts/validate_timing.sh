@@ -22,3 +22,7 @@ if [[ -n ${REPEAT:-} ]]; then
 fi
 python3 "$root/scripts/validate_timing.py" --bin "$bin" --profile "$root/profiles/timing.json" \
   --sweep "$out/timing_sweep.json" --out "$out/timing_validation.json"
+# nvbench's cold measurement (L2 overwritten before every call) against ncu with its caches flushed per kernel.
+sweep --profile "$root/profiles/timing_cold.json" --no-db --json "$out/timing_cold_sweep.json"
+python3 "$root/scripts/validate_timing.py" --bin "$bin" --profile "$root/profiles/timing_cold.json" \
+  --sweep "$out/timing_cold_sweep.json" --out "$out/timing_cold_validation.json"

@@ -7,6 +7,7 @@
 #include <cuda_runtime_api.h>
 
 #include "problem/measurement.hpp"
+#include "cuda/device_buffer.hpp"
 #include "profile/sweep_profile.hpp"
 #include "tuner/blocking_kernel.hpp"
 #include "tuner/call_timer.hpp"
@@ -19,6 +20,9 @@ struct MeasureContext {
   cudaStream_t stream;
   CallTimer& timer;
   BlockingKernel& blocker;
+  // With TimingSettings::l2_flush: written before every timed call (outside it), twice the L2, so each call starts
+  // with a cold cache as in nvbench's cold measurement. Empty when flushing is off.
+  DeviceBuffer<unsigned char> l2_flush;
 };
 
 // Times `launcher` on `buffers` and returns its statistics, with the SM clock measured right after sampling.

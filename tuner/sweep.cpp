@@ -120,7 +120,8 @@ SweepResult run_sweep(const SweepPlan& plan, const SweepProfile& profile, const 
   BlockingKernel blocker;
   const std::unique_ptr<CallTimer> timer = make_call_timer(options.force_events, &result.timer_warning);
   if (!result.timer_warning.empty()) std::fprintf(stderr, "gemmtune: warning: %s\n", result.timer_warning.c_str());
-  MeasureContext ctx{stream.get(), *timer, blocker};
+  MeasureContext ctx{stream.get(), *timer, blocker, {}};
+  if (profile.timing.l2_flush) ctx.l2_flush = DeviceBuffer<unsigned char>(2 * device.l2_bytes);
   std::random_device entropy;  // fresh inputs for every problem, every sweep
 
   const auto t0 = std::chrono::steady_clock::now();

@@ -54,6 +54,8 @@ bool JsonFields::boolean(const std::string& name) const {
   return v.get<bool>();
 }
 
+bool JsonFields::has(const std::string& name) const { return value_.contains(name); }
+
 JsonFields JsonFields::object(const std::string& name) const { return JsonFields(at(name), source_, path_of(name)); }
 
 std::vector<JsonFields> JsonFields::objects(const std::string& name) const {

@@ -22,6 +22,7 @@ class JsonFields {
   double number(const std::string& name) const;              // finite
   std::int64_t integer(const std::string& name) const;
   bool boolean(const std::string& name) const;
+  bool has(const std::string& name) const;  // the field is present (any type)
   JsonFields object(const std::string& name) const;
   std::vector<JsonFields> objects(const std::string& name) const;  // an array whose elements are all objects
 

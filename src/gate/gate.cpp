@@ -54,7 +54,14 @@ CaseComparison compare_case(const CaseTiming& baseline, const CaseTiming& curren
   const double factor = 1.0 + threshold_pct / 100.0;
   const bool slower = current.median_us > baseline.median_us * factor;
   const bool faster = current.median_us < baseline.median_us / factor;
-  if (slower && current.p10_us > baseline.p90_us)
+  // A GPU that ran at a lower SM clock (power or thermal limits) is slow, not the code: when the clock drop accounts
+  // for the slowdown, i.e. the time in clock cycles (median × clock) is within the threshold, it is no regression.
+  const bool clocks_known = baseline.sm_clock_mhz > 0 && current.sm_clock_mhz > 0;
+  const bool cycles_slower = !clocks_known || current.median_us * current.sm_clock_mhz >
+                                                  baseline.median_us * baseline.sm_clock_mhz * factor;
+  if (slower && current.p10_us > baseline.p90_us && !cycles_slower)
+    c.throttled = true;
+  else if (slower && current.p10_us > baseline.p90_us)
     c.verdict = Verdict::Regressed;
   else if (faster && current.p90_us < baseline.p10_us)
     c.verdict = Verdict::Improved;
@@ -112,11 +119,11 @@ GateResult compare_sweeps(const SweepResults& baseline, const SweepResults& curr
 }
 
 std::string gate_rule_text(const GateOptions& options) {
-  char text[256];
+  char text[384];
   std::snprintf(text, sizeof(text),
                 "regressed = current median > baseline median x %.4g AND current p10 > baseline p90 "
-                "(outside both runs' p10-p90 noise)",
-                1.0 + options.threshold_pct / 100.0);
+                "(outside both runs' p10-p90 noise) AND median x SM clock > baseline's x %.4g (not explained by a lower clock)",
+                1.0 + options.threshold_pct / 100.0, 1.0 + options.threshold_pct / 100.0);
   return text;
 }
 

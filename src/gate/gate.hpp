@@ -29,6 +29,7 @@ struct CaseComparison {
   double ratio = 1;           // current median / baseline median: above 1 is slower
   Verdict verdict = Verdict::Unchanged;
   bool within_noise = false;  // past the threshold, but the p10–p90 ranges overlap
+  bool throttled = false;     // slower outside the noise, but by no more than its SM clock fell: not a regression
 };
 
 // A case that could not be compared; each counts against allow_missing.

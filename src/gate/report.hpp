@@ -12,7 +12,7 @@
 namespace gemmtune {
 
 // Shared wording of the reports.
-std::string verdict_label(const CaseComparison& c);  // "REGRESSED", "improved", "within noise", "unchanged"
+std::string verdict_label(const CaseComparison& c);  // "REGRESSED", "improved", "throttled", "within noise", "unchanged"
 std::string format_change(double ratio);             // "+12.3%", "-4.0%"
 std::string format_us(double us);                    // "123.45"
 std::string gate_headline(const GateResult& r);      // "FAILED: 2 of 40 cases regressed"

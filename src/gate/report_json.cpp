@@ -21,6 +21,7 @@ nlohmann::json gate_json(const GateResult& r) {
     cases.push_back({{"key", c.key},
                      {"verdict", to_string(c.verdict)},
                      {"within_noise", c.within_noise},
+                     {"throttled", c.throttled},
                      {"ratio", c.ratio},
                      {"baseline", timing_json(c.baseline)},
                      {"current", timing_json(c.current)}});

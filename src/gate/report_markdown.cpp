@@ -35,7 +35,7 @@ std::string gate_markdown(const GateResult& r) {
   // What a reviewer must look at stays open; the cases that did not move are folded away.
   std::vector<const CaseComparison*> notable, quiet;
   for (const CaseComparison& c : r.cases)
-    (c.verdict != Verdict::Unchanged || c.within_noise ? notable : quiet).push_back(&c);
+    (c.verdict != Verdict::Unchanged || c.within_noise || c.throttled ? notable : quiet).push_back(&c);
   if (!notable.empty()) table(md, notable);
   if (!r.missing.empty()) {
     md << "\n**Not compared** (" << r.missing.size() << ", `--allow-missing " << r.options.allow_missing << "`):\n\n";

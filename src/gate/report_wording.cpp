@@ -7,6 +7,7 @@ namespace gemmtune {
 std::string verdict_label(const CaseComparison& c) {
   if (c.verdict == Verdict::Regressed) return "REGRESSED";
   if (c.verdict == Verdict::Improved) return "improved";
+  if (c.throttled) return "throttled";
   return c.within_noise ? "within noise" : "unchanged";
 }
 

@@ -18,6 +18,7 @@ struct CaseTiming {
   std::string status;  // "ok", "verify_failed", ...: only ok cases have timings
   double median_us = 0, p10_us = 0, p90_us = 0;
   int samples = 0;
+  double sm_clock_mhz = 0;  // measured right after sampling; 0 when the record has none
   bool ok() const { return status == "ok"; }
 };
 

@@ -201,7 +201,8 @@ SweepProfile parse_sweep_profile(const std::string& json_text, const std::string
   }
   if (doc.contains("timing")) {
     const json& t = doc["timing"];
-    r.only_known(t, "timing", {"warmup_calls", "batch_calls", "min_samples", "max_noise_pct", "min_time_ms", "max_time_ms"});
+    r.only_known(t, "timing", {"warmup_calls", "batch_calls", "min_samples", "max_noise_pct", "min_time_ms", "max_time_ms",
+                           "l2_flush"});
     TimingSettings& ts = p.timing;
     if (t.contains("warmup_calls")) ts.warmup_calls = static_cast<int>(r.number(t, "warmup_calls", "timing.warmup_calls", 0, 1000));
     if (t.contains("batch_calls")) ts.batch_calls = static_cast<int>(r.number(t, "batch_calls", "timing.batch_calls", 1, 500));
@@ -210,6 +211,10 @@ SweepProfile parse_sweep_profile(const std::string& json_text, const std::string
     if (t.contains("min_time_ms")) ts.min_time_ms = r.number(t, "min_time_ms", "timing.min_time_ms", 0, 60000);
     if (t.contains("max_time_ms")) ts.max_time_ms = r.number(t, "max_time_ms", "timing.max_time_ms", 1, 600000);
     if (ts.max_time_ms < ts.min_time_ms) r.fail("timing.max_time_ms", "must be >= timing.min_time_ms");
+    if (t.contains("l2_flush")) {
+      if (!t["l2_flush"].is_boolean()) r.fail("timing.l2_flush", "must be true or false");
+      ts.l2_flush = t["l2_flush"].get<bool>();
+    }
   }
   return p;
 }

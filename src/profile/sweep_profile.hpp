@@ -26,6 +26,9 @@ struct TimingSettings {
   double max_noise_pct = 0.5;  // stop once the median's relative standard error is ≤ this...
   double min_time_ms = 10;     // ...and at least this much kernel time was sampled
   double max_time_ms = 400;    // hard cap per candidate
+  // false: inputs rotate over sets larger than 2× L2 and calls run back to back (a layer inside a model);
+  // true: L2 is overwritten before every call, nvbench's "cold" measurement (a GEMM whose inputs come from DRAM).
+  bool l2_flush = false;
 };
 
 struct SweepProfile {

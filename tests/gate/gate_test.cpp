@@ -1,4 +1,5 @@
 #include "gate/gate.hpp"
+#include "gate/report.hpp"
 
 #include <functional>
 #include <string>
@@ -197,6 +198,43 @@ TEST(SweepResults, ReadsTheSweepFormatAndRefusesBadDocuments) {
   refused([](json& d) { d["results"][2]["median_us"] = -1; }, "results[2].median_us");
   refused([](json& d) { d["results"][1]["p10_us"] = 1e9; }, "results[1].p10_us");
   refused([](json& d) { d["results"].push_back(d["results"][0]); }, "results[4].key");
+}
+
+}  // namespace
+}  // namespace gemmtune
+
+namespace gemmtune {
+namespace {
+
+CaseTiming clocked(double median, double clock_mhz) {
+  CaseTiming t{"case", "ok", median, median * 0.995, median * 1.005, 30};
+  t.sm_clock_mhz = clock_mhz;
+  return t;
+}
+
+// Seen on the H100: a later sweep of 4096³ tf32 ran 14% slower at 1545 MHz instead of 1755 (power limit).
+TEST(Gate, SlowdownThatTheLowerSmClockExplainsIsThrottledNotRegressed) {
+  const CaseComparison c = compare_case(clocked(356.6, 1755), clocked(407.0, 1545), 5.0);
+  EXPECT_EQ(c.verdict, Verdict::Unchanged);
+  EXPECT_TRUE(c.throttled);
+  EXPECT_EQ(verdict_label(c), "throttled");
+}
+
+TEST(Gate, SlowdownAtTheSameSmClockRegresses) {
+  const CaseComparison c = compare_case(clocked(356.6, 1755), clocked(407.0, 1755), 5.0);
+  EXPECT_EQ(c.verdict, Verdict::Regressed);
+  EXPECT_FALSE(c.throttled);
+}
+
+TEST(Gate, SlowdownLargerThanTheClockDropStillRegresses) {
+  // 30% slower with a 10% lower clock: 17% more cycles.
+  const CaseComparison c = compare_case(clocked(100.0, 1980), clocked(130.0, 1782), 5.0);
+  EXPECT_EQ(c.verdict, Verdict::Regressed);
+}
+
+TEST(Gate, RecordsWithoutClocksAreJudgedOnTimeAlone) {
+  const CaseComparison c = compare_case(clocked(100.0, 0), clocked(120.0, 1500), 5.0);
+  EXPECT_EQ(c.verdict, Verdict::Regressed);
 }
 
 }  // namespace
