@@ -168,7 +168,6 @@ template <bool kTransposed, int kVec, bool kStoreGz, bool kReduceBias>
 __global__ void __launch_bounds__(kThreads) grad_epilogue_kernel(GradArgs a) {
   constexpr int kStrip = kStripCols<kTransposed, kVec>;
   __shared__ float strip_sum[kStrip];
-  __shared__ float chunk_part[kThreads / kStrip > 0 ? kThreads / kStrip : 1][kStrip];
   __shared__ bool last_block;
   grad_block<kTransposed, kVec, kStoreGz, kReduceBias>(a, strip_sum);
   if constexpr (!kReduceBias) return;
@@ -184,20 +183,23 @@ __global__ void __launch_bounds__(kThreads) grad_epilogue_kernel(GradArgs a) {
   __syncthreads();
   if (!last_block) return;
 
-  // kThreads/kStrip threads per column, each summing every (kThreads/kStrip)-th chunk; then those few in order.
-  constexpr int kLanesPerCol = kThreads / kStrip;
-  const int c = static_cast<int>(threadIdx.x) % kStrip, part = static_cast<int>(threadIdx.x) / kStrip;
-  float s = 0.f;
-  if (c0 + c < a.n)
-    for (unsigned chunk = static_cast<unsigned>(part); chunk < gridDim.y; chunk += kLanesPerCol)
-      s += __ldcg(a.partials + static_cast<std::int64_t>(chunk) * a.n + c0 + c);  // L2: other blocks wrote them
-  chunk_part[part][c] = s;
-  __syncthreads();
-  if (part == 0 && c0 + c < a.n) {
-    float total = 0.f;
+  // This tail is on the critical path, so it is latency-bound work spread wide: each warp takes kStrip/kWarps
+  // columns, its lanes split the chunks (kColsPerWarp independent L2 loads in flight per lane), and a butterfly
+  // over the lanes adds the lane sums in a fixed order.
+  constexpr int kColsPerWarp = kStrip / kWarps;
+  const int lane = static_cast<int>(threadIdx.x) & 31, warp = static_cast<int>(threadIdx.x) >> 5;
+  const std::int64_t first_col = c0 + std::int64_t{warp} * kColsPerWarp;
+  float sum[kColsPerWarp] = {};
+  for (unsigned chunk = static_cast<unsigned>(lane); chunk < gridDim.y; chunk += 32) {
+    const float* row = a.partials + static_cast<std::int64_t>(chunk) * a.n + first_col;
 #pragma unroll
-    for (int p = 0; p < kLanesPerCol; ++p) total += chunk_part[p][c];
-    a.gbias[c0 + c] = total;
+    for (int j = 0; j < kColsPerWarp; ++j)
+      if (first_col + j < a.n) sum[j] += __ldcg(row + j);  // L2: other blocks wrote them
+  }
+#pragma unroll
+  for (int j = 0; j < kColsPerWarp; ++j) {
+    const float total = warp_sum(sum[j]);
+    if (lane == 0 && first_col + j < a.n) a.gbias[first_col + j] = total;
   }
   if (threadIdx.x == 0) a.tickets[blockIdx.x] = 0;  // ready for the next call or graph replay
 }

@@ -34,21 +34,27 @@ struct GemmPlan {
   CandidateLauncher launcher;
 };
 
-// One resolved backward: the elementwise pass, its gZ scratch, and the two GEMMs. gA and gB are independent, so gB
-// can run on the runtime's side stream beside gA (with the side stream's own workspace): small GEMMs leave most of
-// the GPU idle, and the two then take about as long as one.
+// Backward GEMMs up to this size (m·n·k = 512³) run side by side. Measured on an H100: at 256³ and 512³ each GEMM
+// leaves most SMs idle and the pair takes 20-25% less time side by side; from 1024³ up each one fills the GPU, and
+// two at once contend (fp32 1024³: 14% slower than one after the other).
+constexpr double kSideBySideMaxWork = 512.0 * 512.0 * 512.0;
+
+// One resolved backward: the elementwise pass, its gZ scratch, and the two GEMMs. gA and gB are independent, so
+// small ones run side by side: gB on the runtime's side stream (with that stream's own workspace) beside gA.
 struct BackwardPlan {
   BackwardPlan(const GemmProblem& p, int sm_count, const GemmPlan& a, const GemmPlan& b, cublasLtHandle_t lt,
-               BorrowedWorkspace side_workspace)
+               BorrowedWorkspace side_workspace, bool allow_side_by_side)
       : pass(p, sm_count), grad_a(a), grad_b(b),
-        grad_b_side(b.launcher.problem(), b.choice.candidate, lt, side_workspace) {
+        side_by_side(allow_side_by_side && p.flops() / 2 <= kSideBySideMaxWork) {
     if (pass.writes_gz()) gz = DeviceBuffer<float>(static_cast<std::size_t>(p.m * p.n));
+    if (side_by_side) grad_b_side.emplace(b.launcher.problem(), b.choice.candidate, lt, side_workspace);
   }
   runtime::GradEpilogue pass;
   DeviceBuffer<float> gz;
   const GemmPlan& grad_a;
   const GemmPlan& grad_b;
-  CandidateLauncher grad_b_side;
+  bool side_by_side;
+  std::optional<CandidateLauncher> grad_b_side;
   runtime::ForkJoin fork_join;
 };
 
@@ -92,9 +98,11 @@ class Runtime::Impl {
     refuse_during_capture(p, s);
     const GemmPlan& a = plan(backward_problem(p, Pass::GradA), s);
     const GemmPlan& b = plan(backward_problem(p, Pass::GradB), s);
-    if (!side_workspace_.get()) side_workspace_ = DeviceBuffer<unsigned char>(options_.workspace_bytes);
+    const bool side_by_side = options_.concurrent_backward && p.flops() / 2 <= kSideBySideMaxWork;
+    if (side_by_side && !side_workspace_.get()) side_workspace_ = DeviceBuffer<unsigned char>(options_.workspace_bytes);
     auto bp = std::make_unique<BackwardPlan>(p, device_.identity.sm_count, a, b, lt_.get(),
-                                             BorrowedWorkspace{side_workspace_.get(), side_workspace_.size()});
+                                             BorrowedWorkspace{side_workspace_.get(), side_workspace_.size()},
+                                             side_by_side);
     return *backward_plans_.emplace(p, std::move(bp)).first->second;
   }
 
@@ -120,7 +128,6 @@ class Runtime::Impl {
 
   const std::string& device_key() const { return device_key_; }
   std::size_t cache_size() const { return cache_.index.size(); }
-  bool concurrent_backward() const { return options_.concurrent_backward; }
   cudaStream_t side_stream() const { return side_.get(); }
 
  private:
@@ -227,10 +234,10 @@ void Runtime::backward(const GemmProblem& problem, const BackwardOperands& x, cu
   const float* gz = bp.pass.writes_gz() ? bp.gz.get() : x.gY;
   const GemmOperands grad_a = pass_gemm_operands(Pass::GradA, x.A, x.B, gz, x.gA);
   const GemmOperands grad_b = pass_gemm_operands(Pass::GradB, x.A, x.B, gz, x.gB);
-  if (x.gA && x.gB && impl_->concurrent_backward()) {
+  if (x.gA && x.gB && bp.side_by_side) {
     const cudaStream_t side = impl_->side_stream();
     bp.fork_join.fork(s, side);
-    bp.grad_b_side.launch(grad_b, side);
+    bp.grad_b_side->launch(grad_b, side);
     bp.grad_a.launcher.launch(grad_a, s);
     bp.fork_join.join(s, side);
     return;
@@ -279,7 +286,7 @@ std::string Runtime::explain_backward(const GemmProblem& forward) {
   if (forward.epi.dropout()) pass += " * dropout mask/(1-p)";
   if (forward.epi.bias) pass += ", gBias = sum over rows of gZ";
   pass += bp.pass.writes_gz() || forward.epi.bias ? " (one fused pass)" : " (no pass: gZ is gY)";
-  if (impl_->concurrent_backward()) pass += "; then gA and gB side by side";
+  if (bp.side_by_side) pass += "; then gA and gB side by side";
   return forward.key() + " backward: " + pass + "\n  " + explain(backward_problem(forward, Pass::GradA)) + "\n  " +
          explain(backward_problem(forward, Pass::GradB));
 }

@@ -46,8 +46,9 @@ struct RuntimeOptions {
   // ln 4: one dimension 4× off, or all three about 2.2× off. Beyond that, the heuristic knows more than a
   // tuning result of a very different shape.
   double max_nearest_distance = 1.3862943611198906;
-  // Run the backward's two GEMMs (gA, gB) side by side: gB on a stream of the runtime's, forked from and joined
-  // back into the caller's stream (captured into a graph as two edges). Needs a second workspace.
+  // Run a small backward's two GEMMs (gA, gB; m·n·k up to 512³) side by side: gB on a stream of the runtime's,
+  // forked from and joined back into the caller's stream (captured into a graph as two edges), with a second
+  // workspace. Larger GEMMs each fill the GPU and run one after the other.
   bool concurrent_backward = true;
   // Where the one-line warnings go (cache entries of other devices, misses that could not be written);
   // null: std::cerr.
