@@ -43,9 +43,8 @@ constexpr double kSideBySideMaxWork = 512.0 * 512.0 * 512.0;
 // small ones run side by side: gB on the runtime's side stream (with that stream's own workspace) beside gA.
 struct BackwardPlan {
   BackwardPlan(const GemmProblem& p, int sm_count, const GemmPlan& a, const GemmPlan& b, cublasLtHandle_t lt,
-               BorrowedWorkspace side_workspace, bool allow_side_by_side)
-      : pass(p, sm_count), grad_a(a), grad_b(b),
-        side_by_side(allow_side_by_side && p.flops() / 2 <= kSideBySideMaxWork) {
+               BorrowedWorkspace side_workspace, bool gemms_side_by_side)
+      : pass(p, sm_count), grad_a(a), grad_b(b), side_by_side(gemms_side_by_side) {
     if (pass.writes_gz()) gz = DeviceBuffer<float>(static_cast<std::size_t>(p.m * p.n));
     if (side_by_side) grad_b_side.emplace(b.launcher.problem(), b.choice.candidate, lt, side_workspace);
   }
