@@ -312,17 +312,6 @@ void launch_mma_gemm(const GemmProblem& p, const GemmOperands& x, cudaStream_t s
     launch_mma_layout<T, kSplit3x, false, true>(p, x, s);
 }
 
-//                bm   bn   bk  wm  wn  tm tn stages
-using MmaTiles = TileList<Tile<128, 128, 32, 64, 64, 0, 0, 3>,  // 128 threads, two blocks per SM
-                          Tile<128, 128, 16, 64, 64, 0, 0, 3>,
-                          Tile<128, 128, 16, 64, 64, 0, 0, 5>,  // deeper pipeline, same shared memory as bk32 s3
-                          Tile<128, 256, 32, 64, 64, 0, 0, 3>,  // 256 threads, for 2048-4096
-                          Tile<256, 128, 32, 64, 64, 0, 0, 3>,
-                          Tile<128, 64, 32, 64, 32, 0, 0, 3>,   // more blocks for 512-1024
-                          Tile<64, 128, 32, 32, 64, 0, 0, 3>,
-                          Tile<64, 64, 32, 32, 32, 0, 0, 3>,    // 256-512: enough blocks to fill the SMs
-                          Tile<32, 64, 32, 32, 32, 0, 0, 3>>;
-
 template <bool kSplit3x, class... Tiles>
 std::vector<CompiledVariant> compile_mma_variants(TileList<Tiles...>) {
   return {CompiledVariant{Tiles::config(), &launch_mma_gemm<Tiles, kSplit3x>}...};
