@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.hpp"
+#include "problem/pass_gemm.hpp"
 
 namespace gemmtune {
 namespace {
@@ -142,6 +143,10 @@ SweepProfile parse_sweep_profile(const std::string& json_text, const std::string
   const auto outputs = doc.contains("outputs") ? r.strings(doc, "outputs") : std::vector<std::string>{"row"};
   const auto epilogues = doc.contains("epilogues") ? r.strings(doc, "epilogues") : std::vector<std::string>{"none"};
   const auto modes = doc.contains("modes") ? r.strings(doc, "modes") : std::vector<std::string>{"tf32"};
+  const auto passes = doc.contains("passes") ? r.strings(doc, "passes") : std::vector<std::string>{"fwd"};
+  std::vector<Pass> pass_list;
+  for (std::size_t i = 0; i < passes.size(); ++i)
+    pass_list.push_back(r.parse("passes[" + std::to_string(i) + "]", [&] { return parse_pass(passes[i]); }));
   p.backends = doc.contains("backends") ? r.strings(doc, "backends") : std::vector<std::string>{"own", "lt"};
   for (std::size_t i = 0; i < p.backends.size(); ++i)
     if (p.backends[i] != "own" && p.backends[i] != "lt")
@@ -163,23 +168,27 @@ SweepProfile parse_sweep_profile(const std::string& json_text, const std::string
       r.fail("outputs[" + std::to_string(i) + "]", "unknown output layout '" + outputs[i] + "' (expected row or col)");
 
   // Mode outermost: a table per mode reads naturally, and tf32 results do not wait behind slow fp32 ones.
+  // A backward pass has no epilogue of its own (problem/pass_gemm.hpp): one problem per shape, layout and output.
+  std::set<std::string> seen;
   for (MathMode mode : mode_list)
     for (const Shape& s : shapes)
       for (const std::string& lay : layouts)
         for (const std::string& out : outputs)
-          for (const Epilogue& e : epis) {
-            GemmProblem q;
-            q.m = s.m;
-            q.n = s.n;
-            q.k = s.k;
-            q.trans_a = lay[0] == 't';
-            q.trans_b = lay[1] == 't';
-            q.out = out == "col" ? OutputLayout::Transposed : OutputLayout::RowMajor;
-            q.epi = e;
-            q.mode = mode;
-            r.parse("shapes", [&] { q.validate(); return 0; });
-            p.problems.push_back(q);
-          }
+          for (const Epilogue& e : epis)
+            for (Pass pass : pass_list) {
+              GemmProblem q;
+              q.m = s.m;
+              q.n = s.n;
+              q.k = s.k;
+              q.trans_a = lay[0] == 't';
+              q.trans_b = lay[1] == 't';
+              q.out = out == "col" ? OutputLayout::Transposed : OutputLayout::RowMajor;
+              q.epi = e;
+              q.mode = mode;
+              if (pass != Pass::Forward) q = backward_problem(q, pass);
+              r.parse("shapes", [&] { q.validate(); return 0; });
+              if (seen.insert(q.key()).second) p.problems.push_back(q);
+            }
 
   if (doc.contains("lt")) {
     const json& lt = doc["lt"];

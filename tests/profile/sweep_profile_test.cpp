@@ -61,3 +61,24 @@ TEST(SweepProfile, MissingFileIsAnInputError) {
 
 }  // namespace
 }  // namespace gemmtune
+
+namespace gemmtune {
+namespace {
+
+TEST(SweepProfile, BackwardPassesAreOneProblemPerShapeWhateverTheEpilogue) {
+  const SweepProfile p = parse_sweep_profile(R"({
+    "name": "b", "shapes": [[256, 512, 128]], "epilogues": ["none", "bias+gelu"], "passes": ["fwd", "bwd_a", "bwd_b"]})",
+                                             "b.json");
+  ASSERT_EQ(p.problems.size(), 4u);  // two forward epilogues, one gA and one gB GEMM
+  EXPECT_EQ(p.problems[1].key(), "bwd_a:256x512x128:nn:row:none:tf32");
+  EXPECT_EQ(p.problems[2].key(), "bwd_b:256x512x128:nn:row:none:tf32");
+  EXPECT_EQ(p.problems[3].key(), "fwd:256x512x128:nn:row:bias+gelu:tf32");
+}
+
+TEST(SweepProfile, UnknownPassNamesTheField) {
+  EXPECT_THROW(parse_sweep_profile(R"({"name": "b", "shapes": [[1, 2, 3]], "passes": ["fwd", "sideways"]})", "b.json"),
+               InputError);
+}
+
+}  // namespace
+}  // namespace gemmtune
