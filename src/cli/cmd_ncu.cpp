@@ -138,6 +138,13 @@ void profile(const NcuArgs& a) {
   if (status != 0) throw Error(static_cast<ExitCode>(status), "ncu exited with status " + std::to_string(status));
 }
 
+double median_of(std::vector<double> v) {
+  if (v.empty()) return 0.0;
+  std::sort(v.begin(), v.end());
+  const std::size_t mid = v.size() / 2;
+  return v.size() % 2 ? v[mid] : 0.5 * (v[mid - 1] + v[mid]);
+}
+
 // The device key of the report's GPU: given, or the only one of the db's runs on a GPU of that name.
 std::string device_key_for(const TuningDb& db, const std::string& gpu_name, const std::string& given) {
   if (!given.empty()) return given;
@@ -172,11 +179,19 @@ void import_report(const ImportArgs& a) {
   for (NcuKernelMetrics& k : imported.kernels) k.device_key = device_key;
   db.insert_ncu_metrics(imported.kernels);
 
-  std::map<std::pair<std::string, std::string>, int> kernels_per_case;
-  for (const NcuKernelMetrics& k : imported.kernels) ++kernels_per_case[{k.problem_key, k.candidate_id}];
-  std::cout << "imported " << imported.kernels.size() << " kernel(s) of " << kernels_per_case.size()
+  std::map<std::pair<std::string, std::string>, std::vector<const NcuKernelMetrics*>> kernels_of_case;
+  for (const NcuKernelMetrics& k : imported.kernels) kernels_of_case[{k.problem_key, k.candidate_id}].push_back(&k);
+  std::cout << "imported " << imported.kernels.size() << " kernel(s) of " << kernels_of_case.size()
             << " case(s) from " << a.report << " (cache control " << cache_control << ") for " << device_key << "\n";
-  for (const auto& [c, count] : kernels_per_case) std::cout << "  " << c.first << " " << c.second << ": " << count << "\n";
+  for (const auto& [c, kernels] : kernels_of_case) {
+    std::vector<double> us, mhz;
+    for (const NcuKernelMetrics* k : kernels) {
+      us.push_back(k->duration_us);
+      mhz.push_back(k->clock_mhz);
+    }
+    std::printf("  %s %s: %zu kernel(s), median %.2f us at %.0f MHz\n", c.first.c_str(), c.second.c_str(),
+                kernels.size(), median_of(us), median_of(mhz));
+  }
   if (imported.kernels_outside_cases > 0)
     std::cout << "  skipped " << imported.kernels_outside_cases << " kernel(s) outside any case range\n";
 }

@@ -22,6 +22,9 @@ struct NcuKernelMetrics {
   std::int64_t shared_mem_bytes = -1;  // static + dynamic per block
   double dram_bytes = -1;              // dram__bytes.sum
   double l2_hit_rate_pct = -1;
+  // gpc__cycles_elapsed.avg.per_second: under ncu the GPU idles between replays and a kernel often runs below its
+  // boost clock, which alone makes ncu's duration longer than the sweep's (1.81 against 1.98 GHz on the H100).
+  double clock_mhz = -1;
   std::string top_stalls;      // JSON array of {"reason": ..., "pct": ...}, largest first
   std::string cache_control;   // "none" or "all": how ncu treated caches; durations differ by design
   std::string report_path;

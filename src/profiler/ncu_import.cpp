@@ -81,6 +81,7 @@ const std::vector<std::string>& ncu_import_metrics() {
       "dram__bytes_read.sum",
       "dram__bytes_write.sum",
       "lts__t_sector_hit_rate.pct",
+      "gpc__cycles_elapsed.avg.per_second",
   };
   return metrics;
 }
@@ -122,6 +123,7 @@ NcuImport import_ncu_kernels(const NcuRawTable& table, const std::string& cache_
       if (read && write) m.dram_bytes = *read + *write;
     }
     m.l2_hit_rate_pct = metric_or_missing(table, row, "lts__t_sector_hit_rate.pct");
+    if (const auto hz = table.value(row, "gpc__cycles_elapsed.avg.per_second")) m.clock_mhz = *hz / 1e6;
     m.top_stalls = top_stalls(table, row, stalls);
     m.cache_control = cache_control;
     m.report_path = report_path;

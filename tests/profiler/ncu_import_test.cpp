@@ -1,6 +1,7 @@
-// Import of a real ncu raw page: fixtures/ncu_raw_workload_h100.csv is `ncu --csv --page raw --nvtx` of the
-// NcuCaseWorkload GPU test on an H100 (2 warm-up calls outside any case, 3 calls of one case, 5 of a case whose
-// range name extends the first's), trimmed to 20 of its 267 columns. See fixtures/README.md.
+// Import of real ncu raw pages from the H100 (fixtures/README.md): ncu_raw_workload_h100.csv is the NcuCaseWorkload
+// GPU test profiled with --nvtx (2 warm-up calls outside any case, 3 calls of one case, 5 of a case whose range name
+// extends the first's); ncu_raw_quick_tf32_1024_h100.csv is a report that `gemmtune ncu --set quick --exec` made of
+// `gemmtune run`, read back with --import --print-units base.
 #include "profiler/ncu_import.hpp"
 
 #include <fstream>
@@ -81,6 +82,33 @@ TEST(NcuImport, MetricsAreReadInMicrosecondsAndMissingOnesMarkedMinusOne) {
   EXPECT_EQ(k.top_stalls, "[]");
   EXPECT_EQ(k.cache_control, "none");
   EXPECT_EQ(k.report_path, "r.ncu-rep");
+}
+
+TEST(NcuImport, QuickSetReportOfGemmtuneRunFillsEveryStoredMetric) {
+  const NcuImport imp =
+      import_ncu_kernels(NcuRawTable::parse(fixture("ncu_raw_quick_tf32_1024_h100.csv")), "none", "q.ncu-rep");
+  ASSERT_EQ(imp.kernels.size(), 3u);  // `gemmtune run --iters 3`: its three timed calls and nothing else
+  EXPECT_EQ(imp.kernels_outside_cases, 0);
+  const NcuKernelMetrics& k = imp.kernels.front();
+  EXPECT_EQ(k.problem_key, "fwd:1024x1024x1024:nn:row:none:tf32");
+  EXPECT_EQ(k.candidate_id, "lt/a43-t18-s34-k-1-r2-w0-c0-cl3-i0");
+  EXPECT_NEAR(k.duration_us, 14.816, 1e-9);
+  EXPECT_DOUBLE_EQ(k.sm_throughput_pct, 29.64);
+  EXPECT_DOUBLE_EQ(k.memory_throughput_pct, 43.13);
+  EXPECT_DOUBLE_EQ(k.dram_throughput_pct, 0.02);
+  EXPECT_DOUBLE_EQ(k.achieved_occupancy_pct, 11.78);
+  EXPECT_EQ(k.registers_per_thread, 168);
+  EXPECT_EQ(k.shared_mem_bytes, 231424);
+  EXPECT_DOUBLE_EQ(k.dram_bytes, 10752.0);  // --cache-control none: the 12 MB of operands stayed in the 50 MB L2
+  EXPECT_DOUBLE_EQ(k.l2_hit_rate_pct, 102.48);
+  EXPECT_NEAR(k.clock_mhz, 1808.76, 0.01);
+  const nlohmann::json stalls = nlohmann::json::parse(k.top_stalls);
+  ASSERT_EQ(stalls.size(), 3u);
+  EXPECT_EQ(stalls[0]["reason"], "long_scoreboard");
+  EXPECT_NEAR(stalls[0]["pct"].get<double>(), 100 * 2.51 / 5.87, 1e-6);
+  EXPECT_EQ(stalls[1]["reason"], "wait");
+  EXPECT_EQ(stalls[2]["reason"], "short_scoreboard");
+  for (const NcuKernelMetrics& each : imp.kernels) EXPECT_EQ(each.launch_index, 0);
 }
 
 TEST(NcuImport, LaunchIndexRestartsWithEachCallOfSeveralKernels) {

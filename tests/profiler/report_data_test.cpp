@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "profiler/roofline.hpp"
 #include "support/scratch_dir.hpp"
 #include "support/tuning_fixtures.hpp"
 
@@ -30,7 +31,7 @@ class ReportDataTest : public ::testing::Test {
       k.duration_us = us;
       k.dram_bytes = 20e6;
       k.top_stalls = R"([{"reason":"long_scoreboard","pct":61.5}])";
-      k.cache_control = "none";
+      k.cache_control = "all";
       k.imported_at = "2026-11-23T00:00:00Z";
       kernels.push_back(k);
     }
@@ -79,6 +80,26 @@ TEST_F(ReportDataTest, CachedCaseSitsOnTheRooflineWithNcusBytesWhereImported) {
   EXPECT_DOUBLE_EQ(r["dram_bytes"].get<double>(), 20e6);
   EXPECT_DOUBLE_EQ(r["intensity"].get<double>(), problem_.flops() / 20e6);
   EXPECT_EQ(r["bound"], "memory");  // 107 FLOP per measured byte, below the H100's ridge of 148
+}
+
+TEST(ReportData, NcuBytesWithWarmCachesDoNotPlaceACaseOnTheRoofline) {
+  test::ScratchDir dir;
+  TuningDb db(dir.path("t.db"));
+  const DeviceIdentity device = test::test_device("NVIDIA H100 80GB HBM3");
+  const GemmProblem p = test::test_problem(1024, 1024, 1024);
+  db.store_problem(db.begin_run(test::test_run(device)), p, {test::lt_record(p, 5, 14.0)});
+  NcuKernelMetrics k;
+  k.device_key = device.key();
+  k.problem_key = p.key();
+  k.candidate_id = test::lt_record(p, 5, 14.0).candidate.id();
+  k.kernel_name = "gemm";
+  k.duration_us = 15;
+  k.dram_bytes = 12544;
+  k.cache_control = "none";
+  db.insert_ncu_metrics({k});
+  const nlohmann::json r = build_report_json(db)["devices"][0]["cache"][0]["roofline"];
+  EXPECT_EQ(r["bytes_source"], "analytic minimum");
+  EXPECT_DOUBLE_EQ(r["dram_bytes"].get<double>(), min_dram_bytes(p));
 }
 
 TEST(ReportData, GpuWithoutKnownPeaksHasNoRoofline) {
