@@ -3,7 +3,7 @@
 // Row-major throughout (as the seed's smoke test): A is m×k, B is k×n, Y is m×n.
 // trans_a: A is stored k×m (row-major) and read transposed; trans_b likewise (B stored n×k).
 // out == Transposed: Y (and Z) are stored n×m, so the next op reads Yᵀ without a transpose kernel.
-// Epilogue, in order: Z = acc + bias[col]; Y = act(Z); Y = Y·keep/(1−p) with keep = philox(seed, offset + row·n + col) ≥ p.
+// Epilogue, in order: Z = acc + bias[col]; Y = act(Z); Y = Y·keep/(1−p) with keep = philox(seed, offset, row·n + col) ≥ p (the 64-bit index and offset are separate counter words).
 // The dropout index is the logical (row, col) of Y, independent of the stored layout, so forward and backward
 // regenerate the same mask.
 #pragma once
