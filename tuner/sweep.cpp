@@ -12,6 +12,7 @@
 #include "cuda/stream.hpp"
 #include "db/tuning_db.hpp"
 #include "lt/lt_gemm.hpp"
+#include "profiler/gpu_peaks.hpp"
 #include "problem/pass_gemm.hpp"
 #include "tuner/candidate_launcher.hpp"
 #include "tuner/measurement_loop.hpp"
@@ -97,6 +98,20 @@ const MeasurementRecord* fastest(const std::vector<MeasurementRecord>& records) 
   return best;
 }
 
+ProblemMetrics measure_metrics(const GemmProblem& p, const MeasurementRecord& best, const ProblemBuffers& buffers,
+                              std::size_t workspace, cublasLtHandle_t h, cudaStream_t s,
+                              CuptiRangeProfiler& profiler, const std::string& gpu_name) {
+  ProblemMetrics m;
+  m.candidate_id = best.candidate.id();
+  const CandidateLauncher launcher(p, best.candidate, h, workspace);
+  m.counters = profiler.measure([&] { launcher.launch(buffers.operands(0), s); });
+  m.min_dram_bytes = min_dram_bytes(p);
+  if (const auto peaks = nominal_peaks(gpu_name))
+    m.roofline = classify_roofline(p.flops(), m.counters.dram_bytes(), best.stats.median_us * 1e-6,
+                                   peaks->tflops(p.mode), peaks->dram_tbytes_per_s);
+  return m;
+}
+
 }  // namespace
 
 SweepResult run_sweep(const SweepPlan& plan, const SweepProfile& profile, const SweepOptions& options) {
@@ -123,6 +138,15 @@ SweepResult run_sweep(const SweepPlan& plan, const SweepProfile& profile, const 
   MeasureContext ctx{stream.get(), *timer, blocker, {}};
   if (profile.timing.l2_flush) ctx.l2_flush = DeviceBuffer<unsigned char>(2 * device.l2_bytes);
   std::random_device entropy;  // fresh inputs for every problem, every sweep
+  std::unique_ptr<CuptiRangeProfiler> profiler;
+  if (options.metrics) {
+    try {
+      profiler = std::make_unique<CuptiRangeProfiler>(options.device);
+    } catch (const Error& e) {
+      result.metrics_warning = std::string("--metrics unavailable: ") + e.what();
+      std::fprintf(stderr, "gemmtune: warning: %s\n", result.metrics_warning.c_str());
+    }
+  }
 
   const auto t0 = std::chrono::steady_clock::now();
   const std::size_t total = plan.problems.size();
@@ -150,6 +174,16 @@ SweepResult run_sweep(const SweepPlan& plan, const SweepProfile& profile, const 
       pr.records.push_back(std::move(r));
     }
     if (db) db->store_problem(result.run.id, pp.problem, pr.records);
+    if (const MeasurementRecord* best = fastest(pr.records); best && profiler) {
+      try {
+        pr.metrics = measure_metrics(pp.problem, *best, buffers, profile.lt.workspace_bytes, lt.get(), stream.get(),
+                                     *profiler, device.identity.gpu_name);
+      } catch (const Error& e) {  // counters are extra information: the timings stand without them
+        result.metrics_warning = std::string("--metrics stopped: ") + e.what();
+        std::fprintf(stderr, "gemmtune: warning: %s\n", result.metrics_warning.c_str());
+        profiler.reset();
+      }
+    }
 
     if (!options.quiet) {
       const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

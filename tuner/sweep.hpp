@@ -5,7 +5,11 @@
 #include <string>
 #include <vector>
 
+#include <optional>
+
+#include "cupti/range_profiler.hpp"
 #include "problem/measurement.hpp"
+#include "profiler/roofline.hpp"
 #include "profile/sweep_profile.hpp"
 #include "tuner/plan.hpp"
 
@@ -17,12 +21,22 @@ struct SweepOptions {
   bool resume = false;          // skip problems this device key already has in the db
   bool force_events = false;    // time with CUDA events even where CUPTI works
   bool quiet = false;           // no progress lines on stderr
+  bool metrics = false;         // hardware counters of each problem's best candidate (CUPTI range profiler)
+};
+
+// `sweep --metrics`: what the counters say about a problem's fastest verified candidate, placed on the roofline.
+struct ProblemMetrics {
+  std::string candidate_id;
+  RangeMetrics counters;                   // DRAM bytes and SM throughput of one call, L2 flushed before it
+  double min_dram_bytes = 0;               // each operand and output touched once
+  std::optional<RooflineVerdict> roofline; // absent when this GPU has no entry in the nominal peaks table
 };
 
 struct ProblemResult {
   GemmProblem problem;
   std::vector<MeasurementRecord> records;  // empty when resumed
   bool resumed = false;
+  std::optional<ProblemMetrics> metrics;
 };
 
 struct SweepResult {
@@ -31,6 +45,7 @@ struct SweepResult {
   int verify_failures = 0;
   int errors = 0;
   std::string timer_warning;  // set when CUPTI could not be used
+  std::string metrics_warning;  // set when --metrics was asked for but the range profiler could not start
 };
 
 SweepResult run_sweep(const SweepPlan& plan, const SweepProfile& profile, const SweepOptions& options);

@@ -72,6 +72,24 @@ void print_sweep_table(const SweepResult& result, std::ostream& out) {
                   s.verify_failed ? (" [" + std::to_string(s.verify_failed) + " failed verification]").c_str() : "");
     out << line;
   }
+  bool any_metrics = false;
+  for (const ProblemResult& pr : result.problems) any_metrics = any_metrics || pr.metrics.has_value();
+  if (any_metrics) {
+    std::snprintf(line, sizeof(line), "\n%-44s %10s %10s %6s %7s %8s %8s  %s\n", "metrics of the best candidate",
+                  "DRAM MB", "min MB", "x min", "SM %", "bound", "% bound", "candidate");
+    out << line;
+    for (const ProblemResult& pr : result.problems) {
+      if (!pr.metrics) continue;
+      const ProblemMetrics& m = *pr.metrics;
+      std::snprintf(line, sizeof(line), "%-44s %10.1f %10.1f %6.2f %7.1f %8s %8s  %s\n", pr.problem.key().c_str(),
+                    m.counters.dram_bytes() / 1e6, m.min_dram_bytes / 1e6, m.counters.dram_bytes() / m.min_dram_bytes,
+                    m.counters.sm_throughput_pct, m.roofline ? to_string(m.roofline->bound) : "?",
+                    m.roofline ? us_text(m.roofline->pct_of_bound).c_str() : "?", m.candidate_id.c_str());
+      out << line;
+    }
+    out << "DRAM bytes and SM throughput from CUPTI's range profiler (L2 flushed before the call); bound and % of it "
+           "from the sweep's median against the GPU's nominal peaks\n";
+  }
   out << "times are medians in microseconds of CUPTI kernel time (" << (result.timer_warning.empty() ? "cupti" : "events")
       << "); speedup = lt-heur0 / best; own/lt = lt-best / own-best (>1: ours faster)\n";
 }
@@ -92,6 +110,25 @@ nlohmann::json sweep_json(const SweepResult& result) {
                         {"best_tflops", s.best_tflops},
                         {"candidates", s.candidates},
                         {"verify_failed", s.verify_failed}});
+    if (pr.metrics) {
+      const ProblemMetrics& m = *pr.metrics;
+      nlohmann::json jm = {{"candidate", m.candidate_id},
+                           {"dram_bytes", m.counters.dram_bytes()},
+                           {"dram_read_bytes", m.counters.dram_read_bytes},
+                           {"dram_write_bytes", m.counters.dram_write_bytes},
+                           {"min_dram_bytes", m.min_dram_bytes},
+                           {"sm_throughput_pct", m.counters.sm_throughput_pct},
+                           {"dram_throughput_pct", m.counters.dram_throughput_pct},
+                           {"passes", m.counters.passes}};
+      if (m.roofline)
+        jm["roofline"] = {{"bound", to_string(m.roofline->bound)},
+                          {"intensity_flop_per_byte", m.roofline->intensity},
+                          {"ridge_flop_per_byte", m.roofline->ridge},
+                          {"attainable_tflops", m.roofline->attainable_tflops},
+                          {"achieved_tflops", m.roofline->achieved_tflops},
+                          {"pct_of_bound", m.roofline->pct_of_bound}};
+      problems.back()["metrics"] = jm;
+    }
   }
   return {{"schema", "gemmtune.sweep"},
           {"schema_version", 1},

@@ -27,6 +27,7 @@ struct SweepArgs {
   bool resume = false;
   bool no_db = false;
   bool events = false;
+  bool metrics = false;
   bool from_misses = false;
   std::string device_key;
 };
@@ -88,6 +89,7 @@ void run(const SweepArgs& a) {
   options.device = a.device;
   options.resume = a.resume;
   options.force_events = a.events;
+  options.metrics = a.metrics;
   if (!a.no_db) {
     ensure_parent_dir(a.db);
     options.db_path = a.db;
@@ -125,6 +127,9 @@ void register_sweep(CLI::App& app) {
   cmd->add_flag("--dry-run", a->dry_run, "Print the plan (problems x candidates) and exit; needs no GPU");
   cmd->add_flag("--resume", a->resume, "Skip problems the db already has for this GPU (after a killed sweep)");
   cmd->add_flag("--events", a->events, "Time with CUDA events instead of CUPTI kernel records");
+  cmd->add_flag("--metrics", a->metrics,
+                "Also read DRAM bytes and SM throughput of each problem's best candidate (CUPTI range profiler) and "
+                "place it on the roofline");
   cmd->callback([a] { run(*a); });
 }
 
