@@ -25,8 +25,13 @@ std::vector<float> random_floats(std::size_t count, std::uint32_t seed, float lo
   return v;
 }
 
+// cudaMemset on device memory returns before it runs, on the legacy default stream, which a non-blocking stream
+// (CudaStream) does not wait for: without the synchronize, the poison could land after the kernel under test wrote
+// its output (seen on the H100 when other test processes loaded the GPU).
 void poison(DeviceBuffer<float>& buffer) {
-  if (buffer.size() > 0) GT_CUDA_CALL(cudaMemset(buffer.get(), 0xFF, buffer.bytes()));
+  if (buffer.size() == 0) return;
+  GT_CUDA_CALL(cudaMemset(buffer.get(), 0xFF, buffer.bytes()));
+  GT_CUDA_CALL(cudaDeviceSynchronize());
 }
 
 namespace {
