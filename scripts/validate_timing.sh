@@ -26,7 +26,3 @@ python3 "$root/scripts/validate_timing.py" --bin "$bin" --profile "$root/profile
 sweep --profile "$root/profiles/timing_cold.json" --no-db --json "$out/timing_cold_sweep.json"
 python3 "$root/scripts/validate_timing.py" --bin "$bin" --profile "$root/profiles/timing_cold.json" \
   --sweep "$out/timing_cold_sweep.json" --out "$out/timing_cold_validation.json"
-# Each call alone on an idle GPU, as ncu runs each kernel: the launch ramp that back-to-back calls overlap is paid.
-sweep --profile "$root/profiles/timing_isolated.json" --no-db --json "$out/timing_isolated_sweep.json"
-python3 "$root/scripts/validate_timing.py" --bin "$bin" --profile "$root/profiles/timing_isolated.json" \
-  --sweep "$out/timing_isolated_sweep.json" --out "$out/timing_isolated_validation.json"

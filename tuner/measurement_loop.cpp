@@ -18,9 +18,9 @@ namespace {
 // Only the calls run inside the case's NVTX range (the blocking kernel is no part of the case). Without CUPTI
 // (a profiler holds it, and may serialize every launch) the blocking kernel would only wait for its timeout.
 std::vector<double> run_batch(const CandidateLauncher& launcher, const ProblemBuffers& buffers, int calls,
-                              int* next_set, std::uint64_t spin_ns, const std::string& range_name, bool isolated,
+                              int* next_set, std::uint64_t spin_ns, const std::string& range_name,
                               MeasureContext& ctx) {
-  const bool hold_stream = std::string(ctx.timer.name()) == "cupti" && !isolated;
+  const bool hold_stream = std::string(ctx.timer.name()) == "cupti";
   if (hold_stream) ctx.blocker.block(ctx.stream);
   {
     const NvtxRange range(range_name);
@@ -31,7 +31,6 @@ std::vector<double> run_batch(const CandidateLauncher& launcher, const ProblemBu
       launcher.launch(buffers.operands((*next_set)++), ctx.stream);
       if (spin_ns) launch_spin_ns(spin_ns, ctx.stream);
       ctx.timer.end_call(ctx.stream);
-      if (isolated) GT_CUDA_CALL(cudaStreamSynchronize(ctx.stream));
     }
   }
   if (hold_stream) ctx.blocker.release();
@@ -62,8 +61,7 @@ TimingStats measure_candidate(const CandidateLauncher& launcher, const ProblemBu
   std::uint64_t spin_ns = 0;
   if (const double pct = test_slowdown_pct(launcher.candidate()); pct > 0) {
     const TimingStats calibration =
-        summarize(run_batch(launcher, buffers, settings.batch_calls, &next_set, 0, "calibration",
-                            settings.isolated_calls, ctx));
+        summarize(run_batch(launcher, buffers, settings.batch_calls, &next_set, 0, "calibration", ctx));
     spin_ns = static_cast<std::uint64_t>(calibration.median_us * pct * 10.0);  // pct% of the call, in ns
   }
 
@@ -72,8 +70,7 @@ TimingStats measure_candidate(const CandidateLauncher& launcher, const ProblemBu
   const auto wall_cap = std::chrono::steady_clock::now() +
                         std::chrono::milliseconds(static_cast<long>(std::max(1000.0, 5 * settings.max_time_ms)));
   while (!rule.done() && std::chrono::steady_clock::now() < wall_cap)
-    rule.add(run_batch(launcher, buffers, settings.batch_calls, &next_set, spin_ns, case_range,
-                       settings.isolated_calls, ctx));
+    rule.add(run_batch(launcher, buffers, settings.batch_calls, &next_set, spin_ns, case_range, ctx));
   TimingStats stats = summarize(rule.samples());
   stats.timer = ctx.timer.name();
   stats.events_per_call_us = events_per_call_us(launcher, buffers, 20, &next_set, ctx.stream);

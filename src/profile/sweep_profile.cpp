@@ -211,7 +211,7 @@ SweepProfile parse_sweep_profile(const std::string& json_text, const std::string
   if (doc.contains("timing")) {
     const json& t = doc["timing"];
     r.only_known(t, "timing", {"warmup_calls", "batch_calls", "min_samples", "max_noise_pct", "min_time_ms", "max_time_ms",
-                           "l2_flush", "isolated_calls"});
+                           "l2_flush"});
     TimingSettings& ts = p.timing;
     if (t.contains("warmup_calls")) ts.warmup_calls = static_cast<int>(r.number(t, "warmup_calls", "timing.warmup_calls", 0, 1000));
     if (t.contains("batch_calls")) ts.batch_calls = static_cast<int>(r.number(t, "batch_calls", "timing.batch_calls", 1, 500));
@@ -223,10 +223,6 @@ SweepProfile parse_sweep_profile(const std::string& json_text, const std::string
     if (t.contains("l2_flush")) {
       if (!t["l2_flush"].is_boolean()) r.fail("timing.l2_flush", "must be true or false");
       ts.l2_flush = t["l2_flush"].get<bool>();
-    }
-    if (t.contains("isolated_calls")) {
-      if (!t["isolated_calls"].is_boolean()) r.fail("timing.isolated_calls", "must be true or false");
-      ts.isolated_calls = t["isolated_calls"].get<bool>();
     }
   }
   return p;

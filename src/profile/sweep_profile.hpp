@@ -29,9 +29,6 @@ struct TimingSettings {
   // false: inputs rotate over sets larger than 2× L2 and calls run back to back (a layer inside a model);
   // true: L2 is overwritten before every call, nvbench's "cold" measurement (a GEMM whose inputs come from DRAM).
   bool l2_flush = false;
-  // true: every timed call starts on an idle GPU (the stream is synchronized after each call), as ncu runs each
-  // kernel alone; small kernels then also pay their launch ramp, which back-to-back calls overlap.
-  bool isolated_calls = false;
 };
 
 struct SweepProfile {
