@@ -85,6 +85,7 @@ void run(const SweepArgs& a) {
     return;
   }
 
+  cuda_device_count();  // no GPU: say so (exit 3) before creating any output directory
   SweepOptions options;
   options.device = a.device;
   options.resume = a.resume;
