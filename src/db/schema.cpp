@@ -163,7 +163,9 @@ std::int64_t pragma_int(const SqliteDb& db, const char* pragma) {
 }  // namespace
 
 const std::vector<SchemaMigration>& schema_migrations() {
-  static const std::vector<SchemaMigration> steps = {{1, kSchemaV1}};
+  // v2: the SM clock ncu saw while profiling, so its durations can be compared with the sweep's at equal clocks.
+  static const std::vector<SchemaMigration> steps = {
+      {1, kSchemaV1}, {2, "ALTER TABLE ncu_metrics ADD COLUMN clock_mhz REAL NOT NULL DEFAULT -1;"}};
   return steps;
 }
 

@@ -40,7 +40,7 @@ constexpr const char* kRunColumns =
 constexpr const char* kNcuColumns =
     "device_key, problem_key, candidate_id, kernel_name, launch_index, duration_us, sm_throughput_pct, "
     "memory_throughput_pct, dram_throughput_pct, achieved_occupancy_pct, registers_per_thread, shared_mem_bytes, "
-    "dram_bytes, l2_hit_rate_pct, top_stalls, cache_control, report_path, imported_at";
+    "dram_bytes, l2_hit_rate_pct, top_stalls, cache_control, report_path, imported_at, clock_mhz";
 
 std::string utc_now(const SqliteDb& db) {
   SqliteStatement now = db.prepare(std::string("SELECT ") + kNowSql);
@@ -410,7 +410,7 @@ void TuningDb::insert_ncu_metrics(const std::vector<NcuKernelMetrics>& rows) {
     insert.bind(":registers_per_thread", m.registers_per_thread).bind(":shared_mem_bytes", m.shared_mem_bytes);
     insert.bind(":dram_bytes", m.dram_bytes).bind(":l2_hit_rate_pct", m.l2_hit_rate_pct);
     insert.bind(":top_stalls", m.top_stalls).bind(":cache_control", m.cache_control);
-    insert.bind(":report_path", m.report_path);
+    insert.bind(":report_path", m.report_path).bind(":clock_mhz", m.clock_mhz);
     // An import stamps its rows now unless the importer recorded when it read the report.
     insert.bind(":imported_at", m.imported_at.empty() ? utc_now(db_) : m.imported_at);
     insert.run();
@@ -443,6 +443,7 @@ std::vector<NcuKernelMetrics> TuningDb::ncu_metrics(const std::string& device_ke
     m.cache_control = select.column_text("cache_control");
     m.report_path = select.column_text("report_path");
     m.imported_at = select.column_text("imported_at");
+    m.clock_mhz = select.column_double("clock_mhz");
     rows.push_back(std::move(m));
   }
   return rows;

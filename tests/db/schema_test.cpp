@@ -90,5 +90,22 @@ TEST(Schema, GemmtuneSchemaCreatesEveryTableItLists) {
   for (std::string_view table : schema_tables()) EXPECT_TRUE(has_table(db, std::string(table))) << table;
 }
 
+// The shipped migrations: a file written by the first release (v1) gains ncu_metrics.clock_mhz, its rows kept.
+TEST(Schema, VersionOneFileGainsTheNcuClockColumnKeepingItsRows) {
+  test::ScratchDir scratch;
+  SqliteDb db(scratch.path("s.db"), SqliteDb::Access::ReadWriteCreate);
+  const std::vector<SchemaMigration> v1(schema_migrations().begin(), schema_migrations().begin() + 1);
+  migrate_schema(db, v1);
+  db.exec("INSERT INTO ncu_metrics (device_key, problem_key, candidate_id, kernel_name, launch_index, duration_us, "
+          "sm_throughput_pct, memory_throughput_pct, dram_throughput_pct, achieved_occupancy_pct, "
+          "registers_per_thread, shared_mem_bytes, dram_bytes, l2_hit_rate_pct, top_stalls, cache_control, "
+          "report_path, imported_at) VALUES ('d', 'p', 'c', 'k', 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, '[]', 'none', 'r', 't')");
+  ASSERT_EQ(inspect_schema(db, schema_migrations()).state, SchemaState::Older);
+  migrate_schema(db, schema_migrations());
+  EXPECT_EQ(inspect_schema(db, schema_migrations()).state, SchemaState::Current);
+  EXPECT_EQ(query_int(db, "SELECT COUNT(*) FROM ncu_metrics"), 1);
+  EXPECT_EQ(query_int(db, "SELECT CAST(clock_mhz AS INTEGER) FROM ncu_metrics"), -1);
+}
+
 }  // namespace
 }  // namespace gemmtune

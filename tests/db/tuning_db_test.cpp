@@ -345,6 +345,7 @@ TEST_F(TuningDbTest, NcuMetricsRoundTripEveryField) {
   m.cache_control = "none";
   m.report_path = "reports/case 1.ncu-rep";
   m.imported_at = "2026-11-22T10:00:00Z";
+  m.clock_mhz = 1815.5;
   db.insert_ncu_metrics({m, m});
   const std::vector<NcuKernelMetrics> rows = db.ncu_metrics(device.key());
   ASSERT_EQ(rows.size(), 2u);
@@ -366,6 +367,7 @@ TEST_F(TuningDbTest, NcuMetricsRoundTripEveryField) {
   EXPECT_EQ(r.cache_control, m.cache_control);
   EXPECT_EQ(r.report_path, m.report_path);
   EXPECT_EQ(r.imported_at, m.imported_at);
+  EXPECT_EQ(r.clock_mhz, m.clock_mhz);
   EXPECT_TRUE(db.ncu_metrics("another device").empty());
 }
 
