@@ -26,7 +26,7 @@ def case_range(problem_key, candidate_id):
 
 def ncu_durations_us(ncu, binary, profile_path, problem_key, candidate_id, cache_control, workdir):
     log = os.path.join(workdir, "ncu.csv")
-    cmd = [ncu, "--clock-control", "none", "--cache-control", cache_control, "--metrics", "gpu__time_duration.sum",
+    cmd = [ncu, "--clock-control", "none", "--cache-control", cache_control, "--metrics", "gpu__time_duration.sum,gpc__cycles_elapsed.avg.per_second",
            "--nvtx", "--nvtx-include", "gemmtune@" + case_range(problem_key, candidate_id) + "/",
            "--launch-count", "60", "--csv", "--page", "raw", "--log-file", log,
            binary, "sweep", "--profile", profile_path, "--no-db", "--events"]
@@ -39,13 +39,17 @@ def ncu_durations_us(ncu, binary, profile_path, problem_key, candidate_id, cache
     rows = list(csv.reader(io.StringIO(text[start:])))
     header, units, data = rows[0], rows[1], rows[2:]
     col = header.index("gpu__time_duration.sum")
+    clock_col = header.index("gpc__cycles_elapsed.avg.per_second")
     name_col = header.index("Kernel Name")
     scale = {"nsecond": 1e-3, "ns": 1e-3, "usecond": 1.0, "us": 1.0, "msecond": 1e3, "ms": 1e3}[units[col]]
+    hz = {"cycle/nsecond": 1e9, "cycle/usecond": 1e6, "cycle/second": 1.0, "Ghz": 1e9, "GHz": 1e9, "Mhz": 1e6,
+          "MHz": 1e6, "hz": 1.0, "Hz": 1.0}[units[clock_col]]
     kernels = [(r[name_col], float(r[col].replace(",", "")) * scale) for r in data if len(r) > col]
+    clock_mhz = statistics.median(float(r[clock_col].replace(",", "")) * hz / 1e6 for r in data if len(r) > col)
     # A call may launch several kernels (split-k): ncu lists them in launch order; a call is one of each name.
     per_call = max(1, len({name for name, _ in kernels}))
     calls = [sum(t for _, t in kernels[i:i + per_call]) for i in range(0, len(kernels) - per_call + 1, per_call)]
-    return calls, per_call
+    return calls, per_call, clock_mhz
 
 
 def one_problem_profile(template, problem, workdir):
@@ -86,7 +90,8 @@ def main():
         return 0
     template = json.load(open(args.profile))
     ncu = os.environ.get("NCU") or shutil.which("ncu")
-    print(f"{'case':44} {'sweep us':>9} {'ncu none':>9} {'ratio':>6} {'ncu all':>9} {'ratio':>6} {'events':>9} {'ratio':>6}")
+    print(f"{'case':44} {'sweep us':>9} {'ncu none':>9} {'ratio':>6} {'ncu all':>9} {'ratio':>6} {'events':>9} {'ratio':>6}"
+          f" {'MHz sweep':>9} {'MHz ncu':>8} {'ratio@clk':>9}")
     with tempfile.TemporaryDirectory() as work:
         for r in sweep["results"]:
             if r["status"] != "ok":
@@ -97,18 +102,25 @@ def main():
             if ncu:
                 profile = one_problem_profile(template, r["problem"], work)
                 for cc in ("none", "all"):
-                    calls, per_call = ncu_durations_us(ncu, args.bin, profile, r["problem_key"], r["candidate"]["id"], cc, work)
+                    calls, per_call, clock = ncu_durations_us(ncu, args.bin, profile, r["problem_key"],
+                                                              r["candidate"]["id"], cc, work)
                     case[f"ncu_{cc}_median_us"] = statistics.median(calls)
                     case[f"ncu_{cc}_ratio"] = case[f"ncu_{cc}_median_us"] / r["median_us"]
+                    # ncu with --clock-control none lets an idle-between-replays GPU drop its clock: compare cycles.
+                    case[f"ncu_{cc}_clock_mhz"] = clock
+                    case[f"ncu_{cc}_ratio_at_equal_clock"] = case[f"ncu_{cc}_ratio"] * clock / r["sm_clock_mhz"]
                     case[f"ncu_{cc}_calls"] = len(calls)
                     case["kernels_per_call"] = per_call
             summary["cases"].append(case)
             print(f"{r['problem_key']:44} {r['median_us']:9.2f} {case.get('ncu_none_median_us', 0):9.2f} "
                   f"{case.get('ncu_none_ratio', 0):6.3f} {case.get('ncu_all_median_us', 0):9.2f} "
-                  f"{case.get('ncu_all_ratio', 0):6.3f} {r['events_per_call_us']:9.2f} {case['events_ratio']:6.3f}")
+                  f"{case.get('ncu_all_ratio', 0):6.3f} {r['events_per_call_us']:9.2f} {case['events_ratio']:6.3f}"
+                  f" {r['sm_clock_mhz']:9.0f} {case.get('ncu_none_clock_mhz', 0):8.0f}"
+                  f" {case.get('ncu_none_ratio_at_equal_clock', 0):9.3f}")
     if not ncu:
         print("ncu not found: (a) not checked")
-    print("ratio = other / sweep median; ncu 'none' = --cache-control none, 'all' = caches flushed per kernel (ncu default)")
+    print("ratio = other / sweep median; ncu 'none' = --cache-control none, 'all' = caches flushed per kernel (ncu default);"
+          " ratio@clk = the 'none' ratio in SM cycles (ncu duration x its clock / sweep median x the sweep's clock)")
 
     with open(args.out, "w") as f:
         json.dump(summary, f, indent=2)

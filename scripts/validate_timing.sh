@@ -22,7 +22,8 @@ if [[ -n ${REPEAT:-} ]]; then
 fi
 python3 "$root/scripts/validate_timing.py" --bin "$bin" --profile "$root/profiles/timing.json" \
   --sweep "$out/timing_sweep.json" --out "$out/timing_validation.json"
-# nvbench's cold measurement (L2 overwritten before every call) against ncu with its caches flushed per kernel.
+# With COLD=1: nvbench's cold measurement (L2 overwritten before every call) against ncu with its caches flushed.
+[[ -n ${COLD:-} ]] || exit 0
 sweep --profile "$root/profiles/timing_cold.json" --no-db --json "$out/timing_cold_sweep.json"
 python3 "$root/scripts/validate_timing.py" --bin "$bin" --profile "$root/profiles/timing_cold.json" \
   --sweep "$out/timing_cold_sweep.json" --out "$out/timing_cold_validation.json"
