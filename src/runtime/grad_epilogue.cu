@@ -11,7 +11,7 @@ namespace {
 
 constexpr int kWarps = 8;  // 256 threads
 constexpr int kThreads = kWarps * 32;
-constexpr int kUnroll = 4;  // rows (row-major) or row groups (transposed) in flight per thread
+constexpr int kUnroll = 2;  // row-major: steps of kVec rows in flight per thread
 
 struct GradArgs {
   const float* gy;
@@ -71,17 +71,15 @@ __device__ __forceinline__ float warp_sum(float v) {
   return v;  // butterfly: every lane ends with the same, order-fixed sum
 }
 
-// Columns per block: a warp's width of columns (row-major: 32 lanes × kVec), or 32 (transposed: 4 per warp).
-template <bool kTransposed, int kVec>
-inline constexpr int kStripCols = kTransposed ? 32 : 32 * kVec;
+// Every block owns a strip of 32 columns (a 128-byte line of a row-major row) over a chunk of rows.
+constexpr int kStrip = 32;
 
-// Block (strip x, chunk y) handles the strip's columns over rows [y·rows_per_chunk, ...). Every warp reads
-// contiguous memory: 32·kVec columns of one row (row-major Y), or 32·kVec rows of one column (transposed Y).
-// Loads for kUnroll rows (or row groups) are issued before any of them is used, so each thread keeps several
-// 16-byte loads in flight. Returns, in strip_sum, this block's column sums (when kReduceBias).
+// Block (strip x, chunk y) handles the strip's columns over rows [y·rows_per_chunk, ...) and leaves its column sums
+// in strip_sum (when kReduceBias). Every warp reads whole 128-byte lines. Row-major Y: a lane takes kVec adjacent
+// columns, so a warp covers kVec rows of the strip per access; loads for kUnroll such steps are issued before any is
+// used. Transposed Y: each warp owns 4 of the strip's columns and its lanes run down them kVec rows at a time.
 template <bool kTransposed, int kVec, bool kStoreGz, bool kReduceBias>
 __device__ __forceinline__ void grad_block(const GradArgs& a, float* strip_sum) {
-  constexpr int kStrip = kStripCols<kTransposed, kVec>;
   const int lane = static_cast<int>(threadIdx.x) & 31, warp = static_cast<int>(threadIdx.x) >> 5;
   const std::int64_t c0 = static_cast<std::int64_t>(blockIdx.x) * kStrip;
   const std::int64_t r0 = static_cast<std::int64_t>(blockIdx.y) * a.rows_per_chunk;
@@ -89,14 +87,16 @@ __device__ __forceinline__ void grad_block(const GradArgs& a, float* strip_sum) 
   const bool has_z = a.act != Activation::None;
 
   if constexpr (!kTransposed) {
-    const std::int64_t col = c0 + std::int64_t{kVec} * lane;
+    constexpr int kLanesPerRow = kStrip / kVec, kRowsPerWarp = kVec, kRowsPerStep = kWarps * kRowsPerWarp;
+    const int row_in_warp = lane / kLanesPerRow;
+    const std::int64_t col = c0 + std::int64_t{kVec} * (lane % kLanesPerRow);
     float acc[kVec] = {};
     if (col < a.n) {
-      for (std::int64_t row = r0 + warp; row < r1; row += kUnroll * kWarps) {
+      for (std::int64_t row = r0 + kRowsPerWarp * warp + row_in_warp; row < r1; row += kUnroll * kRowsPerStep) {
         float g[kUnroll][kVec] = {}, z[kUnroll][kVec] = {};
 #pragma unroll
         for (int u = 0; u < kUnroll; ++u) {
-          const std::int64_t r = row + u * kWarps;
+          const std::int64_t r = row + u * kRowsPerStep;
           if (r < r1) {
             load<kVec>(a.gy + r * a.n + col, g[u]);
             if (has_z) load<kVec>(a.z + r * a.n + col, z[u]);
@@ -104,7 +104,7 @@ __device__ __forceinline__ void grad_block(const GradArgs& a, float* strip_sum) 
         }
 #pragma unroll
         for (int u = 0; u < kUnroll; ++u) {
-          const std::int64_t r = row + u * kWarps;
+          const std::int64_t r = row + u * kRowsPerStep;
           if (r >= r1) continue;
           grad_elements<false, kVec>(a, r, col, g[u], z[u]);
           if constexpr (kStoreGz) store<kVec>(a.gz + r * a.n + col, g[u]);
@@ -116,19 +116,19 @@ __device__ __forceinline__ void grad_block(const GradArgs& a, float* strip_sum) 
       }
     }
     if constexpr (kReduceBias) {
-      __shared__ float warp_part[kWarps][kStrip + 1];
+      // One partial per (warp, row in warp) and column; thread c adds its column's in a fixed order.
+      __shared__ float part[kWarps * kRowsPerWarp][kStrip + 1];
 #pragma unroll
-      for (int j = 0; j < kVec; ++j) warp_part[warp][kVec * lane + j] = acc[j];
+      for (int j = 0; j < kVec; ++j) part[kRowsPerWarp * warp + row_in_warp][kVec * (lane % kLanesPerRow) + j] = acc[j];
       __syncthreads();
-      for (int c = static_cast<int>(threadIdx.x); c < kStrip; c += kThreads) {
+      if (threadIdx.x < kStrip) {
         float s = 0.f;
 #pragma unroll
-        for (int w = 0; w < kWarps; ++w) s += warp_part[w][c];
-        strip_sum[c] = s;
+        for (int i = 0; i < kWarps * kRowsPerWarp; ++i) s += part[i][threadIdx.x];
+        strip_sum[threadIdx.x] = s;
       }
     }
   } else {
-    // Each warp owns 4 of the strip's 32 columns; its lanes run down them kVec rows at a time.
     constexpr int kColsPerWarp = kStrip / kWarps;
     constexpr std::int64_t kRowsPerStep = 32 * kVec;
     float acc[kColsPerWarp] = {};
@@ -164,10 +164,12 @@ __device__ __forceinline__ void grad_block(const GradArgs& a, float* strip_sum) 
   }
 }
 
+// Row-major: 6 blocks per SM (registers capped at 40) so the whole grid is resident in one wave. Transposed keeps 4
+// columns' loads per lane in flight and would spill under that cap.
 template <bool kTransposed, int kVec, bool kStoreGz, bool kReduceBias>
-__global__ void __launch_bounds__(kThreads) grad_epilogue_kernel(GradArgs a) {
-  constexpr int kStrip = kStripCols<kTransposed, kVec>;
+__global__ void __launch_bounds__(kThreads, kTransposed ? 2 : 6) grad_epilogue_kernel(GradArgs a) {
   __shared__ float strip_sum[kStrip];
+  __shared__ float tail[kWarps][kStrip + 1];
   __shared__ bool last_block;
   grad_block<kTransposed, kVec, kStoreGz, kReduceBias>(a, strip_sum);
   if constexpr (!kReduceBias) return;
@@ -175,38 +177,34 @@ __global__ void __launch_bounds__(kThreads) grad_epilogue_kernel(GradArgs a) {
   // Stage two, in the same kernel: publish this chunk's strip sums; the strip's last block adds them in order.
   const std::int64_t c0 = static_cast<std::int64_t>(blockIdx.x) * kStrip;
   __syncthreads();
-  for (int c = static_cast<int>(threadIdx.x); c < kStrip; c += kThreads)
-    if (c0 + c < a.n) a.partials[static_cast<std::int64_t>(blockIdx.y) * a.n + c0 + c] = strip_sum[c];
+  if (threadIdx.x < kStrip && c0 + threadIdx.x < a.n)
+    a.partials[static_cast<std::int64_t>(blockIdx.y) * a.n + c0 + threadIdx.x] = strip_sum[threadIdx.x];
   __threadfence();  // the partials are visible device-wide before the ticket says so
   __syncthreads();
   if (threadIdx.x == 0) last_block = atomicAdd(a.tickets + blockIdx.x, 1u) == gridDim.y - 1;
   __syncthreads();
   if (!last_block) return;
 
-  // This tail is on the critical path, so it is latency-bound work spread wide: each warp takes kStrip/kWarps
-  // columns, its lanes split the chunks (kColsPerWarp independent L2 loads in flight per lane), and a butterfly
-  // over the lanes adds the lane sums in a fixed order.
-  constexpr int kColsPerWarp = kStrip / kWarps;
+  // This tail is on the critical path: warp w reads chunks w, w+8, ... of the strip, a whole 128-byte line each
+  // (L2: other blocks wrote them), then thread c adds the 8 warps' sums for column c; the order is fixed.
   const int lane = static_cast<int>(threadIdx.x) & 31, warp = static_cast<int>(threadIdx.x) >> 5;
-  const std::int64_t first_col = c0 + std::int64_t{warp} * kColsPerWarp;
-  float sum[kColsPerWarp] = {};
-  for (unsigned chunk = static_cast<unsigned>(lane); chunk < gridDim.y; chunk += 32) {
-    const float* row = a.partials + static_cast<std::int64_t>(chunk) * a.n + first_col;
+  const bool in_range = c0 + lane < a.n;
+  float sum = 0.f;
+  for (unsigned chunk = static_cast<unsigned>(warp); chunk < gridDim.y; chunk += kWarps)
+    if (in_range) sum += __ldcg(a.partials + static_cast<std::int64_t>(chunk) * a.n + c0 + lane);
+  tail[warp][lane] = sum;
+  __syncthreads();
+  if (threadIdx.x < kStrip && in_range) {
+    float total = 0.f;
 #pragma unroll
-    for (int j = 0; j < kColsPerWarp; ++j)
-      if (first_col + j < a.n) sum[j] += __ldcg(row + j);  // L2: other blocks wrote them
-  }
-#pragma unroll
-  for (int j = 0; j < kColsPerWarp; ++j) {
-    const float total = warp_sum(sum[j]);
-    if (lane == 0 && first_col + j < a.n) a.gbias[first_col + j] = total;
+    for (int w = 0; w < kWarps; ++w) total += tail[w][threadIdx.x];
+    a.gbias[c0 + threadIdx.x] = total;
   }
   if (threadIdx.x == 0) a.tickets[blockIdx.x] = 0;  // ready for the next call or graph replay
 }
 
 template <bool kTransposed, int kVec>
 void launch_shape(const GradArgs& a, unsigned row_chunks, bool store_gz, bool reduce_bias, cudaStream_t s) {
-  constexpr int kStrip = kStripCols<kTransposed, kVec>;
   const dim3 grid(static_cast<unsigned>((a.n + kStrip - 1) / kStrip), row_chunks);
   if (store_gz && reduce_bias)
     grad_epilogue_kernel<kTransposed, kVec, true, true><<<grid, kThreads, 0, s>>>(a);
@@ -225,18 +223,20 @@ GradEpilogue::GradEpilogue(const GemmProblem& p, int sm_count) : problem_(p) {
   const bool transposed = p.out == OutputLayout::Transposed;
   // 16-byte accesses need the contiguous dimension to be a multiple of 4 (and aligned pointers, checked per call).
   vectorizable_ = (transposed ? p.m : p.n) % 4 == 0;
-  const std::int64_t strip = transposed || !vectorizable_ ? 32 : 128;
-  const std::int64_t strips = (p.n + strip - 1) / strip;
-  // Enough blocks to fill the GPU (8 resident blocks of 256 threads per SM), at least 32 rows per chunk so the
-  // second stage stays short, and chunks that are whole multiples of 4 rows so vector accesses never straddle one.
-  const std::int64_t want_blocks = std::int64_t{8} * std::max(sm_count, 1);
-  const std::int64_t max_chunks = (p.m + 31) / 32;
+  const std::int64_t strips = (p.n + kStrip - 1) / kStrip;
+  // About 4 blocks per SM, so every SM has loads in flight even at 256², in chunks no shorter than one step of the
+  // block (32 rows; 8 row-major without 16-byte accesses) and at most 32 of them, so the tail, which is on the
+  // critical path, reads at most four lines per warp. Chunks are whole multiples of 4 rows so vector accesses never
+  // straddle one.
+  const std::int64_t want_blocks = std::int64_t{4} * std::max(sm_count, 1);
+  const std::int64_t min_rows = transposed || vectorizable_ ? 32 : kWarps;
+  const std::int64_t max_chunks = std::min<std::int64_t>(32, (p.m + min_rows - 1) / min_rows);
   const std::int64_t chunks = std::clamp<std::int64_t>((want_blocks + strips - 1) / strips, 1, max_chunks);
   rows_per_chunk_ = ((p.m + chunks - 1) / chunks + 3) / 4 * 4;
   row_chunks_ = static_cast<unsigned>((p.m + rows_per_chunk_ - 1) / rows_per_chunk_);
   if (p.epi.bias) {
     partials_ = DeviceBuffer<float>(static_cast<std::size_t>(row_chunks_) * static_cast<std::size_t>(p.n));
-    tickets_ = DeviceBuffer<unsigned>(static_cast<std::size_t>((p.n + 31) / 32));  // the most strips any path uses
+    tickets_ = DeviceBuffer<unsigned>(static_cast<std::size_t>(strips));
     GT_CUDA_CALL(cudaMemset(tickets_.get(), 0, tickets_.bytes()));
     GT_CUDA_CALL(cudaDeviceSynchronize());  // the tickets are zero before any stream can launch the pass
   }

@@ -36,7 +36,7 @@ class GradEpilogue {
   bool writes_gz_ = false;
   bool vectorizable_ = false;  // the stored rows' length allows 16-byte accesses
   std::int64_t rows_per_chunk_ = 0;
-  unsigned col_strips_ = 0, row_chunks_ = 0;
+  unsigned row_chunks_ = 0;
   DeviceBuffer<float> partials_;     // row_chunks × n
   DeviceBuffer<unsigned> tickets_;   // one per column strip
 };
