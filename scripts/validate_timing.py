@@ -68,10 +68,14 @@ def main():
     ap.add_argument("--sweep", required=True, help="the sweep's --json output for that profile")
     ap.add_argument("--repeat", help="a second sweep's --json output, for the back-to-back agreement check")
     ap.add_argument("--out", required=True, help="where to write the JSON summary")
+    ap.add_argument("--ncu-offset-us", type=float,
+                    help="what ncu adds per kernel, measured on clock-independent spin kernels (scripts/dev/ncu_offset.sh)")
     args = ap.parse_args()
 
     sweep = json.load(open(args.sweep))
     summary = {"device": sweep["device"]["key"], "cases": []}
+    if args.ncu_offset_us is not None:
+        summary["ncu_offset_us"] = args.ncu_offset_us
     if args.repeat:
         other = {r["key"]: r for r in json.load(open(args.repeat))["results"] if r["status"] == "ok"}
         diffs = []
@@ -91,7 +95,7 @@ def main():
     template = json.load(open(args.profile))
     ncu = os.environ.get("NCU") or shutil.which("ncu")
     print(f"{'case':44} {'sweep us':>9} {'ncu none':>9} {'ratio':>6} {'ncu all':>9} {'ratio':>6} {'events':>9} {'ratio':>6}"
-          f" {'MHz sweep':>9} {'MHz ncu':>8} {'ratio@clk':>9}")
+          f" {'MHz sweep':>9} {'MHz ncu':>8} {'ncu-off':>9} {'ratio':>6}")
     with tempfile.TemporaryDirectory() as work:
         for r in sweep["results"]:
             if r["status"] != "ok":
@@ -106,9 +110,12 @@ def main():
                                                               r["candidate"]["id"], cc, work)
                     case[f"ncu_{cc}_median_us"] = statistics.median(calls)
                     case[f"ncu_{cc}_ratio"] = case[f"ncu_{cc}_median_us"] / r["median_us"]
-                    # ncu with --clock-control none lets an idle-between-replays GPU drop its clock: compare cycles.
                     case[f"ncu_{cc}_clock_mhz"] = clock
-                    case[f"ncu_{cc}_ratio_at_equal_clock"] = case[f"ncu_{cc}_ratio"] * clock / r["sm_clock_mhz"]
+                    if args.ncu_offset_us is not None:
+                        # ncu's duration less what ncu adds to any kernel (the spin calibration): the part of the
+                        # difference that is the kernel's own.
+                        case[f"ncu_{cc}_less_offset_us"] = case[f"ncu_{cc}_median_us"] - args.ncu_offset_us
+                        case[f"ncu_{cc}_less_offset_ratio"] = case[f"ncu_{cc}_less_offset_us"] / r["median_us"]
                     case[f"ncu_{cc}_calls"] = len(calls)
                     case["kernels_per_call"] = per_call
             summary["cases"].append(case)
@@ -116,11 +123,12 @@ def main():
                   f"{case.get('ncu_none_ratio', 0):6.3f} {case.get('ncu_all_median_us', 0):9.2f} "
                   f"{case.get('ncu_all_ratio', 0):6.3f} {r['events_per_call_us']:9.2f} {case['events_ratio']:6.3f}"
                   f" {r['sm_clock_mhz']:9.0f} {case.get('ncu_none_clock_mhz', 0):8.0f}"
-                  f" {case.get('ncu_none_ratio_at_equal_clock', 0):9.3f}")
+                  f" {case.get('ncu_none_less_offset_us', 0):9.2f} {case.get('ncu_none_less_offset_ratio', 0):6.3f}")
     if not ncu:
         print("ncu not found: (a) not checked")
     print("ratio = other / sweep median; ncu 'none' = --cache-control none, 'all' = caches flushed per kernel (ncu default);"
-          " ratio@clk = the 'none' ratio in SM cycles (ncu duration x its clock / sweep median x the sweep's clock)")
+          " ncu-off = the 'none' duration less what ncu adds to a clock-independent spin kernel"
+          + (f" ({args.ncu_offset_us:.3f} us here)" if args.ncu_offset_us is not None else " (not measured)"))
 
     with open(args.out, "w") as f:
         json.dump(summary, f, indent=2)

@@ -20,8 +20,15 @@ if [[ -n ${REPEAT:-} ]]; then
   "$bin" gate --baseline "$out/repeat_a.json" --current "$out/repeat_b.json" --markdown "$out/repeat_gate.md" >/dev/null \
     && echo "gate of the two sweeps against each other: pass" || echo "gate of the two sweeps against each other: exit $?"
 fi
+# What ncu adds to every kernel, from spin kernels whose length does not depend on the clock (needs the dev tools:
+# -DGEMMTUNE_DEV_TOOLS=ON); the table then shows ncu's GEMM durations less it as well.
+offset_args=()
+if [[ -x $(dirname "$bin")/kernels/dev_tools/ncu_offset ]]; then
+  "$root/scripts/dev/ncu_offset.sh" "$(dirname "$bin")" | tee "$out/ncu_offset.txt"
+  offset_args=(--ncu-offset-us "$(awk 'NR > 1 { print $4 }' "$out/ncu_offset.txt" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')")
+fi
 python3 "$root/scripts/validate_timing.py" --bin "$bin" --profile "$root/profiles/timing.json" \
-  --sweep "$out/timing_sweep.json" --out "$out/timing_validation.json"
+  --sweep "$out/timing_sweep.json" --out "$out/timing_validation.json" "${offset_args[@]}"
 # With COLD=1: nvbench's cold measurement (L2 overwritten before every call) against ncu with its caches flushed.
 [[ -n ${COLD:-} ]] || exit 0
 sweep --profile "$root/profiles/timing_cold.json" --no-db --json "$out/timing_cold_sweep.json"

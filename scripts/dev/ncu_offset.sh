@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# What ncu's gpu__time_duration adds per kernel, independent of clock: the same globaltimer spin kernels timed by
+# CUPTI (the sweep's timer) and by ncu --clock-control none --cache-control none. Prints spin length, CUPTI median,
+# ncu median and the difference. usage: scripts/dev/ncu_offset.sh [BUILD_DIR=build]
+set -euo pipefail
+bin=${1:-build}/kernels/dev_tools/ncu_offset
+cupti=$("$bin")
+ncu_csv=$(ncu --clock-control none --cache-control none --metrics gpu__time_duration.sum --csv "$bin" 2>/dev/null)
+python3 - "$cupti" "$ncu_csv" <<'PY'
+import csv, io, statistics, sys
+cupti = [line.split() for line in sys.argv[1].strip().splitlines()]
+rows = [r for r in csv.DictReader(io.StringIO(sys.argv[2][sys.argv[2].index('"ID"'):]))
+        if r["Metric Name"] == "gpu__time_duration.sum"]
+scale = {"nsecond": 1e-3, "ns": 1e-3, "usecond": 1.0, "us": 1.0, "msecond": 1e3, "ms": 1e3}
+per = 35  # 5 warm-ups + 30 calls per spin length, in launch order
+print(f"{'spin_us':>8} {'cupti_us':>9} {'ncu_us':>9} {'ncu-cupti_us':>12}")
+for i, (ns, cupti_us) in enumerate(cupti):
+    block = rows[i * per + 5:(i + 1) * per]
+    ncu = statistics.median(float(r["Metric Value"].replace(",", "")) * scale[r["Metric Unit"]] for r in block)
+    print(f"{int(ns) / 1000:8.1f} {float(cupti_us):9.3f} {ncu:9.3f} {ncu - float(cupti_us):12.3f}")
+PY
