@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <set>
 #include <string_view>
 #include <thread>
 
@@ -398,6 +399,14 @@ std::vector<std::string> TuningDb::misses(const std::string& device_key) const {
 
 void TuningDb::insert_ncu_metrics(const std::vector<NcuKernelMetrics>& rows) {
   SqliteTransaction tx(db_);
+  // Importing a report again replaces what it gave the first time, instead of counting its kernels twice.
+  SqliteStatement forget = db_.prepare("DELETE FROM ncu_metrics WHERE device_key = ?1 AND report_path = ?2");
+  std::set<std::pair<std::string, std::string>> reports;
+  for (const NcuKernelMetrics& m : rows) reports.emplace(m.device_key, m.report_path);
+  for (const auto& [device_key, report_path] : reports) {
+    forget.bind(1, device_key).bind(2, report_path);
+    forget.run();
+  }
   SqliteStatement insert = db_.prepare(std::string("INSERT INTO ncu_metrics (") + kNcuColumns + ") VALUES (" +
                                        sql_parameters(kNcuColumns) + ")");
   for (const NcuKernelMetrics& m : rows) {

@@ -371,6 +371,32 @@ TEST_F(TuningDbTest, NcuMetricsRoundTripEveryField) {
   EXPECT_TRUE(db.ncu_metrics("another device").empty());
 }
 
+TEST_F(TuningDbTest, ReimportingAnNcuReportReplacesItsRowsAndKeepsOtherReports) {
+  TuningDb db(path());
+  NcuKernelMetrics m;
+  m.device_key = device.key();
+  m.problem_key = nth_problem(0).key();
+  m.candidate_id = "lt/a21-t18-s8-k1-r0-w0-c0-cl0-i0";
+  m.kernel_name = "gemm";
+  m.cache_control = "none";
+  m.report_path = "reports/a.ncu-rep";
+  m.duration_us = 10;
+  NcuKernelMetrics other = m;
+  other.report_path = "reports/b.ncu-rep";
+  db.insert_ncu_metrics({m, m, other});
+  m.duration_us = 12;
+  db.insert_ncu_metrics({m, m});
+  const std::vector<NcuKernelMetrics> rows = db.ncu_metrics(device.key());
+  ASSERT_EQ(rows.size(), 3u);
+  int from_a = 0;
+  for (const NcuKernelMetrics& r : rows) {
+    if (r.report_path != m.report_path) continue;
+    ++from_a;
+    EXPECT_EQ(r.duration_us, 12);
+  }
+  EXPECT_EQ(from_a, 2);
+}
+
 TEST_F(TuningDbTest, FinishingAnUnknownRunIsAnInputError) {
   TuningDb db(path());
   EXPECT_THROW(db.finish_run(12345), InputError);
