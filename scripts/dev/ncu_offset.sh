@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # What ncu's gpu__time_duration adds per kernel, independent of clock: the same globaltimer spin kernels timed by
 # CUPTI (the sweep's timer) and by ncu --clock-control none --cache-control none. Prints spin length, CUPTI median,
-# ncu median and the difference. usage: scripts/dev/ncu_offset.sh [BUILD_DIR=build]
+# ncu median and the difference. usage: [NCU_EXTRA="--replay-mode application"] scripts/dev/ncu_offset.sh [BUILD_DIR=build]
 set -euo pipefail
 bin=${1:-build}/kernels/dev_tools/ncu_offset
 cupti=$("$bin")
-ncu_csv=$(ncu --clock-control none --cache-control none --metrics gpu__time_duration.sum --csv "$bin" 2>/dev/null)
+ncu_csv=$(ncu --clock-control none --cache-control none ${NCU_EXTRA:-} --metrics gpu__time_duration.sum --csv "$bin" 2>/dev/null)
 python3 - "$cupti" "$ncu_csv" <<'PY'
 import csv, io, statistics, sys
 cupti = [line.split() for line in sys.argv[1].strip().splitlines()]
