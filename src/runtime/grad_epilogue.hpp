@@ -5,7 +5,7 @@
 // per thread: the pass runs at DRAM bandwidth, reading gY and Z once and writing gZ once.
 // The bias gradient is deterministic: no floating-point atomics. The grid is (column strips) × (row chunks);
 // each block writes its strip's partial sums for its chunk, and the last block to finish a strip (an integer
-// ticket per strip) adds that strip's partials in chunk order. Same inputs, same bits, on every call and every graph
+// ticket per strip) adds that strip's partials in a fixed order. Same inputs, same bits, on every call and every graph
 // replay; the last block resets its ticket, so the pass needs no memset between calls.
 #pragma once
 
