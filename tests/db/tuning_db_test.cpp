@@ -324,13 +324,21 @@ TEST_F(TuningDbTest, MissesCountRepeatsMostMissedFirstAndRefuseBadKeys) {
   EXPECT_EQ(db.misses(device.key()).size(), 2u);
 }
 
-TEST_F(TuningDbTest, NcuMetricsRoundTripEveryField) {
-  TuningDb db(path());
+// One profiled kernel of the first problem's case on this fixture's device.
+NcuKernelMetrics ncu_row(const DeviceIdentity& device, const std::string& report_path) {
   NcuKernelMetrics m;
   m.device_key = device.key();
   m.problem_key = nth_problem(0).key();
   m.candidate_id = "lt/a21-t18-s8-k1-r0-w0-c0-cl0-i0";
   m.kernel_name = "sm90_xmma_gemm_f32f32_tf32f32_f32_nn_n_tilesize128x128x32";
+  m.cache_control = "none";
+  m.report_path = report_path;
+  return m;
+}
+
+TEST_F(TuningDbTest, NcuMetricsRoundTripEveryField) {
+  TuningDb db(path());
+  NcuKernelMetrics m = ncu_row(device, "reports/case 1.ncu-rep");
   m.launch_index = 1;
   m.duration_us = 41.25;
   m.sm_throughput_pct = 81.5;
@@ -342,8 +350,6 @@ TEST_F(TuningDbTest, NcuMetricsRoundTripEveryField) {
   m.dram_bytes = 3.5e7;
   m.l2_hit_rate_pct = 77.75;
   m.top_stalls = R"([{"reason": "long_scoreboard", "pct": 31.5}])";
-  m.cache_control = "none";
-  m.report_path = "reports/case 1.ncu-rep";
   m.imported_at = "2026-11-22T10:00:00Z";
   m.clock_mhz = 1815.5;
   db.insert_ncu_metrics({m, m});
@@ -373,16 +379,9 @@ TEST_F(TuningDbTest, NcuMetricsRoundTripEveryField) {
 
 TEST_F(TuningDbTest, ReimportingAnNcuReportReplacesItsRowsAndKeepsOtherReports) {
   TuningDb db(path());
-  NcuKernelMetrics m;
-  m.device_key = device.key();
-  m.problem_key = nth_problem(0).key();
-  m.candidate_id = "lt/a21-t18-s8-k1-r0-w0-c0-cl0-i0";
-  m.kernel_name = "gemm";
-  m.cache_control = "none";
-  m.report_path = "reports/a.ncu-rep";
+  NcuKernelMetrics m = ncu_row(device, "reports/a.ncu-rep");
   m.duration_us = 10;
-  NcuKernelMetrics other = m;
-  other.report_path = "reports/b.ncu-rep";
+  NcuKernelMetrics other = ncu_row(device, "reports/b.ncu-rep");
   db.insert_ncu_metrics({m, m, other});
   m.duration_us = 12;
   db.insert_ncu_metrics({m, m});
