@@ -24,6 +24,7 @@
 #include "kernels/operand_view.cuh"
 #include "kernels/output_tile.cuh"
 #include "kernels/ptx.cuh"
+#include "kernels/tile_loader.cuh"
 #include "kernels/tile_schedule.cuh"
 
 namespace gemmtune::kernels {
@@ -50,32 +51,6 @@ struct MmaSmemOperand {
       return r * kStride + kk;
     else
       return kk * kStride + ((r / 4) ^ chunk_swizzle(kk)) * 4 + r % 4;
-  }
-
-  // Issues this thread's cp.async copies of one tile: 16-byte chunks where the operand allows, else four 4-byte copies;
-  // floats outside the matrix are zero-filled (src-size < copy size) and never read.
-  template <int kThreads>
-  __device__ static void load_async(float* tile, const ChunkCursor<kRows, kBk, kThreads>& cursor, const float* any_valid,
-                                    bool vec4, std::int64_t k0) {
-    using Cursor = ChunkCursor<kRows, kBk, kThreads>;
-    if (vec4 && cursor.interior(k0)) {
-#pragma unroll
-      for (int c = 0; c < Cursor::kChunks; ++c)
-        ptx::cp_async_16(tile + offset(cursor.tile_r(c), cursor.tile_kk(c)), cursor.src(c, k0), 16);
-      return;
-    }
-#pragma unroll
-    for (int c = 0; c < Cursor::kChunks; ++c) {
-      const int valid = cursor.valid(c, k0);
-      const float* const src = cursor.src(c, k0);
-      float* const dst = tile + offset(cursor.tile_r(c), cursor.tile_kk(c));
-      if (vec4) {
-        ptx::cp_async_16(dst, valid > 0 ? src : any_valid, valid * 4);
-      } else {
-#pragma unroll
-        for (int i = 0; i < 4; ++i) ptx::cp_async_4(dst + i, i < valid ? src + i : any_valid, i < valid ? 4 : 0);
-      }
-    }
   }
 };
 
@@ -249,8 +224,8 @@ __global__ void __launch_bounds__(T::threads) mma_gemm_kernel(OperandView a, Ope
   auto load_stage = [&](int stage, int kt) {
     float* const tile = smem + stage * kStageFloats;
     const std::int64_t k0 = std::int64_t{kt} * T::bk;
-    SmemA::template load_async<T::threads>(tile, cursor_a, a.ptr, a.vec4, k0);
-    SmemB::template load_async<T::threads>(tile + SmemA::kFloats, cursor_b, b.ptr, b.vec4, k0);
+    load_tile_async<SmemA>(tile, cursor_a, a.ptr, a.vec4, k0);
+    load_tile_async<SmemB>(tile + SmemA::kFloats, cursor_b, b.ptr, b.vec4, k0);
   };
 
 #pragma unroll

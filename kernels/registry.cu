@@ -12,22 +12,25 @@ const char* name_prefix(Family f) {
     case Family::SimtFp32: return "fp32";
     case Family::MmaTf32: return "tf32";
     case Family::Mma3xTf32: return "3xtf32";
+    case Family::WgmmaTf32: return "wgmma_tf32";
   }
   return "?";
 }
 
-// "tf32_128x128x32_w64x64_s3"; SIMT variants add their thread tile: "fp32_128x128x8_w32x64_t8x8_s2".
+// "tf32_128x128x32_w64x64_s3"; SIMT variants add their thread tile: "fp32_128x128x8_w32x64_t8x8_s2". wgmma variants
+// leave out the warp tile, which the instruction fixes (16 columns of Y × the block's rows): "wgmma_tf32_256x128x32_s4".
 std::string variant_name(Family f, const TileConfig& t) {
   std::string name = std::string(name_prefix(f)) + "_" + std::to_string(t.bm) + "x" + std::to_string(t.bn) + "x" +
-                     std::to_string(t.bk) + "_w" + std::to_string(t.wm) + "x" + std::to_string(t.wn);
+                     std::to_string(t.bk);
+  if (f != Family::WgmmaTf32) name += "_w" + std::to_string(t.wm) + "x" + std::to_string(t.wn);
   if (t.tm > 0) name += "_t" + std::to_string(t.tm) + "x" + std::to_string(t.tn);
   return name + "_s" + std::to_string(t.stages);
 }
 
 void add_family(std::vector<KernelVariant>& registry, Family family, MathMode mode,
-                const std::vector<CompiledVariant>& compiled) {
+                const std::vector<CompiledVariant>& compiled, FamilyLimits limits = {}) {
   for (const CompiledVariant& c : compiled)
-    registry.push_back(KernelVariant{variant_name(family, c.tile), family, c.tile, mode, 1, c.launch});
+    registry.push_back(KernelVariant{variant_name(family, c.tile), family, c.tile, mode, 1, c.launch, limits});
 }
 
 std::vector<KernelVariant> build_registry() {
@@ -35,6 +38,9 @@ std::vector<KernelVariant> build_registry() {
   add_family(registry, Family::SimtFp32, MathMode::Fp32, simt_fp32_variants());
   add_family(registry, Family::MmaTf32, MathMode::Tf32, mma_tf32_variants());
   add_family(registry, Family::Mma3xTf32, MathMode::Tf32x3, mma_3xtf32_variants());
+#if defined(GEMMTUNE_HAVE_WGMMA)
+  add_family(registry, Family::WgmmaTf32, MathMode::Tf32, wgmma_tf32_variants(), wgmma_tf32_limits());
+#endif
   return registry;
 }
 
@@ -45,6 +51,7 @@ const char* to_string(Family f) {
     case Family::SimtFp32: return "simt_fp32";
     case Family::MmaTf32: return "mma_tf32";
     case Family::Mma3xTf32: return "mma_3xtf32";
+    case Family::WgmmaTf32: return "wgmma_tf32";
   }
   return "?";
 }
@@ -61,8 +68,12 @@ std::string KernelVariant::unsupported_reason(const GemmProblem& p) const {
   } catch (const InputError& e) {
     return e.what();
   }
-  return "";
+  if (limits.problem)
+    if (std::string why = limits.problem(p); !why.empty()) return why;
+  return device_unsupported_reason();
 }
+
+std::string KernelVariant::device_unsupported_reason() const { return limits.device ? limits.device() : ""; }
 
 void KernelVariant::launch(const GemmProblem& p, const GemmOperands& x, cudaStream_t s) const {
   if (!x.A || !x.B || !x.Y || (p.epi.bias && !x.bias) || (p.epi.save_z && !x.Z))

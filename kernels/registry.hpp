@@ -12,12 +12,12 @@
 
 namespace gemmtune::kernels {
 
-enum class Family { SimtFp32, MmaTf32, Mma3xTf32 };
+enum class Family { SimtFp32, MmaTf32, Mma3xTf32, WgmmaTf32 };
 
 const char* to_string(Family f);
 
 struct KernelVariant {
-  std::string name;  // stable, e.g. "tf32_128x128x32_w64x64_s3"; the db stores it
+  std::string name;  // stable, e.g. "tf32_128x128x32_w64x64_s3" or "wgmma_tf32_256x128x32_s4"; the db stores it
   Family family;
   TileConfig tile;
   MathMode mode;
@@ -25,9 +25,14 @@ struct KernelVariant {
   // narrower loads elsewhere; so this is 1 for all of them today.
   int alignment_floats;
   LaunchFn launch_fn;
+  FamilyLimits limits;
 
-  // Empty when it can run p; otherwise why not (mode mismatch, pass != Forward, invalid shape).
+  // Empty when it can run p on the current device; otherwise why not (mode mismatch, pass != Forward, invalid shape,
+  // the family's layout or device limits).
   std::string unsupported_reason(const GemmProblem& p) const;
+  // Empty when the current device can run this variant at all; otherwise why not. Families that need no particular
+  // GPU answer empty even on a machine without one.
+  std::string device_unsupported_reason() const;
   // Asynchronous on s; no synchronization and no allocation (graph-capturable). p must be supported.
   void launch(const GemmProblem& p, const GemmOperands& x, cudaStream_t s) const;
 };

@@ -2,14 +2,17 @@
 // numbers come from `gemmtune sweep` (CUPTI timing, noise-based stopping); this is the quick look: CUDA events around
 // 20 back-to-back calls rotating over 4 input sets (more than L2 at large shapes), median of 7 batches.
 //
-//   bench_own_kernels [N ...]     square shapes N³ (default 256 512 1024 2048 4096)
+//   bench_own_kernels [MODE ...] [N ...]     modes fp32, tf32, 3xtf32 (default all three); square shapes N³ (default
+//                                            256 512 1024 2048 4096)
 //
 // Per shape: every own variant and cuBLASLt's heuristic top 8 in fp32 and tf32 (no epilogue), 3xtf32 own variants,
 // and at N ≤ 1024 the fused bias+gelu (own, fp32 and tf32) against cuBLASLt GEMM + our separate bias+gelu kernel.
+// Where a mode has several own families (tf32: mma.sync and wgmma), the summary also gives each family's best.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cuda/device_buffer.hpp"
@@ -90,15 +93,28 @@ struct Best {
   }
 };
 
-Best bench_own(const GemmProblem& p, const Inputs& in, cudaStream_t s) {
-  Best best;
+struct OwnBests {
+  Best overall;
+  std::vector<std::pair<kernels::Family, Best>> by_family;  // registry order
+
+  void offer(kernels::Family family, const std::string& name, double us) {
+    overall.offer(name, us);
+    const auto same = [&](const auto& entry) { return entry.first == family; };
+    auto it = std::find_if(by_family.begin(), by_family.end(), same);
+    if (it == by_family.end()) it = by_family.insert(by_family.end(), {family, Best{}});
+    it->second.offer(name, us);
+  }
+};
+
+OwnBests bench_own(const GemmProblem& p, const Inputs& in, cudaStream_t s) {
+  OwnBests best;
   for (const kernels::KernelVariant& v : kernels::kernel_registry()) {
     if (!v.unsupported_reason(p).empty()) continue;
     const double us = median_us_per_call([&](int set) { v.launch(p, in.operands(set), s); }, s);
     v.launch(p, in.operands(0), s);  // the timed calls left another input set's product in Y
     const double err = verify(p, in.operands(0), s);
     std::printf("  own %-34s %10.1f us %7.1f TFLOP/s  err %.2e\n", v.name.c_str(), us, p.flops() / us * 1e-6, err);
-    best.offer(v.name, us);
+    best.offer(v.family, v.name, us);
   }
   return best;
 }
@@ -126,7 +142,8 @@ GemmProblem square(std::int64_t n, MathMode mode) {
   return p;
 }
 
-void run(const std::vector<std::int64_t>& sizes) {
+void run(const std::vector<MathMode>& modes, const std::vector<std::int64_t>& sizes) {
+  const auto wanted = [&](MathMode m) { return std::find(modes.begin(), modes.end(), m) != modes.end(); };
   CudaStream stream;
   const LtHandle handle = make_lt_handle();
   std::vector<std::string> summary;
@@ -134,23 +151,32 @@ void run(const std::vector<std::int64_t>& sizes) {
   for (std::int64_t n : sizes) {
     const Inputs in(n, static_cast<unsigned>(n));
     for (MathMode mode : {MathMode::Fp32, MathMode::Tf32, MathMode::Tf32x3}) {
+      if (!wanted(mode)) continue;
       const GemmProblem p = square(n, mode);
       std::printf("%s\n", p.key().c_str());
-      const Best own = bench_own(p, in, stream.get());
+      const OwnBests bests = bench_own(p, in, stream.get());
+      const Best& own = bests.overall;
       const GemmProblem lt_problem = square(n, mode == MathMode::Tf32x3 ? MathMode::Fp32 : mode);
       const Best lt = bench_lt(lt_problem, in, stream.get(), handle.get(), LtEpilogueMode::PreferFused);
       std::snprintf(line, sizeof line, "%5lld %-7s own %-34s %9.1f us | lt %s best %9.1f first %9.1f | own/lt %.2fx",
                     static_cast<long long>(n), to_string(mode), own.name.c_str(), own.us,
                     mode == MathMode::Tf32x3 ? "fp32" : to_string(mode), lt.us, lt.first_us, lt.us / own.us);
       summary.emplace_back(line);
+      if (bests.by_family.size() < 2) continue;
+      for (const auto& [family, best] : bests.by_family) {
+        std::snprintf(line, sizeof line, "%5s %-7s   %-12s best %-34s %9.1f us | own/lt %.2fx", "", "",
+                      kernels::to_string(family), best.name.c_str(), best.us, lt.us / best.us);
+        summary.emplace_back(line);
+      }
     }
     for (MathMode mode : {MathMode::Fp32, MathMode::Tf32}) {
       if (n > 1024) break;
+      if (!wanted(mode)) continue;
       GemmProblem p = square(n, mode);
       p.epi.bias = true;
       p.epi.act = Activation::Gelu;
       std::printf("%s\n", p.key().c_str());
-      const Best own = bench_own(p, in, stream.get());
+      const Best own = bench_own(p, in, stream.get()).overall;
       const Best lt = bench_lt(p, in, stream.get(), handle.get(), LtEpilogueMode::Unfused);
       std::snprintf(line, sizeof line, "%5lld %-7s bias+gelu own %-29s %9.1f us | lt + epilogue kernel %9.1f | "
                     "own/lt %.2fx", static_cast<long long>(n), to_string(mode), own.name.c_str(), own.us, lt.us,
@@ -166,11 +192,19 @@ void run(const std::vector<std::int64_t>& sizes) {
 }  // namespace gemmtune
 
 int main(int argc, char** argv) {
+  std::vector<gemmtune::MathMode> modes;
   std::vector<std::int64_t> sizes;
-  for (int i = 1; i < argc; ++i) sizes.push_back(std::atoll(argv[i]));
-  if (sizes.empty()) sizes = {256, 512, 1024, 2048, 4096};
   try {
-    gemmtune::run(sizes);
+    for (int i = 1; i < argc; ++i) {
+      const std::string arg = argv[i];
+      if (arg.find_first_not_of("0123456789") == std::string::npos)
+        sizes.push_back(std::atoll(argv[i]));
+      else
+        modes.push_back(gemmtune::parse_math_mode(arg));
+    }
+    if (sizes.empty()) sizes = {256, 512, 1024, 2048, 4096};
+    if (modes.empty()) modes = {gemmtune::MathMode::Fp32, gemmtune::MathMode::Tf32, gemmtune::MathMode::Tf32x3};
+    gemmtune::run(modes, sizes);
   } catch (const gemmtune::Error& e) {
     std::fprintf(stderr, "bench_own_kernels: %s\n", e.what());
     return static_cast<int>(e.code());

@@ -8,7 +8,7 @@ out=${OUT:-/tmp/kernel_round}
 mkdir -p "$out"
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv | tee "$out/gpu.txt"
 
-filter='Philox*:Dropout*:Activation*:EpilogueParams*:KernelRegistry*:ReferenceGemm*:EpilogueKernel*:SimtGemm*:Mma*'
+filter='Philox*:Dropout*:Activation*:EpilogueParams*:KernelRegistry*:ReferenceGemm*:EpilogueKernel*:SimtGemm*:Mma*:Wgmma*'
 timeout 200 "$bin/gemmtune_tests" --gtest_filter="$filter" > "$out/tests.txt" 2>&1
 echo "tests rc=$?"
 grep -E "checked|FAILED|PASSED|Failure" "$out/tests.txt" | cut -c1-160

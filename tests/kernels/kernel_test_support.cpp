@@ -187,14 +187,16 @@ VariantErrors run_against_reference(const kernels::KernelVariant& v, const GemmP
   return e;
 }
 
-void check_family_against_reference(kernels::Family family) {
+namespace {
+
+void check_each_variant(kernels::Family family, const std::vector<GemmProblem>* given) {
   std::uint32_t seed = 1000;
   int variants = 0;
   for (const kernels::KernelVariant& v : kernels::kernel_registry()) {
     if (v.family != family) continue;
     ++variants;
     double worst = 0.0, worst_over_tolerance = 0.0;
-    const std::vector<GemmProblem> problems = coverage_problems(v.mode);
+    const std::vector<GemmProblem> problems = given ? *given : coverage_problems(v.mode);
     for (const GemmProblem& p : problems) {
       ASSERT_EQ(v.unsupported_reason(p), "") << v.name << " " << p.key();
       const VariantErrors e = run_against_reference(v, p, seed++);
@@ -208,6 +210,14 @@ void check_family_against_reference(kernels::Family family) {
               << " (max error/tolerance " << worst_over_tolerance << ")\n";
   }
   EXPECT_GE(variants, 8) << "variants of family " << kernels::to_string(family);
+}
+
+}  // namespace
+
+void check_family_against_reference(kernels::Family family) { check_each_variant(family, nullptr); }
+
+void check_family_against_reference(kernels::Family family, const std::vector<GemmProblem>& problems) {
+  check_each_variant(family, &problems);
 }
 
 }  // namespace gemmtune::test

@@ -1,0 +1,38 @@
+// cp.async loading of one operand tile into shared memory, for the families that stage tiles without registers.
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/operand_view.cuh"
+#include "kernels/ptx.cuh"
+
+namespace gemmtune::kernels {
+
+// Issues this thread's cp.async copies of one rows×bk tile into `tile`, where Layout::offset(r, kk) places each float
+// (the 4 floats of a chunk must stay adjacent and 16-byte aligned): 16-byte chunks where the operand allows, else four
+// 4-byte copies; floats outside the matrix are zero-filled (src-size < copy size) and never read.
+template <class Layout, int kRows, int kBk, int kThreads>
+__device__ __forceinline__ void load_tile_async(float* tile, const ChunkCursor<kRows, kBk, kThreads>& cursor,
+                                                const float* any_valid, bool vec4, std::int64_t k0) {
+  using Cursor = ChunkCursor<kRows, kBk, kThreads>;
+  if (vec4 && cursor.interior(k0)) {
+#pragma unroll
+    for (int c = 0; c < Cursor::kChunks; ++c)
+      ptx::cp_async_16(tile + Layout::offset(cursor.tile_r(c), cursor.tile_kk(c)), cursor.src(c, k0), 16);
+    return;
+  }
+#pragma unroll
+  for (int c = 0; c < Cursor::kChunks; ++c) {
+    const int valid = cursor.valid(c, k0);
+    const float* const src = cursor.src(c, k0);
+    float* const dst = tile + Layout::offset(cursor.tile_r(c), cursor.tile_kk(c));
+    if (vec4) {
+      ptx::cp_async_16(dst, valid > 0 ? src : any_valid, valid * 4);
+    } else {
+#pragma unroll
+      for (int i = 0; i < 4; ++i) ptx::cp_async_4(dst + i, i < valid ? src + i : any_valid, i < valid ? 4 : 0);
+    }
+  }
+}
+
+}  // namespace gemmtune::kernels
