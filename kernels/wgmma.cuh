@@ -42,6 +42,15 @@ __device__ __forceinline__ void wait_group() {
 // included) must be fenced before the barrier that hands it to the tensor cores.
 __device__ __forceinline__ void fence_async_shared() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
 
+// fp32 bits → tf32 wgmma register operand, rounded to nearest by ptx::to_tf32's one add. A volatile asm, so it is not
+// hoisted above the wait_group that precedes it: writing wgmma input registers while a group is in flight makes ptxas
+// serialize every wgmma (C7513).
+__device__ __forceinline__ std::uint32_t to_tf32_operand(std::uint32_t fp32_bits) {
+  std::uint32_t r;
+  asm volatile("add.u32 %0, %1, 0x1000;\n" : "=r"(r) : "r"(fp32_bits));
+  return r;
+}
+
 // Keeps the compiler from moving accumulator accesses across a wgmma issue or wait: the asm claims to read and write
 // every register, so none of them is copied, reused or touched in between.
 template <int kRegs>

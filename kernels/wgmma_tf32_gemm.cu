@@ -9,13 +9,14 @@
 // D's rows are Y's columns: warpgroup w computes Y columns [64w, 64w + 64) of the block tile for all bm rows, one
 // m64n{bm}k8 wgmma per k8 step. TN and TT would need Aᵀ N-major in shared memory, which tf32 wgmma cannot read.
 //
-// Pipeline: the 4 k8 steps of a k tile form one wgmma group, left running while the next tile's fragments load, so the
-// stage it reads stays busy one iteration longer: cp.async runs stages − 2 tiles ahead. The register operand is
-// rounded to tf32 (ptx::to_tf32); the shared-memory operand goes in as fp32 bits, which the tensor core truncates.
+// Pipeline: the 4 k8 steps of a k tile form one wgmma group. While it runs, the warps publish the next tile (already
+// in shared memory), issue the copies of the tile stages − 1 ahead and load the next tile's fragments into plain
+// registers; they become wgmma operands only after the group completes, because ptxas serializes every wgmma (a wait
+// after each) when wgmma input registers are written while a group is in flight (C7513). The register operand is
+// rounded to tf32; the shared-memory operand goes in as fp32 bits, which the tensor core truncates.
 #include <cstdint>
 #include <mutex>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 #include "cuda/cuda_call.hpp"
@@ -55,12 +56,12 @@ template <class T, bool kBKMajor>
 struct WgmmaLayout {
   static_assert(T::bk == kBk && T::wm == T::bm && T::wn == 16, "a warp owns 16 columns of Y × all bm rows, k tile 32");
   static_assert(T::bn % 64 == 0 && (T::bm == 64 || T::bm == 128 || T::bm == 256), "m64 per warpgroup, n64/128/256");
-  static_assert(T::stages >= 3, "one stage for the running wgmma group, one loading, one ahead");
+  static_assert(T::stages >= 3, "a stage for the running wgmma group, one for the next tile, one or more loading");
   using ATile = SwizzledATile<T::bm>;
   using BTile = PaddedBTile<T::bn, kBKMajor>;
-  static constexpr int kAhead = T::stages - 2;  // tiles cp.async runs ahead of the one being multiplied
   // Each stage starts 1024-byte aligned, as the swizzle atoms of its A tile need.
   static constexpr int kStageFloats = (ATile::kFloats + BTile::kFloats + 255) / 256 * 256;
+  static constexpr std::uint32_t kStageBytes = kStageFloats * sizeof(float);
   static constexpr std::size_t kPipelineBytes = std::size_t{T::stages} * kStageFloats * sizeof(float);
   static constexpr std::size_t kOutputBytes = OutputTile<T::bm, T::bn, T::threads>::kBytes;
   static constexpr std::size_t kAlignSlack = 1024;  // the dynamic shared base is only 16-byte aligned
@@ -73,7 +74,7 @@ __global__ void __launch_bounds__(T::threads) wgmma_tf32_kernel(OperandView a, O
   using Layout = WgmmaLayout<T, kBKMajor>;
   using ATile = typename Layout::ATile;
   using BTile = typename Layout::BTile;
-  constexpr int kStages = T::stages, kAhead = Layout::kAhead;
+  constexpr int kStages = T::stages, kSteps = kBk / 8;
 
   extern __shared__ float4 shared_mem[];
   const std::uint32_t raw_base = ptx::smem_address(shared_mem);
@@ -96,53 +97,64 @@ __global__ void __launch_bounds__(T::threads) wgmma_tf32_kernel(OperandView a, O
   };
 
 #pragma unroll
-  for (int s = 0; s < kAhead; ++s) {
+  for (int s = 0; s < kStages - 1; ++s) {
     if (s < k_tiles) load_stage(s);
     ptx::cp_async_commit();  // empty groups keep the wait count uniform
   }
 
+  // Raw fp32 bits of one tile's fragments, loaded while the previous tile's wgmma group runs; they become wgmma
+  // operands (wgmma::to_tf32_operand) only once that group is complete.
+  std::uint32_t loaded[kSteps][4];
+  auto load_fragments = [&](int kt) {
+    const float* const tile_b = smem + (kt % kStages) * Layout::kStageFloats + ATile::kFloats;
+#pragma unroll
+    for (int s = 0; s < kSteps; ++s) {
+      loaded[s][0] = __float_as_uint(tile_b[BTile::offset(frag_row, 8 * s + t)]);
+      loaded[s][1] = __float_as_uint(tile_b[BTile::offset(frag_row + 8, 8 * s + t)]);
+      loaded[s][2] = __float_as_uint(tile_b[BTile::offset(frag_row, 8 * s + t + 4)]);
+      loaded[s][3] = __float_as_uint(tile_b[BTile::offset(frag_row + 8, 8 * s + t + 4)]);
+    }
+  };
+  // Makes tile kt visible to every warp and to the tensor cores' async proxy.
+  auto publish_tile = [] {
+    wgmma::fence_async_shared();
+    __syncthreads();
+  };
+
+  ptx::cp_async_wait<kStages - 2>();
+  publish_tile();
+  load_fragments(0);
+
   float acc[T::bm / 2];
 #pragma unroll
   for (int i = 0; i < T::bm / 2; ++i) acc[i] = 0.f;
-  // Two fragment sets: a k tile's wgmma group still reads its registers while the next tile's fragments load.
-  std::uint32_t frags[2][kBk / 8][4];
-
-  // One k tile; kBuf (compile-time, so the fragments stay in registers) alternates between consecutive tiles.
-  auto multiply_tile = [&](auto buffer, int kt) {
-    constexpr int kBuf = decltype(buffer)::value;
-    ptx::cp_async_wait<kAhead - 1>();
-    wgmma::fence_async_shared();
-    // Tile kt is visible to every warp, and every warpgroup has finished tile kt − 2's group (the wait_group<1> at the
-    // end of its previous iteration), so that tile's stage can be refilled.
-    __syncthreads();
-    if (kt + kAhead < k_tiles) load_stage(kt + kAhead);
-    ptx::cp_async_commit();
-
-    const int stage = kt % kStages;
-    const float* const tile_b = smem + stage * Layout::kStageFloats + ATile::kFloats;
+  for (int kt = 0; kt < k_tiles; ++kt) {
+    std::uint32_t frags[kSteps][4];
 #pragma unroll
-    for (int s = 0; s < kBk / 8; ++s) {
-      frags[kBuf][s][0] = ptx::to_tf32(tile_b[BTile::offset(frag_row, 8 * s + t)]);
-      frags[kBuf][s][1] = ptx::to_tf32(tile_b[BTile::offset(frag_row + 8, 8 * s + t)]);
-      frags[kBuf][s][2] = ptx::to_tf32(tile_b[BTile::offset(frag_row, 8 * s + t + 4)]);
-      frags[kBuf][s][3] = ptx::to_tf32(tile_b[BTile::offset(frag_row + 8, 8 * s + t + 4)]);
-    }
-    const std::uint64_t desc =
-        wgmma::sw128_kmajor_descriptor(smem_base + stage * Layout::kStageFloats * std::uint32_t{sizeof(float)});
+    for (int s = 0; s < kSteps; ++s)
+#pragma unroll
+      for (int q = 0; q < 4; ++q) frags[s][q] = wgmma::to_tf32_operand(loaded[s][q]);
+    const std::uint32_t stage_address = smem_base + (kt % kStages) * Layout::kStageBytes;
+    const std::uint64_t desc = wgmma::sw128_kmajor_descriptor(stage_address);
     wgmma::fence_operands(acc);
     wgmma::fence();
 #pragma unroll
-    for (int s = 0; s < kBk / 8; ++s)
-      wgmma::WgmmaTf32<T::bm>::mma(acc, frags[kBuf][s], desc + (8 * s * sizeof(float) >> 4));  // k8 step: +32 B
+    for (int s = 0; s < kSteps; ++s)
+      wgmma::WgmmaTf32<T::bm>::mma(acc, frags[s], desc + (8 * s * sizeof(float) >> 4));  // k8 step: +32 B
     wgmma::commit_group();
     wgmma::fence_operands(acc);
-    wgmma::wait_group<1>();
-  };
-  for (int kt = 0; kt < k_tiles; kt += 2) {
-    multiply_tile(std::integral_constant<int, 0>{}, kt);
-    if (kt + 1 < k_tiles) multiply_tile(std::integral_constant<int, 1>{}, kt + 1);
+
+    // While the group runs: publish tile kt + 1, refill the stage tile kt − 1 used (every warpgroup finished that
+    // group before the barrier), and load the next fragments.
+    if (kt + 1 < k_tiles) {
+      ptx::cp_async_wait<kStages - 3>();
+      publish_tile();
+      if (kt + kStages - 1 < k_tiles) load_stage(kt + kStages - 1);
+      ptx::cp_async_commit();
+      load_fragments(kt + 1);
+    }
+    wgmma::wait_group<0>();
   }
-  wgmma::wait_group<0>();
   wgmma::fence_operands(acc);
 
   using Output = OutputTile<T::bm, T::bn, T::threads>;
@@ -186,16 +198,17 @@ std::vector<CompiledVariant> compile_wgmma_variants(TileList<Tiles...>) {
 }
 
 // bm is the wgmma's n (64, 128 or 256), bn is 64 per warpgroup. wm = bm, wn = 16: each warp owns 16 columns of Y.
+// 128×256 (4 warpgroups) is left out: capped at 128 registers for 512 threads, its NN instantiation spills.
 //                          bm   bn   bk   wm  wn tm tn stages
 using WgmmaTiles = TileList<Tile<256, 128, 32, 256, 16, 0, 0, 4>,  // 2 warpgroups of m64n256: the 2048-4096 shapes
                             Tile<256, 128, 32, 256, 16, 0, 0, 3>,
-                            Tile<128, 256, 32, 128, 16, 0, 0, 4>,  // 4 warpgroups of m64n128
                             Tile<128, 128, 32, 128, 16, 0, 0, 4>,
-                            Tile<128, 128, 32, 128, 16, 0, 0, 3>,  // 2 blocks per SM
+                            Tile<128, 128, 32, 128, 16, 0, 0, 3>,  // 102 KB: 2 blocks per SM (NN fits 128 registers)
                             Tile<256, 64, 32, 256, 16, 0, 0, 4>,   // 1 warpgroup: more blocks for 1024-2048
-                            Tile<128, 64, 32, 128, 16, 0, 0, 6>,
+                            Tile<128, 64, 32, 128, 16, 0, 0, 4>,
+                            Tile<64, 128, 32, 64, 16, 0, 0, 4>,
                             Tile<64, 128, 32, 64, 16, 0, 0, 6>,
-                            Tile<64, 64, 32, 64, 16, 0, 0, 6>>;    // 256-512: enough blocks to fill the SMs
+                            Tile<64, 64, 32, 64, 16, 0, 0, 4>>;    // 256-512: enough blocks to fill the SMs
 
 std::string wgmma_tf32_problem_limits(const GemmProblem& p) {
   if (p.trans_a)
