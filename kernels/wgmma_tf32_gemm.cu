@@ -42,8 +42,8 @@ struct SwizzledATile {
   __device__ static int offset(int r, int kk) { return r * kBk + ((kk / 4) ^ (r % 8)) * 4 + kk % 4; }
 };
 
-// The B tile as stored: NN is [k][bn + 8] (a fragment load's 4 k rows × 8 consecutive n land on 4·8 + 0..7 = all 32
-// banks), NT is [n][32 + 4] (8 n rows × 4 consecutive k: 4·g + t, again all 32).
+// The B tile as stored, rows padded so a fragment load hits 32 distinct banks: NN is [k][bn + 8] (its 4 k rows sit
+// 8 banks apart, × 8 consecutive n), NT is [n][32 + 4] (8 n rows 4 banks apart, × 4 consecutive k).
 template <int kRows, bool kKMajor>
 struct PaddedBTile {
   static_assert(kRows % 32 == 0, "the NN padding assumes rows of a multiple of 32 floats");
