@@ -13,6 +13,7 @@
 #include "db/tuning_db.hpp"
 #include "lt/lt_gemm.hpp"
 #include "profiler/gpu_peaks.hpp"
+#include "problem/candidate_choice.hpp"
 #include "problem/pass_gemm.hpp"
 #include "tuner/candidate_launcher.hpp"
 #include "tuner/measurement_loop.hpp"
@@ -91,13 +92,6 @@ MeasurementRecord measure_one(const GemmProblem& p, const Candidate& c, const Pr
   return r;
 }
 
-const MeasurementRecord* fastest(const std::vector<MeasurementRecord>& records) {
-  const MeasurementRecord* best = nullptr;
-  for (const MeasurementRecord& r : records)
-    if (r.status == MeasureStatus::Ok && (!best || r.stats.median_us < best->stats.median_us)) best = &r;
-  return best;
-}
-
 ProblemMetrics measure_metrics(const GemmProblem& p, const MeasurementRecord& best, const ProblemBuffers& buffers,
                               std::size_t workspace, cublasLtHandle_t h, cudaStream_t s,
                               CuptiRangeProfiler& profiler, const std::string& gpu_name) {
@@ -174,7 +168,7 @@ SweepResult run_sweep(const SweepPlan& plan, const SweepProfile& profile, const 
       pr.records.push_back(std::move(r));
     }
     if (db) db->store_problem(result.run.id, pp.problem, pr.records);
-    if (const MeasurementRecord* best = fastest(pr.records); best && profiler) {
+    if (const MeasurementRecord* best = chosen_candidate(pr.records); best && profiler) {
       try {
         pr.metrics = measure_metrics(pp.problem, *best, buffers, profile.lt.workspace_bytes, lt.get(), stream.get(),
                                      *profiler, device.identity.gpu_name);
@@ -188,7 +182,7 @@ SweepResult run_sweep(const SweepPlan& plan, const SweepProfile& profile, const 
     if (!options.quiet) {
       const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       const double eta = elapsed / static_cast<double>(i + 1) * static_cast<double>(total - i - 1);
-      const MeasurementRecord* best = fastest(pr.records);
+      const MeasurementRecord* best = chosen_candidate(pr.records);
       std::fprintf(stderr, "[%zu/%zu] %s: %zu candidates, best %s %.2f us | elapsed %s, ETA %s\n", i + 1, total,
                    pp.problem.key().c_str(), pr.records.size(), best ? best->candidate.id().c_str() : "(none)",
                    best ? best->stats.median_us : 0.0, clock_text(elapsed).c_str(), clock_text(eta).c_str());

@@ -24,7 +24,7 @@ struct SweepOptions {
   bool metrics = false;         // hardware counters of each problem's best candidate (CUPTI range profiler)
 };
 
-// `sweep --metrics`: what the counters say about a problem's fastest verified candidate, placed on the roofline.
+// `sweep --metrics`: what the counters say about a problem's chosen candidate, placed on the roofline.
 struct ProblemMetrics {
   std::string candidate_id;
   RangeMetrics counters;                   // DRAM bytes and SM throughput of one call, L2 flushed before it

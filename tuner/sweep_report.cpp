@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.hpp"
+#include "problem/candidate_choice.hpp"
 
 namespace gemmtune {
 namespace {
@@ -33,18 +34,14 @@ ProblemSummary summarize_problem(const ProblemResult& pr) {
     ++s.candidates;
     if (r.status == MeasureStatus::VerifyFailed) ++s.verify_failed;
     if (r.status != MeasureStatus::Ok) continue;
-    const double t = r.stats.median_us;
-    // The sweep enumerates cuBLASLt's own (fused where it can) heuristic answer before the unfused baseline's, so
-    // the first rank-0 record is its first choice; where it cannot fuse, that is its GEMM + our epilogue kernel.
-    if (r.candidate.backend == Backend::Lt && r.candidate.heuristic_rank == 0 && s.heuristic_first_us == 0)
-      s.heuristic_first_us = t;
     double& backend_best = r.candidate.backend == Backend::Lt ? s.best_lt_us : s.best_own_us;
-    if (backend_best == 0 || t < backend_best) backend_best = t;
-    if (s.best_us == 0 || t < s.best_us) {
-      s.best_us = t;
-      s.best_candidate = r.candidate.id();
-      s.best_tflops = r.tflops();
-    }
+    if (backend_best == 0 || r.stats.median_us < backend_best) backend_best = r.stats.median_us;
+  }
+  if (const MeasurementRecord* first = heuristic_first(pr.records)) s.heuristic_first_us = first->stats.median_us;
+  if (const MeasurementRecord* chosen = chosen_candidate(pr.records)) {
+    s.best_us = chosen->stats.median_us;
+    s.best_candidate = chosen->candidate.id();
+    s.best_tflops = chosen->tflops();
   }
   return s;
 }

@@ -1,5 +1,6 @@
-// CacheEntry: one row of the algo cache, the fastest verified candidate for a (device key, problem key) pair,
-// and CacheFilter, the subset of the cache that `cache show|export` and the runtime ask for.
+// CacheEntry: one row of the algo cache, the chosen verified candidate (problem/candidate_choice.hpp) for a
+// (device key, problem key) pair, and CacheFilter, the subset of the cache that `cache show|export` and the runtime
+// ask for.
 #pragma once
 
 #include <cstdint>

@@ -12,6 +12,7 @@
 #include "common/error.hpp"
 #include "db/candidate_columns.hpp"
 #include "db/schema.hpp"
+#include "problem/candidate_choice.hpp"
 
 namespace gemmtune {
 namespace {
@@ -257,7 +258,6 @@ void TuningDb::store_problem(std::int64_t run_id, const GemmProblem& p, const st
 
   SqliteStatement insert = db_.prepare("INSERT INTO measurements (" + measurement_columns() + ") VALUES (" +
                                        sql_parameters(measurement_columns()) + ")");
-  const MeasurementRecord* best = nullptr;
   for (const MeasurementRecord& r : records) {
     insert.bind(":run_id", run_id).bind(":device_key", device_key).bind(":problem_key", problem_key);
     bind_candidate(insert, r.candidate);
@@ -265,14 +265,13 @@ void TuningDb::store_problem(std::int64_t run_id, const GemmProblem& p, const st
     insert.bind(":verify_error", r.verify_error).bind(":tolerance", r.tolerance);
     bind_stats(insert, r.stats);
     insert.run();
-    if (r.status == MeasureStatus::Ok && (best == nullptr || r.stats.median_us < best->stats.median_us)) best = &r;
   }
 
   SqliteStatement done = db_.prepare(std::string("INSERT OR REPLACE INTO problems_done VALUES (?1, ?2, ?3, ") +
                                      kNowSql + ")");
   done.bind(1, device_key).bind(2, problem_key).bind(3, run_id).run();
 
-  if (best != nullptr) {
+  if (const MeasurementRecord* best = chosen_candidate(records)) {
     const std::optional<CacheEntry> current = find_cache_entry(db_, device_key, problem_key);
     const bool replace = !current || !current->origin.empty() || current->run_id < run_id ||
                          best->stats.median_us < current->stats.median_us;

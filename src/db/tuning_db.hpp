@@ -48,9 +48,9 @@ class TuningDb {
 
   // Stores one problem of a run in ONE transaction: every record, the problems_done mark and the algo cache
   // update. A process killed or an error thrown midway leaves every earlier problem complete and this one absent.
-  // The cache rule: the fastest Ok record (by median) replaces the cached entry when there is none, when the
-  // cached entry came from an earlier run or from another db (import, merge), or when it is faster than the cached
-  // one. So the newest sweep of a device key wins even where it measured a little slower: its candidates were all
+  // The cache rule: the chosen record (chosen_candidate: the fastest Ok one, or cuBLASLt's first choice where it is
+  // within noise of that) replaces the cached entry when there is none, when the cached entry came from an earlier
+  // run or from another db (import, merge), or when it is faster than the cached one. So the newest sweep of a device key wins even where it measured a little slower: its candidates were all
   // measured on the same build and in the same conditions, while an old median may be a lucky sample or the time
   // of a kernel this build no longer has. A problem with no Ok record leaves the cache as it was.
   // Every record must be of problem p; records' device keys must be empty or the run's.
