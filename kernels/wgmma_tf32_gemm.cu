@@ -1,22 +1,31 @@
-// Hopper tf32 family (sm_90a only): wgmma.mma_async with fp32 accumulators, fed by a cp.async multi-stage pipeline.
+// Hopper tf32 family (sm_90a only): wgmma.mma_async with fp32 accumulators, fed by a warp-specialized TMA pipeline
+// (or, for operands the copy engine cannot address, by a cp.async pipeline of the same tiles).
 //
-// tf32 wgmma reads shared-memory operands K-major only, and NN's B is N-major. So the kernel computes the transposed
+// tf32 wgmma reads shared-memory operands K-major only, and NN's B is N-major. So the kernels compute the transposed
 // product Yᵀ (n×m) = Bᵀ (n×k) · Aᵀ (k×m):
 // - wgmma's B operand (shared memory, through a descriptor) is Aᵀ: an A tile (bm rows of m × 32 of k) is K-major as A
-//   is stored, and cp.async writes it straight into the canonical 128-byte-swizzle layout;
+//   is stored, and lands straight in the canonical 128-byte-swizzle layout (TMA's 128B swizzle is that layout);
 // - wgmma's A operand (registers) is the B tile, so any shared layout works: B's tile is copied as stored (k rows of n
-//   for NN, n rows of k for NT), with rows padded so the fragment loads are free of bank conflicts.
+//   for NN, n rows of k for NT), with rows padded so the fragment loads are free of bank conflicts. TMA pads for free:
+//   its box is simply wider than the tile, and the extra columns (neighbouring data, or zeros past the edge) are
+//   never read.
 // D's rows are Y's columns: warpgroup w computes Y columns [64w, 64w + 64) of the block tile for all bm rows, one
 // m64n{bm}k8 wgmma per k8 step. TN and TT would need Aᵀ N-major in shared memory, which tf32 wgmma cannot read.
 //
-// Pipeline: the 4 k8 steps of a k tile form one wgmma group. While it runs, the warps publish the next tile (already
-// in shared memory), issue the copies of the tile stages − 1 ahead and load the next tile's fragments into plain
-// registers; they become wgmma operands only after the group completes, because ptxas serializes every wgmma (a wait
-// after each) when wgmma input registers are written while a group is in flight (C7513). The register operand is
-// rounded to tf32; the shared-memory operand goes in as fp32 bits, which the tensor core truncates.
+// TMA pipeline: one extra producer warpgroup, one lane of which waits for a stage to be empty, announces its bytes on the
+// stage's full barrier and issues the two tile copies; the consumer warpgroups wait on full barriers only, and each
+// consumer warp releases a stage on its empty barrier once the wgmma group reading it is complete. No block-wide
+// barrier in the main loop: a late warp delays only the stage it holds.
+//
+// Consumer loop (both pipelines): the 4 k8 steps of a k tile form one wgmma group. While it runs, the warps wait for
+// the next tile and load its fragments into plain registers; they become wgmma operands only after the group
+// completes, because ptxas serializes every wgmma (a wait after each) when wgmma input registers are written while a
+// group is in flight (C7513). The register operand is rounded to tf32; the shared-memory operand goes in as fp32 bits,
+// which the tensor core truncates.
 #include <cstdint>
 #include <mutex>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "cuda/cuda_call.hpp"
@@ -28,6 +37,9 @@
 #include "kernels/tile_loader.cuh"
 #include "kernels/tile_schedule.cuh"
 #include "kernels/wgmma.cuh"
+#include "kernels/wgmma_pipeline.cuh"
+
+#include <cudaTypedefs.h>
 
 namespace gemmtune::kernels {
 namespace {
@@ -67,6 +79,10 @@ struct WgmmaLayout {
   static constexpr std::size_t kAlignSlack = 1024;  // the dynamic shared base is only 16-byte aligned
   static constexpr std::size_t kSmemBytes =
       (kPipelineBytes > kOutputBytes ? kPipelineBytes : kOutputBytes) + kAlignSlack;
+  // The TMA pipeline's full and empty barriers, 8 bytes each, after everything the output tile may overwrite.
+  static constexpr std::uint32_t kBarrierOffset = kSmemBytes - kAlignSlack;
+  static constexpr std::size_t kTmaSmemBytes = kSmemBytes + 2 * 8 * T::stages;
+  static constexpr std::uint32_t kTileBytes = (ATile::kFloats + BTile::kFloats) * sizeof(float);
 };
 
 template <class T, bool kBKMajor>
@@ -169,17 +185,183 @@ __global__ void __launch_bounds__(T::threads) wgmma_tf32_kernel(OperandView a, O
   Output::finish(smem, e, block, tid);
 }
 
+// The producer is a whole warpgroup after the T::threads consumers, although one lane does its work: registers are
+// allocated per scheduler, whose share of a block is one warp of each warpgroup, so a lone producer warp would cost
+// as much. With two consumer warpgroups the producer hands its registers over (setmaxnreg): the cap at entry is
+// 65536 / 384 = 168, the producer drops to 40 and the consumers rise to 232 (3 warps × 32 lanes per scheduler:
+// 40 + 2 × 232 ≤ 512 registers each), room for m64n256's 128 accumulators.
+template <class T, bool kBKMajor>
+__global__ void __launch_bounds__(T::threads + 128, 1)
+    wgmma_tf32_tma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
+                          std::int64_t k, EpilogueParams e) {
+  using Layout = WgmmaLayout<T, kBKMajor>;
+  using ATile = typename Layout::ATile;
+  using BTile = typename Layout::BTile;
+  constexpr int kStages = T::stages, kSteps = kBk / 8, kConsumerWarps = T::threads / 32;
+  constexpr bool kMoveRegisters = T::threads == 256;
+
+  extern __shared__ float4 shared_mem[];
+  const std::uint32_t raw_base = ptx::smem_address(shared_mem);
+  const std::uint32_t smem_base = (raw_base + 1023) & ~1023u;
+  float* const smem = reinterpret_cast<float*>(reinterpret_cast<char*>(shared_mem) + (smem_base - raw_base));
+  const std::uint32_t barriers = smem_base + Layout::kBarrierOffset;
+  const auto full = [barriers](int stage) { return barriers + 8u * static_cast<std::uint32_t>(stage); };
+  const auto empty = [barriers](int stage) { return barriers + 8u * static_cast<std::uint32_t>(kStages + stage); };
+
+  const int tid = threadIdx.x;
+  const BlockTile block = grouped_block_tile(T::bm, T::bn, e.m, e.n);
+  const int k_tiles = static_cast<int>((k + kBk - 1) / kBk);
+
+  if (tid == 0) {
+    for (int s = 0; s < kStages; ++s) {
+      pipeline::mbarrier_init(full(s), 1);                // the producer's arrive.expect_tx; the copies' bytes
+      pipeline::mbarrier_init(empty(s), kConsumerWarps);  // one arrival per consumer warp
+    }
+    pipeline::fence_barrier_init();
+  }
+  __syncthreads();
+
+  if (tid >= T::threads) {
+    if constexpr (kMoveRegisters) pipeline::release_registers<40>();
+    if (tid == T::threads) {
+      const int row0 = static_cast<int>(block.row0), col0 = static_cast<int>(block.col0);
+      for (int kt = 0; kt < k_tiles; ++kt) {
+        const int s = kt % kStages;
+        if (kt >= kStages) pipeline::mbarrier_wait(empty(s), (kt / kStages - 1) & 1);
+        const std::uint32_t stage = smem_base + static_cast<std::uint32_t>(s) * Layout::kStageBytes;
+        const std::uint32_t stage_b = stage + ATile::kFloats * sizeof(float);
+        pipeline::mbarrier_arrive_expect_tx(full(s), Layout::kTileBytes);
+        pipeline::tma_load_2d(stage, map_a, full(s), kt * kBk, row0);
+        if (kBKMajor)
+          pipeline::tma_load_2d(stage_b, map_b, full(s), kt * kBk, col0);
+        else
+          pipeline::tma_load_2d(stage_b, map_b, full(s), col0, kt * kBk);
+      }
+    }
+  } else {
+    if constexpr (kMoveRegisters) pipeline::claim_registers<232>();
+    const int lane = tid % 32, t = lane % 4;
+    const int frag_row = tid / 32 * 16 + lane / 4;  // block-tile column of Y in a[0]/a[2], d[4i], d[4i+1]; +8: others
+    // Two fragment buffers: tile kt + 1's operands are loaded while group kt runs and group kt − 1 is complete, so
+    // one group stays queued behind the running one and the tensor core never drains between k tiles. The buffer
+    // index must be a compile-time constant (a run-time one moves the array to local memory): hence the
+    // integral_constant and the loop unrolled by two.
+    std::uint32_t frags[2][kSteps][4];
+    const auto fetch = [&](int kt, auto buffer) {
+      pipeline::mbarrier_wait(full(kt % kStages), (kt / kStages) & 1);
+      const float* const tile_b = smem + (kt % kStages) * Layout::kStageFloats + ATile::kFloats;
+#pragma unroll
+      for (int s = 0; s < kSteps; ++s) {
+        const int k0 = 8 * s + t;
+        frags[buffer][s][0] = wgmma::to_tf32_operand(__float_as_uint(tile_b[BTile::offset(frag_row, k0)]));
+        frags[buffer][s][1] = wgmma::to_tf32_operand(__float_as_uint(tile_b[BTile::offset(frag_row + 8, k0)]));
+        frags[buffer][s][2] = wgmma::to_tf32_operand(__float_as_uint(tile_b[BTile::offset(frag_row, k0 + 4)]));
+        frags[buffer][s][3] = wgmma::to_tf32_operand(__float_as_uint(tile_b[BTile::offset(frag_row + 8, k0 + 4)]));
+      }
+    };
+    float acc[T::bm / 2];
+#pragma unroll
+    for (int i = 0; i < T::bm / 2; ++i) acc[i] = 0.f;
+    const auto step = [&](int kt, auto buffer) {
+      const std::uint32_t stage_address = smem_base + static_cast<std::uint32_t>(kt % kStages) * Layout::kStageBytes;
+      const std::uint64_t desc = wgmma::sw128_kmajor_descriptor(stage_address);
+      wgmma::fence();
+#pragma unroll
+      for (int s = 0; s < kSteps; ++s)
+        wgmma::WgmmaTf32<T::bm>::mma(acc, frags[buffer][s], desc + (8 * s * sizeof(float) >> 4));  // k8: +32 B
+      wgmma::commit_group();
+      wgmma::wait_group<1>();  // group kt − 1 is complete: its stage and fragment buffer are free
+      if (kt > 0) {
+        __syncwarp();  // every lane's reads of the stage are done before lane 0 releases it
+        if (lane == 0) pipeline::mbarrier_arrive(empty((kt - 1) % kStages));
+      }
+      if (kt + 1 < k_tiles) fetch(kt + 1, std::integral_constant<int, 1 - decltype(buffer)::value>{});
+    };
+
+    fetch(0, std::integral_constant<int, 0>{});
+    wgmma::fence_operands(acc);
+    for (int kt = 0; kt < k_tiles; kt += 2) {
+      step(kt, std::integral_constant<int, 0>{});
+      if (kt + 1 < k_tiles) step(kt + 1, std::integral_constant<int, 1>{});
+    }
+    wgmma::wait_group<0>();
+    wgmma::fence_operands(acc);
+
+    // Every copy has landed (the consumers waited for all of them); once every consumer's wgmmas are complete, the
+    // pipeline's shared memory becomes the output tile. The producer warpgroup takes no part: it has returned.
+    using Output = OutputTile<T::bm, T::bn, T::threads>;
+    pipeline::sync_first_threads<T::threads>();
+#pragma unroll
+    for (int i = 0; i < T::bm / 8; ++i)
+#pragma unroll
+      for (int q = 0; q < 4; ++q)  // D (row, col) = Y (col, row)
+        Output::put(smem, 8 * i + 2 * t + q % 2, frag_row + 8 * (q / 2), acc[4 * i + q]);
+    pipeline::sync_first_threads<T::threads>();
+    Output::finish(smem, e, block, tid);
+  }
+}
+
+// cuTensorMapEncodeTiled through the runtime's driver entry point, so the library needs no link against libcuda.
+PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
+  static const PFN_cuTensorMapEncodeTiled_v12000 encode = [] {
+    void* fn = nullptr;
+    cudaDriverEntryPointQueryResult found{};
+    GT_CUDA_CALL(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &found));
+    if (found != cudaDriverEntryPointSuccess || fn == nullptr)
+      throw CheckError("the CUDA driver has no cuTensorMapEncodeTiled, which the wgmma TMA pipeline needs");
+    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(fn);
+  }();
+  return encode;
+}
+
+// A row-major rows×cols fp32 matrix (row stride ld floats) read in boxes of box_rows × box_cols.
+CUtensorMap tensor_map_2d(const float* base, std::int64_t rows, std::int64_t cols, std::int64_t ld, int box_rows,
+                          int box_cols, CUtensorMapSwizzle swizzle) {
+  CUtensorMap map;
+  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};
+  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(ld) * sizeof(float)};
+  const cuuint32_t box[2] = {static_cast<cuuint32_t>(box_cols), static_cast<cuuint32_t>(box_rows)};
+  const cuuint32_t element_strides[2] = {1, 1};
+  const CUresult status = tensor_map_encoder()(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, const_cast<float*>(base), dims,
+                                               strides, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
+                                               CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (status != CUDA_SUCCESS)
+    throw CheckError("cuTensorMapEncodeTiled failed (CUresult " + std::to_string(static_cast<int>(status)) + ") for a " +
+                     std::to_string(rows) + "x" + std::to_string(cols) + " matrix, ld " + std::to_string(ld));
+  return map;
+}
+
+template <class Kernel>
+void raise_smem_limit_once(std::once_flag& flag, Kernel kernel, std::size_t bytes) {
+  std::call_once(flag, [kernel, bytes] {
+    GT_CUDA_CALL(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
+  });
+}
+
+// The copy engine needs 16-byte aligned bases and row strides (vec4 on both operands); other problems take the
+// cp.async pipeline of the same tile.
 template <class T, bool kBKMajor>
 void launch_wgmma_layout(const GemmProblem& p, const GemmOperands& x, cudaStream_t s) {
-  constexpr std::size_t kSmemBytes = WgmmaLayout<T, kBKMajor>::kSmemBytes;
-  const auto kernel = wgmma_tf32_kernel<T, kBKMajor>;
-  static std::once_flag attribute_set;
-  std::call_once(attribute_set, [kernel] {
-    GT_CUDA_CALL(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                      static_cast<int>(kSmemBytes)));
-  });
-  kernel<<<grouped_grid_size(T::bm, T::bn, p.m, p.n), T::threads, kSmemBytes, s>>>(operand_a(p, x), operand_b(p, x),
-                                                                                   make_epilogue_params(p, x));
+  using Layout = WgmmaLayout<T, kBKMajor>;
+  const OperandView a = operand_a(p, x), b = operand_b(p, x);
+  const unsigned grid = grouped_grid_size(T::bm, T::bn, p.m, p.n);
+  if (a.vec4 && b.vec4) {
+    // B's box is as wide as the padded tile row (BTile::kStride), so the copy lays out the padding itself.
+    constexpr int kBoxWidth = Layout::BTile::kStride;
+    const CUtensorMap map_a = tensor_map_2d(a.ptr, a.rows, a.k, a.ld, T::bm, kBk, CU_TENSOR_MAP_SWIZZLE_128B);
+    const CUtensorMap map_b =
+        kBKMajor ? tensor_map_2d(b.ptr, b.rows, b.k, b.ld, T::bn, kBoxWidth, CU_TENSOR_MAP_SWIZZLE_NONE)
+                 : tensor_map_2d(b.ptr, b.k, b.rows, b.ld, kBk, kBoxWidth, CU_TENSOR_MAP_SWIZZLE_NONE);
+    const auto kernel = wgmma_tf32_tma_kernel<T, kBKMajor>;
+    static std::once_flag attribute_set;
+    raise_smem_limit_once(attribute_set, kernel, Layout::kTmaSmemBytes);
+    kernel<<<grid, T::threads + 128, Layout::kTmaSmemBytes, s>>>(map_a, map_b, p.k, make_epilogue_params(p, x));
+  } else {
+    const auto kernel = wgmma_tf32_kernel<T, kBKMajor>;
+    static std::once_flag attribute_set;
+    raise_smem_limit_once(attribute_set, kernel, Layout::kSmemBytes);
+    kernel<<<grid, T::threads, Layout::kSmemBytes, s>>>(a, b, make_epilogue_params(p, x));
+  }
   GT_CUDA_CHECK_LAUNCH();
 }
 

@@ -1,6 +1,7 @@
 // Every wgmma tf32 variant (kernels/wgmma_tf32_gemm.cu, sm_90a) vs the fp64 reference on the layouts it runs (nn, nt):
 // every activation, save_z, dropout, both output layouts, and shapes with 1, 7, 127, 255, 1000 and 4095 in every
-// dimension; and the layouts it refuses, with their reason.
+// dimension; both of its pipelines (TMA when lda and ldb are multiples of 4, cp.async otherwise) on edge tiles; and the
+// layouts it refuses, with their reason.
 #include <gtest/gtest.h>
 
 #include "kernels/kernel_test_support.hpp"
@@ -51,6 +52,38 @@ TEST(WgmmaTf32Gemm, EveryVariantMatchesFp64ReferenceOnEdgeShapesBothLayoutsAndEp
   if (variants.empty()) GTEST_SKIP() << "this build has no sm_90a code, so no wgmma variants";
   if (const std::string why = variants.front()->device_unsupported_reason(); !why.empty()) GTEST_SKIP() << why;
   test::check_family_against_reference(Family::WgmmaTf32, nn_nt_coverage_problems());
+}
+
+// The launcher picks the TMA pipeline when both leading dimensions are multiples of 4 floats (with cudaMalloc'd
+// operands), else the cp.async one. Edge tiles in every dimension for each: the TMA shapes keep lda and ldb aligned
+// (k = 4 is a single partial k tile); the cp.async ones have an odd k, so lda is not.
+TEST(WgmmaTf32Gemm, BothPipelinesMatchFp64ReferenceOnEdgeTiles) {
+  GT_REQUIRE_GPU();
+  const std::vector<const KernelVariant*> variants = wgmma_variants();
+  if (variants.empty()) GTEST_SKIP() << "this build has no sm_90a code, so no wgmma variants";
+  if (const std::string why = variants.front()->device_unsupported_reason(); !why.empty()) GTEST_SKIP() << why;
+  struct Shape {
+    std::int64_t m, n, k;
+  };
+  const Shape tma_shapes[] = {{5, 132, 4}, {300, 68, 1028}, {77, 260, 36}};
+  const Shape cp_async_shapes[] = {{300, 68, 1029}, {77, 261, 37}};
+  std::vector<GemmProblem> problems;
+  for (const bool trans_b : {false, true}) {
+    const auto add = [&](const Shape& s, bool epilogue) {
+      GemmProblem p;
+      p.m = s.m;
+      p.n = s.n;
+      p.k = s.k;
+      p.trans_b = trans_b;
+      p.epi.bias = epilogue;
+      p.epi.act = epilogue ? Activation::Relu : Activation::None;
+      p.mode = MathMode::Tf32;
+      problems.push_back(p);
+    };
+    for (const Shape& s : tma_shapes) add(s, true);
+    for (const Shape& s : cp_async_shapes) add(s, false);
+  }
+  test::check_family_against_reference(Family::WgmmaTf32, problems);
 }
 
 }  // namespace
