@@ -12,16 +12,18 @@
 // D's rows are Y's columns: warpgroup w computes Y columns [64w, 64w + 64) of the block tile for all bm rows, one
 // m64n{bm}k8 wgmma per k8 step. TN and TT would need Aᵀ N-major in shared memory, which tf32 wgmma cannot read.
 //
-// TMA pipeline: one extra producer warpgroup, one lane of which waits for a stage to be empty, announces its bytes on the
-// stage's full barrier and issues the two tile copies; the consumer warpgroups wait on full barriers only, and each
-// consumer warp releases a stage on its empty barrier once the wgmma group reading it is complete. No block-wide
+// TMA pipeline: one extra producer warpgroup, one lane of which waits for a stage to be empty, announces its bytes on
+// the stage's full barrier and issues the two tile copies; the consumer warpgroups wait on full barriers only, and
+// each consumer warp releases a stage on its empty barrier once the wgmma group reading it is complete. No block-wide
 // barrier in the main loop: a late warp delays only the stage it holds.
 //
-// Consumer loop (both pipelines): the 4 k8 steps of a k tile form one wgmma group. While it runs, the warps wait for
-// the next tile and load its fragments into plain registers; they become wgmma operands only after the group
-// completes, because ptxas serializes every wgmma (a wait after each) when wgmma input registers are written while a
-// group is in flight (C7513). The register operand is rounded to tf32; the shared-memory operand goes in as fp32 bits,
-// which the tensor core truncates.
+// Consumer loop: the 4 k8 steps of a k tile form one wgmma group. The TMA kernel keeps two fragment buffers and one
+// group queued behind the running one (details at its loop). The cp.async kernel waits for each group before the
+// next: while the group runs, its warps load the next tile's fragments into plain registers, which become wgmma
+// operands only after the group completes. Either way no wgmma input register is written while a group reading it
+// is in flight, which would make ptxas serialize every wgmma (C7513), and no accumulator is touched between wgmmas
+// (C7515). The register operand is rounded to tf32; the shared-memory operand goes in as fp32 bits, which the tensor
+// core truncates.
 #include <cstdint>
 #include <mutex>
 #include <string>
@@ -278,6 +280,8 @@ __global__ void __launch_bounds__(T::threads + 128, 1)
       if (kt + 1 < k_tiles) fetch(kt + 1, std::integral_constant<int, 1 - decltype(buffer)::value>{});
     };
 
+    // The accumulators are fenced only around the whole loop: inside it only the wgmmas (ordered volatile asm) touch
+    // them, and a fence between two in-flight groups counts as a write, which makes ptxas serialize them (C7515).
     fetch(0, std::integral_constant<int, 0>{});
     wgmma::fence_operands(acc);
     for (int kt = 0; kt < k_tiles; kt += 2) {
