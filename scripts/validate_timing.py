@@ -24,6 +24,24 @@ def case_range(problem_key, candidate_id):
     return problem_key + "|" + candidate_id.replace("/", "|")
 
 
+# ncu's units for a time, as a factor to microseconds (its CSV spells them either way, by version).
+US_PER_TIME_UNIT = {"nsecond": 1e-3, "ns": 1e-3, "usecond": 1.0, "us": 1.0, "msecond": 1e3, "ms": 1e3}
+
+
+def ncu_raw_durations_us(text):
+    """(kernel name, gpu__time_duration.sum in us) per profiled kernel, in launch order, from the output of
+    `ncu --csv --page raw --metrics gpu__time_duration.sum,...`; also returns (header, units, data) for other columns."""
+    start = text.find('"ID"')
+    if start < 0:
+        raise RuntimeError("ncu printed no result rows; its output ends:\n" + text[-2000:])
+    rows = list(csv.reader(io.StringIO(text[start:])))
+    header, units, data = rows[0], rows[1], [r for r in rows[2:] if len(r) == len(rows[0])]
+    col = header.index("gpu__time_duration.sum")
+    name_col = header.index("Kernel Name")
+    scale = US_PER_TIME_UNIT[units[col]]
+    return [(r[name_col], float(r[col].replace(",", "")) * scale) for r in data], (header, units, data)
+
+
 def ncu_durations_us(ncu, binary, profile_path, problem_key, candidate_id, cache_control, workdir):
     log = os.path.join(workdir, "ncu.csv")
     cmd = [ncu, "--clock-control", "none", "--cache-control", cache_control, "--metrics", "gpu__time_duration.sum,gpc__cycles_elapsed.avg.per_second",
@@ -32,20 +50,11 @@ def ncu_durations_us(ncu, binary, profile_path, problem_key, candidate_id, cache
            binary, "sweep", "--profile", profile_path, "--no-db", "--events"]
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
     with open(log) as f:
-        text = f.read()
-    start = text.find('"ID"')
-    if start < 0:
-        raise RuntimeError("ncu printed no result rows; its log:\n" + text[-2000:])
-    rows = list(csv.reader(io.StringIO(text[start:])))
-    header, units, data = rows[0], rows[1], rows[2:]
-    col = header.index("gpu__time_duration.sum")
+        kernels, (header, units, data) = ncu_raw_durations_us(f.read())
     clock_col = header.index("gpc__cycles_elapsed.avg.per_second")
-    name_col = header.index("Kernel Name")
-    scale = {"nsecond": 1e-3, "ns": 1e-3, "usecond": 1.0, "us": 1.0, "msecond": 1e3, "ms": 1e3}[units[col]]
     hz = {"cycle/nsecond": 1e9, "cycle/usecond": 1e6, "cycle/second": 1.0, "Ghz": 1e9, "GHz": 1e9, "Mhz": 1e6,
           "MHz": 1e6, "hz": 1.0, "Hz": 1.0}[units[clock_col]]
-    kernels = [(r[name_col], float(r[col].replace(",", "")) * scale) for r in data if len(r) > col]
-    clock_mhz = statistics.median(float(r[clock_col].replace(",", "")) * hz / 1e6 for r in data if len(r) > col)
+    clock_mhz = statistics.median(float(r[clock_col].replace(",", "")) * hz / 1e6 for r in data)
     # A call may launch several kernels (split-k): ncu lists them in launch order; a call is one of each name.
     per_call = max(1, len({name for name, _ in kernels}))
     calls = [sum(t for _, t in kernels[i:i + per_call]) for i in range(0, len(kernels) - per_call + 1, per_call)]

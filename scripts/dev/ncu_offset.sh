@@ -5,17 +5,17 @@
 set -euo pipefail
 bin=${1:-build}/kernels/dev_tools/ncu_offset
 cupti=$("$bin")
-ncu_csv=$(ncu --clock-control none --cache-control none ${NCU_EXTRA:-} --metrics gpu__time_duration.sum --csv "$bin" 2>/dev/null)
-python3 - "$cupti" "$ncu_csv" <<'PY'
-import csv, io, statistics, sys
+ncu_csv=$(ncu --clock-control none --cache-control none ${NCU_EXTRA:-} --metrics gpu__time_duration.sum --csv --page raw \
+  "$bin" 2>/dev/null)
+python3 - "$cupti" "$ncu_csv" "$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)" <<'PY'
+import statistics, sys
+sys.path.insert(0, sys.argv[3])
+from validate_timing import ncu_raw_durations_us
 cupti = [line.split() for line in sys.argv[1].strip().splitlines()]
-rows = [r for r in csv.DictReader(io.StringIO(sys.argv[2][sys.argv[2].index('"ID"'):]))
-        if r["Metric Name"] == "gpu__time_duration.sum"]
-scale = {"nsecond": 1e-3, "ns": 1e-3, "usecond": 1.0, "us": 1.0, "msecond": 1e3, "ms": 1e3}
+durations = [us for _, us in ncu_raw_durations_us(sys.argv[2])[0]]
 per = 35  # 5 warm-ups + 30 calls per spin length, in launch order
 print(f"{'spin_us':>8} {'cupti_us':>9} {'ncu_us':>9} {'ncu-cupti_us':>12}")
 for i, (ns, cupti_us) in enumerate(cupti):
-    block = rows[i * per + 5:(i + 1) * per]
-    ncu = statistics.median(float(r["Metric Value"].replace(",", "")) * scale[r["Metric Unit"]] for r in block)
+    ncu = statistics.median(durations[i * per + 5:(i + 1) * per])
     print(f"{int(ns) / 1000:8.1f} {float(cupti_us):9.3f} {ncu:9.3f} {ncu - float(cupti_us):12.3f}")
 PY
