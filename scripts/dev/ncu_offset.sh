@@ -5,14 +5,16 @@
 set -euo pipefail
 bin=${1:-build}/kernels/dev_tools/ncu_offset
 cupti=$("$bin")
-ncu_csv=$(ncu --clock-control none --cache-control none ${NCU_EXTRA:-} --metrics gpu__time_duration.sum --csv --page raw \
-  "$bin" 2>/dev/null)
+ncu_csv=$(mktemp)
+trap 'rm -f "$ncu_csv"' EXIT
+ncu --clock-control none --cache-control none ${NCU_EXTRA:-} --metrics gpu__time_duration.sum --csv --page raw \
+  --log-file "$ncu_csv" "$bin" > /dev/null 2>&1
 python3 - "$cupti" "$ncu_csv" "$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)" <<'PY'
 import statistics, sys
 sys.path.insert(0, sys.argv[3])
 from validate_timing import ncu_raw_durations_us
 cupti = [line.split() for line in sys.argv[1].strip().splitlines()]
-durations = [us for _, us in ncu_raw_durations_us(sys.argv[2])[0]]
+durations = [us for _, us in ncu_raw_durations_us(open(sys.argv[2]).read())[0]]
 per = 35  # 5 warm-ups + 30 calls per spin length, in launch order
 print(f"{'spin_us':>8} {'cupti_us':>9} {'ncu_us':>9} {'ncu-cupti_us':>12}")
 for i, (ns, cupti_us) in enumerate(cupti):
