@@ -16,7 +16,9 @@ constexpr std::int64_t kMaxBlocks = 4096;
 
 // Stored rows whose length is a multiple of 4, 16-byte aligned: a thread owns 4 adjacent stored columns and walks down
 // the stored rows, so its position is known without dividing and, row-major, its 4 biases are loaded once. Two rows'
-// loads are issued before either is finished, to keep more bytes in flight per thread.
+// loads are issued before either is finished, to keep more bytes in flight per thread. The activation is a
+// compile-time constant, so no element pays for the switch.
+template <Activation kAct>
 __global__ void __launch_bounds__(kThreads) epilogue_rows_kernel(EpilogueParams e, const float* acc) {
   const std::int64_t rows = e.transposed ? e.n : e.m, row_len = e.transposed ? e.m : e.n;  // as stored
   const std::int64_t minor = (static_cast<std::int64_t>(blockIdx.x) * kThreads + threadIdx.x) * 4;
@@ -32,9 +34,8 @@ __global__ void __launch_bounds__(kThreads) epilogue_rows_kernel(EpilogueParams 
 #pragma unroll
     for (int v = 0; v < 4; ++v) {
       const std::int64_t row = e.transposed ? minor + v : major, col = e.transposed ? major : minor + v;
-      const EpilogueValues<float> out = epilogue_values<float>(e, row, col, a[v], b[v]);
-      y[v] = out.y;
-      z[v] = out.z;
+      z[v] = a[v] + b[v];
+      y[v] = apply_dropout(e, row, col, fast::activation<kAct>(z[v], e.leaky_slope));
     }
     const std::int64_t at = major * row_len + minor;
     *reinterpret_cast<float4*>(e.y + at) = make_float4(y[0], y[1], y[2], y[3]);
@@ -59,10 +60,10 @@ __global__ void __launch_bounds__(kThreads) epilogue_elements_kernel(EpiloguePar
   for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += stride) {
     const std::int64_t major = i / row_len, minor = i - major * row_len;
     const std::int64_t row = e.transposed ? minor : major, col = e.transposed ? major : minor;
-    const float bias = e.bias ? __ldg(e.bias + col) : 0.f;
-    const EpilogueValues<float> out = epilogue_values<float>(e, row, col, acc[i], bias);
-    if (e.z) e.z[i] = out.z;
-    e.y[i] = out.y;
+    const float z = acc[i] + (e.bias ? __ldg(e.bias + col) : 0.f);
+    const float y = apply_dropout(e, row, col, fast::activation(e.act, z, e.leaky_slope));
+    if (e.z) e.z[i] = z;
+    e.y[i] = y;
   }
 }
 
@@ -78,8 +79,8 @@ void launch_epilogue(const GemmProblem& p, const float* acc, const GemmOperands&
   if (rows_of_vectors) {
     const std::int64_t col_blocks = (row_len / 4 + kThreads - 1) / kThreads;
     const std::int64_t row_blocks = std::max<std::int64_t>(1, std::min(rows, kMaxBlocks / col_blocks));
-    epilogue_rows_kernel<<<dim3(static_cast<unsigned>(col_blocks), static_cast<unsigned>(row_blocks)), kThreads, 0,
-                           s>>>(e, acc);
+    const dim3 grid(static_cast<unsigned>(col_blocks), static_cast<unsigned>(row_blocks));
+    with_activation(e.act, [&](auto act) { epilogue_rows_kernel<decltype(act)::value><<<grid, kThreads, 0, s>>>(e, acc); });
   } else {
     const std::int64_t needed = (p.m * p.n + kThreads - 1) / kThreads;
     epilogue_elements_kernel<<<static_cast<unsigned>(std::min(needed, kMaxBlocks)), kThreads, 0, s>>>(e, acc);

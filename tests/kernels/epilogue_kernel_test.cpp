@@ -2,6 +2,7 @@
 // scalar path, and the dropout mask's reproducibility and keep rate.
 #include "kernels/epilogue_kernel.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <utility>
 
@@ -103,6 +104,33 @@ TEST(EpilogueKernel, WorksInPlaceOnYAndOnZ) {
     GT_CUDA_CALL(cudaDeviceSynchronize());
     EXPECT_LE(test::host_relative_error(test::to_host(y.get(), count), y_ref), 1e-6) << "acc in Y: " << acc_in_y;
     EXPECT_LE(test::host_relative_error(test::to_host(z.get(), count), z_ref), 1e-7) << "acc in Y: " << acc_in_y;
+  }
+}
+
+// The kernels' fast activations (an exp2 and a reciprocal on the multi-function unit) element by element against the
+// independent fp64 formulas, over z in [-12, 12]: past where gelu and sigmoid saturate, and where 1 + tanh would
+// cancel. Within 1e-6 of |y| (absolute below 1), the bound the float library forms meet on the host.
+TEST(EpilogueKernel, FastActivationsTrackFp64ElementWiseAcrossTheirRange) {
+  GT_REQUIRE_GPU();
+  std::uint32_t seed = 500;
+  for (Activation act : kAllActivations) {
+    GemmProblem p = epilogue_problem(64, 256, act, OutputLayout::RowMajor, false, 0.f);
+    p.epi.bias = false;
+    const std::size_t count = static_cast<std::size_t>(p.m * p.n);
+    const std::vector<float> acc = test::random_floats(count, seed++, -12.f, 12.f);
+    const auto acc_dev = test::to_device(acc);
+    DeviceBuffer<float> y(count);
+    test::poison(y);
+    GemmOperands x;
+    x.Y = y.get();
+    launch_epilogue(p, acc_dev.get(), x, nullptr);
+    GT_CUDA_CALL(cudaDeviceSynchronize());
+    const std::vector<float> y_out = test::to_host(y.get(), count);
+    for (std::size_t i = 0; i < count; ++i) {
+      const double exact = test::cpu_activation(act, static_cast<double>(acc[i]), p.epi.leaky_slope);
+      ASSERT_NEAR(static_cast<double>(y_out[i]), exact, 1e-6 * std::max(1.0, std::fabs(exact)))
+          << to_string(act) << " at z=" << acc[i];
+    }
   }
 }
 

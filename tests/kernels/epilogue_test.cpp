@@ -79,6 +79,14 @@ TEST(Activation, FloatFormsTrackDoubleFormsToAFewUlps) {
   }
 }
 
+TEST(Activation, WithActivationHandsTheRuntimeActivationOverAsACompileTimeConstant) {
+  for (Activation act : kAllActivations) {
+    Activation seen = act == Activation::None ? Activation::Tanh : Activation::None;
+    with_activation(act, [&](auto constant) { seen = decltype(constant)::value; });
+    EXPECT_EQ(seen, act) << to_string(act);
+  }
+}
+
 TEST(EpilogueParams, LeaveZAndBiasNullWhenTheProblemDoesNotUseThem) {
   GemmProblem p;
   p.m = 3;
