@@ -76,4 +76,27 @@ __device__ __forceinline__ void tma_load_2d(std::uint32_t dst, const CUtensorMap
       : "memory");
 }
 
+// A barrier among the 128 threads of one warpgroup (named barrier 2 + warpgroup; 0 and 1 are taken above).
+__device__ __forceinline__ void sync_warpgroup(int warpgroup) {
+  asm volatile("bar.sync %0, 128;\n" ::"r"(2 + warpgroup) : "memory");
+}
+
+// Copies the box at (x, y) of a 2-D tensor map from shared memory at `src` (in the map's swizzle) to global memory;
+// parts of the box outside the tensor are not written. Completes in bulk groups (commit, wait below), not on a barrier.
+__device__ __forceinline__ void tma_store_2d(const CUtensorMap& map, std::uint32_t src, int x, int y) {
+  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];\n" ::"l"(
+                   reinterpret_cast<std::uint64_t>(&map)),
+               "r"(src), "r"(x), "r"(y)
+               : "memory");
+}
+
+__device__ __forceinline__ void bulk_commit_group() { asm volatile("cp.async.bulk.commit_group;\n" ::: "memory"); }
+
+// Returns once at most kPending of this thread's committed bulk groups still have shared memory to read: the source
+// of the older ones may be overwritten. (Their global writes may still be in flight.)
+template <int kPending>
+__device__ __forceinline__ void bulk_wait_group_read() {
+  asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(kPending) : "memory");
+}
+
 }  // namespace gemmtune::kernels::pipeline

@@ -24,6 +24,17 @@
 // is in flight, which would make ptxas serialize every wgmma (C7513), and no accumulator is touched between wgmmas
 // (C7515). The register operand is rounded to tf32; the shared-memory operand goes in as fp32 bits, which the tensor
 // core truncates.
+//
+// Where the output is large against the work (many tiles, short k: 4096×4096×256 has 8 k tiles per 128 KB output
+// tile), the TMA kernel with two consumer warpgroups runs persistent: as many blocks as fit, each walking tiles in
+// grouped_block_tile's order, with an epilogue that leaves the pipeline's shared memory alone, so the producer fills
+// the pipeline with the next tile while the consumers finish this one. That epilogue goes out through the copy
+// engine: each consumer warpgroup writes 16-row chunks of finished Y (and Z) into two small swizzled buffers and one
+// lane issues bulk tensor stores, which return at once, so the stores drain while the next tile's k loop runs instead
+// of every SM's stores falling in the same window between k loops. Otherwise (one wave of tiles, outputs the copy
+// engine cannot address, dropout, one consumer warpgroup) a block computes one tile and finishes it through
+// OutputTile in the pipeline's shared memory.
+#include <algorithm>
 #include <cstdint>
 #include <mutex>
 #include <string>
@@ -47,6 +58,13 @@ namespace gemmtune::kernels {
 namespace {
 
 constexpr int kBk = 32;  // one 128-byte swizzle row of tf32 per A-tile row
+
+// An output chunk of the TMA kernel: 16 rows of Y × a warpgroup's 64 columns, as two boxes of 16 rows × 32 floats in
+// the 128-byte swizzle (the copy engine reads that layout; a plain one would put the 4 row pairs a warp writes at once
+// on the same banks).
+constexpr int kOutputChunkRows = 16, kOutputBoxCols = 32;
+constexpr std::uint32_t kOutputBoxBytes = kOutputChunkRows * kOutputBoxCols * sizeof(float);
+constexpr std::uint32_t kOutputChunkBytes = 2 * kOutputBoxBytes;
 
 // The A tile, bm rows × 32 floats in the 128B-swizzle K-major layout of wgmma::sw128_kmajor_descriptor.
 template <int kRows>
@@ -81,11 +99,30 @@ struct WgmmaLayout {
   static constexpr std::size_t kAlignSlack = 1024;  // the dynamic shared base is only 16-byte aligned
   static constexpr std::size_t kSmemBytes =
       (kPipelineBytes > kOutputBytes ? kPipelineBytes : kOutputBytes) + kAlignSlack;
-  // The TMA pipeline's full and empty barriers, 8 bytes each, after everything the output tile may overwrite.
-  static constexpr std::uint32_t kBarrierOffset = kSmemBytes - kAlignSlack;
-  static constexpr std::size_t kTmaSmemBytes = kSmemBytes + 2 * 8 * T::stages;
+  // The TMA kernel: the pipeline (which one-tile blocks reuse for the output tile), then each consumer warpgroup's
+  // two staging buffers for output chunks, then the pipeline's full and empty barriers (8 bytes each).
+  // Persistent runs (launch_wgmma_layout decides) are for two consumer warpgroups: one alone is better served by
+  // two blocks per SM, which its ~120 registers allow without the staged epilogue's code.
+  static constexpr bool kMayPersist = T::threads == 256;
+  static constexpr std::uint32_t kStagingOffset = kPipelineBytes;
+  static constexpr std::uint32_t kStagingBytes = kMayPersist ? 2 * 2 * kOutputChunkBytes : 0;
+  static constexpr std::uint32_t kBarrierOffset =
+      kStagingOffset + kStagingBytes > kOutputBytes ? kStagingOffset + kStagingBytes : kOutputBytes;
+  static constexpr std::size_t kTmaSmemBytes = kBarrierOffset + kAlignSlack + 2 * 8 * T::stages;
   static constexpr std::uint32_t kTileBytes = (ATile::kFloats + BTile::kFloats) * sizeof(float);
 };
+
+// grouped_block_tile's tile for a tile index of a persistent block rather than for blockIdx.x.
+__device__ __forceinline__ BlockTile grouped_tile(std::int64_t id, int bm, int bn, std::int64_t m, std::int64_t n) {
+  constexpr std::int64_t kGroupRows = 8;
+  const std::int64_t tiles_m = (m + bm - 1) / bm;
+  const std::int64_t tiles_n = (n + bn - 1) / bn;
+  const std::int64_t per_group = kGroupRows * tiles_n;
+  const std::int64_t first_m = (id / per_group) * kGroupRows;
+  const std::int64_t group_rows = tiles_m - first_m < kGroupRows ? tiles_m - first_m : kGroupRows;
+  const std::int64_t in_group = id % per_group;
+  return {(first_m + in_group % group_rows) * bm, (in_group / group_rows) * bn};
+}
 
 template <class T, bool kBKMajor>
 __global__ void __launch_bounds__(T::threads) wgmma_tf32_kernel(OperandView a, OperandView b, EpilogueParams e) {
@@ -187,20 +224,84 @@ __global__ void __launch_bounds__(T::threads) wgmma_tf32_kernel(OperandView a, O
   Output::finish(smem, e, block, tid);
 }
 
+// The TMA kernel's epilogue for row-major Y (and Z) that the copy engine can address (16-byte aligned, n % 4 == 0)
+// and no dropout. A consumer warpgroup's accumulators are Y rows 0..kRows of its 64 columns; it finishes them 16 rows
+// at a time into one of its two chunk buffers and its first lane stores the chunk with two bulk tensor copies. Before
+// refilling a buffer, that lane waits until the copy engine has read the chunk stored from it two chunks earlier.
+template <int kRows>
+struct StagedOutput {
+  static constexpr int kChunks = kRows / kOutputChunkRows;
+  static_assert(kRows % kOutputChunkRows == 0 && kChunks % 2 == 0, "whole chunks, an even number per pass");
+
+  // acc[4i + q] is Y (8i + 2t + q % 2, col + 8(q / 2)) of the block tile; bias[j] is column col + 8j's. acc ends up
+  // holding Z. The activation runs over all of acc before the first chunk: 128 independent exp2/rcp chains rather
+  // than 8 between two barriers.
+  template <Activation kAct>
+  __device__ static void store(float (&acc)[kRows / 2], const float (&bias)[2], const EpilogueParams& e,
+                               const CUtensorMap& map_y, const CUtensorMap& map_z, BlockTile block, float* staging,
+                               int warpgroup, int col, int t) {
+    const bool leader = threadIdx.x % 128 == 0;
+    const int x0 = static_cast<int>(block.col0) + 64 * warpgroup, y0 = static_cast<int>(block.row0);
+    const auto pass = [&](const CUtensorMap& map, const float (&values)[kRows / 2]) {
+#pragma unroll
+      for (int chunk = 0; chunk < kChunks; ++chunk) {
+        float* const buffer = staging + chunk % 2 * (kOutputChunkBytes / sizeof(float));
+        if (leader) pipeline::bulk_wait_group_read<1>();
+        pipeline::sync_warpgroup(warpgroup);
+#pragma unroll
+        for (int half = 0; half < 2; ++half)
+#pragma unroll
+          for (int q = 0; q < 4; ++q) {
+            const int r = 8 * half + 2 * t + q % 2, c = col % 64 + 8 * (q / 2);
+            buffer[c / kOutputBoxCols * (kOutputBoxBytes / sizeof(float)) + box_offset(r, c % kOutputBoxCols)] =
+                values[4 * (2 * chunk + half) + q];
+          }
+        wgmma::fence_async_shared();  // the copy engine reads through the async proxy
+        pipeline::sync_warpgroup(warpgroup);
+        if (leader) {
+          const std::uint32_t source = ptx::smem_address(buffer);
+          pipeline::tma_store_2d(map, source, x0, y0 + kOutputChunkRows * chunk);
+          pipeline::tma_store_2d(map, source + kOutputBoxBytes, x0 + kOutputBoxCols, y0 + kOutputChunkRows * chunk);
+          pipeline::bulk_commit_group();
+        }
+      }
+    };
+#pragma unroll
+    for (int i = 0; i < kRows / 2; ++i) acc[i] += bias[i % 4 / 2];
+    if (e.z) pass(map_z, acc);
+    float y[kRows / 2];
+#pragma unroll
+    for (int i = 0; i < kRows / 2; ++i) y[i] = fast::activation<kAct>(acc[i], e.leaky_slope);
+    pass(map_y, y);
+  }
+
+  // Call once the warpgroup has stored its last chunk: its buffers stay in use until the copy engine has read them.
+  __device__ static void drain() {
+    if (threadIdx.x % 128 == 0) pipeline::bulk_wait_group_read<0>();
+  }
+
+ private:
+  // (r, c) of a 16 × 32 box in the 128-byte swizzle: 16-byte unit c / 4 of row r sits at unit (c / 4) ^ (r % 8).
+  __device__ static int box_offset(int r, int c) { return r * kOutputBoxCols + ((c / 4) ^ (r % 8)) * 4 + c % 4; }
+};
+
 // The producer is a whole warpgroup after the T::threads consumers, although one lane does its work: registers are
 // allocated per scheduler, whose share of a block is one warp of each warpgroup, so a lone producer warp would cost
 // as much. With two consumer warpgroups the producer hands its registers over (setmaxnreg): the cap at entry is
 // 65536 / 384 = 168, the producer drops to 40 and the consumers rise to 232 (3 warps × 32 lanes per scheduler:
-// 40 + 2 × 232 ≤ 512 registers each), room for m64n256's 128 accumulators.
+// 40 + 2 × 232 ≤ 512 registers each), room for m64n256's 128 accumulators. One consumer warpgroup of m64n64 or
+// m64n128 is capped at 128 registers, which it fits, so that two blocks share an SM.
 template <class T, bool kBKMajor>
-__global__ void __launch_bounds__(T::threads + 128, 1)
+__global__ void __launch_bounds__(T::threads + 128, T::threads == 128 && T::bm <= 128 ? 2 : 1)
     wgmma_tf32_tma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
+                          const __grid_constant__ CUtensorMap map_y, const __grid_constant__ CUtensorMap map_z,
                           std::int64_t k, EpilogueParams e) {
   using Layout = WgmmaLayout<T, kBKMajor>;
   using ATile = typename Layout::ATile;
   using BTile = typename Layout::BTile;
   constexpr int kStages = T::stages, kSteps = kBk / 8, kConsumerWarps = T::threads / 32;
   constexpr bool kMoveRegisters = T::threads == 256;
+  constexpr bool kMayPersist = WgmmaLayout<T, kBKMajor>::kMayPersist;
 
   extern __shared__ float4 shared_mem[];
   const std::uint32_t raw_base = ptx::smem_address(shared_mem);
@@ -211,8 +312,8 @@ __global__ void __launch_bounds__(T::threads + 128, 1)
   const auto empty = [barriers](int stage) { return barriers + 8u * static_cast<std::uint32_t>(kStages + stage); };
 
   const int tid = threadIdx.x;
-  const BlockTile block = grouped_block_tile(T::bm, T::bn, e.m, e.n);
   const int k_tiles = static_cast<int>((k + kBk - 1) / kBk);
+  const std::int64_t tiles = (e.m + T::bm - 1) / T::bm * ((e.n + T::bn - 1) / T::bn);
 
   if (tid == 0) {
     for (int s = 0; s < kStages; ++s) {
@@ -223,21 +324,27 @@ __global__ void __launch_bounds__(T::threads + 128, 1)
   }
   __syncthreads();
 
+  // Producer and consumers count k tiles across all of the block's tiles: k tile g uses stage g % kStages in that
+  // stage's phase g / kStages, so the next tile's copies start as soon as this tile's last stages are released.
   if (tid >= T::threads) {
     if constexpr (kMoveRegisters) pipeline::release_registers<40>();
     if (tid == T::threads) {
-      const int row0 = static_cast<int>(block.row0), col0 = static_cast<int>(block.col0);
-      for (int kt = 0; kt < k_tiles; ++kt) {
-        const int s = kt % kStages;
-        if (kt >= kStages) pipeline::mbarrier_wait(empty(s), (kt / kStages - 1) & 1);
-        const std::uint32_t stage = smem_base + static_cast<std::uint32_t>(s) * Layout::kStageBytes;
-        const std::uint32_t stage_b = stage + ATile::kFloats * sizeof(float);
-        pipeline::mbarrier_arrive_expect_tx(full(s), Layout::kTileBytes);
-        pipeline::tma_load_2d(stage, map_a, full(s), kt * kBk, row0);
-        if (kBKMajor)
-          pipeline::tma_load_2d(stage_b, map_b, full(s), kt * kBk, col0);
-        else
-          pipeline::tma_load_2d(stage_b, map_b, full(s), col0, kt * kBk);
+      int g = 0;
+      for (std::int64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+        const BlockTile block = grouped_tile(tile, T::bm, T::bn, e.m, e.n);
+        const int row0 = static_cast<int>(block.row0), col0 = static_cast<int>(block.col0);
+        for (int kt = 0; kt < k_tiles; ++kt, ++g) {
+          const int s = g % kStages;
+          if (g >= kStages) pipeline::mbarrier_wait(empty(s), (g / kStages - 1) & 1);
+          const std::uint32_t stage = smem_base + static_cast<std::uint32_t>(s) * Layout::kStageBytes;
+          const std::uint32_t stage_b = stage + ATile::kFloats * sizeof(float);
+          pipeline::mbarrier_arrive_expect_tx(full(s), Layout::kTileBytes);
+          pipeline::tma_load_2d(stage, map_a, full(s), kt * kBk, row0);
+          if (kBKMajor)
+            pipeline::tma_load_2d(stage_b, map_b, full(s), kt * kBk, col0);
+          else
+            pipeline::tma_load_2d(stage_b, map_b, full(s), col0, kt * kBk);
+        }
       }
     }
   } else {
@@ -249,9 +356,9 @@ __global__ void __launch_bounds__(T::threads + 128, 1)
     // index must be a compile-time constant (a run-time one moves the array to local memory): hence the
     // integral_constant and the loop unrolled by two.
     std::uint32_t frags[2][kSteps][4];
-    const auto fetch = [&](int kt, auto buffer) {
-      pipeline::mbarrier_wait(full(kt % kStages), (kt / kStages) & 1);
-      const float* const tile_b = smem + (kt % kStages) * Layout::kStageFloats + ATile::kFloats;
+    const auto fetch = [&](int g, auto buffer) {
+      pipeline::mbarrier_wait(full(g % kStages), (g / kStages) & 1);
+      const float* const tile_b = smem + (g % kStages) * Layout::kStageFloats + ATile::kFloats;
 #pragma unroll
       for (int s = 0; s < kSteps; ++s) {
         const int k0 = 8 * s + t;
@@ -261,11 +368,15 @@ __global__ void __launch_bounds__(T::threads + 128, 1)
         frags[buffer][s][3] = wgmma::to_tf32_operand(__float_as_uint(tile_b[BTile::offset(frag_row + 8, k0 + 4)]));
       }
     };
+    const auto release = [&](int g) {
+      __syncwarp();  // every lane's reads of the stage are done before lane 0 releases it
+      if (lane == 0) pipeline::mbarrier_arrive(empty(g % kStages));
+    };
     float acc[T::bm / 2];
-#pragma unroll
-    for (int i = 0; i < T::bm / 2; ++i) acc[i] = 0.f;
-    const auto step = [&](int kt, auto buffer) {
-      const std::uint32_t stage_address = smem_base + static_cast<std::uint32_t>(kt % kStages) * Layout::kStageBytes;
+    // k tile kt of the current tile is k tile first + kt of the block.
+    const auto step = [&](int first, int kt, auto buffer) {
+      const int g = first + kt;
+      const std::uint32_t stage_address = smem_base + static_cast<std::uint32_t>(g % kStages) * Layout::kStageBytes;
       const std::uint64_t desc = wgmma::sw128_kmajor_descriptor(stage_address);
       wgmma::fence();
 #pragma unroll
@@ -273,35 +384,61 @@ __global__ void __launch_bounds__(T::threads + 128, 1)
         wgmma::WgmmaTf32<T::bm>::mma(acc, frags[buffer][s], desc + (8 * s * sizeof(float) >> 4));  // k8: +32 B
       wgmma::commit_group();
       wgmma::wait_group<1>();  // group kt − 1 is complete: its stage and fragment buffer are free
-      if (kt > 0) {
-        __syncwarp();  // every lane's reads of the stage are done before lane 0 releases it
-        if (lane == 0) pipeline::mbarrier_arrive(empty((kt - 1) % kStages));
-      }
-      if (kt + 1 < k_tiles) fetch(kt + 1, std::integral_constant<int, 1 - decltype(buffer)::value>{});
+      if (kt > 0) release(g - 1);
+      if (kt + 1 < k_tiles) fetch(g + 1, std::integral_constant<int, 1 - decltype(buffer)::value>{});
     };
 
-    // The accumulators are fenced only around the whole loop: inside it only the wgmmas (ordered volatile asm) touch
-    // them, and a fence between two in-flight groups counts as a write, which makes ptxas serialize them (C7515).
-    fetch(0, std::integral_constant<int, 0>{});
-    wgmma::fence_operands(acc);
-    for (int kt = 0; kt < k_tiles; kt += 2) {
-      step(kt, std::integral_constant<int, 0>{});
-      if (kt + 1 < k_tiles) step(kt + 1, std::integral_constant<int, 1>{});
+    const int warpgroup = tid / 128;
+    float* const staging = smem + (Layout::kStagingOffset + warpgroup * 2 * kOutputChunkBytes) / sizeof(float);
+    const bool staged = kMayPersist && gridDim.x < tiles;  // the launcher makes a block persistent only then
+    // Tile `tile`, whose k tile kt is the block's k tile first + kt.
+    const auto run_tile = [&](std::int64_t tile, int first) {
+      const BlockTile block = grouped_tile(tile, T::bm, T::bn, e.m, e.n);
+      // Loaded now, used after the k loop: the loads' latency hides behind it.
+      float bias[2] = {0.f, 0.f};
+#pragma unroll
+      for (int j = 0; j < 2; ++j)
+        if (staged && e.bias && block.col0 + frag_row + 8 * j < e.n)
+          bias[j] = __ldg(e.bias + block.col0 + frag_row + 8 * j);
+#pragma unroll
+      for (int i = 0; i < T::bm / 2; ++i) acc[i] = 0.f;
+      // The accumulators are fenced only around the k loop: inside it only the wgmmas (ordered volatile asm) touch
+      // them, and a fence between two in-flight groups counts as a write, which makes ptxas serialize them (C7515).
+      fetch(first, std::integral_constant<int, 0>{});
+      wgmma::fence_operands(acc);
+      for (int kt = 0; kt < k_tiles; kt += 2) {
+        step(first, kt, std::integral_constant<int, 0>{});
+        if (kt + 1 < k_tiles) step(first, kt + 1, std::integral_constant<int, 1>{});
+      }
+      wgmma::wait_group<0>();
+      wgmma::fence_operands(acc);
+      release(first + k_tiles - 1);
+      if (staged) {
+        with_activation(e.act, [&](auto act) {
+          StagedOutput<T::bm>::template store<decltype(act)::value>(acc, bias, e, map_y, map_z, block, staging,
+                                                                     warpgroup, frag_row, t);
+        });
+      } else {
+        // One tile per block: every copy has landed (the consumers waited for all of them), so once every
+        // consumer's wgmmas are complete the pipeline's shared memory becomes the output tile.
+        using Output = OutputTile<T::bm, T::bn, T::threads>;
+        pipeline::sync_first_threads<T::threads>();
+#pragma unroll
+        for (int i = 0; i < T::bm / 8; ++i)
+#pragma unroll
+          for (int q = 0; q < 4; ++q)  // D (row, col) = Y (col, row)
+            Output::put(smem, 8 * i + 2 * t + q % 2, frag_row + 8 * (q / 2), acc[4 * i + q]);
+        pipeline::sync_first_threads<T::threads>();
+        Output::finish(smem, e, block, tid);
+      }
+    };
+    if constexpr (kMayPersist) {
+      int first = 0;
+      for (std::int64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x, first += k_tiles) run_tile(tile, first);
+      StagedOutput<T::bm>::drain();
+    } else {
+      run_tile(blockIdx.x, 0);
     }
-    wgmma::wait_group<0>();
-    wgmma::fence_operands(acc);
-
-    // Every copy has landed (the consumers waited for all of them); once every consumer's wgmmas are complete, the
-    // pipeline's shared memory becomes the output tile. The producer warpgroup takes no part: it has returned.
-    using Output = OutputTile<T::bm, T::bn, T::threads>;
-    pipeline::sync_first_threads<T::threads>();
-#pragma unroll
-    for (int i = 0; i < T::bm / 8; ++i)
-#pragma unroll
-      for (int q = 0; q < 4; ++q)  // D (row, col) = Y (col, row)
-        Output::put(smem, 8 * i + 2 * t + q % 2, frag_row + 8 * (q / 2), acc[4 * i + q]);
-    pipeline::sync_first_threads<T::threads>();
-    Output::finish(smem, e, block, tid);
   }
 }
 
@@ -342,6 +479,18 @@ void raise_smem_limit_once(std::once_flag& flag, Kernel kernel, std::size_t byte
   });
 }
 
+bool aligned16(const void* ptr) { return reinterpret_cast<std::uintptr_t>(ptr) % 16 == 0; }
+
+// How many blocks of a persistent kernel the current GPU runs at once.
+template <class Kernel>
+unsigned resident_blocks(Kernel kernel, int threads, std::size_t smem_bytes) {
+  int device = 0, sms = 0, per_sm = 0;
+  GT_CUDA_CALL(cudaGetDevice(&device));
+  GT_CUDA_CALL(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  GT_CUDA_CALL(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem_bytes));
+  return static_cast<unsigned>(std::max(1, sms * per_sm));
+}
+
 // The copy engine needs 16-byte aligned bases and row strides (vec4 on both operands); other problems take the
 // cp.async pipeline of the same tile.
 template <class T, bool kBKMajor>
@@ -359,7 +508,19 @@ void launch_wgmma_layout(const GemmProblem& p, const GemmOperands& x, cudaStream
     const auto kernel = wgmma_tf32_tma_kernel<T, kBKMajor>;
     static std::once_flag attribute_set;
     raise_smem_limit_once(attribute_set, kernel, Layout::kTmaSmemBytes);
-    kernel<<<grid, T::threads + 128, Layout::kTmaSmemBytes, s>>>(map_a, map_b, p.k, make_epilogue_params(p, x));
+    // Persistent (fewer blocks than tiles) only with more than one wave of tiles and a row-major output the copy
+    // engine can store; the Y and Z maps are placeholders, never read, otherwise.
+    static const unsigned resident = resident_blocks(kernel, T::threads + 128, Layout::kTmaSmemBytes);
+    const EpilogueParams e = make_epilogue_params(p, x);
+    const bool persistent = Layout::kMayPersist && grid > resident && !e.transposed && e.dropout_p == 0.f &&
+                            e.n % 4 == 0 && aligned16(e.y) && (e.z == nullptr || aligned16(e.z));
+    CUtensorMap map_y = map_a, map_z = map_a;
+    if (persistent) {
+      map_y = tensor_map_2d(e.y, p.m, p.n, p.n, kOutputChunkRows, kOutputBoxCols, CU_TENSOR_MAP_SWIZZLE_128B);
+      if (e.z) map_z = tensor_map_2d(e.z, p.m, p.n, p.n, kOutputChunkRows, kOutputBoxCols, CU_TENSOR_MAP_SWIZZLE_128B);
+    }
+    kernel<<<persistent ? resident : grid, T::threads + 128, Layout::kTmaSmemBytes, s>>>(map_a, map_b, map_y, map_z,
+                                                                                        p.k, e);
   } else {
     const auto kernel = wgmma_tf32_kernel<T, kBKMajor>;
     static std::once_flag attribute_set;
