@@ -1,6 +1,7 @@
 // What a kernel family hands the registry: each compiled tile shape and its launcher.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -11,11 +12,23 @@
 
 namespace gemmtune::kernels {
 
-using LaunchFn = void (*)(const GemmProblem& p, const GemmOperands& x, cudaStream_t s);
+// Split-k scratch a launch borrows (kernels/split_k.cuh): every slice's partial tile, and one ticket per output tile
+// that counts the slices done. Tickets must be zero before the first launch; each launch leaves them zero again.
+struct SplitKScratch {
+  float* partials = nullptr;
+  std::size_t partial_floats = 0;
+  unsigned* tickets = nullptr;
+  std::size_t ticket_count = 0;
+};
+
+// slices: how many blocks share each output tile's k (1: a block computes its tile's whole k; scratch is unused).
+using LaunchFn = void (*)(const GemmProblem& p, const GemmOperands& x, int slices, const SplitKScratch& scratch,
+                          cudaStream_t s);
 
 struct CompiledVariant {
   TileConfig tile;
   LaunchFn launch;
+  bool split_k;  // launch takes slices > 1 (kernels/split_k.cuh has_split_k)
 };
 
 // What a family cannot run beyond the checks every variant makes (mode, pass, shape): each says why not, or is empty.

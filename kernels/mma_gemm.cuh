@@ -24,6 +24,7 @@
 #include "kernels/operand_view.cuh"
 #include "kernels/output_tile.cuh"
 #include "kernels/ptx.cuh"
+#include "kernels/split_k.cuh"
 #include "kernels/tile_loader.cuh"
 #include "kernels/tile_schedule.cuh"
 
@@ -199,8 +200,11 @@ struct MmaWarp {
   }
 };
 
-template <class T, bool kSplit3x, bool kAKMajor, bool kBKMajor>
-__global__ void __launch_bounds__(T::threads) mma_gemm_kernel(OperandView a, OperandView b, EpilogueParams e) {
+// kSplitK: blockIdx.z is a slice of k (kernels/split_k.cuh). Without it the kernel is the plain one, instruction for
+// instruction: the split's bookkeeping costs the large tiles' register allocation a spill here and there.
+template <class T, bool kSplit3x, bool kAKMajor, bool kBKMajor, bool kSplitK>
+__global__ void __launch_bounds__(T::threads) mma_gemm_kernel(OperandView a, OperandView b, EpilogueParams e,
+                                                                 SplitK split) {
   using Warp = MmaWarp<T, kSplit3x, kAKMajor, kBKMajor>;
   using SmemA = typename Warp::SmemA;
   using SmemB = typename Warp::SmemB;
@@ -217,13 +221,14 @@ __global__ void __launch_bounds__(T::threads) mma_gemm_kernel(OperandView a, Ope
   warp.row0 = warp_id / T::warps_n * T::wm;
   warp.col0 = warp_id % T::warps_n * T::wn;
   const BlockTile block = grouped_block_tile(T::bm, T::bn, e.m, e.n);
-  const int k_tiles = static_cast<int>((a.k + T::bk - 1) / T::bk);
+  const KTileRange k_range = slice_k_tiles<kSplitK>(static_cast<int>((a.k + T::bk - 1) / T::bk), split.slices);
+  const int k_tiles = k_range.end - k_range.begin;
 
   const ChunkCursor<T::bm, T::bk, T::threads> cursor_a(a, kAKMajor, block.row0, tid);
   const ChunkCursor<T::bn, T::bk, T::threads> cursor_b(b, kBKMajor, block.col0, tid);
   auto load_stage = [&](int stage, int kt) {
     float* const tile = smem + stage * kStageFloats;
-    const std::int64_t k0 = std::int64_t{kt} * T::bk;
+    const std::int64_t k0 = std::int64_t{k_range.begin + kt} * T::bk;
     load_tile_async<SmemA>(tile, cursor_a, a.ptr, a.vec4, k0);
     load_tile_async<SmemB>(tile + SmemA::kFloats, cursor_b, b.ptr, b.vec4, k0);
   };
@@ -253,43 +258,57 @@ __global__ void __launch_bounds__(T::threads) mma_gemm_kernel(OperandView a, Ope
 #pragma unroll
       for (int q = 0; q < 4; ++q) Output::put(smem, warp.acc_row(i, q), warp.acc_col(j, q), warp.acc[i][j][q]);
   __syncthreads();
+  if constexpr (kSplitK)
+    if (!gather_split_k<Output, T::bm, T::bn, T::threads>(smem, split, tid)) return;
   Output::finish(smem, e, block, tid);
 }
 
-template <class T, bool kSplit3x, bool kAKMajor, bool kBKMajor>
-void launch_mma_layout(const GemmProblem& p, const GemmOperands& x, cudaStream_t s) {
+template <class T, bool kSplit3x, bool kAKMajor, bool kBKMajor, bool kSplitK>
+void launch_mma_kernel(const GemmProblem& p, const GemmOperands& x, int slices, const SplitKScratch& scratch,
+                       cudaStream_t s) {
   using Warp = MmaWarp<T, kSplit3x, kAKMajor, kBKMajor>;
   constexpr std::size_t kPipelineBytes =
       T::stages * (Warp::SmemA::kFloats + Warp::SmemB::kFloats) * sizeof(float);
   constexpr std::size_t kOutputBytes = OutputTile<T::bm, T::bn, T::threads>::kBytes;
   constexpr std::size_t kSmemBytes = kPipelineBytes > kOutputBytes ? kPipelineBytes : kOutputBytes;
-  const auto kernel = mma_gemm_kernel<T, kSplit3x, kAKMajor, kBKMajor>;
+  const auto kernel = mma_gemm_kernel<T, kSplit3x, kAKMajor, kBKMajor, kSplitK>;
   static std::once_flag attribute_set;
   std::call_once(attribute_set, [kernel] {
     GT_CUDA_CALL(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                       static_cast<int>(kSmemBytes)));
   });
-  kernel<<<grouped_grid_size(T::bm, T::bn, p.m, p.n), T::threads, kSmemBytes, s>>>(operand_a(p, x), operand_b(p, x),
-                                                                                   make_epilogue_params(p, x));
+  const dim3 grid(grouped_grid_size(T::bm, T::bn, p.m, p.n), 1, static_cast<unsigned>(slices));
+  kernel<<<grid, T::threads, kSmemBytes, s>>>(operand_a(p, x), operand_b(p, x), make_epilogue_params(p, x),
+                                              make_split_k(slices, scratch));
   GT_CUDA_CHECK_LAUNCH();
 }
 
+template <class T, bool kSplit3x, bool kAKMajor, bool kBKMajor>
+void launch_mma_layout(const GemmProblem& p, const GemmOperands& x, int slices, const SplitKScratch& scratch,
+                       cudaStream_t s) {
+  if constexpr (has_split_k<T>()) {
+    if (slices > 1) return launch_mma_kernel<T, kSplit3x, kAKMajor, kBKMajor, true>(p, x, slices, scratch, s);
+  }
+  launch_mma_kernel<T, kSplit3x, kAKMajor, kBKMajor, false>(p, x, 1, scratch, s);
+}
+
 template <class T, bool kSplit3x>
-void launch_mma_gemm(const GemmProblem& p, const GemmOperands& x, cudaStream_t s) {
+void launch_mma_gemm(const GemmProblem& p, const GemmOperands& x, int slices, const SplitKScratch& scratch,
+                     cudaStream_t s) {
   // A is K-major unless transposed; B (as op(B)ᵀ) is K-major only when transposed.
   if (!p.trans_a && !p.trans_b)
-    launch_mma_layout<T, kSplit3x, true, false>(p, x, s);
+    launch_mma_layout<T, kSplit3x, true, false>(p, x, slices, scratch, s);
   else if (!p.trans_a)
-    launch_mma_layout<T, kSplit3x, true, true>(p, x, s);
+    launch_mma_layout<T, kSplit3x, true, true>(p, x, slices, scratch, s);
   else if (!p.trans_b)
-    launch_mma_layout<T, kSplit3x, false, false>(p, x, s);
+    launch_mma_layout<T, kSplit3x, false, false>(p, x, slices, scratch, s);
   else
-    launch_mma_layout<T, kSplit3x, false, true>(p, x, s);
+    launch_mma_layout<T, kSplit3x, false, true>(p, x, slices, scratch, s);
 }
 
 template <bool kSplit3x, class... Tiles>
 std::vector<CompiledVariant> compile_mma_variants(TileList<Tiles...>) {
-  return {CompiledVariant{Tiles::config(), &launch_mma_gemm<Tiles, kSplit3x>}...};
+  return {CompiledVariant{Tiles::config(), &launch_mma_gemm<Tiles, kSplit3x>, has_split_k<Tiles>()}...};
 }
 
 }  // namespace gemmtune::kernels

@@ -27,10 +27,19 @@ std::string variant_name(Family f, const TileConfig& t) {
   return name + "_s" + std::to_string(t.stages);
 }
 
+// Slice counts of the split-k variants, for the tiles whose family compiled a split kernel (kernels/split_k.cuh).
+constexpr int kSplitSlices[] = {2, 4, 8};
+
 void add_family(std::vector<KernelVariant>& registry, Family family, MathMode mode,
                 const std::vector<CompiledVariant>& compiled, FamilyLimits limits = {}) {
-  for (const CompiledVariant& c : compiled)
-    registry.push_back(KernelVariant{variant_name(family, c.tile), family, c.tile, mode, 1, c.launch, limits});
+  for (const CompiledVariant& c : compiled) {
+    const std::string name = variant_name(family, c.tile);
+    registry.push_back(KernelVariant{name, family, c.tile, mode, 1, 1, c.launch, limits});
+    if (!c.split_k) continue;
+    for (int slices : kSplitSlices)
+      registry.push_back(KernelVariant{name + "_split" + std::to_string(slices), family, c.tile, mode, 1, slices,
+                                       c.launch, limits});
+  }
 }
 
 std::vector<KernelVariant> build_registry() {
@@ -75,10 +84,25 @@ std::string KernelVariant::unsupported_reason(const GemmProblem& p) const {
 
 std::string KernelVariant::device_unsupported_reason() const { return limits.device ? limits.device() : ""; }
 
-void KernelVariant::launch(const GemmProblem& p, const GemmOperands& x, cudaStream_t s) const {
+std::size_t KernelVariant::split_k_tickets(const GemmProblem& p) const {
+  if (slices == 1) return 0;
+  return static_cast<std::size_t>((p.m + tile.bm - 1) / tile.bm) * static_cast<std::size_t>((p.n + tile.bn - 1) / tile.bn);
+}
+
+std::size_t KernelVariant::split_k_partial_floats(const GemmProblem& p) const {
+  return split_k_tickets(p) * static_cast<std::size_t>(slices) * static_cast<std::size_t>(tile.bm * tile.bn);
+}
+
+void KernelVariant::launch(const GemmProblem& p, const GemmOperands& x, const SplitKScratch& scratch,
+                           cudaStream_t s) const {
   if (!x.A || !x.B || !x.Y || (p.epi.bias && !x.bias) || (p.epi.save_z && !x.Z))
     throw InputError("kernel " + name + ": missing operand pointer for " + p.key());
-  launch_fn(p, x, s);
+  if (slices > 1 && (!scratch.partials || !scratch.tickets || scratch.partial_floats < split_k_partial_floats(p) ||
+                     scratch.ticket_count < split_k_tickets(p)))
+    throw InputError("kernel " + name + ": split-k scratch too small for " + p.key() + " (needs " +
+                     std::to_string(split_k_partial_floats(p)) + " floats and " + std::to_string(split_k_tickets(p)) +
+                     " tickets)");
+  launch_fn(p, x, slices, scratch, s);
 }
 
 const std::vector<KernelVariant>& kernel_registry() {

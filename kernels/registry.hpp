@@ -1,6 +1,7 @@
 // The one list of our kernel variants that the tuner enumerates, the plan prints and the runtime picks from.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,9 @@ struct KernelVariant {
   // Every variant takes any alignment: 16-byte loads where an operand's leading dimension and base allow them,
   // narrower loads elsewhere; so this is 1 for all of them today.
   int alignment_floats;
+  // Blocks that share each output tile's k (kernels/split_k.cuh); 1 for an unsplit variant. A split variant is the
+  // same compiled kernel as its unsplit twin, named with a "_split<slices>" suffix.
+  int slices;
   LaunchFn launch_fn;
   FamilyLimits limits;
 
@@ -33,8 +37,12 @@ struct KernelVariant {
   // Empty when the current device can run this variant at all; otherwise why not. Families that need no particular
   // GPU answer empty even on a machine without one.
   std::string device_unsupported_reason() const;
-  // Asynchronous on s; no synchronization and no allocation (graph-capturable). p must be supported.
-  void launch(const GemmProblem& p, const GemmOperands& x, cudaStream_t s) const;
+  // Split-k scratch a launch of p needs (SplitKScratch); both 0 for an unsplit variant.
+  std::size_t split_k_partial_floats(const GemmProblem& p) const;
+  std::size_t split_k_tickets(const GemmProblem& p) const;
+  // Asynchronous on s; no synchronization and no allocation (graph-capturable). p must be supported; a split variant
+  // needs scratch of the sizes above (kernels/split_k_scratch.hpp owns one), used by one launch at a time.
+  void launch(const GemmProblem& p, const GemmOperands& x, const SplitKScratch& scratch, cudaStream_t s) const;
 };
 
 const std::vector<KernelVariant>& kernel_registry();

@@ -12,6 +12,7 @@
 #include "kernels/epilogue.cuh"
 #include "kernels/operand_view.cuh"
 #include "kernels/output_tile.cuh"
+#include "kernels/split_k.cuh"
 #include "kernels/tile_schedule.cuh"
 
 namespace gemmtune::kernels {
@@ -80,9 +81,10 @@ constexpr int simt_min_blocks() {
   return kThreads >= 256 ? 1 : 256 / kThreads;
 }
 
-template <class T>
+// kSplitK: blockIdx.z is a slice of k (kernels/split_k.cuh); without it the kernel is the plain one.
+template <class T, bool kSplitK>
 __global__ void __launch_bounds__(T::threads, simt_min_blocks<T::threads>())
-    simt_gemm_kernel(OperandView a, OperandView b, EpilogueParams e) {
+    simt_gemm_kernel(OperandView a, OperandView b, EpilogueParams e, SplitK split) {
   constexpr int kThreadsN = T::wn / T::tn;  // lanes of a warp along n
   constexpr int kThreadsM = T::wm / T::tm;
   static_assert(kThreadsM * kThreadsN == 32, "a warp's thread tiles must cover its warp tile");
@@ -100,19 +102,21 @@ __global__ void __launch_bounds__(T::threads, simt_min_blocks<T::threads>())
   const ChunkCursor<T::bn, T::bk, T::threads> cursor_b(b, b.k_major, block.col0, tid);
   StagedTile<T::bm, T::bk, T::threads> next_a;
   StagedTile<T::bn, T::bk, T::threads> next_b;
-  next_a.load(cursor_a, a.vec4, 0);
-  next_b.load(cursor_b, b.vec4, 0);
+  const KTileRange k_range = slice_k_tiles<kSplitK>(static_cast<int>((a.k + T::bk - 1) / T::bk), split.slices);
+  const std::int64_t k_first = std::int64_t{k_range.begin} * T::bk;
+  next_a.load(cursor_a, a.vec4, k_first);
+  next_b.load(cursor_b, b.vec4, k_first);
   next_a.store(smem, cursor_a);
   next_b.store(smem + T::bk * T::bm, cursor_b);
   __syncthreads();
 
   float acc[T::tm][T::tn] = {};
-  const int k_tiles = static_cast<int>((a.k + T::bk - 1) / T::bk);
+  const int k_tiles = k_range.end - k_range.begin;
   for (int kt = 0; kt < k_tiles; ++kt) {
     const bool has_next = kt + 1 < k_tiles;
     if (has_next) {
-      next_a.load(cursor_a, a.vec4, std::int64_t{kt + 1} * T::bk);
-      next_b.load(cursor_b, b.vec4, std::int64_t{kt + 1} * T::bk);
+      next_a.load(cursor_a, a.vec4, k_first + std::int64_t{kt + 1} * T::bk);
+      next_b.load(cursor_b, b.vec4, k_first + std::int64_t{kt + 1} * T::bk);
     }
     const float* tile_a = smem + (kt % 2) * kTileFloats;
     const float* tile_b = tile_a + T::bk * T::bm;
@@ -149,22 +153,35 @@ __global__ void __launch_bounds__(T::threads, simt_min_blocks<T::threads>())
       Output::put(smem, warp_row + (i / 4 * kThreadsM + lane_m) * 4 + i % 4,
                   warp_col + (j / 4 * kThreadsN + lane_n) * 4 + j % 4, acc[i][j]);
   __syncthreads();
+  if constexpr (kSplitK)
+    if (!gather_split_k<Output, T::bm, T::bn, T::threads>(smem, split, tid)) return;
   Output::finish(smem, e, block, tid);
 }
 
-template <class T>
-void launch_simt_gemm(const GemmProblem& p, const GemmOperands& x, cudaStream_t s) {
+template <class T, bool kSplitK>
+void launch_simt_kernel(const GemmProblem& p, const GemmOperands& x, int slices, const SplitKScratch& scratch,
+                        cudaStream_t s) {
   constexpr std::size_t kPipelineBytes = 2 * T::bk * (T::bm + T::bn) * sizeof(float);
   constexpr std::size_t kOutputBytes = OutputTile<T::bm, T::bn, T::threads>::kBytes;
   constexpr std::size_t kSmemBytes = kPipelineBytes > kOutputBytes ? kPipelineBytes : kOutputBytes;
   static std::once_flag attribute_set;
   std::call_once(attribute_set, [] {
-    GT_CUDA_CALL(cudaFuncSetAttribute(simt_gemm_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+    GT_CUDA_CALL(cudaFuncSetAttribute(simt_gemm_kernel<T, kSplitK>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                       static_cast<int>(kSmemBytes)));
   });
-  simt_gemm_kernel<T><<<grouped_grid_size(T::bm, T::bn, p.m, p.n), T::threads, kSmemBytes, s>>>(
-      operand_a(p, x), operand_b(p, x), make_epilogue_params(p, x));
+  const dim3 grid(grouped_grid_size(T::bm, T::bn, p.m, p.n), 1, static_cast<unsigned>(slices));
+  simt_gemm_kernel<T, kSplitK><<<grid, T::threads, kSmemBytes, s>>>(
+      operand_a(p, x), operand_b(p, x), make_epilogue_params(p, x), make_split_k(slices, scratch));
   GT_CUDA_CHECK_LAUNCH();
+}
+
+template <class T>
+void launch_simt_gemm(const GemmProblem& p, const GemmOperands& x, int slices, const SplitKScratch& scratch,
+                      cudaStream_t s) {
+  if constexpr (has_split_k<T>()) {
+    if (slices > 1) return launch_simt_kernel<T, true>(p, x, slices, scratch, s);
+  }
+  launch_simt_kernel<T, false>(p, x, 1, scratch, s);
 }
 
 //                 bm   bn   bk  wm  wn  tm tn  stages
@@ -179,7 +196,7 @@ using SimtTiles = TileList<Tile<128, 128, 8, 32, 64, 8, 8, 2>,   // the classic 
 
 template <class... Tiles>
 std::vector<CompiledVariant> compile_all(TileList<Tiles...>) {
-  return {CompiledVariant{Tiles::config(), &launch_simt_gemm<Tiles>}...};
+  return {CompiledVariant{Tiles::config(), &launch_simt_gemm<Tiles>, has_split_k<Tiles>()}...};
 }
 
 }  // namespace

@@ -530,9 +530,11 @@ void launch_wgmma_layout(const GemmProblem& p, const GemmOperands& x, cudaStream
   GT_CUDA_CHECK_LAUNCH();
 }
 
-// B (as op(B)ᵀ) is K-major when transposed; A is K-major, as wgmma_tf32_problem_limits requires.
+// B (as op(B)ᵀ) is K-major when transposed; A is K-major, as wgmma_tf32_problem_limits requires. The family has no
+// split-k kernel (compile_wgmma_variants says so), so slices is 1 and there is no scratch to use.
 template <class T>
-void launch_wgmma_tf32(const GemmProblem& p, const GemmOperands& x, cudaStream_t s) {
+void launch_wgmma_tf32(const GemmProblem& p, const GemmOperands& x, int /*slices*/, const SplitKScratch& /*scratch*/,
+                       cudaStream_t s) {
   if (p.trans_b)
     launch_wgmma_layout<T, true>(p, x, s);
   else
@@ -541,7 +543,7 @@ void launch_wgmma_tf32(const GemmProblem& p, const GemmOperands& x, cudaStream_t
 
 template <class... Tiles>
 std::vector<CompiledVariant> compile_wgmma_variants(TileList<Tiles...>) {
-  return {CompiledVariant{Tiles::config(), &launch_wgmma_tf32<Tiles>}...};
+  return {CompiledVariant{Tiles::config(), &launch_wgmma_tf32<Tiles>, /*split_k=*/false}...};
 }
 
 // bm is the wgmma's n (64, 128 or 256), bn is 64 per warpgroup. wm = bm, wn = 16: each warp owns 16 columns of Y.

@@ -18,7 +18,12 @@ std::string CandidateLauncher::unsupported_reason(const GemmProblem& p, const Ca
   if (c.backend == Backend::Own) {
     const kernels::KernelVariant* v = kernels::find_kernel_variant(c.own_variant);
     if (!v) return "no kernel variant named '" + c.own_variant + "' in this build";
-    return v->unsupported_reason(g);
+    if (std::string why = v->unsupported_reason(g); !why.empty()) return why;
+    const std::size_t scratch_bytes = v->split_k_partial_floats(g) * sizeof(float);
+    if (scratch_bytes > max_workspace)
+      return "needs " + std::to_string(scratch_bytes) + " bytes of split-k scratch, more than the " +
+             std::to_string(max_workspace) + "-byte workspace";
+    return "";
   }
   if (std::string why = LtGemm::unsupported_reason(g); !why.empty()) return why;
   const LtGemm gemm(lt, g, epilogue_mode_of(c));
@@ -44,6 +49,8 @@ CandidateLauncher::CandidateLauncher(const GemmProblem& p, const Candidate& c, c
     throw InputError("candidate " + c.id() + " cannot run " + p.key() + ": " + why);
   if (c.backend == Backend::Own) {
     variant_ = kernels::find_kernel_variant(c.own_variant);
+    split_k_ = kernels::SplitKScratchBuffer(*variant_, gemm_, static_cast<float*>(workspace.ptr),
+                                            workspace.bytes / sizeof(float));
     return;
   }
   lt_.emplace(lt, gemm_, epilogue_mode_of(c));
@@ -52,7 +59,7 @@ CandidateLauncher::CandidateLauncher(const GemmProblem& p, const Candidate& c, c
 
 void CandidateLauncher::launch(const GemmOperands& x, cudaStream_t s) const {
   if (variant_) {
-    variant_->launch(gemm_, x, s);
+    variant_->launch(gemm_, x, split_k_.view(), s);
     return;
   }
   lt_->run(algo_, x, workspace_.ptr, workspace_.bytes, s);

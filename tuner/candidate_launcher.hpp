@@ -12,6 +12,7 @@
 #include <cuda_runtime_api.h>
 
 #include "cuda/device_buffer.hpp"
+#include "kernels/split_k_scratch.hpp"
 #include "lt/lt_gemm.hpp"
 #include "problem/candidate.hpp"
 #include "problem/gemm_problem.hpp"
@@ -22,8 +23,9 @@ namespace kernels {
 struct KernelVariant;
 }
 
-// Device memory a launcher borrows for cuBLASLt instead of allocating its own: the runtime shares one workspace
-// across all its plans, so a captured graph keeps pointing at memory that lives as long as the runtime.
+// Device memory a launcher borrows for cuBLASLt (or for our split-k variants' partial tiles) instead of allocating its
+// own: the runtime shares one workspace across all its plans, so a captured graph keeps pointing at memory that lives
+// as long as the runtime.
 struct BorrowedWorkspace {
   void* ptr = nullptr;
   std::size_t bytes = 0;
@@ -34,7 +36,7 @@ class CandidateLauncher {
   // Why `c` cannot run `p` ("" when it can). For cuBLASLt this rebuilds the algo and asks AlgoCheck.
   static std::string unsupported_reason(const GemmProblem& p, const Candidate& c, cublasLtHandle_t lt,
                                          std::size_t max_workspace);
-  // Throws InputError when the candidate cannot run the problem. Allocates the workspace the algo needs.
+  // Throws InputError when the candidate cannot run the problem. Allocates the workspace the candidate needs.
   CandidateLauncher(const GemmProblem& p, const Candidate& c, cublasLtHandle_t lt, std::size_t max_workspace);
   // The same, running in `workspace` (which must outlive the launcher); the algo must fit in workspace.bytes.
   CandidateLauncher(const GemmProblem& p, const Candidate& c, cublasLtHandle_t lt, BorrowedWorkspace workspace);
@@ -55,6 +57,8 @@ class CandidateLauncher {
   cublasLtMatmulAlgo_t algo_{};
   DeviceBuffer<unsigned char> owned_workspace_;
   BorrowedWorkspace workspace_;
+  // A split variant's tickets are its own (two launchers never share them); its partials use the workspace.
+  kernels::SplitKScratchBuffer split_k_;
 };
 
 }  // namespace gemmtune

@@ -19,6 +19,7 @@
 #include "cuda/stream.hpp"
 #include "kernels/reference_gemm.hpp"
 #include "kernels/registry.hpp"
+#include "kernels/split_k_scratch.hpp"
 #include "lt/lt_gemm.hpp"
 #include "lt/lt_handles.hpp"
 
@@ -110,8 +111,9 @@ OwnBests bench_own(const GemmProblem& p, const Inputs& in, cudaStream_t s) {
   OwnBests best;
   for (const kernels::KernelVariant& v : kernels::kernel_registry()) {
     if (!v.unsupported_reason(p).empty()) continue;
-    const double us = median_us_per_call([&](int set) { v.launch(p, in.operands(set), s); }, s);
-    v.launch(p, in.operands(0), s);  // the timed calls left another input set's product in Y
+    const kernels::SplitKScratchBuffer scratch(v, p);
+    const double us = median_us_per_call([&](int set) { v.launch(p, in.operands(set), scratch.view(), s); }, s);
+    v.launch(p, in.operands(0), scratch.view(), s);  // the timed calls left another input set's product in Y
     const double err = verify(p, in.operands(0), s);
     std::printf("  own %-34s %10.1f us %7.1f TFLOP/s  err %.2e\n", v.name.c_str(), us, p.flops() / us * 1e-6, err);
     best.offer(v.family, v.name, us);

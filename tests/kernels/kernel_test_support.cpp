@@ -10,6 +10,7 @@
 #include "kernels/epilogue.cuh"
 #include "kernels/reference_gemm.hpp"
 #include "kernels/registry.hpp"
+#include "kernels/split_k_scratch.hpp"
 
 namespace gemmtune::test {
 
@@ -178,7 +179,8 @@ VariantErrors run_against_reference(const kernels::KernelVariant& v, const GemmP
   const std::size_t count = elements(p.m, p.n);
   DeviceBuffer<double> y_ref(count), z_ref(p.epi.save_z ? count : 0);
   kernels::reference_gemm(p, d.operands(), y_ref.get(), z_ref.get(), nullptr);
-  v.launch(p, d.operands(), nullptr);
+  const kernels::SplitKScratchBuffer scratch(v, p);
+  v.launch(p, d.operands(), scratch.view(), nullptr);
   GT_CUDA_CALL(cudaGetLastError());
   VariantErrors e;
   e.y = kernels::relative_frobenius_error(d.Y.get(), y_ref.get(), static_cast<std::int64_t>(count), nullptr);

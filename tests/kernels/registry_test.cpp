@@ -9,6 +9,7 @@
 
 #include "kernels/kernel_test_support.hpp"
 #include "kernels/reference_gemm.hpp"
+#include "kernels/split_k_scratch.hpp"
 #include "support/gpu_test.hpp"
 
 namespace gemmtune::kernels {
@@ -27,14 +28,14 @@ GemmProblem problem_in(MathMode mode) {
 
 TEST(KernelRegistry, HasAtLeastEightVariantsPerModeWithUniqueStableNames) {
   std::set<std::string> names;
-  int per_mode[3] = {0, 0, 0};
+  int per_mode[3] = {0, 0, 0};  // unsplit variants: each a tile shape of its own
   const std::regex name_format(
-      R"((fp32|tf32|3xtf32)_\d+x\d+x\d+_w\d+x\d+(_t\d+x\d+)?_s\d|wgmma_tf32_\d+x\d+x\d+_s\d)");
+      R"((fp32|tf32|3xtf32)_\d+x\d+x\d+_w\d+x\d+(_t\d+x\d+)?_s\d(_split\d)?|wgmma_tf32_\d+x\d+x\d+_s\d)");
   for (const KernelVariant& v : kernel_registry()) {
     EXPECT_TRUE(names.insert(v.name).second) << "duplicate " << v.name;
     EXPECT_TRUE(std::regex_match(v.name, name_format)) << v.name;
     EXPECT_EQ(find_kernel_variant(v.name), &v);
-    ++per_mode[static_cast<int>(v.mode)];
+    if (v.slices == 1) ++per_mode[static_cast<int>(v.mode)];
   }
   for (int count : per_mode) EXPECT_GE(count, 8);
   EXPECT_EQ(find_kernel_variant("tf32_no_such_variant"), nullptr);
@@ -64,7 +65,45 @@ TEST(KernelRegistry, LaunchRejectsAMissingOperandInsteadOfCrashing) {
   GemmProblem p = problem_in(v.mode);
   p.epi.save_z = true;
   GemmOperands x;
-  EXPECT_THROW(v.launch(p, x, nullptr), InputError);
+  EXPECT_THROW(v.launch(p, x, {}, nullptr), InputError);
+}
+
+TEST(KernelRegistry, SplitVariantsShareTheirTwinsKernelAndNeedScratchPerTileAndSlice) {
+  int split_variants = 0;
+  for (const KernelVariant& v : kernel_registry()) {
+    const GemmProblem p = problem_in(v.mode);  // 300×200: 5×4 tiles of 64×64, 10×4 of 32×64
+    const std::size_t tiles = static_cast<std::size_t>((p.m + v.tile.bm - 1) / v.tile.bm) *
+                              static_cast<std::size_t>((p.n + v.tile.bn - 1) / v.tile.bn);
+    if (v.slices == 1) {
+      EXPECT_EQ(v.split_k_tickets(p), 0u) << v.name;
+      EXPECT_EQ(v.split_k_partial_floats(p), 0u) << v.name;
+      continue;
+    }
+    ++split_variants;
+    const std::string suffix = "_split" + std::to_string(v.slices);
+    ASSERT_GT(v.name.size(), suffix.size());
+    const KernelVariant* twin = find_kernel_variant(v.name.substr(0, v.name.size() - suffix.size()));
+    ASSERT_NE(twin, nullptr) << v.name;
+    EXPECT_EQ(twin->launch_fn, v.launch_fn) << v.name;
+    EXPECT_EQ(twin->slices, 1) << v.name;
+    EXPECT_EQ(v.split_k_tickets(p), tiles) << v.name;
+    EXPECT_EQ(v.split_k_partial_floats(p), tiles * static_cast<std::size_t>(v.slices * v.tile.bm * v.tile.bn))
+        << v.name;
+  }
+  EXPECT_GE(split_variants, 6);
+}
+
+TEST(KernelRegistry, SplitVariantLaunchRefusesScratchSmallerThanItNeeds) {
+  for (const KernelVariant& v : kernel_registry()) {
+    if (v.slices == 1) continue;
+    const GemmProblem p = problem_in(v.mode);
+    const GemmOperands x{reinterpret_cast<const float*>(16), reinterpret_cast<const float*>(16),
+                         reinterpret_cast<const float*>(16), reinterpret_cast<float*>(16)};
+    SplitKScratch scratch{reinterpret_cast<float*>(16), v.split_k_partial_floats(p) - 1,
+                          reinterpret_cast<unsigned*>(16), v.split_k_tickets(p)};
+    EXPECT_THROW(v.launch(p, x, scratch, nullptr), InputError) << v.name;
+    EXPECT_THROW(v.launch(p, x, {}, nullptr), InputError) << v.name;
+  }
 }
 
 // The runtime replays our kernels inside CUDA graphs: capture must succeed (no sync, no allocation in launch) and the
@@ -75,7 +114,8 @@ TEST(KernelRegistry, EveryVariantLaunchIsCapturableInACudaGraph) {
     if (!v.device_unsupported_reason().empty()) continue;
     const GemmProblem p = problem_in(v.mode);
     test::ProblemData d(p, 77);
-    v.launch(p, d.operands(), nullptr);  // first use sets the kernel attributes outside the capture
+    const SplitKScratchBuffer scratch(v, p);
+    v.launch(p, d.operands(), scratch.view(), nullptr);  // first use sets the kernel attributes outside the capture
     GT_CUDA_CALL(cudaDeviceSynchronize());
     const std::vector<float> direct = test::to_host(d.Y.get(), d.Y.size());
     test::poison(d.Y);
@@ -84,7 +124,7 @@ TEST(KernelRegistry, EveryVariantLaunchIsCapturableInACudaGraph) {
     GT_CUDA_CALL(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     cudaGraph_t graph = nullptr;
     GT_CUDA_CALL(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
-    v.launch(p, d.operands(), stream);
+    v.launch(p, d.operands(), scratch.view(), stream);
     GT_CUDA_CALL(cudaStreamEndCapture(stream, &graph));
     cudaGraphExec_t exec = nullptr;
     GT_CUDA_CALL(cudaGraphInstantiate(&exec, graph, 0));

@@ -1,0 +1,91 @@
+// Split-k for the families that finish through an OutputTile: a small problem has too few output tiles to fill the
+// GPU (256³ in 64×64 tiles is 16 blocks for 132 SMs), so `slices` blocks (blockIdx.z) share each tile's k range.
+//
+// Every slice's block leaves its partial tile in scratch and takes a ticket; the block that draws the last ticket adds
+// the slices in slice order, s = 0, 1, …, and runs the fused epilogue. The sum's order does not depend on which block
+// is last, so results are deterministic; there are no float atomics and no second kernel.
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/compiled_variant.hpp"
+
+namespace gemmtune::kernels {
+
+struct SplitK {
+  int slices;
+  float* partials;  // [tile][slice][kRows·kCols]
+  unsigned* tickets;  // [tile]
+};
+
+inline SplitK make_split_k(int slices, const SplitKScratch& scratch) {
+  return {slices, scratch.partials, scratch.tickets};
+}
+
+// Split-k pays only where the unsplit grid leaves SMs idle, which happens with the small tiles that small problems
+// pick: only those tiles get a split instantiation, and the registry a variant per slice count.
+template <class T>
+constexpr bool has_split_k() {
+  return T::bm * T::bn <= 64 * 64;
+}
+
+#if defined(__CUDACC__)
+struct KTileRange {
+  int begin, end;
+};
+
+// This block's share of the k tiles: as even as integers allow. A slice may be empty when k has fewer tiles than there
+// are slices; its partial is then zero. Unsplit kernels take all of k.
+template <bool kSplitK>
+__device__ __forceinline__ KTileRange slice_k_tiles(int k_tiles, int slices) {
+  if constexpr (!kSplitK) return {0, k_tiles};
+  // 32-bit: k_tiles · slices stays far below 2^32, and a 64-bit division would be a call that costs registers.
+  const unsigned s = blockIdx.z, tiles = static_cast<unsigned>(k_tiles), n = static_cast<unsigned>(slices);
+  return {static_cast<int>(tiles * s / n), static_cast<int>(tiles * (s + 1) / n)};
+}
+
+// Call with the block's accumulators in `tile` (after the barrier that follows every put). Returns true when this
+// block holds the tile's whole sum and should run the epilogue; false when another slice's block will.
+template <class Output, int kRows, int kCols, int kThreads>
+__device__ __forceinline__ bool gather_split_k(float* tile, const SplitK& split, int tid) {
+  constexpr int kFloats = kRows * kCols;
+  constexpr int kPerThread = kFloats / kThreads;
+  static_assert(kFloats % kThreads == 0, "threads split the tile evenly");
+  const int slice = static_cast<int>(blockIdx.z);
+  float* const partials = split.partials + std::size_t{blockIdx.x} * split.slices * kFloats;
+  const auto at = [&](int j) -> float& {
+    const int i = tid + j * kThreads;
+    return tile[i / kCols * Output::kStride + i % kCols];
+  };
+#pragma unroll
+  for (int j = 0; j < kPerThread; ++j) __stcg(partials + slice * kFloats + tid + j * kThreads, at(j));
+  // Release: this block's partial is visible device-wide before its ticket is.
+  __threadfence();
+  __syncthreads();
+  __shared__ unsigned ticket;
+  if (tid == 0) ticket = atomicAdd(split.tickets + blockIdx.x, 1u);
+  __syncthreads();
+  if (ticket != static_cast<unsigned>(split.slices - 1)) return false;
+  __threadfence();  // acquire: the other slices' partials, published before their tickets
+
+  // Slice by slice, all of a thread's elements at once: kPerThread loads in flight per slice, not one.
+  float sum[kPerThread];
+#pragma unroll 1
+  for (int s = 0; s < split.slices; ++s) {
+    const float* const part = partials + s * kFloats + tid;
+#pragma unroll
+    for (int j = 0; j < kPerThread; ++j) {
+      const float v = s == slice ? at(j) : __ldcg(part + j * kThreads);
+      sum[j] = s == 0 ? v : sum[j] + v;
+    }
+  }
+#pragma unroll
+  for (int j = 0; j < kPerThread; ++j) at(j) = sum[j];
+  // Every slice has drawn its ticket, so none is left to count: the next launch starts from zero.
+  if (tid == 0) split.tickets[blockIdx.x] = 0;
+  __syncthreads();
+  return true;
+}
+#endif
+
+}  // namespace gemmtune::kernels
