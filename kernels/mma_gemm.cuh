@@ -202,14 +202,17 @@ struct MmaWarp {
 
 // kSplitK: blockIdx.z is a slice of k (kernels/split_k.cuh). Without it the kernel is the plain one, instruction for
 // instruction: the split's bookkeeping costs the large tiles' register allocation a spill here and there.
+// __maxnreg__ rather than __launch_bounds__: told only the block size, ptxas caps some instantiations at 128 registers
+// and spills, though at ≤ 256 threads per block the register file holds 255 per thread.
 template <class T, bool kSplit3x, bool kAKMajor, bool kBKMajor, bool kSplitK>
-__global__ void __launch_bounds__(T::threads) mma_gemm_kernel(OperandView a, OperandView b, EpilogueParams e,
+__global__ void __maxnreg__(255) mma_gemm_kernel(OperandView a, OperandView b, EpilogueParams e,
                                                                  SplitK split) {
   using Warp = MmaWarp<T, kSplit3x, kAKMajor, kBKMajor>;
   using SmemA = typename Warp::SmemA;
   using SmemB = typename Warp::SmemB;
   constexpr int kStageFloats = SmemA::kFloats + SmemB::kFloats;
   static_assert(T::stages >= 2, "a pipeline needs two stages");
+  static_assert(T::threads * 255 <= 65536, "__maxnreg__(255) must leave a block its registers");
 
   extern __shared__ float4 shared_mem[];
   float* const smem = reinterpret_cast<float*>(shared_mem);
