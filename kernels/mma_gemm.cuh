@@ -286,10 +286,14 @@ void launch_mma_kernel(const GemmProblem& p, const GemmOperands& x, int slices, 
   GT_CUDA_CHECK_LAUNCH();
 }
 
+// Up to 64×64: the mma tiles that 256–512 problems pick. Larger tiles' problems fill the GPU, and four more layout
+// instantiations each would cost compile time for nothing.
+constexpr int kMmaSplitMaxTile = 64 * 64;
+
 template <class T, bool kSplit3x, bool kAKMajor, bool kBKMajor>
 void launch_mma_layout(const GemmProblem& p, const GemmOperands& x, int slices, const SplitKScratch& scratch,
                        cudaStream_t s) {
-  if constexpr (has_split_k<T>()) {
+  if constexpr (has_split_k<T, kMmaSplitMaxTile>()) {
     if (slices > 1) return launch_mma_kernel<T, kSplit3x, kAKMajor, kBKMajor, true>(p, x, slices, scratch, s);
   }
   launch_mma_kernel<T, kSplit3x, kAKMajor, kBKMajor, false>(p, x, 1, scratch, s);
@@ -311,7 +315,8 @@ void launch_mma_gemm(const GemmProblem& p, const GemmOperands& x, int slices, co
 
 template <bool kSplit3x, class... Tiles>
 std::vector<CompiledVariant> compile_mma_variants(TileList<Tiles...>) {
-  return {CompiledVariant{Tiles::config(), &launch_mma_gemm<Tiles, kSplit3x>, has_split_k<Tiles>()}...};
+  return {CompiledVariant{Tiles::config(), &launch_mma_gemm<Tiles, kSplit3x>,
+                          has_split_k<Tiles, kMmaSplitMaxTile>()}...};
 }
 
 }  // namespace gemmtune::kernels

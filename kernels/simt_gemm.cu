@@ -175,10 +175,14 @@ void launch_simt_kernel(const GemmProblem& p, const GemmOperands& x, int slices,
   GT_CUDA_CHECK_LAUNCH();
 }
 
+// Up to 128×128: at 1024³ the 128×128 tile is the fastest per block but has 64 blocks for 132 SMs; slicing k fills
+// them. One instantiation per tile here (the layout is a run-time branch), so the extra ones cost little to compile.
+constexpr int kSimtSplitMaxTile = 128 * 128;
+
 template <class T>
 void launch_simt_gemm(const GemmProblem& p, const GemmOperands& x, int slices, const SplitKScratch& scratch,
                       cudaStream_t s) {
-  if constexpr (has_split_k<T>()) {
+  if constexpr (has_split_k<T, kSimtSplitMaxTile>()) {
     if (slices > 1) return launch_simt_kernel<T, true>(p, x, slices, scratch, s);
   }
   launch_simt_kernel<T, false>(p, x, 1, scratch, s);
@@ -196,7 +200,7 @@ using SimtTiles = TileList<Tile<128, 128, 8, 32, 64, 8, 8, 2>,   // the classic 
 
 template <class... Tiles>
 std::vector<CompiledVariant> compile_all(TileList<Tiles...>) {
-  return {CompiledVariant{Tiles::config(), &launch_simt_gemm<Tiles>, has_split_k<Tiles>()}...};
+  return {CompiledVariant{Tiles::config(), &launch_simt_gemm<Tiles>, has_split_k<Tiles, kSimtSplitMaxTile>()}...};
 }
 
 }  // namespace

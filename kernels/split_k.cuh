@@ -22,11 +22,11 @@ inline SplitK make_split_k(int slices, const SplitKScratch& scratch) {
   return {slices, scratch.partials, scratch.tickets};
 }
 
-// Split-k pays only where the unsplit grid leaves SMs idle, which happens with the small tiles that small problems
-// pick: only those tiles get a split instantiation, and the registry a variant per slice count.
-template <class T>
+// Split-k pays only where the unsplit grid leaves SMs idle: only tiles up to kMaxTileFloats (each family's choice)
+// get a split instantiation, and the registry a variant per slice count.
+template <class T, int kMaxTileFloats>
 constexpr bool has_split_k() {
-  return T::bm * T::bn <= 64 * 64;
+  return T::bm * T::bn <= kMaxTileFloats;
 }
 
 #if defined(__CUDACC__)

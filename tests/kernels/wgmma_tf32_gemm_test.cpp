@@ -86,5 +86,34 @@ TEST(WgmmaTf32Gemm, BothPipelinesMatchFp64ReferenceOnEdgeTiles) {
   test::check_family_against_reference(Family::WgmmaTf32, problems);
 }
 
+// Two-warpgroup tiles run persistent, with bulk tensor stores of Y and Z, where a problem has more tiles than resident
+// blocks (2304² is 162 tiles of 256×128 and 324 of 128×128 for 132 SMs) and a row-major, aligned, n % 4 == 0 output
+// without dropout: the coverage shapes are too small to get there. save_z on each, and edge tiles in m, n and k.
+TEST(WgmmaTf32Gemm, PersistentPathMatchesFp64ReferenceWithSaveZAndEdgeTiles) {
+  GT_REQUIRE_GPU();
+  const std::vector<const KernelVariant*> variants = wgmma_variants();
+  if (variants.empty()) GTEST_SKIP() << "this build has no sm_90a code, so no wgmma variants";
+  if (const std::string why = variants.front()->device_unsupported_reason(); !why.empty()) GTEST_SKIP() << why;
+  std::vector<GemmProblem> problems;
+  for (const bool trans_b : {false, true}) {
+    GemmProblem p;
+    p.m = p.n = 2304;
+    p.k = 264;
+    p.trans_b = trans_b;
+    p.epi.bias = true;
+    p.epi.act = Activation::Gelu;
+    p.epi.save_z = true;
+    p.mode = MathMode::Tf32;
+    problems.push_back(p);
+    p.m = 2310;
+    p.n = 2308;
+    p.k = 100;
+    p.epi.bias = false;
+    p.epi.act = Activation::Sigmoid;
+    problems.push_back(p);
+  }
+  test::check_family_against_reference(Family::WgmmaTf32, problems);
+}
+
 }  // namespace
 }  // namespace gemmtune::kernels
