@@ -112,18 +112,6 @@ struct WgmmaLayout {
   static constexpr std::uint32_t kTileBytes = (ATile::kFloats + BTile::kFloats) * sizeof(float);
 };
 
-// grouped_block_tile's tile for a tile index of a persistent block rather than for blockIdx.x.
-__device__ __forceinline__ BlockTile grouped_tile(std::int64_t id, int bm, int bn, std::int64_t m, std::int64_t n) {
-  constexpr std::int64_t kGroupRows = 8;
-  const std::int64_t tiles_m = (m + bm - 1) / bm;
-  const std::int64_t tiles_n = (n + bn - 1) / bn;
-  const std::int64_t per_group = kGroupRows * tiles_n;
-  const std::int64_t first_m = (id / per_group) * kGroupRows;
-  const std::int64_t group_rows = tiles_m - first_m < kGroupRows ? tiles_m - first_m : kGroupRows;
-  const std::int64_t in_group = id % per_group;
-  return {(first_m + in_group % group_rows) * bm, (in_group / group_rows) * bn};
-}
-
 template <class T, bool kBKMajor>
 __global__ void __launch_bounds__(T::threads) wgmma_tf32_kernel(OperandView a, OperandView b, EpilogueParams e) {
   using Layout = WgmmaLayout<T, kBKMajor>;
