@@ -359,6 +359,42 @@ TEST_F(RuntimeCacheGpu, ExactAndNearestEntriesAreUsedAndExplained) {
   EXPECT_EQ(f.warnings.str(), "");
 }
 
+// A split-k variant's partial tiles live in the runtime's shared workspace and its tickets in its plan: two plans of
+// one variant (an exact and a nearest problem) take turns on the stream, and a captured forward replays bit for bit.
+TEST_F(RuntimeCacheGpu, ASplitKVariantRunsInTheSharedWorkspaceAndReplaysInAGraphBitForBit) {
+  const GemmProblem tuned = make(256, 256, 256, "nn", OutputLayout::RowMajor, Activation::Gelu, true, 0.f, MathMode::Fp32);
+  Candidate c;
+  c.backend = Backend::Own;
+  c.own_variant = "fp32_64x64x16_w32x32_t8x4_s2_split4";
+  TuningDb(db).merge_cache_entries({entry(tuned, c, device_key)});
+  Fixture f(db);
+  GemmProblem near = tuned;
+  near.m = 200;
+  ASSERT_EQ(f.rt->candidate_id(tuned), c.id());
+  ASSERT_EQ(f.rt->candidate_id(near), c.id());
+  for (const GemmProblem& p : {tuned, near, tuned}) expect_correct(*f.rt, p);
+
+  const CudaStream s;
+  test::ProblemData d(tuned, 5);
+  f.rt->forward(tuned, d.operands(), s.get());
+  s.synchronize();
+  const std::vector<float> eager = to_host(d.Y.get(), d.Y.size());
+  cudaGraph_t graph = nullptr;
+  GT_CUDA_CALL(cudaStreamBeginCapture(s.get(), cudaStreamCaptureModeGlobal));
+  f.rt->forward(tuned, d.operands(), s.get());
+  GT_CUDA_CALL(cudaStreamEndCapture(s.get(), &graph));
+  cudaGraphExec_t exec = nullptr;
+  GT_CUDA_CALL(cudaGraphInstantiate(&exec, graph, 0));
+  test::poison(d.Y);
+  GT_CUDA_CALL(cudaGraphLaunch(exec, s.get()));
+  GT_CUDA_CALL(cudaGraphLaunch(exec, s.get()));
+  s.synchronize();
+  GT_CUDA_CALL(cudaGraphExecDestroy(exec));
+  GT_CUDA_CALL(cudaGraphDestroy(graph));
+  EXPECT_EQ(to_host(d.Y.get(), d.Y.size()), eager);
+  EXPECT_EQ(f.warnings.str(), "");
+}
+
 TEST_F(RuntimeCacheGpu, EntriesWhoseAlgoNoLongerAppliesFallBackCleanly) {
   const GemmProblem lt_problem = make(128, 96, 64, "nn", OutputLayout::RowMajor, Activation::Relu, true, 0.f, MathMode::Tf32);
   const GemmProblem own_problem = make(128, 96, 64, "nn", OutputLayout::RowMajor, Activation::None, false, 0.f, MathMode::Tf32x3);
