@@ -6,6 +6,7 @@
 #include "kernels/registry.hpp"
 #include "lt/lt_gemm.hpp"
 #include "problem/pass_gemm.hpp"
+#include "tuner/candidate_launcher.hpp"
 
 namespace gemmtune {
 namespace {
@@ -34,7 +35,11 @@ SweepPlan make_sweep_plan(const SweepProfile& profile, const std::vector<MathMod
     if (has(use_backends, "own")) {
       for (const kernels::KernelVariant& v : kernels::kernel_registry()) {
         if (v.mode != p.mode) continue;
-        const std::string why = v.unsupported_reason(gemm);
+        // The sweep's own check (split-k scratch against the workspace included); ours needs no cuBLASLt handle.
+        Candidate c;
+        c.backend = Backend::Own;
+        c.own_variant = v.name;
+        const std::string why = CandidateLauncher::unsupported_reason(p, c, nullptr, profile.lt.workspace_bytes);
         if (why.empty())
           pp.own_variants.push_back(v.name);
         else

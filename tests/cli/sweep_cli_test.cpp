@@ -17,6 +17,26 @@ TEST(SweepCli, DryRunPrintsThePlanWithoutAGpu) {
   EXPECT_NE(r.output.find("own ("), std::string::npos) << "our kernel variants are listed\n" << r.output;
 }
 
+// 4096² in 128×128 tiles is 1024 tiles: 8 slices of partials need 512 MiB, 2 need 128 MiB, over the 64 MiB workspace.
+TEST(SweepCli, DryRunSkipsSplitVariantsWhosePartialsExceedTheWorkspace) {
+  test::ScratchDir dir;
+  const std::string path = dir.path("big.json");
+  test::write_bytes(path, R"({"name": "big", "shapes": [[4096, 4096, 4096], [256, 256, 256]], "modes": ["fp32"],
+                              "lt": {"workspace_mib": 64}})");
+  const auto r = run_gemmtune({"sweep", "--profile", path, "--dry-run"});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("own skipped: fp32_128x128x16_w32x64_t8x8_s2_split8: needs 536870912 bytes of split-k "
+                          "scratch, more than the 67108864-byte workspace"),
+            std::string::npos)
+      << r.output;
+  // At 256³ (4 tiles, 2 MiB of partials) the same variant is a candidate.
+  const std::size_t small = r.output.find("fwd:256x256x256");
+  ASSERT_NE(small, std::string::npos) << r.output;
+  const std::string small_section = r.output.substr(small);
+  EXPECT_NE(small_section.find(" fp32_128x128x16_w32x64_t8x8_s2_split8"), std::string::npos) << r.output;
+  EXPECT_EQ(small_section.find("own skipped: fp32_128x128x16_w32x64_t8x8_s2_split8"), std::string::npos) << r.output;
+}
+
 TEST(SweepCli, ModeFilterKeepsOnlyThatMode) {
   const auto r = run_gemmtune({"sweep", "--profile", "quick", "--dry-run", "--modes", "fp32"});
   EXPECT_EQ(r.exit_code, 0) << r.output;
