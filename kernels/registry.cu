@@ -86,7 +86,8 @@ std::string KernelVariant::device_unsupported_reason() const { return limits.dev
 
 std::size_t KernelVariant::split_k_tickets(const GemmProblem& p) const {
   if (slices == 1) return 0;
-  return static_cast<std::size_t>((p.m + tile.bm - 1) / tile.bm) * static_cast<std::size_t>((p.n + tile.bn - 1) / tile.bn);
+  const auto tiles_m = static_cast<std::size_t>((p.m + tile.bm - 1) / tile.bm);
+  return tiles_m * static_cast<std::size_t>((p.n + tile.bn - 1) / tile.bn);
 }
 
 std::size_t KernelVariant::split_k_partial_floats(const GemmProblem& p) const {

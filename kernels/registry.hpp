@@ -25,8 +25,8 @@ struct KernelVariant {
   // Every variant takes any alignment: 16-byte loads where an operand's leading dimension and base allow them,
   // narrower loads elsewhere; so this is 1 for all of them today.
   int alignment_floats;
-  // Blocks that share each output tile's k (kernels/split_k.cuh); 1 for an unsplit variant. A split variant is the
-  // same compiled kernel as its unsplit twin, named with a "_split<slices>" suffix.
+  // Blocks that share each output tile's k (kernels/split_k.cuh); 1 for an unsplit variant. A split variant has its
+  // unsplit twin's tile and launcher (which runs the tile's split instantiation), and a "_split<slices>" suffix.
   int slices;
   LaunchFn launch_fn;
   FamilyLimits limits;
