@@ -162,6 +162,14 @@ GT_HOST_DEVICE std::int64_t output_index(const EpilogueParams& e, std::int64_t r
   return e.transposed ? col * e.m + row : row * e.n + col;
 }
 
+// Dropout of logical element (row, col) of Y, in precision T: y·keep/(1−p), y itself without dropout.
+template <typename T>
+GT_HOST_DEVICE T apply_dropout(const EpilogueParams& e, std::int64_t row, std::int64_t col, T y) {
+  if (e.dropout_p <= 0.f) return y;
+  const bool keep = dropout_keep(e.seed, e.offset, static_cast<std::uint64_t>(row * e.n + col), e.dropout_p);
+  return keep ? y * (T(1) / (T(1) - T(e.dropout_p))) : T(0);
+}
+
 template <typename T>
 struct EpilogueValues {
   T z, y;
@@ -173,13 +181,7 @@ template <typename T>
 GT_HOST_DEVICE EpilogueValues<T> epilogue_values(const EpilogueParams& e, std::int64_t row, std::int64_t col, T acc,
                                                  T bias) {
   const T z = acc + bias;
-  T y = activation_forward<T>(e.act, z, T(e.leaky_slope));
-  if (e.dropout_p > 0.f) {
-    const auto element = static_cast<std::uint64_t>(row * e.n + col);
-    const bool keep = dropout_keep(e.seed, e.offset, element, e.dropout_p);
-    y = keep ? y * (T(1) / (T(1) - T(e.dropout_p))) : T(0);
-  }
-  return {z, y};
+  return {z, apply_dropout<T>(e, row, col, activation_forward<T>(e.act, z, T(e.leaky_slope)))};
 }
 
 // Calls f(std::integral_constant<Activation, act>{}): code that takes the activation as a compile-time constant runs
@@ -243,13 +245,6 @@ __device__ __forceinline__ float activation(Activation act, float z, float leaky
 }
 
 }  // namespace fast
-
-// Dropout of logical element (row, col) of Y, in a kernel: y·keep/(1−p), y itself without dropout.
-__device__ __forceinline__ float apply_dropout(const EpilogueParams& e, std::int64_t row, std::int64_t col, float y) {
-  if (e.dropout_p == 0.f) return y;
-  const bool keep = dropout_keep(e.seed, e.offset, static_cast<std::uint64_t>(row * e.n + col), e.dropout_p);
-  return keep ? y * (1.f / (1.f - e.dropout_p)) : 0.f;
-}
 
 // Finishes logical element (row, col) of Y from its fp32 accumulator (no bias yet) and stores Y, and Z with save_z,
 // in the output layout: the general path of every kernel family's epilogue (any layout, alignment, dropout). Elements
