@@ -66,12 +66,17 @@ constexpr int kOutputChunkRows = 16, kOutputBoxCols = 32;
 constexpr std::uint32_t kOutputBoxBytes = kOutputChunkRows * kOutputBoxCols * sizeof(float);
 constexpr std::uint32_t kOutputChunkBytes = 2 * kOutputBoxBytes;
 
+// Float c of row r in rows of 32 floats laid out in the 128-byte swizzle (what TMA's SWIZZLE_128B writes and reads):
+// 16-byte unit c / 4 of row r sits at unit (c / 4) ^ (r % 8).
+__device__ __forceinline__ int swizzle_128b_offset(int r, int c) { return r * 32 + ((c / 4) ^ (r % 8)) * 4 + c % 4; }
+
 // The A tile, bm rows × 32 floats in the 128B-swizzle K-major layout of wgmma::sw128_kmajor_descriptor.
 template <int kRows>
 struct SwizzledATile {
   static_assert(kRows % 8 == 0, "whole 8-row swizzle atoms");
+  static_assert(kBk == 32, "one swizzle row per tile row");
   static constexpr int kFloats = kRows * kBk;
-  __device__ static int offset(int r, int kk) { return r * kBk + ((kk / 4) ^ (r % 8)) * 4 + kk % 4; }
+  __device__ static int offset(int r, int kk) { return swizzle_128b_offset(r, kk); }
 };
 
 // The B tile as stored, rows padded so a fragment load hits 32 distinct banks: NN is [k][bn + 8] (its 4 k rows sit
@@ -220,6 +225,7 @@ template <int kRows>
 struct StagedOutput {
   static constexpr int kChunks = kRows / kOutputChunkRows;
   static_assert(kRows % kOutputChunkRows == 0 && kChunks % 2 == 0, "whole chunks, an even number per pass");
+  static_assert(kOutputBoxCols == 32, "a box row is one 128-byte swizzle row");
 
   // acc[4i + q] is Y (8i + 2t + q % 2, col + 8(q / 2)) of the block tile; bias[j] is column col + 8j's. acc ends up
   // holding Z. The activation runs over all of acc before the first chunk: 128 independent exp2/rcp chains rather
@@ -241,7 +247,8 @@ struct StagedOutput {
 #pragma unroll
           for (int q = 0; q < 4; ++q) {
             const int r = 8 * half + 2 * t + q % 2, c = col % 64 + 8 * (q / 2);
-            buffer[c / kOutputBoxCols * (kOutputBoxBytes / sizeof(float)) + box_offset(r, c % kOutputBoxCols)] =
+            const int box = c / kOutputBoxCols;
+            buffer[box * (kOutputBoxBytes / sizeof(float)) + swizzle_128b_offset(r, c % kOutputBoxCols)] =
                 values[4 * (2 * chunk + half) + q];
           }
         wgmma::fence_async_shared();  // the copy engine reads through the async proxy
@@ -267,10 +274,6 @@ struct StagedOutput {
   __device__ static void drain() {
     if (threadIdx.x % 128 == 0) pipeline::bulk_wait_group_read<0>();
   }
-
- private:
-  // (r, c) of a 16 × 32 box in the 128-byte swizzle: 16-byte unit c / 4 of row r sits at unit (c / 4) ^ (r % 8).
-  __device__ static int box_offset(int r, int c) { return r * kOutputBoxCols + ((c / 4) ^ (r % 8)) * 4 + c % 4; }
 };
 
 // The producer is a whole warpgroup after the T::threads consumers, although one lane does its work: registers are
