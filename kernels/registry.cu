@@ -18,13 +18,15 @@ const char* name_prefix(Family f) {
 }
 
 // "tf32_128x128x32_w64x64_s3"; SIMT variants add their thread tile: "fp32_128x128x8_w32x64_t8x8_s2". wgmma variants
-// leave out the warp tile, which the instruction fixes (16 columns of Y × the block's rows): "wgmma_tf32_256x128x32_s4".
+// leave out the warp tile, which the instruction fixes (16 columns of Y × the block's rows): "wgmma_tf32_256x128x32_s4",
+// and name their cluster where blocks run in clusters: "wgmma_tf32_256x128x32_s4_c2".
 std::string variant_name(Family f, const TileConfig& t) {
   std::string name = std::string(name_prefix(f)) + "_" + std::to_string(t.bm) + "x" + std::to_string(t.bn) + "x" +
                      std::to_string(t.bk);
   if (f != Family::WgmmaTf32) name += "_w" + std::to_string(t.wm) + "x" + std::to_string(t.wn);
   if (t.tm > 0) name += "_t" + std::to_string(t.tm) + "x" + std::to_string(t.tn);
-  return name + "_s" + std::to_string(t.stages);
+  name += "_s" + std::to_string(t.stages);
+  return t.cluster > 1 ? name + "_c" + std::to_string(t.cluster) : name;
 }
 
 // Slice counts of the split-k variants, for the tiles whose family compiled a split kernel (kernels/split_k.cuh).

@@ -4,20 +4,25 @@
 namespace gemmtune::kernels {
 
 // The runtime view of a tile shape, as the registry and the db describe a variant. tm/tn are 0 where a family has no
-// thread tile (tensor cores: a warp's fragments are fixed by the mma shape).
+// thread tile (tensor cores: a warp's fragments are fixed by the mma shape). cluster: blocks of a thread-block cluster
+// side by side along n that share (multicast) their A tile; 1 where a family has no clusters.
 struct TileConfig {
   int bm, bn, bk, wm, wn, tm, tn, stages, threads;
+  int cluster = 1;
 };
 
 // The compile-time view: kernels are templates over one of these.
-template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES>
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int CLUSTER = 1>
 struct Tile {
   static constexpr int bm = BM, bn = BN, bk = BK, wm = WM, wn = WN, tm = TM, tn = TN, stages = STAGES;
+  static constexpr int cluster = CLUSTER;
   static constexpr int warps_m = BM / WM, warps_n = BN / WN;
   static constexpr int threads = warps_m * warps_n * 32;
   static_assert(BM % WM == 0 && BN % WN == 0, "warp tiles must tile the block tile");
 
-  static constexpr TileConfig config() { return {BM, BN, BK, WM, WN, TM, TN, STAGES, threads}; }
+  static constexpr TileConfig config() { return {BM, BN, BK, WM, WN, TM, TN, STAGES, threads, CLUSTER}; }
+  // The same tile for a kernel that runs without clusters.
+  using Unclustered = Tile<BM, BN, BK, WM, WN, TM, TN, STAGES>;
 };
 
 template <class... Tiles>

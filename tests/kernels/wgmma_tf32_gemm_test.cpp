@@ -88,7 +88,8 @@ TEST(WgmmaTf32Gemm, BothPipelinesMatchFp64ReferenceOnEdgeTiles) {
 
 // Two-warpgroup tiles run persistent, with bulk tensor stores of Y and Z, where a problem has more tiles than resident
 // blocks (2304² is 162 tiles of 256×128 and 324 of 128×128 for 132 SMs) and a row-major, aligned, n % 4 == 0 output
-// without dropout: the coverage shapes are too small to get there. save_z on each, and edge tiles in m, n and k.
+// without dropout: the coverage shapes are too small to get there. save_z on each, and edge tiles in m, n and k. The
+// clustered variants' pairs of tiles along n: 2308 columns end in a pair whose second tile lies wholly past n.
 TEST(WgmmaTf32Gemm, PersistentPathMatchesFp64ReferenceWithSaveZAndEdgeTiles) {
   GT_REQUIRE_GPU();
   const std::vector<const KernelVariant*> variants = wgmma_variants();
