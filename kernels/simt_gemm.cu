@@ -18,17 +18,19 @@
 namespace gemmtune::kernels {
 namespace {
 
-// Shared tiles are [bk][kRowFloats] with their 16-byte chunks XOR-swizzled by k. A K-major operand is stored
-// transposed: the 32 lanes of a store hit 32/bk·4 consecutive rows × bk/4 k-chunks, and the swizzle spreads those over
-// all 32 banks; reads and direct (MN-major) stores only permute whole chunks, so they stay conflict-free too.
+// Shared tiles are [bk][kRowFloats + 4]. Every fragment read is then the thread's base address plus a compile-time
+// offset: an XOR swizzle cost ~40 address instructions per k tile, a chain each warp waited through before its first
+// LDS (ncu: 0.19 cycles per issue stalled on fixed-latency waits). The padding spreads a K-major operand's transposed
+// stores, which hit 32/bk·4 consecutive rows × bk/4 k-chunks per warp, over bank offsets 0 and 16: conflict-free at
+// bk = 8, 2-way at bk = 16, 4-way at bk = 32, on a few stores per k tile. Reads and MN-major stores stay within one
+// row per chunk group and are conflict-free.
 template <int kRowFloats, int kBk>
-__device__ __forceinline__ int swizzled(int kk, int r) {
-  static_assert(kRowFloats % 32 == 0, "the swizzle permutes chunks inside aligned groups of 8");
-  static_assert(kBk == 8 || kBk == 16 || kBk == 32, "bk must be 8, 16 or 32");
-  constexpr int kSpread = 32 / kBk;
-  const int chunk = (r / 4) ^ ((kk / 4) % (kBk / 4) * kSpread);
-  return kk * kRowFloats + chunk * 4 + r % 4;
-}
+struct PaddedTile {
+  static_assert(kRowFloats % 32 == 0, "the bank argument above assumes whole 32-float rows");
+  static constexpr int kStride = kRowFloats + 4;
+  static constexpr int kFloats = kBk * kStride;
+  __device__ static int offset(int kk, int r) { return kk * kStride + r; }
+};
 
 // One operand's next tile, held in registers between its global load and its shared-memory store, so the loads are in
 // flight while the current tile is multiplied.
@@ -62,13 +64,14 @@ struct StagedTile {
 #pragma unroll
     for (int c = 0; c < Cursor::kChunks; ++c) {
       const int r = cursor.tile_r(c), kk = cursor.tile_kk(c);
+      using Rows = PaddedTile<kRows, kBk>;
       if (cursor.k_major) {
-        tile[swizzled<kRows, kBk>(kk, r)] = regs[c].x;
-        tile[swizzled<kRows, kBk>(kk + 1, r)] = regs[c].y;
-        tile[swizzled<kRows, kBk>(kk + 2, r)] = regs[c].z;
-        tile[swizzled<kRows, kBk>(kk + 3, r)] = regs[c].w;
+        tile[Rows::offset(kk, r)] = regs[c].x;
+        tile[Rows::offset(kk + 1, r)] = regs[c].y;
+        tile[Rows::offset(kk + 2, r)] = regs[c].z;
+        tile[Rows::offset(kk + 3, r)] = regs[c].w;
       } else {
-        *reinterpret_cast<float4*>(tile + swizzled<kRows, kBk>(kk, r)) = regs[c];
+        *reinterpret_cast<float4*>(tile + Rows::offset(kk, r)) = regs[c];
       }
     }
   }
@@ -89,7 +92,9 @@ __global__ void __launch_bounds__(T::threads, simt_min_blocks<T::threads>())
   constexpr int kThreadsM = T::wm / T::tm;
   static_assert(kThreadsM * kThreadsN == 32, "a warp's thread tiles must cover its warp tile");
   static_assert(T::tm % 4 == 0 && T::tn % 4 == 0, "thread tiles are read in 4-float chunks");
-  constexpr int kTileFloats = T::bk * (T::bm + T::bn);
+  using TileA = PaddedTile<T::bm, T::bk>;
+  using TileB = PaddedTile<T::bn, T::bk>;
+  constexpr int kTileFloats = TileA::kFloats + TileB::kFloats;
 
   extern __shared__ float4 shared_mem[];
   float* const smem = reinterpret_cast<float*>(shared_mem);
@@ -107,10 +112,34 @@ __global__ void __launch_bounds__(T::threads, simt_min_blocks<T::threads>())
   next_a.load(cursor_a, a.vec4, k_first);
   next_b.load(cursor_b, b.vec4, k_first);
   next_a.store(smem, cursor_a);
-  next_b.store(smem + T::bk * T::bm, cursor_b);
+  next_b.store(smem + TileA::kFloats, cursor_b);
   __syncthreads();
 
+  // A thread's fragments of step kk: rows of A and columns of B, tm and tn floats read as 16-byte chunks.
+  const auto load_fragments = [&](const float* tile, int kk, float (&frag_a)[T::tm], float (&frag_b)[T::tn]) {
+#pragma unroll
+    for (int i = 0; i < T::tm / 4; ++i)
+      *reinterpret_cast<float4*>(&frag_a[i * 4]) =
+          *reinterpret_cast<const float4*>(tile + TileA::offset(kk, warp_row + (i * kThreadsM + lane_m) * 4));
+#pragma unroll
+    for (int j = 0; j < T::tn / 4; ++j)
+      *reinterpret_cast<float4*>(&frag_b[j * 4]) = *reinterpret_cast<const float4*>(
+          tile + TileA::kFloats + TileB::offset(kk, warp_col + (j * kThreadsN + lane_n) * 4));
+  };
   float acc[T::tm][T::tn] = {};
+  const auto multiply = [&](const float (&frag_a)[T::tm], const float (&frag_b)[T::tn]) {
+#pragma unroll
+    for (int i = 0; i < T::tm; ++i)
+#pragma unroll
+      for (int j = 0; j < T::tn; ++j) acc[i][j] = fmaf(frag_a[i], frag_b[j], acc[i][j]);
+  };
+
+  // Two fragment buffers: step kk + 1's reads are in flight while step kk multiplies. The last step of a tile
+  // multiplies after the barrier that publishes the next tile, behind the reads of that tile's first step, so no warp
+  // waits on shared-memory latency right after the barrier.
+  static_assert(T::bk % 2 == 0, "the last step of a tile uses fragment buffer 1");
+  float frags_a[2][T::tm], frags_b[2][T::tn];
+  load_fragments(smem, 0, frags_a[0], frags_b[0]);
   const int k_tiles = k_range.end - k_range.begin;
   for (int kt = 0; kt < k_tiles; ++kt) {
     const bool has_next = kt + 1 < k_tiles;
@@ -118,32 +147,24 @@ __global__ void __launch_bounds__(T::threads, simt_min_blocks<T::threads>())
       next_a.load(cursor_a, a.vec4, k_first + std::int64_t{kt + 1} * T::bk);
       next_b.load(cursor_b, b.vec4, k_first + std::int64_t{kt + 1} * T::bk);
     }
-    const float* tile_a = smem + (kt % 2) * kTileFloats;
-    const float* tile_b = tile_a + T::bk * T::bm;
+    const float* const tile = smem + (kt % 2) * kTileFloats;
 #pragma unroll
-    for (int kk = 0; kk < T::bk; ++kk) {
-      float frag_a[T::tm], frag_b[T::tn];
-#pragma unroll
-      for (int i = 0; i < T::tm / 4; ++i)
-        *reinterpret_cast<float4*>(&frag_a[i * 4]) = *reinterpret_cast<const float4*>(
-            tile_a + swizzled<T::bm, T::bk>(kk, warp_row + (i * kThreadsM + lane_m) * 4));
-#pragma unroll
-      for (int j = 0; j < T::tn / 4; ++j)
-        *reinterpret_cast<float4*>(&frag_b[j * 4]) = *reinterpret_cast<const float4*>(
-            tile_b + swizzled<T::bn, T::bk>(kk, warp_col + (j * kThreadsN + lane_n) * 4));
-#pragma unroll
-      for (int i = 0; i < T::tm; ++i)
-#pragma unroll
-        for (int j = 0; j < T::tn; ++j) acc[i][j] = fmaf(frag_a[i], frag_b[j], acc[i][j]);
+    for (int kk = 0; kk < T::bk - 1; ++kk) {
+      load_fragments(tile, kk + 1, frags_a[(kk + 1) % 2], frags_b[(kk + 1) % 2]);
+      multiply(frags_a[kk % 2], frags_b[kk % 2]);
     }
     if (has_next) {
       float* const other = smem + ((kt + 1) % 2) * kTileFloats;
       next_a.store(other, cursor_a);
-      next_b.store(other + T::bk * T::bm, cursor_b);
+      next_b.store(other + TileA::kFloats, cursor_b);
+      // One barrier per tile is enough with two buffers: every warp read the other buffer (tile kt − 1) before it
+      // arrived at the previous one.
+      __syncthreads();
+      load_fragments(other, 0, frags_a[0], frags_b[0]);
     }
-    // One barrier per tile is enough with two buffers: it orders this tile's reads before the next store to it.
-    __syncthreads();
+    multiply(frags_a[1], frags_b[1]);
   }
+  __syncthreads();  // every warp is done reading the pipeline before it becomes the output tile
 
   using Output = OutputTile<T::bm, T::bn, T::threads>;
 #pragma unroll
@@ -161,7 +182,8 @@ __global__ void __launch_bounds__(T::threads, simt_min_blocks<T::threads>())
 template <class T, bool kSplitK>
 void launch_simt_kernel(const GemmProblem& p, const GemmOperands& x, int slices, const SplitKScratch& scratch,
                         cudaStream_t s) {
-  constexpr std::size_t kPipelineBytes = 2 * T::bk * (T::bm + T::bn) * sizeof(float);
+  constexpr std::size_t kPipelineBytes =
+      2 * std::size_t{PaddedTile<T::bm, T::bk>::kFloats + PaddedTile<T::bn, T::bk>::kFloats} * sizeof(float);
   constexpr std::size_t kOutputBytes = OutputTile<T::bm, T::bn, T::threads>::kBytes;
   constexpr std::size_t kSmemBytes = kPipelineBytes > kOutputBytes ? kPipelineBytes : kOutputBytes;
   static std::once_flag attribute_set;
