@@ -218,7 +218,9 @@ using SimtTiles = TileList<Tile<128, 128, 8, 32, 64, 8, 8, 2>,   // the classic 
                            Tile<64, 128, 16, 32, 64, 8, 8, 2>,
                            Tile<64, 64, 16, 32, 32, 8, 4, 2>,    // more blocks for 256-512
                            Tile<64, 64, 32, 32, 32, 4, 8, 2>,
-                           Tile<32, 64, 16, 32, 32, 4, 8, 2>>;   // 64 threads: enough blocks to fill 132 SMs at 256
+                           Tile<32, 64, 16, 32, 32, 4, 8, 2>,    // 64 threads: enough blocks to fill 132 SMs at 256
+                           // 8×16 per thread, as cuBLASLt's fp32 kernel: 6 LDS.128 per 128 FFMA, for 2048-4096
+                           Tile<128, 256, 16, 64, 64, 8, 16, 2>>;
 
 template <class... Tiles>
 std::vector<CompiledVariant> compile_all(TileList<Tiles...>) {
