@@ -32,11 +32,25 @@ std::string variant_name(Family f, const TileConfig& t) {
 // Slice counts of the split-k variants, for the tiles whose family compiled a split kernel (kernels/split_k.cuh).
 constexpr int kSplitSlices[] = {2, 4, 8};
 
+// Clustered variants of a family that runs anywhere else (SIMT's k split over a cluster) need thread-block clusters.
+std::string cluster_device_limits() {
+  int device = 0, clusters = 0;
+  if (cudaGetDevice(&device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&clusters, cudaDevAttrClusterLaunch, device) != cudaSuccess) {
+    const cudaError_t error = cudaGetLastError();  // clears it: asking is not a failure of later CUDA calls
+    return std::string("thread-block clusters need a compute capability 9.0 GPU and none is usable: ") +
+           cudaGetErrorString(error);
+  }
+  return clusters ? "" : "thread-block clusters need compute capability 9.0 or newer, which this GPU is not";
+}
+
 void add_family(std::vector<KernelVariant>& registry, Family family, MathMode mode,
                 const std::vector<CompiledVariant>& compiled, FamilyLimits limits = {}) {
   for (const CompiledVariant& c : compiled) {
     const std::string name = variant_name(family, c.tile);
-    registry.push_back(KernelVariant{name, family, c.tile, mode, 1, 1, c.launch, limits});
+    FamilyLimits variant_limits = limits;
+    if (c.tile.cluster > 1 && !variant_limits.device) variant_limits.device = &cluster_device_limits;
+    registry.push_back(KernelVariant{name, family, c.tile, mode, 1, 1, c.launch, variant_limits});
     if (!c.split_k) continue;
     for (int slices : kSplitSlices)
       registry.push_back(KernelVariant{name + "_split" + std::to_string(slices), family, c.tile, mode, 1, slices,

@@ -8,6 +8,8 @@
 #include <mutex>
 
 #include "cuda/cuda_call.hpp"
+#include "kernels/cluster_launch.hpp"
+#include "kernels/cluster_split_k.cuh"
 #include "kernels/compiled_variant.hpp"
 #include "kernels/epilogue.cuh"
 #include "kernels/operand_view.cuh"
@@ -84,7 +86,8 @@ constexpr int simt_min_blocks() {
   return kThreads >= 256 ? 1 : 256 / kThreads;
 }
 
-// kSplitK: blockIdx.z is a slice of k (kernels/split_k.cuh); without it the kernel is the plain one.
+// kSplitK: blockIdx.z is a slice of k (kernels/split_k.cuh); without it the kernel is the plain one. A clustered tile
+// (T::cluster > 1) splits k over the blocks of a cluster instead (kernels/cluster_split_k.cuh).
 template <class T, bool kSplitK>
 __global__ void __launch_bounds__(T::threads, simt_min_blocks<T::threads>())
     simt_gemm_kernel(OperandView a, OperandView b, EpilogueParams e, SplitK split) {
@@ -107,7 +110,9 @@ __global__ void __launch_bounds__(T::threads, simt_min_blocks<T::threads>())
   const ChunkCursor<T::bn, T::bk, T::threads> cursor_b(b, b.k_major, block.col0, tid);
   StagedTile<T::bm, T::bk, T::threads> next_a;
   StagedTile<T::bn, T::bk, T::threads> next_b;
-  const KTileRange k_range = slice_k_tiles<kSplitK>(static_cast<int>((a.k + T::bk - 1) / T::bk), split.slices);
+  constexpr bool kSliced = kSplitK || T::cluster > 1;
+  const KTileRange k_range =
+      slice_k_tiles<kSliced>(static_cast<int>((a.k + T::bk - 1) / T::bk), T::cluster > 1 ? T::cluster : split.slices);
   const std::int64_t k_first = std::int64_t{k_range.begin} * T::bk;
   next_a.load(cursor_a, a.vec4, k_first);
   next_b.load(cursor_b, b.vec4, k_first);
@@ -173,6 +178,10 @@ __global__ void __launch_bounds__(T::threads, simt_min_blocks<T::threads>())
     for (int j = 0; j < T::tn; ++j)
       Output::put(smem, warp_row + (i / 4 * kThreadsM + lane_m) * 4 + i % 4,
                   warp_col + (j / 4 * kThreadsN + lane_n) * 4 + j % 4, acc[i][j]);
+  if constexpr (T::cluster > 1) {
+    ClusterSplitK<T::bm, T::bn, T::threads, T::cluster>::finish(smem, e, block, tid);
+    return;
+  }
   __syncthreads();
   if constexpr (kSplitK)
     if (!gather_split_k<Output, T::bm, T::bn, T::threads>(smem, split, tid)) return;
@@ -191,20 +200,32 @@ void launch_simt_kernel(const GemmProblem& p, const GemmOperands& x, int slices,
     GT_CUDA_CALL(cudaFuncSetAttribute(simt_gemm_kernel<T, kSplitK>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                       static_cast<int>(kSmemBytes)));
   });
-  const dim3 grid(grouped_grid_size(T::bm, T::bn, p.m, p.n), 1, static_cast<unsigned>(slices));
-  simt_gemm_kernel<T, kSplitK><<<grid, T::threads, kSmemBytes, s>>>(
-      operand_a(p, x), operand_b(p, x), make_epilogue_params(p, x), make_split_k(slices, scratch));
+  if constexpr (T::cluster > 1) {
+    const ClusterLaunch launch(dim3(grouped_grid_size(T::bm, T::bn, p.m, p.n), 1, T::cluster), dim3(1, 1, T::cluster),
+                               T::threads, kSmemBytes, s);
+    GT_CUDA_CALL(cudaLaunchKernelEx(&launch.config, simt_gemm_kernel<T, false>, operand_a(p, x), operand_b(p, x),
+                                    make_epilogue_params(p, x), make_split_k(1, scratch)));
+  } else {
+    const dim3 grid(grouped_grid_size(T::bm, T::bn, p.m, p.n), 1, static_cast<unsigned>(slices));
+    simt_gemm_kernel<T, kSplitK><<<grid, T::threads, kSmemBytes, s>>>(
+        operand_a(p, x), operand_b(p, x), make_epilogue_params(p, x), make_split_k(slices, scratch));
+  }
   GT_CUDA_CHECK_LAUNCH();
 }
 
 // Up to 128×128: at 1024³ the 128×128 tile is the fastest per block but has 64 blocks for 132 SMs; slicing k fills
 // them. One instantiation per tile here (the layout is a run-time branch), so the extra ones cost little to compile.
+// Clustered tiles split k inside their kernel and take no slices.
 constexpr int kSimtSplitMaxTile = 128 * 128;
+template <class T>
+constexpr bool simt_has_split_k() {
+  return T::cluster == 1 && has_split_k<T, kSimtSplitMaxTile>();
+}
 
 template <class T>
 void launch_simt_gemm(const GemmProblem& p, const GemmOperands& x, int slices, const SplitKScratch& scratch,
                       cudaStream_t s) {
-  if constexpr (has_split_k<T, kSimtSplitMaxTile>()) {
+  if constexpr (simt_has_split_k<T>()) {
     if (slices > 1) return launch_simt_kernel<T, true>(p, x, slices, scratch, s);
   }
   launch_simt_kernel<T, false>(p, x, 1, scratch, s);
@@ -220,11 +241,15 @@ using SimtTiles = TileList<Tile<128, 128, 8, 32, 64, 8, 8, 2>,   // the classic 
                            Tile<64, 64, 32, 32, 32, 4, 8, 2>,
                            Tile<32, 64, 16, 32, 32, 4, 8, 2>,    // 64 threads: enough blocks to fill 132 SMs at 256
                            // 8×16 per thread, as cuBLASLt's fp32 kernel: 6 LDS.128 per 128 FFMA, for 2048-4096
-                           Tile<128, 256, 16, 64, 64, 8, 16, 2>>;
+                           Tile<128, 256, 16, 64, 64, 8, 16, 2>,
+                           // k split over a cluster of two (sm_90): 1024-2048 with twice the blocks of the tile
+                           Tile<128, 128, 16, 32, 64, 8, 8, 2, 2>,
+                           Tile<128, 64, 16, 32, 64, 8, 8, 2, 2>,
+                           Tile<64, 128, 16, 32, 64, 8, 8, 2, 2>>;
 
 template <class... Tiles>
 std::vector<CompiledVariant> compile_all(TileList<Tiles...>) {
-  return {CompiledVariant{Tiles::config(), &launch_simt_gemm<Tiles>, has_split_k<Tiles, kSimtSplitMaxTile>()}...};
+  return {CompiledVariant{Tiles::config(), &launch_simt_gemm<Tiles>, simt_has_split_k<Tiles>()}...};
 }
 
 }  // namespace

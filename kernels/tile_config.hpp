@@ -4,8 +4,9 @@
 namespace gemmtune::kernels {
 
 // The runtime view of a tile shape, as the registry and the db describe a variant. tm/tn are 0 where a family has no
-// thread tile (tensor cores: a warp's fragments are fixed by the mma shape). cluster: blocks of a thread-block cluster
-// side by side along n that share (multicast) their A tile; 1 where a family has no clusters.
+// thread tile (tensor cores: a warp's fragments are fixed by the mma shape). cluster: the blocks of a thread-block
+// cluster (sm_90), 1 for none: wgmma pairs them along n to share (multicast) their A tile, SIMT splits k over them and
+// reduces in distributed shared memory.
 struct TileConfig {
   int bm, bn, bk, wm, wn, tm, tn, stages, threads;
   int cluster = 1;

@@ -65,29 +65,11 @@ __device__ __forceinline__ void claim_registers() {
   asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(kRegisters));
 }
 
-// This block's rank in its cluster, and the shared::cluster address of the same shared variable in the block of
-// another rank (a barrier there, for a remote arrival).
-__device__ __forceinline__ std::uint32_t cluster_rank() {
-  std::uint32_t rank;
-  asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(rank));
-  return rank;
-}
-__device__ __forceinline__ std::uint32_t peer_address(std::uint32_t local, std::uint32_t rank) {
-  std::uint32_t remote;
-  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(remote) : "r"(local), "r"(rank));
-  return remote;
-}
-
-// An arrival on a barrier of any block of the cluster (an address from peer_address). Default semantics, release at
-// CTA scope, as CUTLASS's cluster barriers use: it only has to follow this warp's reads of the stage. A cluster-scope
-// release sat on the consumers' critical path and made every k tile ~1000 cycles longer when it was tried.
+// An arrival on a barrier of any block of the cluster (an address from cluster::peer_address). Default semantics,
+// release at CTA scope, as CUTLASS's cluster barriers use: it only has to follow this warp's reads of the stage. A
+// cluster-scope release sat on the consumers' critical path and made every k tile ~1000 cycles longer when tried.
 __device__ __forceinline__ void mbarrier_arrive_cluster(std::uint32_t remote_barrier) {
   asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];\n" ::"r"(remote_barrier) : "memory");
-}
-
-// Every thread of every block of the cluster meets here (after barrier initialization, before any remote use).
-__device__ __forceinline__ void cluster_sync() {
-  asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
 }
 
 // Copies the box at (x, y) (x along the contiguous dimension) of a 2-D tensor map into shared memory at `dst`, in
@@ -103,8 +85,8 @@ __device__ __forceinline__ void tma_load_2d(std::uint32_t dst, const CUtensorMap
 
 // tma_load_2d into every block of the cluster whose bit is set in cta_mask, at the same shared-memory offset in each,
 // completing the bytes on each one's barrier at the offset of `barrier`.
-__device__ __forceinline__ void tma_multicast_2d(std::uint32_t dst, const CUtensorMap& map, std::uint32_t barrier, int x,
-                                                 int y, std::uint16_t cta_mask) {
+__device__ __forceinline__ void tma_multicast_2d(std::uint32_t dst, const CUtensorMap& map, std::uint32_t barrier,
+                                                 int x, int y, std::uint16_t cta_mask) {
   asm volatile(
       "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster"
       " [%0], [%1, {%3, %4}], [%2], %5;\n" ::"r"(dst),

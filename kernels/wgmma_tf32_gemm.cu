@@ -47,6 +47,8 @@
 #include <vector>
 
 #include "cuda/cuda_call.hpp"
+#include "kernels/cluster.cuh"
+#include "kernels/cluster_launch.hpp"
 #include "kernels/compiled_variant.hpp"
 #include "kernels/epilogue.cuh"
 #include "kernels/operand_view.cuh"
@@ -317,7 +319,7 @@ __global__ void __launch_bounds__(T::threads + 128, T::threads == 128 && T::bm <
   // arrives as zeros and its stores fall outside Y, where the copy engine drops them.
   const std::int64_t tiles = (e.m + T::bm - 1) / T::bm * ((e.n + kCluster * T::bn - 1) / (kCluster * T::bn));
   const std::int64_t first_tile = blockIdx.x / kCluster, tile_step = gridDim.x / kCluster;
-  const int rank = kCluster > 1 ? static_cast<int>(pipeline::cluster_rank()) : 0;
+  const int rank = kCluster > 1 ? static_cast<int>(cluster::rank()) : 0;
   const auto block_tile = [&](std::int64_t tile) {
     BlockTile block = grouped_tile(tile, T::bm, kCluster * T::bn, e.m, e.n);
     block.col0 += std::int64_t{rank} * T::bn;
@@ -334,7 +336,7 @@ __global__ void __launch_bounds__(T::threads + 128, T::threads == 128 && T::bm <
     pipeline::fence_barrier_init();
   }
   if constexpr (kCluster > 1)
-    pipeline::cluster_sync();  // no copy or arrival reaches another block's barriers before they are initialized
+    cluster::sync();  // no copy or arrival reaches another block's barriers before they are initialized
   else
     __syncthreads();
 
@@ -394,7 +396,7 @@ __global__ void __launch_bounds__(T::threads + 128, T::threads == 128 && T::bm <
     const auto release = [&](int g) {
       __syncwarp();  // every lane's reads of the stage are done before it is released
       if constexpr (kCluster > 1) {
-        if (lane < kCluster) pipeline::mbarrier_arrive_cluster(pipeline::peer_address(empty(g % kStages), lane));
+        if (lane < kCluster) pipeline::mbarrier_arrive_cluster(cluster::peer_address(empty(g % kStages), lane));
       } else {
         if (lane == 0) pipeline::mbarrier_arrive(empty(g % kStages));
       }
@@ -508,25 +510,6 @@ void raise_smem_limit_once(std::once_flag& flag, Kernel kernel, std::size_t byte
 
 bool aligned16(const void* ptr) { return reinterpret_cast<std::uintptr_t>(ptr) % 16 == 0; }
 
-// A launch of `blocks` blocks in clusters of `cluster` along x (1: no clusters).
-struct ClusterLaunch {
-  cudaLaunchConfig_t config{};
-  cudaLaunchAttribute attribute{};
-
-  ClusterLaunch(unsigned blocks, int threads, std::size_t smem_bytes, int cluster, cudaStream_t s) {
-    config.gridDim = dim3(blocks);
-    config.blockDim = dim3(static_cast<unsigned>(threads));
-    config.dynamicSmemBytes = smem_bytes;
-    config.stream = s;
-    attribute.id = cudaLaunchAttributeClusterDimension;
-    attribute.val.clusterDim.x = static_cast<unsigned>(cluster);
-    attribute.val.clusterDim.y = 1;
-    attribute.val.clusterDim.z = 1;
-    config.attrs = &attribute;
-    config.numAttrs = 1;
-  }
-};
-
 // How many blocks of a persistent kernel the current GPU runs at once: whole clusters only, which a GPC's SMs bound.
 template <class Kernel>
 unsigned resident_blocks(Kernel kernel, int threads, std::size_t smem_bytes, int cluster) {
@@ -537,7 +520,8 @@ unsigned resident_blocks(Kernel kernel, int threads, std::size_t smem_bytes, int
     GT_CUDA_CALL(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem_bytes));
     return static_cast<unsigned>(std::max(1, sms * per_sm));
   }
-  const ClusterLaunch launch(static_cast<unsigned>(cluster), threads, smem_bytes, cluster, nullptr);
+  const ClusterLaunch launch(dim3(static_cast<unsigned>(cluster)), dim3(static_cast<unsigned>(cluster)), threads,
+                             smem_bytes, nullptr);
   int clusters = 0;
   GT_CUDA_CALL(cudaOccupancyMaxActiveClusters(&clusters, kernel, &launch.config));
   return static_cast<unsigned>(std::max(1, clusters) * cluster);
@@ -574,7 +558,8 @@ void launch_wgmma_layout(const GemmProblem& p, const GemmOperands& x, cudaStream
       if (e.z) map_z = tensor_map_2d(e.z, p.m, p.n, p.n, kOutputChunkRows, kOutputBoxCols, CU_TENSOR_MAP_SWIZZLE_128B);
     }
     if constexpr (T::cluster > 1) {
-      const ClusterLaunch launch(persistent ? resident : grid, T::threads + 128, Layout::kTmaSmemBytes, T::cluster, s);
+      const ClusterLaunch launch(dim3(persistent ? resident : grid), dim3(T::cluster), T::threads + 128,
+                                 Layout::kTmaSmemBytes, s);
       GT_CUDA_CALL(cudaLaunchKernelEx(&launch.config, kernel, map_a, map_b, map_y, map_z, p.k, e));
     } else {
       kernel<<<persistent ? resident : grid, T::threads + 128, Layout::kTmaSmemBytes, s>>>(map_a, map_b, map_y, map_z,

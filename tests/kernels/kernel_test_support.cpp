@@ -197,6 +197,10 @@ void check_each_variant(kernels::Family family, const std::vector<GemmProblem>* 
   for (const kernels::KernelVariant& v : kernels::kernel_registry()) {
     if (v.family != family) continue;
     ++variants;
+    if (const std::string why = v.device_unsupported_reason(); !why.empty()) {
+      std::cout << "[ skipped  ] " << v.name << ": " << why << "\n";
+      continue;
+    }
     double worst = 0.0, worst_over_tolerance = 0.0;
     const std::vector<GemmProblem> problems = given ? *given : coverage_problems(v.mode);
     for (const GemmProblem& p : problems) {

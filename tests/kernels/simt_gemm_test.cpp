@@ -2,8 +2,13 @@
 // both output layouts, and shapes with 1, 7, 127, 255, 1000 and 4095 in every dimension.
 #include <gtest/gtest.h>
 
+#include <cstring>
+#include <string>
+#include <vector>
+
 #include "kernels/kernel_test_support.hpp"
 #include "kernels/registry.hpp"
+#include "kernels/split_k_scratch.hpp"
 #include "support/gpu_test.hpp"
 
 namespace gemmtune::kernels {
@@ -12,6 +17,56 @@ namespace {
 TEST(SimtGemm, EveryVariantMatchesFp64ReferenceOnEdgeShapesLayoutsAndEpilogues) {
   GT_REQUIRE_GPU();
   test::check_family_against_reference(Family::SimtFp32);
+}
+
+// Y and Z of one launch of v on fresh (seeded) inputs, with outputs poisoned first.
+std::vector<std::vector<float>> outputs_of(const KernelVariant& v, const GemmProblem& p, std::uint32_t seed) {
+  test::ProblemData d(p, seed);
+  test::poison(d.Y);
+  test::poison(d.Z);
+  const SplitKScratchBuffer scratch(v, p);
+  v.launch(p, d.operands(), scratch.view(), nullptr);
+  GT_CUDA_CALL(cudaDeviceSynchronize());
+  return {test::to_host(d.Y.get(), d.Y.size()), test::to_host(d.Z.get(), d.Z.size())};
+}
+
+// A clustered variant splits k over the blocks of a cluster and adds the slices in distributed shared memory; its
+// `_split` twin adds the same slices, in the same order, through global memory. Their outputs must agree bit for bit,
+// on edge tiles, with every part of the epilogue (dropout and the transposed store take the per-element path).
+TEST(SimtGemm, ClusterSplitEqualsItsGlobalSplitTwinBitForBit) {
+  GT_REQUIRE_GPU();
+  std::vector<GemmProblem> problems(2);
+  problems[0].m = 1000;
+  problems[0].n = 1000;
+  problems[0].k = 777;
+  problems[0].epi.bias = true;
+  problems[0].epi.act = Activation::Gelu;
+  problems[0].epi.save_z = true;
+  problems[1].m = 255;
+  problems[1].n = 1001;
+  problems[1].k = 4095;
+  problems[1].trans_a = true;
+  problems[1].out = OutputLayout::Transposed;
+  problems[1].epi.act = Activation::Sigmoid;
+  problems[1].epi.save_z = true;
+  problems[1].epi.dropout_p = 0.25f;
+  int compared = 0;
+  for (const KernelVariant& v : kernel_registry()) {
+    if (v.family != Family::SimtFp32 || v.tile.cluster == 1) continue;
+    if (const std::string why = v.device_unsupported_reason(); !why.empty()) GTEST_SKIP() << why;
+    const std::string twin_name = v.name.substr(0, v.name.rfind("_c")) + "_split" + std::to_string(v.tile.cluster);
+    const KernelVariant* twin = find_kernel_variant(twin_name);
+    ASSERT_NE(twin, nullptr) << twin_name;
+    for (GemmProblem p : problems) {
+      p.mode = MathMode::Fp32;
+      const auto clustered = outputs_of(v, p, 91), global = outputs_of(*twin, p, 91);
+      for (std::size_t i = 0; i < clustered.size(); ++i)
+        EXPECT_EQ(std::memcmp(clustered[i].data(), global[i].data(), clustered[i].size() * sizeof(float)), 0)
+            << v.name << " vs " << twin->name << " on " << p.key() << (i == 0 ? ": Y" : ": Z");
+    }
+    ++compared;
+  }
+  EXPECT_GE(compared, 1) << "no clustered SIMT variant is registered";
 }
 
 }  // namespace

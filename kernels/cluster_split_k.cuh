@@ -1,0 +1,63 @@
+// Split-k inside a thread-block cluster (sm_90). The kSlices blocks that share an output tile's k (blockIdx.z is the
+// slice) form one cluster, so the hardware runs them at the same time and each can read the others' accumulators in
+// distributed shared memory. Block r adds rows [r·kRows/kSlices, (r + 1)·kRows/kSlices) of every slice's tile and runs
+// the fused epilogue on them: the reduction and the epilogue are shared by all of a tile's blocks, with no partials in
+// global memory, no tickets and no scratch. split_k.cuh leaves both to the one block that finishes last, which at
+// 1024³ fp32 cost ~9 µs of a 60 µs GEMM. The sum runs in slice order, s = 0, 1, …, as split_k.cuh's does, so the
+// results do not depend on timing.
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/cluster.cuh"
+#include "kernels/epilogue.cuh"
+#include "kernels/output_tile.cuh"
+#include "kernels/ptx.cuh"
+#include "kernels/tile_schedule.cuh"
+
+namespace gemmtune::kernels {
+
+template <int kRows, int kCols, int kThreads, int kSlices>
+struct ClusterSplitK {
+  using Output = OutputTile<kRows, kCols, kThreads>;
+  static constexpr int kSliceRows = kRows / kSlices;
+  // The block's rows of the tile: the same row stride, so it is an output tile of its own.
+  using SliceOutput = OutputTile<kSliceRows, kCols, kThreads>;
+  static_assert(kRows % kSlices == 0 && SliceOutput::kStride == Output::kStride, "whole rows per block");
+  static constexpr int kVectorsPerThread = kSliceRows * kCols / 4 / kThreads;
+  static_assert(kVectorsPerThread * kThreads * 4 == kSliceRows * kCols, "threads split the block's rows evenly");
+
+  // Call with the block's accumulators put into `tile`; every thread of the block calls it, and the block exits after.
+  __device__ static void finish(float* tile, const EpilogueParams& e, BlockTile block, int tid) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    cluster::sync();  // every block's accumulators are in its shared memory
+    const int row_begin = static_cast<int>(cluster::rank()) * kSliceRows;
+    const std::uint32_t tile_address = ptx::smem_address(tile);
+    const auto offset = [&](int j) {
+      const int v = tid + j * kThreads;
+      return (row_begin + v / (kCols / 4)) * Output::kStride + v % (kCols / 4) * 4;
+    };
+    float4 sum[kVectorsPerThread];
+#pragma unroll
+    for (int s = 0; s < kSlices; ++s)
+#pragma unroll
+      for (int j = 0; j < kVectorsPerThread; ++j) {
+        const std::uint32_t local = tile_address + static_cast<std::uint32_t>(offset(j)) * sizeof(float);
+        const float4 part = cluster::load_float4(cluster::peer_address(local, static_cast<std::uint32_t>(s)));
+        sum[j] = s == 0 ? part
+                        : make_float4(sum[j].x + part.x, sum[j].y + part.y, sum[j].z + part.z, sum[j].w + part.w);
+      }
+    // Only this block reads its own rows, so the sums may replace them while the others still read theirs.
+#pragma unroll
+    for (int j = 0; j < kVectorsPerThread; ++j) *reinterpret_cast<float4*>(tile + offset(j)) = sum[j];
+    __syncthreads();
+    SliceOutput::finish(tile + row_begin * Output::kStride, e, {block.row0 + row_begin, block.col0}, tid);
+    cluster::sync();  // the other blocks are done reading this block's shared memory before it exits
+#else
+    (void)tile, (void)e, (void)block, (void)tid;
+    __trap();  // clustered variants are refused below compute capability 9.0 (registry device limits)
+#endif
+  }
+};
+
+}  // namespace gemmtune::kernels
