@@ -63,10 +63,10 @@ struct StagedTile {
   }
 
   __device__ void store(float* tile, const Cursor& cursor) const {
+    using Rows = PaddedTile<kRows, kBk>;
 #pragma unroll
     for (int c = 0; c < Cursor::kChunks; ++c) {
       const int r = cursor.tile_r(c), kk = cursor.tile_kk(c);
-      using Rows = PaddedTile<kRows, kBk>;
       if (cursor.k_major) {
         tile[Rows::offset(kk, r)] = regs[c].x;
         tile[Rows::offset(kk + 1, r)] = regs[c].y;

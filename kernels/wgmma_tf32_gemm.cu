@@ -20,7 +20,8 @@
 // Clustered variants (T::cluster = 2) pair blocks side by side along n. The pair's tiles have the same A tile, so each
 // block's producer copies half of it into both blocks (multicast) and a stage is empty once every consumer warp of the
 // pair released it. At 4096³ the 256×128 tile is bound by L2 throughput (76% of peak at 3.28 GB read); pairs cut
-// that traffic to 2.82 GB, 398 → 355 µs.
+// that traffic to 2.82 GB, 398 → 355 µs in a development sweep (kernels/PERFORMANCE.md: how that moves with the
+// clock).
 //
 // Consumer loop: the 4 k8 steps of a k tile form one wgmma group. The TMA kernel keeps two fragment buffers and one
 // group queued behind the running one (details at its loop). The cp.async kernel waits for each group before the
