@@ -3,10 +3,103 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <set>
 
 #include "common/error.hpp"
+#include "problem/candidate_choice.hpp"
+#include "problem/measurement.hpp"
 
 namespace gemmtune {
+namespace {
+
+struct Judgement {
+  Verdict verdict = Verdict::Unchanged;
+  bool within_noise = false, throttled = false;
+};
+
+Judgement judge(const CaseTiming& baseline, const CaseTiming& current, double threshold_pct) {
+  Judgement j;
+  const double factor = 1.0 + threshold_pct / 100.0;
+  const bool slower = current.median_us > baseline.median_us * factor;
+  const bool faster = current.median_us < baseline.median_us / factor;
+  // A GPU that ran at a lower SM clock (power or thermal limits) is slow, not the code: when the clock drop accounts
+  // for the slowdown, i.e. the time in clock cycles (median × clock) is within the threshold, it is no regression.
+  const bool clocks_known = baseline.sm_clock_mhz > 0 && current.sm_clock_mhz > 0;
+  const bool cycles_slower = !clocks_known || current.median_us * current.sm_clock_mhz >
+                                                  baseline.median_us * baseline.sm_clock_mhz * factor;
+  if (slower && current.p10_us > baseline.p90_us && !cycles_slower)
+    j.throttled = true;
+  else if (slower && current.p10_us > baseline.p90_us)
+    j.verdict = Verdict::Regressed;
+  else if (faster && current.p90_us < baseline.p10_us)
+    j.verdict = Verdict::Improved;
+  else
+    j.within_noise = slower || faster;
+  return j;
+}
+
+// Regressions first (worst first), then improvements (best first), then the rest (slowest first).
+bool ranks_before(Verdict va, double ra, Verdict vb, double rb) {
+  if (va != vb) return static_cast<int>(va) < static_cast<int>(vb);
+  if (ra == rb) return false;
+  return va == Verdict::Improved ? ra < rb : ra > rb;
+}
+
+// The ok cases of each problem, in the run's order.
+std::map<std::string, std::vector<const CaseTiming*>> ok_cases_by_problem(const SweepResults& run) {
+  std::map<std::string, std::vector<const CaseTiming*>> out;
+  for (const CaseTiming& c : run.cases)
+    if (c.ok()) out[c.problem_key].push_back(&c);
+  return out;
+}
+
+const CaseTiming& fastest(const std::vector<const CaseTiming*>& cases) {
+  const CaseTiming* best = cases.front();
+  for (const CaseTiming* c : cases)
+    if (c->median_us < best->median_us) best = c;
+  return *best;
+}
+
+// The case the cache would keep, by the db's own rule: chosen_candidate() over the same records.
+const CaseTiming& chosen(const std::vector<const CaseTiming*>& cases) {
+  std::vector<MeasurementRecord> records(cases.size());
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    records[i].status = MeasureStatus::Ok;
+    records[i].candidate = cases[i]->candidate;
+    records[i].stats.median_us = cases[i]->median_us;
+  }
+  const MeasurementRecord* pick = chosen_candidate(records);
+  return *cases[static_cast<std::size_t>(pick - records.data())];
+}
+
+void compare_problems(const SweepResults& baseline, const SweepResults& current, GateResult& result) {
+  const auto base_by_problem = ok_cases_by_problem(baseline);
+  std::set<std::string> base_problems;
+  for (const CaseTiming& b : baseline.cases) base_problems.insert(b.problem_key);
+  for (const auto& [problem_key, cur_cases] : ok_cases_by_problem(current)) {
+    const auto it = base_by_problem.find(problem_key);
+    if (it == base_by_problem.end()) {
+      if (base_problems.count(problem_key) == 0) result.new_problems.push_back(problem_key);
+      continue;
+    }
+    if (!result.options.per_problem) continue;
+    ProblemComparison p;
+    p.problem_key = problem_key;
+    p.best = compare_case(fastest(it->second), fastest(cur_cases), result.options.threshold_pct);
+    p.chosen = compare_case(chosen(it->second), chosen(cur_cases), result.options.threshold_pct);
+    result.problems.push_back(std::move(p));
+  }
+  const auto worst_ratio = [](const ProblemComparison& p) {
+    return p.verdict() == Verdict::Improved ? std::min(p.best.ratio, p.chosen.ratio)
+                                            : std::max(p.best.ratio, p.chosen.ratio);
+  };
+  std::stable_sort(result.problems.begin(), result.problems.end(),
+                   [&](const ProblemComparison& a, const ProblemComparison& b) {
+                     return ranks_before(a.verdict(), worst_ratio(a), b.verdict(), worst_ratio(b));
+                   });
+}
+
+}  // namespace
 
 const char* to_string(Verdict v) {
   switch (v) {
@@ -26,14 +119,33 @@ const char* to_string(GateOutcome o) {
   return "?";
 }
 
+Verdict ProblemComparison::verdict() const {
+  if (best.verdict == Verdict::Regressed || chosen.verdict == Verdict::Regressed) return Verdict::Regressed;
+  if (best.verdict == Verdict::Improved || chosen.verdict == Verdict::Improved) return Verdict::Improved;
+  return Verdict::Unchanged;
+}
+
 int GateResult::count(Verdict v) const {
   const auto has_verdict = [v](const CaseComparison& c) { return c.verdict == v; };
   return static_cast<int>(std::count_if(cases.begin(), cases.end(), has_verdict));
 }
 
+int GateResult::count_problems(Verdict v) const {
+  const auto has_verdict = [v](const ProblemComparison& p) { return p.verdict() == v; };
+  return static_cast<int>(std::count_if(problems.begin(), problems.end(), has_verdict));
+}
+
+int GateResult::count_within_run_to_run() const {
+  int n = 0;
+  for (const ProblemComparison& p : problems) n += p.best.within_run_to_run + p.chosen.within_run_to_run;
+  for (const CaseComparison& c : cases) n += c.within_run_to_run;
+  return n;
+}
+
 GateOutcome GateResult::outcome() const {
   if (static_cast<int>(missing.size()) > options.allow_missing) return GateOutcome::InputsDiffer;
-  return count(Verdict::Regressed) > 0 ? GateOutcome::Regressed : GateOutcome::Passed;
+  return count(Verdict::Regressed) > 0 || count_problems(Verdict::Regressed) > 0 ? GateOutcome::Regressed
+                                                                                 : GateOutcome::Passed;
 }
 
 int GateResult::exit_code() const {
@@ -51,22 +163,13 @@ CaseComparison compare_case(const CaseTiming& baseline, const CaseTiming& curren
   c.baseline = baseline;
   c.current = current;
   c.ratio = current.median_us / baseline.median_us;
-  const double factor = 1.0 + threshold_pct / 100.0;
-  const bool slower = current.median_us > baseline.median_us * factor;
-  const bool faster = current.median_us < baseline.median_us / factor;
-  // A GPU that ran at a lower SM clock (power or thermal limits) is slow, not the code: when the clock drop accounts
-  // for the slowdown, i.e. the time in clock cycles (median × clock) is within the threshold, it is no regression.
-  const bool clocks_known = baseline.sm_clock_mhz > 0 && current.sm_clock_mhz > 0;
-  const bool cycles_slower = !clocks_known || current.median_us * current.sm_clock_mhz >
-                                                  baseline.median_us * baseline.sm_clock_mhz * factor;
-  if (slower && current.p10_us > baseline.p90_us && !cycles_slower)
-    c.throttled = true;
-  else if (slower && current.p10_us > baseline.p90_us)
-    c.verdict = Verdict::Regressed;
-  else if (faster && current.p90_us < baseline.p10_us)
-    c.verdict = Verdict::Improved;
-  else
-    c.within_noise = slower || faster;
+  c.threshold_pct = std::max(threshold_pct, baseline.run_to_run_pct);
+  const Judgement j = judge(baseline, current, c.threshold_pct);
+  c.verdict = j.verdict;
+  c.within_noise = j.within_noise;
+  c.throttled = j.throttled;
+  c.within_run_to_run = c.threshold_pct > threshold_pct && c.verdict != Verdict::Regressed &&
+                        judge(baseline, current, threshold_pct).verdict == Verdict::Regressed;
   return c;
 }
 
@@ -85,7 +188,11 @@ GateResult compare_sweeps(const SweepResults& baseline, const SweepResults& curr
   result.options = options;
 
   std::map<std::string, const CaseTiming*> base_by_key;
-  for (const CaseTiming& b : baseline.cases) base_by_key.emplace(b.key, &b);
+  std::set<std::string> base_problems;
+  for (const CaseTiming& b : baseline.cases) {
+    base_by_key.emplace(b.key, &b);
+    base_problems.insert(b.problem_key);
+  }
   std::map<std::string, const CaseTiming*> current_by_key;
   for (const CaseTiming& c : current.cases) current_by_key.emplace(c.key, &c);
 
@@ -96,9 +203,11 @@ GateResult compare_sweeps(const SweepResults& baseline, const SweepResults& curr
       result.cases.push_back(compare_case(*base, cur, options.threshold_pct));
     else if (base != nullptr && base->ok())
       result.missing.push_back({cur.key, "ok in the baseline, " + cur.status + " in the current run"});
+    else if (cur.ok() && base != nullptr)
+      result.new_cases.push_back({cur.key, "no baseline timing (" + base->status + " there)"});
     else if (cur.ok())
-      result.missing.push_back({cur.key, base == nullptr ? "not in the baseline"
-                                                         : "no baseline timing (" + base->status + " there)"});
+      result.new_cases.push_back(
+          {cur.key, base_problems.count(cur.problem_key) != 0 ? "new candidate" : "new problem"});
   }
   const bool same_profile = baseline.profile == current.profile;
   for (const CaseTiming& base : baseline.cases) {
@@ -109,21 +218,22 @@ GateResult compare_sweeps(const SweepResults& baseline, const SweepResults& curr
       ++result.not_in_profile;
   }
 
-  const auto rank = [](const CaseComparison& c) { return static_cast<int>(c.verdict); };
-  std::sort(result.cases.begin(), result.cases.end(), [&](const CaseComparison& a, const CaseComparison& b) {
-    if (rank(a) != rank(b)) return rank(a) < rank(b);
-    if (a.ratio != b.ratio) return a.verdict == Verdict::Improved ? a.ratio < b.ratio : a.ratio > b.ratio;
+  std::sort(result.cases.begin(), result.cases.end(), [](const CaseComparison& a, const CaseComparison& b) {
+    if (a.verdict != b.verdict || a.ratio != b.ratio) return ranks_before(a.verdict, a.ratio, b.verdict, b.ratio);
     return a.key < b.key;
   });
+  compare_problems(baseline, current, result);
   return result;
 }
 
 std::string gate_rule_text(const GateOptions& options) {
-  char text[384];
+  char text[512];
   std::snprintf(text, sizeof(text),
-                "regressed = current median > baseline median x %.4g AND current p10 > baseline p90 "
-                "(outside both runs' p10-p90 noise) AND median x SM clock > baseline's x %.4g (not explained by a lower clock)",
-                1.0 + options.threshold_pct / 100.0, 1.0 + options.threshold_pct / 100.0);
+                "regressed = current median > baseline median x (1 + T/100) AND current p10 > baseline p90 "
+                "(outside both runs' p10-p90 noise) AND median x SM clock > baseline's x (1 + T/100) (not explained "
+                "by a lower clock), where T = max(%.4g, the baseline's run-to-run spread of the case)%s",
+                options.threshold_pct,
+                options.per_problem ? "; per problem, the same for the fastest and the cache's chosen candidate" : "");
   return text;
 }
 

@@ -29,6 +29,13 @@ SweepResults sweep_results_from_json(const nlohmann::json& doc, const std::strin
     c.key = r.string("key");
     c.status = r.string("status");
     if (!seen.insert(c.key).second) r.fail("key", "'" + c.key + "' appears twice");
+    const std::size_t slash = c.key.find('/');
+    if (slash == std::string::npos) r.fail("key", "'" + c.key + "' is not <problem key>/<candidate id>");
+    c.problem_key = c.key.substr(0, slash);
+    c.candidate = r.parse("key", [&] { return Candidate::parse_id(c.key.substr(slash + 1)); });
+    // Which cuBLASLt answer was the heuristic's first choice decides the per-problem choice (candidate_choice.hpp).
+    if (r.has("candidate") && r.object("candidate").has("heuristic_rank"))
+      c.candidate.heuristic_rank = static_cast<int>(r.object("candidate").integer("heuristic_rank"));
     if (c.ok()) {
       c.median_us = r.number("median_us");
       c.p10_us = r.number("p10_us");
@@ -38,6 +45,10 @@ SweepResults sweep_results_from_json(const nlohmann::json& doc, const std::strin
       if (!(c.median_us > 0)) r.fail("median_us", "must be > 0 in an ok record");
       if (!(c.p10_us > 0 && c.p10_us <= c.median_us)) r.fail("p10_us", "must be in (0, median_us]");
       if (!(c.p90_us >= c.median_us)) r.fail("p90_us", "must be >= median_us");
+      if (r.has("run_to_run")) {
+        c.run_to_run_pct = r.object("run_to_run").number("spread_pct");
+        if (!(c.run_to_run_pct >= 0)) r.object("run_to_run").fail("spread_pct", "must be >= 0");
+      }
     }
     out.cases.push_back(std::move(c));
   }

@@ -8,6 +8,8 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "problem/candidate.hpp"
+
 namespace gemmtune {
 
 inline constexpr const char* kSweepSchemaName = "gemmtune.sweep";
@@ -19,6 +21,10 @@ struct CaseTiming {
   double median_us = 0, p10_us = 0, p90_us = 0;
   int samples = 0;
   double sm_clock_mhz = 0;  // measured right after sampling; 0 when the record has none
+  std::string problem_key{};  // the key up to its first '/'; the candidate id follows it
+  Candidate candidate{};      // parsed from the key; heuristic_rank from the record's candidate object
+  // A combined baseline's run-to-run spread of this case in percent (gate/baseline_runs.hpp); 0 for a plain sweep.
+  double run_to_run_pct = 0;
   bool ok() const { return status == "ok"; }
 };
 

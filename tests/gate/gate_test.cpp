@@ -139,13 +139,55 @@ TEST(Gate, CaseAbsentFromARunOfTheSameProfileIsMissingUnlessAllowed) {
   EXPECT_EQ(gate(base, cur, allow).outcome(), GateOutcome::Passed);
 }
 
-TEST(Gate, CaseNewInTheCurrentRunIsMissingItsBaseline) {
+TEST(Gate, CandidateNewInTheCurrentRunIsListedAsNewAndDoesNotFail) {
   json base = test::sweep_document(kCases);
   const json cur = base;
+  base["results"].erase(0);  // its problem keeps its other candidate
+  const GateResult r = gate(base, cur);
+  EXPECT_TRUE(r.missing.empty());
+  ASSERT_EQ(r.new_cases.size(), 1u);
+  EXPECT_EQ(r.new_cases[0].key, test::result_key(cur, 0));
+  EXPECT_EQ(r.new_cases[0].why, "new candidate");
+  EXPECT_TRUE(r.new_problems.empty());
+  EXPECT_EQ(r.outcome(), GateOutcome::Passed);
+  EXPECT_EQ(r.exit_code(), 0);
+}
+
+TEST(Gate, ProblemNewInTheCurrentRunIsListedAsNewWithItsCandidates) {
+  json base = test::sweep_document(kCases);
+  const json cur = base;
+  base["results"].erase(0);  // both candidates of the first problem
   base["results"].erase(0);
   const GateResult r = gate(base, cur);
+  EXPECT_EQ(r.outcome(), GateOutcome::Passed);
+  ASSERT_EQ(r.new_cases.size(), 2u);
+  EXPECT_EQ(r.new_cases[0].why, "new problem");
+  ASSERT_EQ(r.new_problems.size(), 1u);
+  EXPECT_EQ(r.new_problems[0], cur["results"][0]["problem_key"].get<std::string>());
+}
+
+TEST(Gate, NewCasesNeverCountAgainstAllowMissingButAbsentBaselineCasesDo) {
+  json base = test::sweep_document(kCases);
+  json cur = test::sweep_document(kCases + 6);  // six new cases (three new problems)
+  GateResult r = gate(base, cur);
+  EXPECT_EQ(r.new_cases.size(), 6u);
+  EXPECT_EQ(r.exit_code(), 0);
+  cur["results"].erase(2);  // a baseline case the same profile's run should have measured
+  r = gate(base, cur);
+  EXPECT_EQ(r.new_cases.size(), 6u);
   ASSERT_EQ(r.missing.size(), 1u);
-  EXPECT_EQ(r.missing[0].why, "not in the baseline");
+  EXPECT_EQ(r.missing[0].key, test::result_key(base, 2));
+  EXPECT_EQ(r.exit_code(), 2);
+}
+
+TEST(Gate, CaseThatFailedInTheBaselineAndWorksNowIsNew) {
+  json base = test::sweep_document(kCases);
+  const json cur = base;
+  base["results"][4]["status"] = "verify_failed";
+  const GateResult r = gate(base, cur);
+  EXPECT_EQ(r.exit_code(), 0);
+  ASSERT_EQ(r.new_cases.size(), 1u);
+  EXPECT_EQ(r.new_cases[0].why, "no baseline timing (verify_failed there)");
 }
 
 TEST(Gate, CaseThatStoppedWorkingIsMissingNotSilentlySkipped) {
@@ -235,6 +277,165 @@ TEST(Gate, SlowdownLargerThanTheClockDropStillRegresses) {
 TEST(Gate, RecordsWithoutClocksAreJudgedOnTimeAlone) {
   const CaseComparison c = compare_case(clocked(100.0, 0), clocked(120.0, 1500), 5.0);
   EXPECT_EQ(c.verdict, Verdict::Regressed);
+}
+
+}  // namespace
+}  // namespace gemmtune
+
+// Per-problem verdicts and the run-to-run threshold, on hand-made runs.
+namespace gemmtune {
+namespace {
+
+const std::string kProblem = "fwd:1024x1024x1024:nn:row:none:tf32";
+const std::string kOwnA = "own/tf32_128x128x32_w64x64_s3";
+const std::string kOwnB = "own/tf32_64x64x32_w32x32_s4";
+const std::string kLt = "lt/a21-t18-s8-k1-r0-w0-c0-cl0-i0";
+
+// An ok case; `spread` is (p90 - p10) / median, centred on the median.
+CaseTiming timed(const std::string& candidate, double median, double spread = 0.01, int heuristic_rank = -1) {
+  CaseTiming t;
+  t.key = kProblem + "/" + candidate;
+  t.status = "ok";
+  t.median_us = median;
+  t.p10_us = median * (1 - spread / 2);
+  t.p90_us = median * (1 + spread / 2);
+  t.samples = 60;
+  t.problem_key = kProblem;
+  t.candidate = Candidate::parse_id(candidate);
+  t.candidate.heuristic_rank = heuristic_rank;
+  return t;
+}
+
+SweepResults run_of(std::vector<CaseTiming> cases) {
+  SweepResults s;
+  s.source = "run.json";
+  s.device_key = "NVIDIA Test GPU|sm_90|132sm|drv1|lt1";
+  s.profile = "ci";
+  s.cases = std::move(cases);
+  return s;
+}
+
+TEST(GatePerProblem, FastestCandidateSlowerWithinItsNoiseStillRegressesTheProblem) {
+  // A got 10% slower but its current samples are so spread that the case is within noise; the problem's best is now
+  // B at 106, 6% slower than A was, outside both ranges: a program using the cache gets slower.
+  const SweepResults base = run_of({timed(kOwnA, 100, 0.02), timed(kOwnB, 103, 0.02)});
+  const SweepResults cur = run_of({timed(kOwnA, 110, 0.4), timed(kOwnB, 106, 0.02)});
+  const GateResult r = compare_sweeps(base, cur, {});
+  EXPECT_EQ(r.count(Verdict::Regressed), 0);
+  ASSERT_EQ(r.problems.size(), 1u);
+  const ProblemComparison& p = r.problems[0];
+  EXPECT_EQ(p.verdict(), Verdict::Regressed);
+  EXPECT_EQ(p.best.baseline.key, kProblem + "/" + kOwnA);
+  EXPECT_EQ(p.best.current.key, kProblem + "/" + kOwnB);
+  EXPECT_DOUBLE_EQ(p.best.ratio, 1.06);
+  EXPECT_EQ(r.outcome(), GateOutcome::Regressed);
+  EXPECT_EQ(r.exit_code(), 1);
+}
+
+TEST(GatePerProblem, SlowerCandidateThatIsNotTheBestLeavesTheProblemUnchanged) {
+  const SweepResults base = run_of({timed(kOwnA, 100), timed(kOwnB, 150)});
+  const SweepResults cur = run_of({timed(kOwnA, 100), timed(kOwnB, 200)});
+  const GateResult r = compare_sweeps(base, cur, {});
+  EXPECT_EQ(r.count(Verdict::Regressed), 1);  // the case still fails the gate
+  ASSERT_EQ(r.problems.size(), 1u);
+  EXPECT_EQ(r.problems[0].verdict(), Verdict::Unchanged);
+  EXPECT_EQ(r.count_problems(Verdict::Regressed), 0);
+}
+
+TEST(GatePerProblem, ChosenCandidateFollowsTheCachesRuleNotJustTheFastest) {
+  // cuBLASLt's first choice within 1% of the fastest is what the cache keeps (problem/candidate_choice.hpp).
+  const SweepResults base = run_of({timed(kOwnA, 100), timed(kLt, 100.5, 0.01, 0)});
+  const SweepResults cur = run_of({timed(kOwnA, 100), timed(kLt, 120, 0.01, 0)});
+  const GateResult r = compare_sweeps(base, cur, {});
+  ASSERT_EQ(r.problems.size(), 1u);
+  const ProblemComparison& p = r.problems[0];
+  EXPECT_EQ(p.best.baseline.key, kProblem + "/" + kOwnA);
+  EXPECT_EQ(p.chosen.baseline.key, kProblem + "/" + kLt);  // the heuristic's pick, within the tie band
+  EXPECT_EQ(p.chosen.current.key, kProblem + "/" + kOwnA);  // now 20% slower: the cache would switch
+  EXPECT_EQ(p.verdict(), Verdict::Unchanged);               // and the program is no slower
+  EXPECT_EQ(r.count(Verdict::Regressed), 1);                // while the cuBLASLt case itself regressed
+}
+
+TEST(GatePerProblem, ChosenCandidateThatGotSlowerRegressesTheProblem) {
+  const SweepResults base = run_of({timed(kOwnA, 93), timed(kLt, 93.5, 0.01, 0)});
+  const SweepResults same = run_of({timed(kOwnA, 93), timed(kLt, 93.8, 0.01, 0)});
+  EXPECT_EQ(compare_sweeps(base, same, {}).outcome(), GateOutcome::Passed);
+  const SweepResults slower = run_of({timed(kOwnA, 100), timed(kLt, 100.5, 0.01, 0)});
+  const GateResult r = compare_sweeps(base, slower, {});
+  ASSERT_EQ(r.problems.size(), 1u);
+  EXPECT_EQ(r.problems[0].chosen.verdict, Verdict::Regressed);
+  EXPECT_EQ(r.problems[0].chosen.baseline.key, kProblem + "/" + kLt);
+  EXPECT_EQ(r.problems[0].chosen.current.key, kProblem + "/" + kLt);
+  EXPECT_EQ(r.problems[0].best.verdict, Verdict::Regressed);
+  EXPECT_EQ(r.count_problems(Verdict::Regressed), 1);
+}
+
+TEST(GatePerProblem, OffWithNoPerProblemAndThenOnlyCasesDecide) {
+  const SweepResults base = run_of({timed(kOwnA, 100, 0.02), timed(kOwnB, 103, 0.02)});
+  const SweepResults cur = run_of({timed(kOwnA, 110, 0.4), timed(kOwnB, 106, 0.02)});
+  GateOptions cases_only;
+  cases_only.per_problem = false;
+  const GateResult r = compare_sweeps(base, cur, cases_only);
+  EXPECT_TRUE(r.problems.empty());
+  EXPECT_EQ(r.outcome(), GateOutcome::Passed);
+}
+
+TEST(GateRunToRun, CaseSlowerThanTheThresholdButWithinItsRecordedSpreadPasses) {
+  CaseTiming base = timed(kOwnA, 100);
+  base.run_to_run_pct = 10;  // the baseline's own runs of this case differed by 10%
+  const CaseComparison c = compare_case(base, timed(kOwnA, 108), 5.0);
+  EXPECT_EQ(c.verdict, Verdict::Unchanged);
+  EXPECT_DOUBLE_EQ(c.threshold_pct, 10);
+  EXPECT_TRUE(c.within_run_to_run);  // it needed the spread: at 5% it would have regressed
+  EXPECT_EQ(verdict_label(c), "run-to-run");
+}
+
+TEST(GateRunToRun, CaseSlowerThanItsRecordedSpreadRegresses) {
+  CaseTiming base = timed(kOwnA, 100);
+  base.run_to_run_pct = 6;
+  const CaseComparison c = compare_case(base, timed(kOwnA, 108), 5.0);
+  EXPECT_EQ(c.verdict, Verdict::Regressed);
+  EXPECT_DOUBLE_EQ(c.threshold_pct, 6);
+  EXPECT_FALSE(c.within_run_to_run);
+}
+
+TEST(GateRunToRun, SpreadBelowTheThresholdChangesNothing) {
+  CaseTiming base = timed(kOwnA, 100);
+  base.run_to_run_pct = 2;
+  const CaseComparison c = compare_case(base, timed(kOwnA, 104), 5.0);
+  EXPECT_DOUBLE_EQ(c.threshold_pct, 5);
+  EXPECT_FALSE(c.within_run_to_run);
+  EXPECT_EQ(compare_case(base, timed(kOwnA, 106), 5.0).verdict, Verdict::Regressed);
+}
+
+TEST(GateRunToRun, SpreadAlsoWidensImprovementsAndIsCountedWhenItSparedAFailure) {
+  CaseTiming base = timed(kOwnA, 100);
+  base.run_to_run_pct = 12;
+  EXPECT_EQ(compare_case(base, timed(kOwnA, 92), 5.0).verdict, Verdict::Unchanged);  // -8% is inside 12%
+  const GateResult r = compare_sweeps(run_of({base}), run_of({timed(kOwnA, 108)}), {});
+  EXPECT_EQ(r.outcome(), GateOutcome::Passed);
+  EXPECT_EQ(r.count_within_run_to_run(), 3);  // the case, and the problem's best and chosen (the same case)
+}
+
+TEST(GateRunToRun, SweepReaderTakesTheSpreadOfACombinedBaselineAndRefusesANegativeOne) {
+  json doc = test::sweep_document(2);
+  doc["results"][1]["run_to_run"] = {{"runs", 3}, {"spread_pct", 7.5}};
+  const SweepResults s = sweep_results_from_json(doc, "b.json");
+  EXPECT_EQ(s.cases[0].run_to_run_pct, 0);
+  EXPECT_EQ(s.cases[1].run_to_run_pct, 7.5);
+  doc["results"][1]["run_to_run"]["spread_pct"] = -1;
+  EXPECT_THROW(sweep_results_from_json(doc, "b.json"), InputError);
+}
+
+TEST(SweepResults, SplitsTheKeyIntoProblemAndCandidateAndKeepsTheHeuristicRank) {
+  const json doc = test::sweep_document(2);
+  const SweepResults s = sweep_results_from_json(doc, "s.json");
+  EXPECT_EQ(s.cases[0].problem_key, doc["results"][0]["problem_key"].get<std::string>());
+  EXPECT_EQ(s.cases[0].candidate.id(), doc["results"][0]["candidate"]["id"].get<std::string>());
+  EXPECT_EQ(s.cases[0].candidate.heuristic_rank, doc["results"][0]["candidate"]["heuristic_rank"].get<int>());
+  json bad = doc;
+  bad["results"][1]["key"] = "no-candidate-here";
+  EXPECT_THROW(sweep_results_from_json(bad, "s.json"), InputError);
 }
 
 }  // namespace
