@@ -90,22 +90,26 @@ void print_sweep_table(const SweepResult& result, std::ostream& out) {
       << "); speedup = lt-heur0 / best; own/lt = lt-best / own-best (>1: ours faster)\n";
 }
 
+nlohmann::json problem_summary_json(const ProblemResult& pr) {
+  const ProblemSummary s = summarize_problem(pr);
+  return {{"problem_key", s.problem_key},
+          {"heuristic_first_us", s.heuristic_first_us},
+          {"best_lt_us", s.best_lt_us},
+          {"best_own_us", s.best_own_us},
+          {"best_us", s.best_us},
+          {"best_candidate", s.best_candidate},
+          {"best_tflops", s.best_tflops},
+          {"candidates", s.candidates},
+          {"verify_failed", s.verify_failed}};
+}
+
 nlohmann::json sweep_json(const SweepResult& result) {
   nlohmann::json results = nlohmann::json::array();
   nlohmann::json problems = nlohmann::json::array();
   for (const ProblemResult& pr : result.problems) {
     for (const MeasurementRecord& r : pr.records) results.push_back(r);
     if (pr.resumed) continue;
-    const ProblemSummary s = summarize_problem(pr);
-    problems.push_back({{"problem_key", s.problem_key},
-                        {"heuristic_first_us", s.heuristic_first_us},
-                        {"best_lt_us", s.best_lt_us},
-                        {"best_own_us", s.best_own_us},
-                        {"best_us", s.best_us},
-                        {"best_candidate", s.best_candidate},
-                        {"best_tflops", s.best_tflops},
-                        {"candidates", s.candidates},
-                        {"verify_failed", s.verify_failed}});
+    problems.push_back(problem_summary_json(pr));
     if (pr.metrics) {
       const ProblemMetrics& m = *pr.metrics;
       nlohmann::json jm = {{"candidate", m.candidate_id},

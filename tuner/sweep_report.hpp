@@ -22,6 +22,8 @@ struct ProblemSummary {
 };
 
 ProblemSummary summarize_problem(const ProblemResult& pr);
+// One entry of the --json document's "problems": the summary above (without the optional metrics).
+nlohmann::json problem_summary_json(const ProblemResult& pr);
 
 void print_sweep_table(const SweepResult& result, std::ostream& out);
 // {"schema": "gemmtune.sweep", "schema_version": 1, "device": ..., "results": [every record], "problems": [...]}

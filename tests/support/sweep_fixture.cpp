@@ -1,6 +1,9 @@
 #include "support/sweep_fixture.hpp"
 
+#include "profile/sweep_profile.hpp"
 #include "support/tuning_fixtures.hpp"
+#include "tuner/plan.hpp"
+#include "tuner/plan_keys.hpp"
 
 namespace gemmtune::test {
 
@@ -26,6 +29,32 @@ void scale_result(nlohmann::json& doc, std::size_t index, double factor) {
 
 void scale_all_results(nlohmann::json& doc, double factor) {
   for (std::size_t i = 0; i < doc["results"].size(); ++i) scale_result(doc, i, factor);
+}
+
+nlohmann::json sweep_document_for_plan(const PlannedKeys& plan, bool device_dependent) {
+  const DeviceIdentity device = test_device();
+  nlohmann::json results = nlohmann::json::array();
+  double median = 10;
+  const auto add = [&](MeasurementRecord r) {
+    r.device_key = device.key();
+    results.push_back(r);
+    median *= 1.01;
+  };
+  const auto variant = [](const std::string& id) { return Candidate::parse_id(id).own_variant; };
+  for (const PlannedProblemKeys& pp : plan.problems) {
+    const GemmProblem problem = GemmProblem::parse_key(pp.problem_key);
+    for (const std::string& id : pp.own_candidates) add(own_record(problem, variant(id), median));
+    if (device_dependent)
+      for (const DeviceDependentCandidate& d : pp.own_device_dependent) add(own_record(problem, variant(d.id), median));
+    for (const int algo : {20, 21}) add(lt_record(problem, algo, median));  // heuristic ranks 0 and 1
+  }
+  return {{"schema", "gemmtune.sweep"}, {"schema_version", 1},  {"gemmtune_version", "0.1.0-test"},
+          {"device", device},          {"profile", plan.profile}, {"results", std::move(results)}};
+}
+
+PlannedKeys source_tree_plan_keys(const std::string& profile_name) {
+  const SweepProfile profile = load_sweep_profile(profile_name, std::string(GEMMTUNE_SOURCE_DIR) + "/profiles");
+  return planned_keys(make_sweep_plan(profile, {}, {}), profile.lt.workspace_bytes);
 }
 
 std::string result_key(const nlohmann::json& doc, std::size_t index) {
