@@ -29,8 +29,8 @@ fi
 baseline=results/$slug/baseline.json
 if [[ ! -f $baseline ]]; then
   echo "ci_gate: no baseline for this GPU ($slug): $baseline does not exist." >&2
-  echo "ci_gate: record one on this GPU model and commit it:" >&2
-  echo "  $gemmtune sweep --profile default --device $device --no-db --json $baseline" >&2
+  echo "ci_gate: record one on this GPU model with this build, review it and commit it:" >&2
+  echo "  BUILD_DIR=$BUILD_DIR GEMMTUNE_DEVICE=$device scripts/record_baseline.sh" >&2
   exit 2
 fi
 
