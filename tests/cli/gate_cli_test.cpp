@@ -111,12 +111,21 @@ TEST_F(GateCli, DifferentDeviceKeyExitsTwo) {
 
 TEST_F(GateCli, MissingCasesExitTwoUnlessAllowed) {
   json cur = baseline;
-  cur["results"].erase(2);
-  cur["results"].erase(5);
+  cur["results"].erase(3);  // the slower candidate of two problems: their best and chosen stay
+  cur["results"].erase(6);
   EXPECT_EQ(gate(cur).exit_code, 2);
   EXPECT_EQ(gate(cur, {"--allow-missing", "1"}).exit_code, 2);
   const auto r = gate(cur, {"--allow-missing", "2"});
   EXPECT_EQ(r.exit_code, 0) << r.output;
+}
+
+TEST_F(GateCli, AllowedMissingFastestCandidateStillRegressesItsProblem) {
+  json cur = baseline;
+  cur["results"].erase(2);  // problem 1's fastest: a program using the cache now gets its 13% slower twin
+  const auto r = gate(cur, {"--allow-missing", "1"});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("FAILED: 1 of 5 problems, 0 of 9 cases regressed"), std::string::npos) << r.output;
+  EXPECT_EQ(gate(cur, {"--allow-missing", "1", "--no-per-problem"}).exit_code, 0);
 }
 
 TEST_F(GateCli, UnreadableOrMalformedInputsExitTwo) {
