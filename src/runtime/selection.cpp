@@ -76,7 +76,8 @@ Choice select_candidate(const CacheIndex& index, const GemmProblem& p, const Sel
 
   const DefaultCandidate d = fallback(p);
   std::string refusal;  // why the tuned shapes nearby may not stand in
-  if (d.heuristic_first) {
+  const bool on_trial = d.heuristic_first && rules.confirm_on_first_use;
+  if (d.heuristic_first && !on_trial) {
     for (const Neighbor& n : in_range) {
       const std::string why = transfer_refusal(*n.entry, rules.min_transfer_margin);
       if (why.empty()) continue;
@@ -87,6 +88,14 @@ Choice select_candidate(const CacheIndex& index, const GemmProblem& p, const Sel
   }
   if (refusal.empty()) {
     for (const Neighbor& n : in_range) {
+      if (on_trial) {
+        const std::string weak = transfer_refusal(*n.entry, 1.0);
+        if (!weak.empty()) {
+          rejected.push_back("nearest " + shape_of(n.entry->problem) + "'s " + n.entry->candidate.id() +
+                             " is no candidate for a trial: " + weak);
+          continue;
+        }
+      }
       const std::string why = supports(p, n.entry->candidate);
       if (!why.empty()) {
         rejected.push_back("nearest " + shape_of(n.entry->problem) + "'s " + n.entry->candidate.id() +
@@ -98,7 +107,9 @@ Choice select_candidate(const CacheIndex& index, const GemmProblem& p, const Sel
       c.why = "no exact entry; nearest tuned shape " + shape_of(n.entry->problem) + " at log-distance " +
               fixed(n.distance, 2) + " stands in (" + tuned_text(*n.entry) + "; " + n.entry->evidence.describe() +
               ")";
-      if (d.heuristic_first)
+      if (on_trial)
+        c.why += "; to be confirmed against heuristic-first on this problem";
+      else if (d.heuristic_first)
         c.why += "; all " + std::to_string(in_range.size()) + " tuned shape" + (in_range.size() == 1 ? "" : "s") +
                  " within " + fixed(rules.max_nearest_distance, 2) + " chose our kernels by x" +
                  fixed(rules.min_transfer_margin, 2) + " or more in every condition";

@@ -13,7 +13,10 @@
 //   (b) beat heuristic-first as a program pays by min_transfer_margin or more in every measured condition (the
 //       margin the sweep stored with the entry; an entry without one never stands in), so that
 //   (c) the neighbours agree: one tuned shape nearby that the heuristic won, or won by little, vetoes the others.
-// Then the nearest of them whose candidate runs this problem stands in; else the default. Where the default is our
+// Then the nearest of them whose candidate runs this problem stands in; else the default. When the runtime
+// confirms stand-ins on first use (confirm_on_first_use), the trial on the real problem is the guard instead: the
+// nearest tuned shape in range whose own-variant choice beat heuristic-first at all (a margin is stored: the keep
+// rule cleared noise) is put to the trial, without the x1.10 or the agreement. Where the default is our
 // own best guess (3xtf32, which cuBLASLt lacks), the nearest tuned shape that runs the problem stands in as before:
 // a measured variant of a near shape knows more than a guess.
 // Pure logic: the GPU checks come in as functions, so the rules are tested without a GPU.
@@ -54,6 +57,8 @@ struct SelectionRules {
   double max_nearest_distance = 0;
   // What a stand-in's stored margin over heuristic-first must reach in every measured condition.
   double min_transfer_margin = 1.10;
+  // The runtime times a stand-in against the default on the real problem before keeping it (see above).
+  bool confirm_on_first_use = false;
   // Why the cache may be empty, for the explanation ("db 'x.db' not found"); "" when it was loaded.
   std::string cache_note;
 };

@@ -241,5 +241,27 @@ TEST(FallbackEvidence, OnAFixtureDbTheStandInIsRefusedWithoutEvidenceAndAccepted
   EXPECT_NE(accepted.why.find("x1.200"), std::string::npos) << accepted.why;
 }
 
+
+TEST(FallbackEvidence, WithAFirstUseTrialAnyOwnVariantThatBeatHeuristicFirstIsPutToTheTrial) {
+  FakeChecks checks;
+  CacheEntry heuristic_won = test_entry(kHere, test_problem(1000, 2000, 1000), 21, 30);
+  heuristic_won.evidence = margins(1.0, 1.0);
+  const CacheIndex index({own_entry(kTuned, "tf32_a", margins(1.05, 1.04)), heuristic_won}, kHere);
+  SelectionRules r = rules();
+  r.confirm_on_first_use = true;
+  const Choice c = select_candidate(index, kUntuned, r, checks.supports(), lt_heuristic_default());
+  EXPECT_EQ(c.source, ChoiceSource::Nearest) << "x1.04 and a disagreeing neighbour: the trial decides, not the rule";
+  EXPECT_EQ(c.candidate.id(), "own/tf32_a");
+  EXPECT_NE(c.why.find("to be confirmed against heuristic-first on this problem"), std::string::npos) << c.why;
+
+  // Without a stored margin even the trial is not worth a millisecond: nothing says it ever won.
+  const CacheIndex unknown({own_entry(kTuned, "tf32_a", MarginEvidence{})}, kHere);
+  const Choice d = select_candidate(unknown, kUntuned, r, checks.supports(), lt_heuristic_default());
+  EXPECT_EQ(d.source, ChoiceSource::Default);
+  EXPECT_NE(d.why.find("is no candidate for a trial: its margin over heuristic-first is not known"),
+            std::string::npos)
+      << d.why;
+}
+
 }  // namespace
 }  // namespace gemmtune::runtime

@@ -55,7 +55,8 @@ struct RuntimeOptions {
   // Confirm each stand-in on first use: time it against cuBLASLt's heuristic-first on the real problem (about a
   // millisecond of GPU time on scratch inputs, a stream and a workspace of the trial's own, at prepare() or the
   // problem's first call, outside any capture) and keep it only where it is faster by more than 1%; explain() gives
-  // both times. Off by default: the evidence rule already refuses stand-ins without a margin well beyond noise,
+  // both times. With the trial as the guard, any nearby tuned shape whose own-variant choice beat heuristic-first
+  // is tried (no x1.10, no agreement of the neighbours needed). Off by default: the evidence rule already refuses stand-ins without a margin well beyond noise,
   // and the trial costs a millisecond and 64 MiB at first use; scripts/bench_heldout.sh measures the runtime both
   // ways (CONFIRM=both) so the default can follow the numbers.
   bool confirm_standins = false;
