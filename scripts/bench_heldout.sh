@@ -8,16 +8,19 @@
 #             the rest) against raw cuBLASLt heuristic-first with the same epilogue, in the four conditions;
 #   then:     scripts/compare_torch.py --shapes times PyTorch eager in the same conditions (skipped without torch);
 #             scripts/heldout_report.py joins everything into OUT_DIR/heldout_bench.json and prints the table.
-# Copy OUT_DIR/heldout_bench.json to results/<gpu-slug>/ to keep it (the JSON's gpu slug names the folder).
+# OUT_DIR defaults to results/<gpu-slug> (as bench_kernels.sh): heldout_bench.json lands there, the per-seed work
+# (shapes, profile, db, sweep and bench logs) under OUT_DIR/heldout/.
 #
 # CONFIRM=both also times the runtime with RuntimeOptions::confirm_standins on (the first-use trial), on the same
 # dbs, into OUT_DIR/heldout_bench_confirm.json; CONFIRM=1 times only that way.
 #
-# usage: [CONFIRM=0|1|both] scripts/bench_heldout.sh [BUILD_DIR=build] [OUT_DIR=results/heldout] [SEEDS=1,2] [COUNT=24]
+# usage: [CONFIRM=0|1|both] scripts/bench_heldout.sh [BUILD_DIR=build] [OUT_DIR=results/<gpu-slug>] [SEEDS=1,2] [COUNT=24]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
-out=${2:-results/heldout}
+[[ -x $build/gemmtune ]] || { echo "bench_heldout: $build/gemmtune is missing (this script builds nothing)" >&2; exit 2; }
+slug=$("$build/gemmtune" devices --json | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["slug"])')
+out=${2:-results/$slug}
 seeds=${3:-1,2}
 count=${4:-24}
 confirm=${CONFIRM:-0}
@@ -29,7 +32,7 @@ mkdir -p "$out"
 start=$SECONDS
 bench_jsons=() confirm_jsons=() shape_files=()
 for seed in ${seeds//,/ }; do
-  dir="$out/seed$seed"
+  dir="$out/heldout/seed$seed"
   rm -rf "$dir"
   python3 scripts/heldout_shapes.py --seed "$seed" --count "$count" --out "$dir"
   "$build/gemmtune" sweep --profile "$dir/profile.json" --db "$dir/heldout.db" > "$dir/sweep.txt" 2> "$dir/sweep.log"
@@ -50,8 +53,8 @@ for seed in ${seeds//,/ }; do
 done
 torch_args=()
 if python3 -c "import torch" 2> /dev/null; then
-  python3 scripts/compare_torch.py "${shape_files[@]}" --json "$out/torch_heldout.json" > "$out/torch_heldout.txt"
-  torch_args=(--torch "$out/torch_heldout.json")
+  python3 scripts/compare_torch.py "${shape_files[@]}" --json "$out/heldout/torch.json" > "$out/heldout/torch.txt"
+  torch_args=(--torch "$out/heldout/torch.json")
   echo "bench_heldout: PyTorch measured in $((SECONDS - start)) s" >&2
 else
   echo "bench_heldout: python3 has no torch: PyTorch comparison skipped" >&2

@@ -35,12 +35,12 @@ def main():
     ap.add_argument("--torch")
     ap.add_argument("--out", required=True)
     args = ap.parse_args()
-    records, device, method = [], None, None
+    records, device, method, slug, confirm = [], None, None, None, None
     for path in args.bench:
         with open(path) as f:
             doc = json.load(f)
         records += doc["records"]
-        device, method = doc["device"], doc["method"]
+        device, method, slug, confirm = doc["device"], doc["method"], doc.get("gpu_slug"), doc.get("confirm_standins")
     torch_doc = None
     if args.torch:
         with open(args.torch) as f:
@@ -81,7 +81,7 @@ def main():
     for r in records:
         if r["launch"] == "stream" and r["condition"] == "warm":
             sources[(r["selection"], r["runtime_source"])] = sources.get((r["selection"], r["runtime_source"]), 0) + 1
-    out = {"device": device, "method": method, "torch": torch_doc and torch_doc.get("torch"),
+    out = {"device": device, "gpu_slug": slug, "confirm_standins": confirm, "method": method, "torch": torch_doc and torch_doc.get("torch"),
            "torch_method": torch_doc and torch_doc.get("method"), "seeds": seeds, "shapes": len(shapes),
            "targets": {"min_vs_heuristic": TARGET_MIN, "geomean_vs_heuristic": TARGET_GEOMEAN,
                        "geomean_vs_torch_tf32": TARGET_TORCH_TF32},
@@ -91,7 +91,8 @@ def main():
     with open(args.out, "w") as f:
         json.dump(out, f, indent=1)
 
-    print(f"held-out benchmark: {len(shapes)} shapes from seeds {seeds}, {len(records)} records -> {args.out}")
+    print(f"held-out benchmark: {len(shapes)} shapes from seeds {seeds}, {len(records)} records -> {args.out} "
+          f"(keep as results/{slug}/{args.out.rsplit('/', 1)[-1]})")
     print("runtime speedup over raw cuBLASLt heuristic-first (heuristic_us / runtime_us) and over PyTorch eager:")
     print(header)
     for line in lines:
