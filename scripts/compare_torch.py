@@ -8,6 +8,12 @@ stays out; CUDA events around the 20 calls; median over 15 rounds. triton.testin
 call) is reported beside it when triton is installed.
 
 usage: compare_torch.py --runtime-json runtime_bench.json [--json OUT]
+       compare_torch.py --shapes shapes.json [--shapes ...] --json OUT [--rounds N] [--calls N]
+
+With --shapes (the held-out benchmark, scripts/bench_heldout.sh): every shape of the files (heldout_shapes.py's
+format) x tf32/fp32 x epilogues none and bias+gelu, in the four conditions of src/examples/heldout_bench.cu:
+launched into a stream or replayed from a captured CUDA graph (torch.cuda.CUDAGraph of the batch), warm (the same
+tensors every call) or cold (L2 overwritten before the batch, the calls rotating over inputs past 2x L2).
 """
 import argparse
 import json
@@ -72,11 +78,98 @@ def do_bench_us(fn):
     return 1000.0 * do_bench(lambda: fn(0), return_mode="median")
 
 
+def condition_time_us(fn, cold, graph, flush, calls, rounds):
+    """Median per-call microseconds of `calls` back-to-back fn(i) behind a GPU spin, as heldout_bench times them."""
+    def enqueue():
+        for i in range(calls):
+            fn(i if cold else 0)
+
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):  # warm-up off the capture stream, as torch.cuda.graphs asks
+        enqueue()
+    torch.cuda.current_stream().wait_stream(side)
+    torch.cuda.synchronize()
+    g = None
+    if graph:
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g):
+            enqueue()
+    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    times = []
+    for r in range(rounds + 1):
+        torch.cuda._sleep(2_000_000)
+        if cold:
+            flush.fill_(r & 0xff)
+        start.record()
+        if graph:
+            g.replay()
+        else:
+            enqueue()
+        stop.record()
+        torch.cuda.synchronize()
+        if r:  # the first round warms up (the graph's first replay uploads it)
+            times.append(1000.0 * start.elapsed_time(stop) / calls)
+    del g
+    return statistics.median(times)
+
+
+def heldout(args):
+    l2 = torch.cuda.get_device_properties(0).L2_cache_size
+    flush = torch.empty(2 * l2, dtype=torch.uint8, device="cuda")
+    records = []
+    for path in args.shapes:
+        with open(path) as f:
+            doc = json.load(f)
+        for mode in ("tf32", "fp32"):
+            set_mode(mode)
+            for epilogue in ("none", "bias+gelu"):
+                for s in doc["shapes"]:
+                    m, n, k = s["m"], s["n"], s["k"]
+                    sets = max(1, min(64, 2 * l2 // (4 * (m * k + k * n + n)) + 1))
+                    a = [torch.empty(m, k, device="cuda").uniform_(-1, 1) for _ in range(sets)]
+                    b = [torch.empty(k, n, device="cuda").uniform_(-1, 1) for _ in range(sets)]
+                    c = [torch.empty(n, device="cuda").uniform_(-1, 1) for _ in range(sets)]
+                    if epilogue == "none":
+                        def fn(i):
+                            return torch.mm(a[i % sets], b[i % sets])
+                    else:
+                        def fn(i):
+                            return F.gelu(torch.addmm(c[i % sets], a[i % sets], b[i % sets]), approximate="tanh")
+                    for graph in (False, True):
+                        for cold in (False, True):
+                            us = condition_time_us(fn, cold, graph, flush, args.calls, args.rounds)
+                            records.append({"shape": f"{m}x{n}x{k}", "mode": mode, "epilogue": epilogue,
+                                            "launch": "graph" if graph else "stream",
+                                            "condition": "cold" if cold else "warm", "torch_us": us,
+                                            "seed": doc["seed"]})
+                            print(f"torch {mode:<5} {epilogue:<9} {m}x{n}x{k:<8} {records[-1]['launch']:<6} "
+                                  f"{records[-1]['condition']:<4} {us:9.2f} us", flush=True)
+                    del a, b, c
+    out = {"torch": torch.__version__, "device": torch.cuda.get_device_name(0),
+           "method": f"median of {args.rounds} rounds of {args.calls} back-to-back calls behind a GPU spin; "
+                     "stream or one captured CUDA graph of the batch; warm: the same tensors; cold: L2 overwritten "
+                     "before the batch, inputs rotating past 2x L2 (as heldout_bench)",
+           "records": records}
+    with open(args.json, "w") as f:
+        json.dump(out, f, indent=1)
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--runtime-json", required=True)
+    ap.add_argument("--runtime-json")
+    ap.add_argument("--shapes", action="append", help="held-out shapes file (repeatable)")
+    ap.add_argument("--rounds", type=int, default=7)
+    ap.add_argument("--calls", type=int, default=BATCH_CALLS)
     ap.add_argument("--json")
     args = ap.parse_args()
+    if bool(args.runtime_json) == bool(args.shapes):
+        ap.error("give either --runtime-json or --shapes")
+    if args.shapes:
+        if not args.json:
+            ap.error("--shapes needs --json")
+        return heldout(args)
     with open(args.runtime_json) as f:
         bench = json.load(f)
     l2 = torch.cuda.get_device_properties(0).L2_cache_size

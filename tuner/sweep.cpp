@@ -17,6 +17,7 @@
 #include "problem/pass_gemm.hpp"
 #include "tuner/candidate_launcher.hpp"
 #include "tuner/measurement_loop.hpp"
+#include "tuner/program_timing.hpp"
 #include "tuner/verifier.hpp"
 
 namespace gemmtune {
@@ -106,7 +107,44 @@ ProblemMetrics measure_metrics(const GemmProblem& p, const MeasurementRecord& be
   return m;
 }
 
+// Finalists slower than this (relative, by kernel time) than the fastest are not re-timed: launch gaps and the L2
+// state move a call's cost by a few percent, not by this much.
+constexpr double kFinalistWithin = 0.10;
+
+// The finalist stage (problem/candidate_choice.hpp): heuristic-first and the fastest few re-timed as a program
+// pays; sets pr.kept_record and pr.evidence. Without a heuristic-first (3xtf32) the ranking's choice stands.
+void decide_as_program_pays(ProblemResult& pr, const ProblemBuffers& buffers, const SweepProfile& profile,
+                            cublasLtHandle_t h, DeviceBuffer<unsigned char>& flush, MeasureContext& ctx) {
+  const std::vector<const MeasurementRecord*> fin = finalists(pr.records, profile.timing.finalists, kFinalistWithin);
+  if (fin.empty()) return;
+  const auto index_of = [&](const MeasurementRecord* r) { return static_cast<int>(r - pr.records.data()); };
+  pr.kept_record = index_of(fin[0]);
+  const std::vector<ProgramCondition> conditions = program_conditions(profile.timing);
+  if (fin.size() == 1) {  // nothing near enough to challenge it: heuristic-first, margin 1 by definition
+    for (const ProgramCondition& c : conditions) pr.evidence.conditions.push_back({c.name(), 1.0, kMinProgramNoise});
+    return;
+  }
+  std::vector<std::unique_ptr<CandidateLauncher>> launchers;
+  std::vector<const CandidateLauncher*> order;
+  for (const MeasurementRecord* r : fin) {
+    launchers.push_back(std::make_unique<CandidateLauncher>(pr.problem, r->candidate, h, profile.lt.workspace_bytes));
+    order.push_back(launchers.back().get());
+  }
+  const std::vector<std::vector<ConditionTime>> times =
+      time_as_program(order, buffers, profile.timing, fin[0]->stats.median_us, flush, ctx);
+  const ProgramChoice choice =
+      choose_as_program_pays(times[0], std::vector<std::vector<ConditionTime>>(times.begin() + 1, times.end()));
+  if (choice.challenger >= 0) pr.kept_record = index_of(fin[static_cast<std::size_t>(choice.challenger) + 1]);
+  pr.evidence = choice.evidence;
+}
+
 }  // namespace
+
+const MeasurementRecord* kept_candidate(const ProblemResult& pr) {
+  if (pr.kept_record >= 0 && static_cast<std::size_t>(pr.kept_record) < pr.records.size())
+    return &pr.records[static_cast<std::size_t>(pr.kept_record)];
+  return chosen_candidate(pr.records);
+}
 
 SweepResult run_sweep(const SweepPlan& plan, const SweepProfile& profile, const SweepOptions& options) {
   const DeviceInfo device = query_device(options.device);
@@ -131,6 +169,9 @@ SweepResult run_sweep(const SweepPlan& plan, const SweepProfile& profile, const 
   if (!result.timer_warning.empty()) std::fprintf(stderr, "gemmtune: warning: %s\n", result.timer_warning.c_str());
   MeasureContext ctx{stream.get(), *timer, blocker, {}};
   if (profile.timing.l2_flush) ctx.l2_flush = DeviceBuffer<unsigned char>(2 * device.l2_bytes);
+  const bool finalist_stage = profile.timing.finalists > 0 && !program_conditions(profile.timing).empty();
+  DeviceBuffer<unsigned char> program_flush;
+  if (finalist_stage && profile.timing.l2_cold) program_flush = DeviceBuffer<unsigned char>(2 * device.l2_bytes);
   std::random_device entropy;  // fresh inputs for every problem, every sweep
   std::unique_ptr<CuptiRangeProfiler> profiler;
   if (options.metrics) {
@@ -167,8 +208,26 @@ SweepResult run_sweep(const SweepPlan& plan, const SweepProfile& profile, const 
       if (r.status == MeasureStatus::Error) ++result.errors;
       pr.records.push_back(std::move(r));
     }
-    if (db) db->store_problem(result.run.id, pp.problem, pr.records);
-    if (const MeasurementRecord* best = chosen_candidate(pr.records); best && profiler) {
+    if (finalist_stage) {
+      try {
+        decide_as_program_pays(pr, buffers, profile, lt.get(), program_flush, ctx);
+      } catch (const Error& e) {  // the ranking stage's records stand; the cache keeps what the program would run
+        std::fprintf(stderr, "gemmtune: warning: %s: finalist stage failed (%s); keeping heuristic-first\n",
+                     pp.problem.key().c_str(), e.what());
+        pr.evidence = {};
+        const MeasurementRecord* first = heuristic_first(pr.records);
+        pr.kept_record = first ? static_cast<int>(first - pr.records.data()) : -1;
+      }
+    }
+    if (db) {
+      if (const MeasurementRecord* kept = kept_candidate(pr); kept && pr.kept_record >= 0) {
+        const CacheDecision decision{kept, pr.evidence};
+        db->store_problem(result.run.id, pp.problem, pr.records, &decision);
+      } else {
+        db->store_problem(result.run.id, pp.problem, pr.records);
+      }
+    }
+    if (const MeasurementRecord* best = kept_candidate(pr); best && profiler) {
       try {
         pr.metrics = measure_metrics(pp.problem, *best, buffers, profile.lt.workspace_bytes, lt.get(), stream.get(),
                                      *profiler, device.identity.gpu_name);
@@ -182,10 +241,12 @@ SweepResult run_sweep(const SweepPlan& plan, const SweepProfile& profile, const 
     if (!options.quiet) {
       const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       const double eta = elapsed / static_cast<double>(i + 1) * static_cast<double>(total - i - 1);
-      const MeasurementRecord* best = chosen_candidate(pr.records);
-      std::fprintf(stderr, "[%zu/%zu] %s: %zu candidates, best %s %.2f us | elapsed %s, ETA %s\n", i + 1, total,
+      const MeasurementRecord* best = kept_candidate(pr);
+      std::fprintf(stderr, "[%zu/%zu] %s: %zu candidates, best %s %.2f us%s | elapsed %s, ETA %s\n", i + 1, total,
                    pp.problem.key().c_str(), pr.records.size(), best ? best->candidate.id().c_str() : "(none)",
-                   best ? best->stats.median_us : 0.0, clock_text(elapsed).c_str(), clock_text(eta).c_str());
+                   best ? best->stats.median_us : 0.0,
+                   pr.evidence.known() ? (", " + pr.evidence.describe()).c_str() : "", clock_text(elapsed).c_str(),
+                   clock_text(eta).c_str());
     }
     result.problems.push_back(std::move(pr));
   }

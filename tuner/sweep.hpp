@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "cupti/range_profiler.hpp"
+#include "problem/candidate_choice.hpp"
 #include "problem/measurement.hpp"
 #include "profiler/roofline.hpp"
 #include "profile/sweep_profile.hpp"
@@ -37,7 +38,15 @@ struct ProblemResult {
   std::vector<MeasurementRecord> records;  // empty when resumed
   bool resumed = false;
   std::optional<ProblemMetrics> metrics;
+  // The finalist stage's decision (problem/candidate_choice.hpp): the index in records of what the cache keeps
+  // (-1: no stage ran, the ranking's chosen_candidate stands) and its margin over heuristic-first.
+  int kept_record = -1;
+  MarginEvidence evidence;
 };
+
+// What the cache keeps for this problem: the finalist stage's decision, else the ranking's choice; null if nothing
+// was verified and timed.
+const MeasurementRecord* kept_candidate(const ProblemResult& pr);
 
 struct SweepResult {
   RunInfo run;

@@ -38,7 +38,7 @@ ProblemSummary summarize_problem(const ProblemResult& pr) {
     if (backend_best == 0 || r.stats.median_us < backend_best) backend_best = r.stats.median_us;
   }
   if (const MeasurementRecord* first = heuristic_first(pr.records)) s.heuristic_first_us = first->stats.median_us;
-  if (const MeasurementRecord* chosen = chosen_candidate(pr.records)) {
+  if (const MeasurementRecord* chosen = kept_candidate(pr)) {
     s.best_us = chosen->stats.median_us;
     s.best_candidate = chosen->candidate.id();
     s.best_tflops = chosen->tflops();

@@ -65,13 +65,18 @@ void print_table(const std::vector<CacheEntry>& entries) {
     if (e.device_key != device) {
       device = e.device_key;
       std::printf("%sdevice %s\n", per_device.empty() ? "" : "\n", device.c_str());
-      std::printf("  %-*s  %-*s %10s %8s %10s  %s\n", kw, "problem key", cw, "candidate", "median us", "TFLOP/s",
-                  "verify err", "measured by");
+      std::printf("  %-*s  %-*s %10s %8s %10s %9s  %s\n", kw, "problem key", cw, "candidate", "median us", "TFLOP/s",
+                  "verify err", "vs heur.", "measured by (margin conditions)");
     }
     ++per_device[device];
     const double tflops = e.problem.flops() / (e.stats.median_us * 1e6);
-    std::printf("  %-*s  %-*s %10.2f %8.1f %10.2e  %s\n", kw, e.problem.key().c_str(), cw, e.candidate.id().c_str(),
-                e.stats.median_us, tflops, e.verify_error, run_text(e).c_str());
+    // The margin over heuristic-first as a program pays it, worst condition; "?" where it is not known.
+    char margin[32] = "?";
+    if (e.evidence.known()) std::snprintf(margin, sizeof(margin), "x%.3f", e.evidence.min_margin());
+    const std::string conditions = e.evidence.known() ? " (" + e.evidence.condition_names() + ")" : "";
+    std::printf("  %-*s  %-*s %10.2f %8.1f %10.2e %9s  %s%s\n", kw, e.problem.key().c_str(), cw,
+                e.candidate.id().c_str(), e.stats.median_us, tflops, e.verify_error, margin, run_text(e).c_str(),
+                conditions.c_str());
   }
   std::printf("%s%zu entr%s on %zu device key%s\n", entries.empty() ? "" : "\n", entries.size(),
               entries.size() == 1 ? "y" : "ies", per_device.size(), per_device.size() == 1 ? "" : "s");

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "problem/candidate.hpp"
+#include "problem/candidate_choice.hpp"
 #include "problem/gemm_problem.hpp"
 #include "problem/measurement.hpp"
 
@@ -27,6 +28,8 @@ struct CacheEntry {
   std::string origin;
   std::string gemmtune_version;  // of the build that measured it
   std::string updated_at;        // ISO-8601 UTC, when its run stored it
+  // Its margin over cuBLASLt's heuristic-first as a program pays it, per measured condition (empty: not known).
+  MarginEvidence evidence;
 };
 
 // Gives entries measured in the db they were read from (empty origin) that db's path, before they move to another.

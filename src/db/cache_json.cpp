@@ -23,6 +23,15 @@ std::string utc_now() {
   return text;
 }
 
+// The margin over heuristic-first per condition; null when not known (an older gemmtune measured the entry).
+json margin_to_json(const MarginEvidence& m) {
+  if (!m.known()) return nullptr;
+  json conditions = json::array();
+  for (const ConditionMargin& c : m.conditions)
+    conditions.push_back({{"condition", c.condition}, {"margin", c.margin}, {"noise", c.noise}});
+  return json{{"min", m.min_margin()}, {"conditions", std::move(conditions)}};
+}
+
 json entry_to_json(const CacheEntry& e, const std::string& source_db) {
   json candidate = e.candidate;
   // The shared Candidate json writes the rank for lt only; the export keeps every field of every candidate.
@@ -39,7 +48,8 @@ json entry_to_json(const CacheEntry& e, const std::string& source_db) {
                {{"id", e.run_id},
                 {"origin", e.origin.empty() ? source_db : e.origin},
                 {"gemmtune_version", e.gemmtune_version}}},
-              {"updated_at", e.updated_at}};
+              {"updated_at", e.updated_at},
+              {"margin", margin_to_json(e.evidence)}};
 }
 
 int int_field(const JsonFields& f, const std::string& name) {
@@ -92,7 +102,27 @@ TimingStats read_stats(const JsonFields& f) {
   return s;
 }
 
-CacheEntry read_entry(const JsonFields& f) {
+// Optional: exports written before the margins existed have no "margin" field, and null means not known.
+MarginEvidence read_margin(const JsonFields& f, const nlohmann::json& entry) {
+  MarginEvidence m;
+  if (!f.has("margin") || entry.at("margin").is_null()) return m;
+  const JsonFields margin = f.object("margin");
+  for (const JsonFields& c : margin.objects("conditions")) {
+    ConditionMargin cm;
+    cm.condition = c.string("condition");
+    cm.margin = c.number("margin");
+    cm.noise = c.number("noise");
+    if (cm.condition.empty() || cm.condition.find_first_of("=~;") != std::string::npos)
+      c.fail("condition", "must be a non-empty name without '=', '~' or ';'");
+    if (!(cm.margin > 0)) c.fail("margin", "must be > 0");
+    if (cm.noise < 0) c.fail("noise", "must be >= 0");
+    m.conditions.push_back(cm);
+  }
+  if (!m.known()) margin.fail("conditions", "must not be empty (write null for an unknown margin)");
+  return m;
+}
+
+CacheEntry read_entry(const JsonFields& f, const nlohmann::json& entry) {
   CacheEntry e;
   e.device_key = f.string("device_key");
   if (e.device_key.empty()) f.fail("device_key", "must not be empty");
@@ -114,6 +144,7 @@ CacheEntry read_entry(const JsonFields& f) {
   e.origin = run.string("origin");
   e.gemmtune_version = run.string("gemmtune_version");
   e.updated_at = f.string("updated_at");
+  e.evidence = read_margin(f, entry);
   return e;
 }
 
@@ -143,8 +174,10 @@ std::vector<CacheEntry> cache_from_json(const json& doc, const std::string& sour
 
   std::vector<CacheEntry> entries;
   std::map<std::pair<std::string, std::string>, std::size_t> seen;
-  for (const JsonFields& f : top.objects("entries")) {
-    CacheEntry e = read_entry(f);
+  const std::vector<JsonFields> fields = top.objects("entries");
+  for (std::size_t i = 0; i < fields.size(); ++i) {
+    const JsonFields& f = fields[i];
+    CacheEntry e = read_entry(f, doc.at("entries").at(i));
     const auto [it, fresh] = seen.emplace(std::make_pair(e.device_key, e.problem.key()), entries.size());
     if (!fresh)
       f.fail("problem_key", "the same device key and problem key as entries[" + std::to_string(it->second) + "]");

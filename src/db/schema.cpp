@@ -164,8 +164,14 @@ std::int64_t pragma_int(const SqliteDb& db, const char* pragma) {
 
 const std::vector<SchemaMigration>& schema_migrations() {
   // v2: the SM clock ncu saw while profiling, so its durations can be compared with the sweep's at equal clocks.
+  // v3: a cache entry's margin over heuristic-first as a program pays it (problem/candidate_choice.hpp): its
+  // minimum over the measured conditions (NULL: not known, as for every entry an older gemmtune stored) and each
+  // condition's margin and noise bound.
   static const std::vector<SchemaMigration> steps = {
-      {1, kSchemaV1}, {2, "ALTER TABLE ncu_metrics ADD COLUMN clock_mhz REAL NOT NULL DEFAULT -1;"}};
+      {1, kSchemaV1},
+      {2, "ALTER TABLE ncu_metrics ADD COLUMN clock_mhz REAL NOT NULL DEFAULT -1;"},
+      {3, "ALTER TABLE algo_cache ADD COLUMN margin_min REAL CHECK (margin_min IS NULL OR margin_min > 0);"
+          "ALTER TABLE algo_cache ADD COLUMN margin_evidence TEXT NOT NULL DEFAULT '';"}};
   return steps;
 }
 

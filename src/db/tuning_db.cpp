@@ -25,7 +25,7 @@ constexpr int kBusyTimeoutMs = 10000;
 const std::string& cache_columns() {
   static const std::string columns = std::string("device_key, problem_key, ") + kCandidateColumns +
                                      ", verify_error, tolerance, " + kStatsColumns +
-                                     ", run_id, origin, gemmtune_version, updated_at";
+                                     ", run_id, origin, gemmtune_version, updated_at, margin_min, margin_evidence";
   return columns;
 }
 
@@ -163,6 +163,11 @@ void bind_cache_entry(SqliteStatement& s, const CacheEntry& e) {
   bind_stats(s, e.stats);
   s.bind(":verify_error", e.verify_error).bind(":tolerance", e.tolerance).bind(":run_id", e.run_id);
   s.bind(":origin", e.origin).bind(":gemmtune_version", e.gemmtune_version).bind(":updated_at", e.updated_at);
+  if (e.evidence.known())
+    s.bind(":margin_min", e.evidence.min_margin());
+  else
+    s.bind(":margin_min", nullptr);
+  s.bind(":margin_evidence", e.evidence.encode());
 }
 
 CacheEntry read_cache_entry(const SqliteStatement& s) {
@@ -177,6 +182,11 @@ CacheEntry read_cache_entry(const SqliteStatement& s) {
   e.origin = s.column_text("origin");
   e.gemmtune_version = s.column_text("gemmtune_version");
   e.updated_at = s.column_text("updated_at");
+  try {
+    e.evidence = MarginEvidence::decode(s.column_text("margin_evidence"));
+  } catch (const InputError& bad) {
+    throw InputError("cache entry " + e.problem.key() + ": " + bad.what());
+  }
   return e;
 }
 
@@ -243,7 +253,8 @@ void TuningDb::finish_run(std::int64_t run_id) {
   tx.commit();
 }
 
-void TuningDb::store_problem(std::int64_t run_id, const GemmProblem& p, const std::vector<MeasurementRecord>& records) {
+void TuningDb::store_problem(std::int64_t run_id, const GemmProblem& p, const std::vector<MeasurementRecord>& records,
+                             const CacheDecision* decision) {
   const std::string problem_key = p.key();
   SqliteTransaction tx(db_);
   const RunOwner owner = run_owner(db_, run_id);
@@ -271,7 +282,9 @@ void TuningDb::store_problem(std::int64_t run_id, const GemmProblem& p, const st
                                      kNowSql + ")");
   done.bind(1, device_key).bind(2, problem_key).bind(3, run_id).run();
 
-  if (const MeasurementRecord* best = chosen_candidate(records)) {
+  if (decision && (decision->record < records.data() || decision->record >= records.data() + records.size()))
+    throw CheckError("store_problem(" + problem_key + "): the decision names a record that is not one of its records");
+  if (const MeasurementRecord* best = decision ? decision->record : chosen_candidate(records)) {
     const std::optional<CacheEntry> current = find_cache_entry(db_, device_key, problem_key);
     const bool replace = !current || !current->origin.empty() || current->run_id < run_id ||
                          best->stats.median_us < current->stats.median_us;
@@ -285,6 +298,7 @@ void TuningDb::store_problem(std::int64_t run_id, const GemmProblem& p, const st
       e.tolerance = best->tolerance;
       e.run_id = run_id;
       e.gemmtune_version = owner.gemmtune_version;
+      if (decision) e.evidence = decision->evidence;
       write_cache_entry(db_, e);
     }
   }

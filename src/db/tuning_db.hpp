@@ -30,6 +30,13 @@ struct MergeCounts {
   int kept = 0;      // not faster than the entry already there
 };
 
+// The sweep's decision for one problem, from re-timing its finalists as a program pays (problem/candidate_choice.hpp):
+// the record the cache keeps (one of the problem's records) and its margin over heuristic-first.
+struct CacheDecision {
+  const MeasurementRecord* record = nullptr;
+  MarginEvidence evidence;
+};
+
 class TuningDb {
  public:
   enum class Access {
@@ -54,7 +61,9 @@ class TuningDb {
   // measured on the same build and in the same conditions, while an old median may be a lucky sample or the time
   // of a kernel this build no longer has. A problem with no Ok record leaves the cache as it was.
   // Every record must be of problem p; records' device keys must be empty or the run's.
-  void store_problem(std::int64_t run_id, const GemmProblem& p, const std::vector<MeasurementRecord>& records);
+  // With a decision, its record is the one chosen (instead of chosen_candidate) and its evidence is stored with it.
+  void store_problem(std::int64_t run_id, const GemmProblem& p, const std::vector<MeasurementRecord>& records,
+                     const CacheDecision* decision = nullptr);
 
   // True once store_problem committed this problem for this device key (in any run): what `sweep --resume` skips.
   bool problem_done(const std::string& device_key, const std::string& problem_key) const;

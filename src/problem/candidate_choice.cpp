@@ -1,6 +1,30 @@
 #include "problem/candidate_choice.hpp"
 
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+#include "common/error.hpp"
+
 namespace gemmtune {
+namespace {
+
+std::string fixed(double v, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%.*f", decimals, v);
+  return buf;
+}
+
+double parse_number(const std::string& text, const std::string& whole) {
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(v) || v < 0)
+    throw InputError("margin evidence '" + whole + "': '" + text + "' is not a non-negative number");
+  return v;
+}
+
+}  // namespace
 
 const MeasurementRecord* heuristic_first(const std::vector<MeasurementRecord>& records) {
   for (const MeasurementRecord& r : records)
@@ -16,6 +40,132 @@ const MeasurementRecord* chosen_candidate(const std::vector<MeasurementRecord>& 
   const MeasurementRecord* first = heuristic_first(records);
   if (first && first->stats.median_us <= fastest->stats.median_us * (1 + kChoiceTieBand)) return first;
   return fastest;
+}
+
+std::vector<const MeasurementRecord*> finalists(const std::vector<MeasurementRecord>& records, int max_challengers,
+                                                double within) {
+  const MeasurementRecord* first = heuristic_first(records);
+  if (!first) return {};
+  std::vector<const MeasurementRecord*> others;
+  for (const MeasurementRecord& r : records)
+    if (r.status == MeasureStatus::Ok && &r != first && r.candidate.id() != first->candidate.id())
+      others.push_back(&r);
+  std::stable_sort(others.begin(), others.end(), [](const MeasurementRecord* a, const MeasurementRecord* b) {
+    return a->stats.median_us < b->stats.median_us;
+  });
+  const double fastest = std::min(first->stats.median_us, others.empty() ? first->stats.median_us
+                                                                          : others.front()->stats.median_us);
+  std::vector<const MeasurementRecord*> out = {first};
+  for (const MeasurementRecord* r : others) {
+    if (static_cast<int>(out.size()) > max_challengers) break;
+    if (r->stats.median_us > fastest * (1 + within)) break;
+    out.push_back(r);
+  }
+  return out;
+}
+
+bool ConditionMargin::operator==(const ConditionMargin& o) const {
+  return condition == o.condition && margin == o.margin && noise == o.noise;
+}
+
+double MarginEvidence::min_margin() const {
+  double m = 0;
+  for (std::size_t i = 0; i < conditions.size(); ++i)
+    m = i == 0 ? conditions[i].margin : std::min(m, conditions[i].margin);
+  return m;
+}
+
+double MarginEvidence::min_excess() const {
+  double m = 0;
+  for (std::size_t i = 0; i < conditions.size(); ++i) {
+    const double excess = conditions[i].margin - 1 - conditions[i].noise;
+    m = i == 0 ? excess : std::min(m, excess);
+  }
+  return m;
+}
+
+std::string MarginEvidence::condition_names() const {
+  std::string s;
+  for (const ConditionMargin& c : conditions) s += (s.empty() ? "" : ",") + c.condition;
+  return s;
+}
+
+std::string MarginEvidence::encode() const {
+  std::string s;
+  for (const ConditionMargin& c : conditions)
+    s += (s.empty() ? "" : ";") + c.condition + "=" + fixed(c.margin, 4) + "~" + fixed(c.noise, 4);
+  return s;
+}
+
+MarginEvidence MarginEvidence::decode(const std::string& text) {
+  MarginEvidence e;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    const std::size_t end = std::min(text.find(';', start), text.size());
+    const std::string item = text.substr(start, end - start);
+    const std::size_t eq = item.find('='), tilde = item.find('~');
+    if (eq == std::string::npos || eq == 0 || tilde == std::string::npos || tilde < eq)
+      throw InputError("margin evidence '" + text + "': '" + item + "' is not CONDITION=MARGIN~NOISE");
+    ConditionMargin c;
+    c.condition = item.substr(0, eq);
+    c.margin = parse_number(item.substr(eq + 1, tilde - eq - 1), text);
+    c.noise = parse_number(item.substr(tilde + 1), text);
+    if (!(c.margin > 0)) throw InputError("margin evidence '" + text + "': a margin must be > 0");
+    for (const ConditionMargin& seen : e.conditions)
+      if (seen.condition == c.condition)
+        throw InputError("margin evidence '" + text + "': condition '" + c.condition + "' appears twice");
+    e.conditions.push_back(c);
+    start = end + 1;
+  }
+  return e;
+}
+
+std::string MarginEvidence::describe() const {
+  if (!known()) return "no margin over heuristic-first known";
+  double noise = 0;
+  std::string each;
+  for (const ConditionMargin& c : conditions) {
+    each += (each.empty() ? "" : ", ") + c.condition + " x" + fixed(c.margin, 3);
+    noise = std::max(noise, c.noise);
+  }
+  return "margin over heuristic-first x" + fixed(min_margin(), 3) + " (min over " + each + "; noise up to " +
+         fixed(100 * noise, 1) + "%)";
+}
+
+KeepVerdict keep_over_heuristic(const std::vector<ConditionTime>& candidate,
+                                const std::vector<ConditionTime>& heuristic) {
+  KeepVerdict v;
+  v.keep = !candidate.empty();
+  for (const ConditionTime& c : candidate) {
+    const auto h = std::find_if(heuristic.begin(), heuristic.end(),
+                                [&](const ConditionTime& t) { return t.condition == c.condition; });
+    if (h == heuristic.end() || !(c.median_us > 0) || !(h->median_us > 0)) {
+      v.keep = false;
+      continue;
+    }
+    ConditionMargin m;
+    m.condition = c.condition;
+    m.margin = h->median_us / c.median_us;
+    m.noise = std::max({kMinProgramNoise, c.rel_spread, h->rel_spread});
+    if (m.margin < 1 + m.noise) v.keep = false;
+    v.evidence.conditions.push_back(m);
+  }
+  return v;
+}
+
+ProgramChoice choose_as_program_pays(const std::vector<ConditionTime>& heuristic,
+                                     const std::vector<std::vector<ConditionTime>>& challengers) {
+  ProgramChoice best;
+  for (const ConditionTime& t : heuristic) best.evidence.conditions.push_back({t.condition, 1.0, kMinProgramNoise});
+  double best_margin = 0;
+  for (std::size_t i = 0; i < challengers.size(); ++i) {
+    const KeepVerdict v = keep_over_heuristic(challengers[i], heuristic);
+    if (!v.keep || v.evidence.min_margin() <= best_margin) continue;
+    best_margin = v.evidence.min_margin();
+    best.challenger = static_cast<int>(i);
+    best.evidence = v.evidence;
+  }
+  return best;
 }
 
 }  // namespace gemmtune

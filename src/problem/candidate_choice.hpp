@@ -1,12 +1,20 @@
 // Which of one problem's measured candidates the cache keeps (and the sweep's table calls "best").
 //
-// The fastest verified candidate, unless cuBLASLt's own first choice is within kChoiceTieBand of it. Medians that
-// close are the same speed as far as a sweep can tell: its stopping rule bounds each median's standard error near 1%,
-// and two runs of the same algo differ by more than that. The heuristic's answer is then the safer pick: the runtime
-// runs exactly what cuBLASLt would have, instead of a candidate that won by noise (measured on the H100: a 0.5% win
-// in the sweep for cuBLASLt + our epilogue kernel at 4096³ was a 2% loss in the runtime benchmark).
+// Ranking: the fastest verified candidate by per-call kernel time (CUPTI), unless cuBLASLt's own first choice is
+// within kChoiceTieBand of it. Medians that close are the same speed as far as a sweep can tell: its stopping rule
+// bounds each median's standard error near 1%, and two runs of the same algo differ by more than that.
+//
+// The keep rule: the per-call span is not what a program pays. A cuBLASLt call may launch two or three kernels, and
+// the gaps between them (1-2 us in a stream, near 0 from a CUDA graph) fall inside its span or not depending on how
+// the program launches; a warm L2 (the same buffers every call) or a cold one reorders near-ties too. So the fastest
+// few candidates and heuristic-first are re-timed as a program pays: back-to-back batches, end to end, launched into
+// a stream and as a graph, warm and cold (tuner/program_timing.hpp). A candidate replaces heuristic-first only where
+// it beats it beyond noise in EVERY measured condition; otherwise the cache keeps heuristic-first, which is what the
+// program would have run anyway. The margins are stored with the entry: they are the evidence the runtime's fallback
+// asks for before letting a tuned shape stand in for an untuned one (runtime/selection.hpp).
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "problem/measurement.hpp"
@@ -14,12 +22,76 @@
 namespace gemmtune {
 
 inline constexpr double kChoiceTieBand = 0.01;
+// The smallest noise bound a margin must clear. Two runs of the same kernel differ by about 1%; the runtime
+// benchmark measures in another process at another time, so a kept win must survive that twice: 2%.
+inline constexpr double kMinProgramNoise = 0.02;
 
 // cuBLASLt's first choice among the records: the first verified rank-0 cuBLASLt record. The sweep enumerates the
 // fused heuristic's answers before the unfused baseline's, so that is its fused algo where it has one. Null if none.
 const MeasurementRecord* heuristic_first(const std::vector<MeasurementRecord>& records);
 
-// The record the cache keeps, by the rule above; null when no record was verified and timed.
+// The record the ranking stage prefers, by the rule above; null when no record was verified and timed.
 const MeasurementRecord* chosen_candidate(const std::vector<MeasurementRecord>& records);
+
+// The candidates worth re-timing as a program pays: heuristic-first (first in the list) and up to max_challengers
+// other verified candidates, fastest first, whose kernel-time median is within `within` (relative) of the fastest.
+// Empty when there is no heuristic-first to compare against.
+std::vector<const MeasurementRecord*> finalists(const std::vector<MeasurementRecord>& records, int max_challengers,
+                                                double within);
+
+// One way a program runs a GEMM: "stream/warm", "stream/cold", "graph/warm", "graph/cold".
+struct ConditionTime {
+  std::string condition;
+  double median_us = 0;   // per call, over the repeats
+  double rel_spread = 0;  // (p90 − p10) / median over the repeats
+};
+
+// A candidate's margin over heuristic-first in one condition.
+struct ConditionMargin {
+  std::string condition;
+  double margin = 0;  // heuristic-first's per-call time / the candidate's: > 1 means the candidate is faster
+  double noise = 0;   // the relative noise bound it had to clear: max(kMinProgramNoise, both sides' spread)
+  bool operator==(const ConditionMargin& o) const;
+};
+
+// What a cache entry knows about its margin over heuristic-first. Empty: no margin known (an entry measured by a
+// gemmtune before schema 3, imported from an older export, or of a kind cuBLASLt cannot run).
+struct MarginEvidence {
+  std::vector<ConditionMargin> conditions;
+
+  bool known() const { return !conditions.empty(); }
+  // The smallest margin over the conditions; 0 when unknown.
+  double min_margin() const;
+  // The smallest margin minus its noise bound, over the conditions: how far beyond noise the worst condition won.
+  double min_excess() const;
+  // "stream/warm,graph/cold"; "" when unknown.
+  std::string condition_names() const;
+  // Database and export text: "stream/warm=1.1234~0.0100;graph/cold=..." ("" when unknown); decode throws
+  // InputError naming what is wrong.
+  std::string encode() const;
+  static MarginEvidence decode(const std::string& text);
+  // "x1.134 min over stream/warm x1.150, graph/cold x1.134 (noise 1.0%)", or "no margin over heuristic-first known".
+  std::string describe() const;
+  bool operator==(const MarginEvidence& o) const { return conditions == o.conditions; }
+};
+
+// The keep rule for one candidate: its margins over heuristic-first per condition (matched by name), and whether
+// every one of them clears its noise bound. A condition heuristic-first was not measured in is a failure.
+struct KeepVerdict {
+  bool keep = false;
+  MarginEvidence evidence;
+};
+KeepVerdict keep_over_heuristic(const std::vector<ConditionTime>& candidate,
+                                const std::vector<ConditionTime>& heuristic);
+
+// The program-paid decision over the finalists: index into `challengers` of the one to keep (the largest worst-case
+// margin among those the keep rule keeps), or -1 for heuristic-first; and the kept one's evidence (for heuristic-
+// first: margin 1 in every measured condition, exactly, since it is what the program would run anyway).
+struct ProgramChoice {
+  int challenger = -1;
+  MarginEvidence evidence;
+};
+ProgramChoice choose_as_program_pays(const std::vector<ConditionTime>& heuristic,
+                                     const std::vector<std::vector<ConditionTime>>& challengers);
 
 }  // namespace gemmtune

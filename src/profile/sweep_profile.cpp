@@ -211,7 +211,7 @@ SweepProfile parse_sweep_profile(const std::string& json_text, const std::string
   if (doc.contains("timing")) {
     const json& t = doc["timing"];
     r.only_known(t, "timing", {"warmup_calls", "batch_calls", "min_samples", "max_noise_pct", "min_time_ms", "max_time_ms",
-                           "l2_flush"});
+                           "l2_flush", "launch", "l2", "finalists"});
     TimingSettings& ts = p.timing;
     if (t.contains("warmup_calls")) ts.warmup_calls = static_cast<int>(r.number(t, "warmup_calls", "timing.warmup_calls", 0, 1000));
     if (t.contains("batch_calls")) ts.batch_calls = static_cast<int>(r.number(t, "batch_calls", "timing.batch_calls", 1, 500));
@@ -224,6 +224,20 @@ SweepProfile parse_sweep_profile(const std::string& json_text, const std::string
       if (!t["l2_flush"].is_boolean()) r.fail("timing.l2_flush", "must be true or false");
       ts.l2_flush = t["l2_flush"].get<bool>();
     }
+    // "a" | "b" | "both": which of two conditions the finalist stage measures.
+    const auto either_or_both = [&](const char* field, const char* a, const char* b, bool* has_a, bool* has_b) {
+      if (!t.contains(field)) return;
+      const std::string path = std::string("timing.") + field;
+      const std::string expected = std::string("must be \"") + a + "\", \"" + b + "\" or \"both\"";
+      if (!t[field].is_string()) r.fail(path, expected);
+      const std::string v = t[field].get<std::string>();
+      if (v != a && v != b && v != "both") r.fail(path, expected + ", not \"" + v + "\"");
+      *has_a = v != b;
+      *has_b = v != a;
+    };
+    either_or_both("launch", "stream", "graph", &ts.launch_stream, &ts.launch_graph);
+    either_or_both("l2", "warm", "cold", &ts.l2_warm, &ts.l2_cold);
+    if (t.contains("finalists")) ts.finalists = static_cast<int>(r.number(t, "finalists", "timing.finalists", 0, 16));
   }
   return p;
 }

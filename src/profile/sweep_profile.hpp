@@ -29,6 +29,15 @@ struct TimingSettings {
   // false: inputs rotate over sets larger than 2× L2 and calls run back to back (a layer inside a model);
   // true: L2 is overwritten before every call, nvbench's "cold" measurement (a GEMM whose inputs come from DRAM).
   bool l2_flush = false;
+  // The finalist stage (problem/candidate_choice.hpp, tuner/program_timing.hpp): heuristic-first and up to
+  // `finalists` of the fastest other candidates are re-timed as a program pays, end to end over back-to-back calls,
+  // in each measured condition: launched into a stream and/or as a CUDA graph (profile "launch": "stream", "graph"
+  // or "both"), with the same buffers every call (warm L2) and/or inputs rotated past 2× L2 (cold; profile "l2").
+  // A candidate replaces heuristic-first only where it wins beyond noise in every condition. 0 finalists: no stage,
+  // the ranking's choice is cached and no margin is recorded.
+  bool launch_stream = true, launch_graph = true;
+  bool l2_warm = true, l2_cold = true;
+  int finalists = 3;
 };
 
 struct SweepProfile {

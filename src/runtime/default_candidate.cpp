@@ -36,8 +36,10 @@ DefaultCandidate default_candidate(const GemmProblem& p, cublasLtHandle_t lt, st
     const LtGemm gemm(lt, g, LtEpilogueMode::PreferFused);
     const std::vector<Candidate> first = gemm.heuristic(1, workspace_bytes);
     if (!first.empty())
-      return {first[0], std::string("cuBLASLt heuristic default (its first algo") +
-                            (gemm.fused_epilogue() ? "" : ", then our epilogue kernel") + ")"};
+      return {first[0],
+              std::string("cuBLASLt heuristic default (its first algo") +
+                  (gemm.fused_epilogue() ? "" : ", then our epilogue kernel") + ")",
+              true};
   }
   if (const kernels::KernelVariant* v = best_guess_variant(g, sm_count)) {
     Candidate c;

@@ -1,5 +1,6 @@
 #include "gemmtune/runtime.hpp"
 
+#include <cstdio>
 #include <iostream>
 #include <optional>
 #include <unordered_map>
@@ -12,6 +13,7 @@
 #include "problem/pass_gemm.hpp"
 #include "runtime/cache_index.hpp"
 #include "runtime/default_candidate.hpp"
+#include "runtime/first_use_trial.hpp"
 #include "runtime/fork_join.hpp"
 #include "runtime/grad_epilogue.hpp"
 #include "runtime/miss_log.hpp"
@@ -78,6 +80,8 @@ class Runtime::Impl {
                                ? " (" + std::to_string(cache_.index.foreign_count()) + " of other devices ignored)"
                                : std::string());
     rules_.max_nearest_distance = options.max_nearest_distance;
+    rules_.min_transfer_margin = options.min_transfer_margin;
+    rules_.confirm_on_first_use = options.confirm_standins;
   }
 
   // The hot path: a hash lookup; resolution (allocation, SQLite-free algo build) only on a problem's first call.
@@ -152,13 +156,46 @@ class Runtime::Impl {
   const GemmPlan& resolve(const GemmProblem& p, std::optional<cudaStream_t> s) {
     p.validate();
     refuse_during_capture(p, s);
-    const Choice choice = runtime::select_candidate(
+    Choice choice = runtime::select_candidate(
         cache_.index, p, rules_, [this](const GemmProblem& q, const Candidate& c) { return unsupported(q, c); },
         [this](const GemmProblem& q) {
           return runtime::default_candidate(q, lt_.get(), workspace_.size(), device_.identity.sm_count);
         });
+    if (options_.confirm_standins && choice.source == ChoiceSource::Nearest) confirm_standin(p, choice);
     if (choice.is_miss()) misses_.record(p.key());
     return add_plan(p, choice);
+  }
+
+  // The first-use trial (runtime/first_use_trial.hpp): the stand-in against heuristic-first on this problem, in a
+  // workspace of the trial's own (the shared one may be in use by work already queued on the caller's stream).
+  void confirm_standin(const GemmProblem& p, Choice& choice) {
+    const runtime::DefaultCandidate d =
+        runtime::default_candidate(p, lt_.get(), workspace_.size(), device_.identity.sm_count);
+    if (!d.heuristic_first) return;  // nothing measured to confirm against: the default would be a guess
+    if (!trial_workspace_.get()) trial_workspace_ = DeviceBuffer<unsigned char>(options_.workspace_bytes);
+    const BorrowedWorkspace ws{trial_workspace_.get(), trial_workspace_.size()};
+    std::string outcome;
+    bool keep = false;
+    try {
+      const CandidateLauncher standin(p, choice.candidate, lt_.get(), ws), fallback(p, d.candidate, lt_.get(), ws);
+      const runtime::TrialResult t = runtime::first_use_trial(standin, fallback, device_.l2_bytes);
+      keep = t.standin_wins();
+      char text[160];
+      std::snprintf(text, sizeof(text), "first-use trial on this problem: %.2f us per call vs heuristic-first %.2f us",
+                    t.standin_us, t.default_us);
+      outcome = text;
+    } catch (const Error& e) {
+      outcome = std::string("first-use trial failed (") + e.what() + ")";
+    }
+    if (keep) {
+      choice.why += "; confirmed by a " + outcome;
+      return;
+    }
+    const std::string standin = choice.candidate.id();
+    choice.candidate = d.candidate;
+    choice.source = ChoiceSource::Default;
+    choice.why = d.how + ", because the stand-in " + standin + " was not faster in a " + outcome + " (" +
+                 choice.why + ")";
   }
 
   const GemmPlan& add_plan(const GemmProblem& p, Choice choice) {
@@ -177,6 +214,7 @@ class Runtime::Impl {
   DeviceBuffer<unsigned char> workspace_;
   CudaStream side_;                             // the backward's second GEMM, ordered inside the caller's stream
   DeviceBuffer<unsigned char> side_workspace_;  // its cuBLASLt workspace; allocated with the first backward
+  DeviceBuffer<unsigned char> trial_workspace_;  // the first-use trials'; allocated with the first one
   std::unordered_map<GemmProblem, std::unique_ptr<GemmPlan>, runtime::ProblemHash> plans_;
   std::unordered_map<GemmProblem, std::unique_ptr<BackwardPlan>, runtime::ProblemHash> backward_plans_;
   runtime::MissLog misses_;

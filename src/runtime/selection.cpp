@@ -23,6 +23,17 @@ std::string tuned_text(const CacheEntry& e) {
   return s;
 }
 
+// "" when the entry's choice may stand in for an untuned shape whose default is cuBLASLt's heuristic; else why not.
+std::string transfer_refusal(const CacheEntry& e, double min_margin) {
+  if (e.candidate.backend != Backend::Own)
+    return "a cuBLASLt algo config (tile, split-k) is picked for its own shape and does not transfer";
+  if (!e.evidence.known())
+    return "its margin over heuristic-first is not known (tuned before margins were recorded, or imported so)";
+  if (e.evidence.min_margin() < min_margin)
+    return "its " + e.evidence.describe() + " is below the x" + fixed(min_margin, 2) + " a stand-in needs";
+  return "";
+}
+
 }  // namespace
 
 const char* to_string(ChoiceSource s) {
@@ -44,35 +55,71 @@ Choice select_candidate(const CacheIndex& index, const GemmProblem& p, const Sel
     if (why.empty()) {
       c.candidate = e->candidate;
       c.source = ChoiceSource::Exact;
-      c.why = "exact cache hit (" + tuned_text(*e) + ")";
+      c.why = "exact cache hit (" + tuned_text(*e) + "; " + e->evidence.describe() + ")";
       return c;
     }
     rejected.push_back("the exact entry " + e->candidate.id() + " no longer applies: " + why);
   }
 
+  std::vector<Neighbor> in_range;
   std::string beyond;  // the nearest shape too far away to be used, if that is why there is no nearest
   for (const Neighbor& n : index.neighbors(p)) {
-    if (n.distance > rules.max_nearest_distance) {
-      beyond = std::string(rejected.empty() ? "the nearest" : "the next") + " tuned shape " +
-               shape_of(n.entry->problem) + " is at log-distance " + fixed(n.distance, 2) + ", beyond " +
-               fixed(rules.max_nearest_distance, 2);
-      break;
-    }
-    const std::string why = supports(p, n.entry->candidate);
-    if (!why.empty()) {
-      rejected.push_back("nearest " + shape_of(n.entry->problem) + "'s " + n.entry->candidate.id() +
-                         " does not apply here: " + why);
+    if (n.distance <= rules.max_nearest_distance) {
+      in_range.push_back(n);
       continue;
     }
-    c.candidate = n.entry->candidate;
-    c.source = ChoiceSource::Nearest;
-    c.why = "no exact entry; nearest tuned shape " + shape_of(n.entry->problem) + " at log-distance " +
-            fixed(n.distance, 2) + " (" + tuned_text(*n.entry) + "), re-checked OK for this shape";
-    for (const std::string& r : rejected) c.why += "; " + r;
-    return c;
+    if (in_range.empty())
+      beyond = "the nearest tuned shape " + shape_of(n.entry->problem) + " is at log-distance " +
+               fixed(n.distance, 2) + ", beyond " + fixed(rules.max_nearest_distance, 2);
+    break;
   }
 
   const DefaultCandidate d = fallback(p);
+  std::string refusal;  // why the tuned shapes nearby may not stand in
+  const bool on_trial = d.heuristic_first && rules.confirm_on_first_use;
+  if (d.heuristic_first && !on_trial) {
+    for (const Neighbor& n : in_range) {
+      const std::string why = transfer_refusal(*n.entry, rules.min_transfer_margin);
+      if (why.empty()) continue;
+      refusal = "the tuned shape " + shape_of(n.entry->problem) + " at log-distance " + fixed(n.distance, 2) +
+                " chose " + n.entry->candidate.id() + ": " + why;
+      break;
+    }
+  }
+  if (refusal.empty()) {
+    for (const Neighbor& n : in_range) {
+      if (on_trial) {
+        const std::string weak = transfer_refusal(*n.entry, 1.0);
+        if (!weak.empty()) {
+          rejected.push_back("nearest " + shape_of(n.entry->problem) + "'s " + n.entry->candidate.id() +
+                             " is no candidate for a trial: " + weak);
+          continue;
+        }
+      }
+      const std::string why = supports(p, n.entry->candidate);
+      if (!why.empty()) {
+        rejected.push_back("nearest " + shape_of(n.entry->problem) + "'s " + n.entry->candidate.id() +
+                           " does not apply here: " + why);
+        continue;
+      }
+      c.candidate = n.entry->candidate;
+      c.source = ChoiceSource::Nearest;
+      c.why = "no exact entry; nearest tuned shape " + shape_of(n.entry->problem) + " at log-distance " +
+              fixed(n.distance, 2) + " stands in (" + tuned_text(*n.entry) + "; " + n.entry->evidence.describe() +
+              ")";
+      if (on_trial)
+        c.why += "; to be confirmed against heuristic-first on this problem";
+      else if (d.heuristic_first)
+        c.why += "; all " + std::to_string(in_range.size()) + " tuned shape" + (in_range.size() == 1 ? "" : "s") +
+                 " within " + fixed(rules.max_nearest_distance, 2) + " chose our kernels by x" +
+                 fixed(rules.min_transfer_margin, 2) + " or more in every condition";
+      else
+        c.why += ", re-checked OK for this shape; the default would be a guess (" + d.how + ")";
+      for (const std::string& r : rejected) c.why += "; " + r;
+      return c;
+    }
+  }
+
   c.candidate = d.candidate;
   c.source = ChoiceSource::Default;
   std::string because;
@@ -80,6 +127,8 @@ Choice select_candidate(const CacheIndex& index, const GemmProblem& p, const Sel
     because = rules.cache_note;
   else if (index.size() == 0)
     because = "the cache has no entry for this device";
+  else if (!refusal.empty())
+    because = "no evidence that a tuned shape's choice transfers here: " + refusal;
   else if (!beyond.empty())
     because = beyond;
   else if (rejected.empty())

@@ -1,8 +1,24 @@
 // Selection: which candidate runs a problem, and the sentence that says why (Runtime::explain).
 //
-// In order: the exact problem's cache entry; the nearest tuned shapes of the same kind within max_distance, nearest
-// first; the default (cuBLASLt's heuristic, or our best guess where cuBLASLt cannot run the problem). Every cached
-// candidate is re-checked by `supports` before it is taken, since a cache outlives builds and library versions.
+// In order: the exact problem's cache entry; a nearby tuned shape's candidate where the evidence says it transfers;
+// the default (cuBLASLt's heuristic first choice, or our best guess where cuBLASLt cannot run the problem). Every
+// cached candidate is re-checked by `supports` before it is taken, since a cache outlives builds and library versions.
+//
+// Fallback with evidence: the default is what the program would run without gemmtune, so a stand-in must be likely
+// to beat it on a shape nobody measured. Where the default is cuBLASLt's heuristic, the tuned shapes of the same
+// kind within max_nearest_distance stand in only when every one of them
+//   (a) chose one of our kernel variants: a tile variant generalizes across shapes, while a cuBLASLt algo config
+//       (tile, split-k, swizzle) is picked for its shape (on the H100 a split-k-4 algo tuned at 384x1536x768 ran
+//       400x1500x800 at 0.86x of the heuristic's own choice), and
+//   (b) beat heuristic-first as a program pays by min_transfer_margin or more in every measured condition (the
+//       margin the sweep stored with the entry; an entry without one never stands in), so that
+//   (c) the neighbours agree: one tuned shape nearby that the heuristic won, or won by little, vetoes the others.
+// Then the nearest of them whose candidate runs this problem stands in; else the default. When the runtime
+// confirms stand-ins on first use (confirm_on_first_use), the trial on the real problem is the guard instead: the
+// nearest tuned shape in range whose own-variant choice beat heuristic-first at all (a margin is stored: the keep
+// rule cleared noise) is put to the trial, without the x1.10 or the agreement. Where the default is our
+// own best guess (3xtf32, which cuBLASLt lacks), the nearest tuned shape that runs the problem stands in as before:
+// a measured variant of a near shape knows more than a guess.
 // Pure logic: the GPU checks come in as functions, so the rules are tested without a GPU.
 #pragma once
 
@@ -32,12 +48,17 @@ using SupportCheck = std::function<std::string(const GemmProblem& p, const Candi
 struct DefaultCandidate {
   Candidate candidate;
   std::string how;  // "cuBLASLt heuristic's first algo", "best-guess own variant for 3xtf32 (...)"
+  bool heuristic_first = false;  // cuBLASLt's own first choice: what the program would run without gemmtune
 };
 // The candidate to use when the cache has nothing usable; throws when there is none.
 using DefaultChooser = std::function<DefaultCandidate(const GemmProblem& p)>;
 
 struct SelectionRules {
   double max_nearest_distance = 0;
+  // What a stand-in's stored margin over heuristic-first must reach in every measured condition.
+  double min_transfer_margin = 1.10;
+  // The runtime times a stand-in against the default on the real problem before keeping it (see above).
+  bool confirm_on_first_use = false;
   // Why the cache may be empty, for the explanation ("db 'x.db' not found"); "" when it was loaded.
   std::string cache_note;
 };

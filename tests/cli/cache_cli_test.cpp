@@ -129,6 +129,11 @@ TEST_F(CacheCli, ShowPrintsEveryEntryGroupedByDeviceAndFilters) {
     EXPECT_NE(r.output.find(e.candidate.id()), std::string::npos) << r.output;
   }
   EXPECT_NE(r.output.find("3 entries on 2 device keys"), std::string::npos) << r.output;
+  // The margin over heuristic-first, worst condition, and the conditions measured; "?" where none is known.
+  EXPECT_NE(r.output.find("vs heur."), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("x1.057"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("(stream/warm,graph/cold)"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("        ?  run"), std::string::npos) << r.output;
 
   r = run_gemmtune({"cache", "show", "--db", source(), "--mode", "fp32"});
   EXPECT_NE(r.output.find("1 entry on 1 device key"), std::string::npos) << r.output;

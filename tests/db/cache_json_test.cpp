@@ -121,13 +121,36 @@ INSTANTIATE_TEST_SUITE_P(
         BadDocument{"one problem twice", [](json& d) { d["entries"].push_back(d["entries"][1]); },
                     "entries[3].problem_key: the same device key and problem key as entries[1]"},
         BadDocument{"an entry that is not an object", [](json& d) { d["entries"][1] = 5; },
-                    "entries[1]: expected an object"}),
+                    "entries[1]: expected an object"},
+        BadDocument{"a margin without conditions",
+                    [](json& d) { d["entries"][2]["margin"]["conditions"] = json::array(); },
+                    "entries[2].margin.conditions: must not be empty"},
+        BadDocument{"a zero margin", [](json& d) { d["entries"][2]["margin"]["conditions"][0]["margin"] = 0; },
+                    "entries[2].margin.conditions[0].margin: must be > 0"},
+        BadDocument{"a condition name the db cannot store",
+                    [](json& d) { d["entries"][2]["margin"]["conditions"][1]["condition"] = "graph;cold"; },
+                    "entries[2].margin.conditions[1].condition: must be a non-empty name"}),
     [](const ::testing::TestParamInfo<BadDocument>& param_info) {
       std::string name;
       for (const char* c = param_info.param.what; *c != '\0'; ++c)
         if (std::isalnum(static_cast<unsigned char>(*c))) name += *c;
       return name;
     });
+
+TEST(CacheJson, AnExportWithoutMarginsReadsAsNoMarginKnownAndAMarginRoundTrips) {
+  test::ScratchDir scratch;
+  TuningDb db(scratch.path("source.db"));
+  json doc = cache_to_json(test::store_test_cache(db), db.path());
+  ASSERT_TRUE(doc["entries"][0]["margin"].is_null()) << "stored without a finalist stage";
+  ASSERT_EQ(doc["entries"][2]["margin"]["conditions"].size(), 2u);
+  EXPECT_EQ(doc["entries"][2]["margin"]["min"], 1.0567);
+  const std::vector<CacheEntry> with = cache_from_json(doc, "cache.json");
+  EXPECT_EQ(with[2].evidence.encode(), "stream/warm=1.1234~0.0123;graph/cold=1.0567~0.0100");
+
+  doc["entries"][2].erase("margin");  // what a gemmtune before schema 3 exported
+  const std::vector<CacheEntry> without = cache_from_json(doc, "cache.json");
+  EXPECT_FALSE(without[2].evidence.known());
+}
 
 TEST(CacheJson, MalformedOrMissingFileIsAnInputErrorNamingIt) {
   test::ScratchDir scratch;

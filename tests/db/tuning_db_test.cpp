@@ -170,6 +170,50 @@ TEST_F(TuningDbTest, StoreProblemWritesMeasurementsDoneMarkAndCacheTogether) {
   EXPECT_EQ(best->gemmtune_version, "0.1.0-test");
 }
 
+TEST_F(TuningDbTest, AFinalistDecisionChoosesTheCachedRecordAndStoresItsMarginPerCondition) {
+  TuningDb db(path());
+  const std::int64_t run = db.begin_run(test_run(device));
+  const GemmProblem p = nth_problem(0);
+  // Record 2 is the fastest by kernel time; the finalist stage kept record 1 (say, heuristic-first) instead.
+  const std::vector<MeasurementRecord> records = three_records(p, 20.0);
+  CacheDecision decision{&records[1], {}};
+  decision.evidence.conditions = {{"stream/warm", 1.0, 0.01}, {"graph/cold", 1.0, 0.01}};
+  db.store_problem(run, p, records, &decision);
+  const std::optional<CacheEntry> kept = db.cached(device.key(), p.key());
+  ASSERT_TRUE(kept);
+  test::expect_same_candidate(kept->candidate, records[1].candidate);
+  EXPECT_EQ(kept->evidence.condition_names(), "stream/warm,graph/cold");
+  EXPECT_EQ(kept->evidence.min_margin(), 1.0);
+
+  const std::vector<MeasurementRecord> other = three_records(nth_problem(1), 20.0);
+  const CacheDecision foreign{&records[2], {}};
+  EXPECT_THROW(db.store_problem(run, nth_problem(1), other, &foreign), CheckError)
+      << "a decision must name one of the problem's own records";
+}
+
+TEST_F(TuningDbTest, AVersionTwoDbMigratesAndItsEntriesReadAsNoMarginKnown) {
+  {
+    SqliteDb old(path(), SqliteDb::Access::ReadWriteCreate);
+    const std::vector<SchemaMigration> v2(schema_migrations().begin(), schema_migrations().begin() + 2);
+    migrate_schema(old, v2);
+    ASSERT_EQ(inspect_schema(old, v2).version, 2);
+    old.exec(
+        "INSERT INTO algo_cache (device_key, problem_key, candidate_id, backend, own_variant, heuristic_rank, "
+        "verify_error, tolerance, median_us, p10_us, p90_us, mean_us, stddev_us, min_us, max_us, samples, timer, "
+        "sm_clock_mhz, run_id, origin, gemmtune_version, updated_at) VALUES ('" + device.key() + "', '" +
+        nth_problem(0).key() + "', 'own/tf32_128x128x32_s3', 'own', 'tf32_128x128x32_s3', -1, 1e-4, 1e-3, 20, 19, "
+        "21, 20, 0.5, 18, 23, 40, 'cupti', 1980, 3, '', '0.0.9', '2026-01-02T03:04:05Z')");
+  }
+  EXPECT_THROW(TuningDb(path(), TuningDb::Access::ReadOnly), InputError) << "a read-only open never migrates";
+  const TuningDb db(path());
+  const std::vector<CacheEntry> entries = db.cache_entries();
+  ASSERT_EQ(entries.size(), 1u);
+  EXPECT_EQ(entries[0].candidate.id(), "own/tf32_128x128x32_s3");
+  EXPECT_EQ(entries[0].stats.median_us, 20.0);
+  EXPECT_FALSE(entries[0].evidence.known());
+  EXPECT_EQ(entries[0].evidence.describe(), "no margin over heuristic-first known");
+}
+
 TEST_F(TuningDbTest, StoreProblemFailingMidwayStoresNothingOfThatProblem) {
   TuningDb db(path());
   const std::int64_t run = db.begin_run(test_run(device));

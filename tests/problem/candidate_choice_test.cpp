@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "common/error.hpp"
+
 namespace gemmtune {
 namespace {
 
@@ -51,6 +53,85 @@ TEST(CandidateChoice, NothingIsChosenWithoutAVerifiedRecord) {
   EXPECT_EQ(heuristic_first(records), nullptr);
   EXPECT_EQ(chosen_candidate(records), nullptr);
   EXPECT_EQ(chosen_candidate({}), nullptr);
+}
+
+
+std::vector<ConditionTime> times(double stream_warm, double graph_cold, double spread = 0.004) {
+  return {{"stream/warm", stream_warm, spread}, {"graph/cold", graph_cold, spread}};
+}
+
+TEST(KeepRule, ACandidateIsKeptOnlyWhereItBeatsHeuristicFirstBeyondNoiseInEveryCondition) {
+  const std::vector<ConditionTime> heuristic = times(10.0, 12.0);
+  const KeepVerdict both = keep_over_heuristic(times(9.0, 10.0), heuristic);
+  EXPECT_TRUE(both.keep);
+  ASSERT_EQ(both.evidence.conditions.size(), 2u);
+  EXPECT_DOUBLE_EQ(both.evidence.conditions[0].margin, 10.0 / 9.0);
+  EXPECT_DOUBLE_EQ(both.evidence.min_margin(), 10.0 / 9.0);
+  EXPECT_EQ(both.evidence.condition_names(), "stream/warm,graph/cold");
+
+  // Faster from a graph, slower in a stream (the 384x1536x768 fp32): not kept.
+  const KeepVerdict one = keep_over_heuristic(times(10.3, 10.0), heuristic);
+  EXPECT_FALSE(one.keep);
+  EXPECT_LT(one.evidence.min_margin(), 1.0);
+}
+
+TEST(KeepRule, AWinInsideTheNoiseBoundIsNoWin) {
+  // 1.5% faster everywhere: below the 2% floor.
+  EXPECT_FALSE(keep_over_heuristic(times(9.85, 11.82), times(10.0, 12.0)).keep);
+  // 3% faster, but the repeats spread 5%: the bound is the larger spread.
+  const KeepVerdict noisy = keep_over_heuristic(times(9.7, 11.64, 0.05), times(10.0, 12.0));
+  EXPECT_FALSE(noisy.keep);
+  EXPECT_DOUBLE_EQ(noisy.evidence.conditions[0].noise, 0.05);
+  // 3% faster with 0.4% spread: beyond the 2% floor.
+  EXPECT_TRUE(keep_over_heuristic(times(9.7, 11.64), times(10.0, 12.0)).keep);
+}
+
+TEST(KeepRule, AConditionHeuristicFirstWasNotMeasuredInIsAFailure) {
+  const std::vector<ConditionTime> heuristic = {{"stream/warm", 10.0, 0.0}};
+  EXPECT_FALSE(keep_over_heuristic(times(5.0, 5.0), heuristic).keep);
+  EXPECT_FALSE(keep_over_heuristic({}, heuristic).keep) << "no measurement is no evidence";
+}
+
+TEST(KeepRule, TheChallengerWithTheLargestWorstCaseMarginIsKeptElseHeuristicFirst) {
+  const std::vector<ConditionTime> heuristic = times(10.0, 12.0);
+  // 0: fast in a stream only; 1: x1.05 worst case; 2: x1.2 worst case.
+  const ProgramChoice c = choose_as_program_pays(heuristic, {times(5.0, 12.5), times(9.5, 11.4), times(8.0, 10.0)});
+  EXPECT_EQ(c.challenger, 2);
+  EXPECT_DOUBLE_EQ(c.evidence.min_margin(), 1.2);
+
+  const ProgramChoice none = choose_as_program_pays(heuristic, {times(5.0, 12.5), times(10.05, 11.0)});
+  EXPECT_EQ(none.challenger, -1);
+  EXPECT_EQ(none.evidence.condition_names(), "stream/warm,graph/cold");
+  EXPECT_EQ(none.evidence.min_margin(), 1.0) << "heuristic-first against itself";
+}
+
+TEST(Finalists, HeuristicFirstThenTheFastestOthersWithinTheBand) {
+  const std::vector<MeasurementRecord> records = {
+      own_record("a", 10.0), lt_record(0, 21, 10.5), own_record("b", 9.0),  own_record("c", 9.5),
+      lt_record(1, 22, 9.8), own_record("d", 9.85), own_record("far", 12.0), lt_record(2, 23, 1.0, MeasureStatus::VerifyFailed)};
+  const std::vector<const MeasurementRecord*> f = finalists(records, 3, 0.10);
+  ASSERT_EQ(f.size(), 4u);
+  EXPECT_EQ(f[0], &records[1]);
+  EXPECT_EQ(f[1], &records[2]);
+  EXPECT_EQ(f[2], &records[3]);
+  EXPECT_EQ(f[3], &records[4]);
+  const std::vector<const MeasurementRecord*> near = finalists(records, 8, 0.05);
+  ASSERT_EQ(near.size(), 2u) << "within 5% of 9.0 (9.45) there is only b";
+  EXPECT_EQ(near[1], &records[2]);
+  EXPECT_TRUE(finalists({own_record("a", 1.0)}, 3, 0.1).empty()) << "no heuristic-first, no stage";
+}
+
+TEST(MarginEvidence, EncodesAndDecodesEveryConditionAndRefusesGarbage) {
+  MarginEvidence e;
+  e.conditions = {{"stream/warm", 1.2346, 0.0123}, {"graph/cold", 1.1, 0.01}};
+  EXPECT_EQ(e.encode(), "stream/warm=1.2346~0.0123;graph/cold=1.1000~0.0100");
+  EXPECT_EQ(MarginEvidence::decode(e.encode()), e);
+  EXPECT_FALSE(MarginEvidence::decode("").known());
+  EXPECT_EQ(MarginEvidence{}.encode(), "");
+  for (const char* bad : {"stream/warm", "stream/warm=x~0.1", "=1~0", "a=1~0;a=2~0", "a=0~0", "a=1~-1", "a=1"})
+    EXPECT_THROW(MarginEvidence::decode(bad), InputError) << bad;
+  EXPECT_NE(e.describe().find("x1.100 (min over stream/warm x1.235, graph/cold x1.100"), std::string::npos)
+      << e.describe();
 }
 
 }  // namespace

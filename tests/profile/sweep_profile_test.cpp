@@ -29,6 +29,24 @@ TEST(SweepProfile, ExpandsShapesTimesLayoutsEpiloguesAndModes) {
   EXPECT_EQ(p.timing.min_samples, 7);
 }
 
+TEST(SweepProfile, TheFinalistStageMeasuresBothLaunchesAndBothL2StatesUnlessTold) {
+  const SweepProfile all = parse_sweep_profile(R"({"name": "a", "shapes": [[1, 2, 3]]})", "a.json");
+  EXPECT_TRUE(all.timing.launch_stream && all.timing.launch_graph && all.timing.l2_warm && all.timing.l2_cold);
+  EXPECT_EQ(all.timing.finalists, 3);
+  const SweepProfile some = parse_sweep_profile(
+      R"({"name": "s", "shapes": [[1, 2, 3]], "timing": {"launch": "graph", "l2": "cold", "finalists": 0}})", "s.json");
+  EXPECT_FALSE(some.timing.launch_stream);
+  EXPECT_TRUE(some.timing.launch_graph);
+  EXPECT_FALSE(some.timing.l2_warm);
+  EXPECT_TRUE(some.timing.l2_cold);
+  EXPECT_EQ(some.timing.finalists, 0);
+  EXPECT_NE(error_of(R"({"name": "x", "shapes": [[1, 2, 3]], "timing": {"launch": "eager"}})")
+                .find("field 'timing.launch': must be \"stream\", \"graph\" or \"both\", not \"eager\""),
+            std::string::npos);
+  EXPECT_NE(error_of(R"({"name": "x", "shapes": [[1, 2, 3]], "timing": {"l2": true}})").find("timing.l2"),
+            std::string::npos);
+}
+
 TEST(SweepProfile, GridIsTheCartesianProduct) {
   const SweepProfile p =
       parse_sweep_profile(R"({"name": "g", "grid": {"m": [1, 2], "n": [3, 4, 5], "k": [6]}})", "g.json");

@@ -311,9 +311,11 @@ class RuntimeCacheGpu : public ::testing::Test {
     device_key = query_device(0).identity.key();
   }
 
-  CacheEntry entry(const GemmProblem& p, const Candidate& c, const std::string& key) const {
+  // With a margin over heuristic-first of `margin` in two conditions (0: none known).
+  CacheEntry entry(const GemmProblem& p, const Candidate& c, const std::string& key, double margin = 0) const {
     CacheEntry e = test::test_entry(key, p, 1, 10.0);
     e.candidate = c;
+    if (margin > 0) e.evidence.conditions = {{"stream/warm", margin, 0.01}, {"graph/cold", margin, 0.01}};
     return e;
   }
 
@@ -343,20 +345,64 @@ class RuntimeCacheGpu : public ::testing::Test {
 TEST_F(RuntimeCacheGpu, ExactAndNearestEntriesAreUsedAndExplained) {
   const GemmProblem tuned = make(256, 256, 256, "nn", OutputLayout::RowMajor, Activation::Gelu, true, 0.f, MathMode::Tf32);
   const Candidate c = second_choice(tuned);
-  TuningDb(db).merge_cache_entries({entry(tuned, c, device_key)});
+  // An fp32 kind whose tuned shape chose one of our variants by x1.2 in every condition.
+  const GemmProblem tuned_own = make(256, 256, 256, "nn", OutputLayout::RowMajor, Activation::None, false, 0.f, MathMode::Fp32);
+  Candidate own;
+  own.backend = Backend::Own;
+  own.own_variant = "fp32_64x64x16_w32x32_t8x4_s2_split4";
+  TuningDb(db).merge_cache_entries({entry(tuned, c, device_key), entry(tuned_own, own, device_key, 1.2)});
   Fixture f(db);
-  EXPECT_EQ(f.rt->cache_size(), 1u);
+  EXPECT_EQ(f.rt->cache_size(), 2u);
   EXPECT_EQ(f.rt->candidate_id(tuned), c.id());
   EXPECT_NE(f.rt->explain(tuned).find("[exact] exact cache hit"), std::string::npos) << f.rt->explain(tuned);
   expect_correct(*f.rt, tuned);
 
+  // A cuBLASLt algo does not stand in for a near shape: heuristic-first runs it.
   GemmProblem near = tuned;
   near.m = 240;
   const std::string why = f.rt->explain(near);
-  EXPECT_NE(why.find("[nearest] no exact entry; nearest tuned shape 256x256x256"), std::string::npos) << why;
-  EXPECT_EQ(f.rt->candidate_id(near), c.id());
+  EXPECT_NE(why.find("[default] cuBLASLt heuristic default"), std::string::npos) << why;
+  EXPECT_NE(why.find("does not transfer"), std::string::npos) << why;
+  EXPECT_EQ(f.rt->candidate_id(near), LtGemm(make_lt_handle().get(), near).heuristic(1, std::size_t{64} << 20)[0].id());
   expect_correct(*f.rt, near);
+
+  GemmProblem near_own = tuned_own;
+  near_own.m = 240;
+  const std::string why_own = f.rt->explain(near_own);
+  EXPECT_NE(why_own.find("[nearest] no exact entry; nearest tuned shape 256x256x256"), std::string::npos) << why_own;
+  EXPECT_NE(why_own.find("x1.200"), std::string::npos) << why_own;
+  EXPECT_EQ(f.rt->candidate_id(near_own), own.id());
+  expect_correct(*f.rt, near_own);
   EXPECT_EQ(f.warnings.str(), "");
+}
+
+// With RuntimeOptions::confirm_standins the stand-in is timed against heuristic-first on the real problem at first
+// use, and whichever is kept, explain() gives both times and the result is right.
+TEST_F(RuntimeCacheGpu, AFirstUseTrialDecidesAStandInAndExplainsItsTimes) {
+  const GemmProblem tuned = make(512, 512, 512, "nn", OutputLayout::RowMajor, Activation::Gelu, true, 0.f, MathMode::Tf32);
+  Candidate own;
+  own.backend = Backend::Own;
+  own.own_variant = "fp32_64x64x16_w32x32_t8x4_s2_split4";  // an fp32 variant cannot run tf32: the trial's kind is fp32
+  GemmProblem tuned_fp32 = tuned;
+  tuned_fp32.mode = MathMode::Fp32;
+  TuningDb(db).merge_cache_entries({entry(tuned_fp32, own, device_key, 1.03)});
+  RuntimeOptions o;
+  o.confirm_standins = true;
+  std::ostringstream warnings;
+  o.warnings = &warnings;
+  Runtime rt(db, 0, o);
+  GemmProblem near = tuned_fp32;
+  near.m = 500;
+  rt.prepare(near);
+  const std::string why = rt.explain(near);
+  EXPECT_NE(why.find("first-use trial on this problem: "), std::string::npos) << why;
+  EXPECT_NE(why.find(" us per call vs heuristic-first "), std::string::npos) << why;
+  if (rt.candidate_id(near) == own.id())
+    EXPECT_NE(why.find("[nearest]"), std::string::npos) << why;
+  else
+    EXPECT_NE(why.find("[default] cuBLASLt heuristic default"), std::string::npos) << why;
+  expect_correct(rt, near);
+  EXPECT_EQ(warnings.str(), "");
 }
 
 // A split-k variant's partial tiles live in the runtime's shared workspace and its tickets in its plan: two plans of
@@ -366,7 +412,7 @@ TEST_F(RuntimeCacheGpu, ASplitKVariantRunsInTheSharedWorkspaceAndReplaysInAGraph
   Candidate c;
   c.backend = Backend::Own;
   c.own_variant = "fp32_64x64x16_w32x32_t8x4_s2_split4";
-  TuningDb(db).merge_cache_entries({entry(tuned, c, device_key)});
+  TuningDb(db).merge_cache_entries({entry(tuned, c, device_key, 1.2)});
   Fixture f(db);
   GemmProblem near = tuned;
   near.m = 200;

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "db/tuning_db.hpp"
+#include "support/scratch_dir.hpp"
 #include "support/tuning_fixtures.hpp"
 
 namespace gemmtune::runtime {
@@ -130,6 +132,135 @@ TEST(Selection, AnEmptyCacheExplainsItselfWithTheCallersNote) {
   const Choice c = select_candidate(CacheIndex({}, kHere), kAsked, r, checks.supports(), heuristic_default());
   EXPECT_EQ(c.source, ChoiceSource::Default);
   EXPECT_NE(c.why.find("because the db 'x.db' was not found"), std::string::npos) << c.why;
+}
+
+
+// Fallback with evidence: the default is cuBLASLt's heuristic first choice, as for every tf32/fp32 problem.
+DefaultChooser lt_heuristic_default() {
+  return [](const GemmProblem&) {
+    DefaultCandidate d;
+    d.candidate.lt.algo_id = 999;
+    d.how = "cuBLASLt heuristic default";
+    d.heuristic_first = true;
+    return d;
+  };
+}
+
+MarginEvidence margins(double stream_warm, double graph_cold) {
+  MarginEvidence e;
+  e.conditions = {{"stream/warm", stream_warm, 0.01}, {"graph/cold", graph_cold, 0.01}};
+  return e;
+}
+
+CacheEntry own_entry(const GemmProblem& p, const std::string& variant, const MarginEvidence& evidence) {
+  CacheEntry e = test_entry(kHere, p, 0, 20);
+  e.candidate = Candidate{};
+  e.candidate.backend = Backend::Own;
+  e.candidate.own_variant = variant;
+  e.evidence = evidence;
+  return e;
+}
+
+const GemmProblem kUntuned = test_problem(1000, 1000, 960);
+const GemmProblem kTuned = test_problem(1024, 1024, 1024);  // log-distance 0.07 from kUntuned
+
+TEST(FallbackEvidence, AnOwnVariantWithoutAStoredMarginDoesNotStandIn) {
+  FakeChecks checks;
+  const CacheIndex index({own_entry(kTuned, "tf32_a", MarginEvidence{})}, kHere);
+  const Choice c = select_candidate(index, kUntuned, rules(), checks.supports(), lt_heuristic_default());
+  EXPECT_EQ(c.source, ChoiceSource::Default);
+  EXPECT_EQ(c.candidate.lt.algo_id, 999);
+  EXPECT_NE(c.why.find("its margin over heuristic-first is not known"), std::string::npos) << c.why;
+  EXPECT_NE(c.why.find("1024x1024x1024 at log-distance 0.07"), std::string::npos) << c.why;
+}
+
+TEST(FallbackEvidence, AnOwnVariantThatWonByTenPercentInEveryConditionStandsInAndExplainWhy) {
+  FakeChecks checks;
+  const CacheIndex index({own_entry(kTuned, "tf32_a", margins(1.25, 1.15))}, kHere);
+  const Choice c = select_candidate(index, kUntuned, rules(), checks.supports(), lt_heuristic_default());
+  EXPECT_EQ(c.source, ChoiceSource::Nearest);
+  EXPECT_EQ(c.candidate.id(), "own/tf32_a");
+  EXPECT_TRUE(c.is_miss()) << "a stand-in is still a shape to tune";
+  EXPECT_NE(c.why.find("1024x1024x1024 at log-distance 0.07 stands in"), std::string::npos) << c.why;
+  EXPECT_NE(c.why.find("x1.150 (min over stream/warm x1.250, graph/cold x1.150"), std::string::npos) << c.why;
+  EXPECT_NE(c.why.find("all 1 tuned shape within 1.39"), std::string::npos) << c.why;
+}
+
+TEST(FallbackEvidence, AMarginBelowTheThresholdInOneConditionIsRefused) {
+  FakeChecks checks;
+  const CacheIndex index({own_entry(kTuned, "tf32_a", margins(1.40, 1.08))}, kHere);
+  const Choice c = select_candidate(index, kUntuned, rules(), checks.supports(), lt_heuristic_default());
+  EXPECT_EQ(c.source, ChoiceSource::Default);
+  EXPECT_NE(c.why.find("is below the x1.10 a stand-in needs"), std::string::npos) << c.why;
+}
+
+TEST(FallbackEvidence, ACublasLtAlgoNeverStandsInWhateverItsMargin) {
+  FakeChecks checks;
+  CacheEntry lt = test_entry(kHere, kTuned, 55, 20);
+  lt.candidate.lt.splitk = 4;
+  lt.evidence = margins(1.5, 1.5);
+  const Choice c = select_candidate(CacheIndex({lt}, kHere), kUntuned, rules(), checks.supports(),
+                                    lt_heuristic_default());
+  EXPECT_EQ(c.source, ChoiceSource::Default);
+  EXPECT_NE(c.why.find("does not transfer"), std::string::npos) << c.why;
+}
+
+TEST(FallbackEvidence, OneDisagreeingNeighbourInRangeVetoesTheNearest) {
+  FakeChecks checks;
+  CacheEntry heuristic_won = test_entry(kHere, test_problem(1000, 2000, 1000), 21, 30);  // log-distance 0.69
+  heuristic_won.evidence = margins(1.0, 1.0);
+  const CacheIndex index({own_entry(kTuned, "tf32_a", margins(1.3, 1.3)), heuristic_won}, kHere);
+  const Choice c = select_candidate(index, kUntuned, rules(), checks.supports(), lt_heuristic_default());
+  EXPECT_EQ(c.source, ChoiceSource::Default);
+  EXPECT_NE(c.why.find("the tuned shape 1000x2000x1000 at log-distance 0.69 chose lt/a21"), std::string::npos)
+      << c.why;
+
+  // The same disagreeing shape out of range (a tighter limit) no longer vetoes.
+  const Choice near = select_candidate(index, kUntuned, rules(0.5), checks.supports(), lt_heuristic_default());
+  EXPECT_EQ(near.source, ChoiceSource::Nearest);
+  EXPECT_EQ(near.candidate.id(), "own/tf32_a");
+}
+
+TEST(FallbackEvidence, OnAFixtureDbTheStandInIsRefusedWithoutEvidenceAndAcceptedWithIt) {
+  const test::ScratchDir dir;
+  const std::string path = dir.path("fixture.db");
+  CacheEntry without = own_entry(kTuned, "tf32_a", MarginEvidence{});
+  CacheEntry with = own_entry(test_problem(1024, 1024, 1024, MathMode::Fp32), "fp32_b", margins(1.2, 1.3));
+  with.origin = without.origin = "fixture.json";
+  TuningDb(path).merge_cache_entries({without, with});
+
+  const LoadedCache loaded = load_cache(path, kHere);
+  ASSERT_EQ(loaded.index.size(), 2u);
+  FakeChecks checks;
+  const Choice refused = select_candidate(loaded.index, kUntuned, rules(), checks.supports(), lt_heuristic_default());
+  EXPECT_EQ(refused.source, ChoiceSource::Default) << refused.why;
+  const Choice accepted = select_candidate(loaded.index, test_problem(1000, 1000, 960, MathMode::Fp32), rules(),
+                                           checks.supports(), lt_heuristic_default());
+  EXPECT_EQ(accepted.source, ChoiceSource::Nearest) << accepted.why;
+  EXPECT_EQ(accepted.candidate.id(), "own/fp32_b");
+  EXPECT_NE(accepted.why.find("x1.200"), std::string::npos) << accepted.why;
+}
+
+
+TEST(FallbackEvidence, WithAFirstUseTrialAnyOwnVariantThatBeatHeuristicFirstIsPutToTheTrial) {
+  FakeChecks checks;
+  CacheEntry heuristic_won = test_entry(kHere, test_problem(1000, 2000, 1000), 21, 30);
+  heuristic_won.evidence = margins(1.0, 1.0);
+  const CacheIndex index({own_entry(kTuned, "tf32_a", margins(1.05, 1.04)), heuristic_won}, kHere);
+  SelectionRules r = rules();
+  r.confirm_on_first_use = true;
+  const Choice c = select_candidate(index, kUntuned, r, checks.supports(), lt_heuristic_default());
+  EXPECT_EQ(c.source, ChoiceSource::Nearest) << "x1.04 and a disagreeing neighbour: the trial decides, not the rule";
+  EXPECT_EQ(c.candidate.id(), "own/tf32_a");
+  EXPECT_NE(c.why.find("to be confirmed against heuristic-first on this problem"), std::string::npos) << c.why;
+
+  // Without a stored margin even the trial is not worth a millisecond: nothing says it ever won.
+  const CacheIndex unknown({own_entry(kTuned, "tf32_a", MarginEvidence{})}, kHere);
+  const Choice d = select_candidate(unknown, kUntuned, r, checks.supports(), lt_heuristic_default());
+  EXPECT_EQ(d.source, ChoiceSource::Default);
+  EXPECT_NE(d.why.find("is no candidate for a trial: its margin over heuristic-first is not known"),
+            std::string::npos)
+      << d.why;
 }
 
 }  // namespace

@@ -112,7 +112,11 @@ std::vector<CacheEntry> store_test_cache(TuningDb& db) {
   with_epilogue.candidate.lt_epilogue_kernel = true;
   db.store_problem(run_a, dropout, {with_epilogue});
   const GemmProblem square = test_problem(4096, 4096, 4096);
-  db.store_problem(run_a, square, {lt_record(square, 21, 1234.5678901234567)});
+  // With the finalist stage's evidence, in the 4 decimals the db keeps, so the round trips compare exactly.
+  const std::vector<MeasurementRecord> square_records = {lt_record(square, 21, 1234.5678901234567)};
+  CacheDecision decision{&square_records[0], {}};
+  decision.evidence.conditions = {{"stream/warm", 1.1234, 0.0123}, {"graph/cold", 1.0567, 0.01}};
+  db.store_problem(run_a, square, square_records, &decision);
   db.store_problem(run_b, square, {own_record(square, "tf32_128x256x32_s4", 999.0 / 7.0)});
   return db.cache_entries();
 }
@@ -160,6 +164,7 @@ void expect_same_entry(const CacheEntry& a, const CacheEntry& b) {
   EXPECT_EQ(a.run_id, b.run_id);
   EXPECT_EQ(a.gemmtune_version, b.gemmtune_version);
   EXPECT_EQ(a.updated_at, b.updated_at);
+  EXPECT_EQ(a.evidence.encode(), b.evidence.encode());
 }
 
 }  // namespace gemmtune::test

@@ -5,10 +5,12 @@
 //   rt.backward(problem, A, B, Z, gY, gA, gB, gBias, stream);
 //   std::cout << rt.explain(problem);                // which candidate, and why
 //
-// Selection, once per distinct problem (its first call, or prepare()): the exact problem's cache entry; else the
-// nearest tuned shape of the same kind (same pass, layout, output layout, epilogue and mode; nearest in log-space of
-// m, n, k, within RuntimeOptions::max_nearest_distance); else cuBLASLt's heuristic default (our best-guess kernel
-// variant for 3xtf32, which cuBLASLt lacks). Whatever the cache names is re-checked first (cublasLtMatmulAlgoCheck
+// Selection, once per distinct problem (its first call, or prepare()): the exact problem's cache entry; else a
+// nearby tuned shape of the same kind (same pass, layout, output layout, epilogue and mode; in log-space of m, n, k,
+// within RuntimeOptions::max_nearest_distance) where the evidence says its choice transfers (runtime/selection.hpp:
+// our kernel variants only, a stored margin over heuristic-first of min_transfer_margin in every measured
+// condition, and no tuned shape in range disagreeing); else cuBLASLt's heuristic default, exactly the algo and
+// fused epilogue a direct cuBLASLt caller gets (our best-guess kernel variant for 3xtf32, which cuBLASLt lacks). Whatever the cache names is re-checked first (cublasLtMatmulAlgoCheck
 // for a cuBLASLt algo, the variant's own constraints for ours): an entry this build or this cuBLASLt cannot run is
 // skipped, and explain() says so.
 //
@@ -46,6 +48,18 @@ struct RuntimeOptions {
   // ln 4: one dimension 4× off, or all three about 2.2× off. Beyond that, the heuristic knows more than a
   // tuning result of a very different shape.
   double max_nearest_distance = 1.3862943611198906;
+  // What a tuned shape's stored margin over cuBLASLt's heuristic-first (as a program pays it: stream and graph,
+  // warm and cold) must reach in every condition for its choice to stand in for an untuned shape. The margin was
+  // measured at the tuned shape, not this one: 10% leaves room for the shapes to differ.
+  double min_transfer_margin = 1.10;
+  // Confirm each stand-in on first use: time it against cuBLASLt's heuristic-first on the real problem (about a
+  // millisecond of GPU time on scratch inputs, a stream and a workspace of the trial's own, at prepare() or the
+  // problem's first call, outside any capture) and keep it only where it is faster by more than 1%; explain() gives
+  // both times. With the trial as the guard, any nearby tuned shape whose own-variant choice beat heuristic-first
+  // is tried (no x1.10, no agreement of the neighbours needed). Off by default: the evidence rule already refuses stand-ins without a margin well beyond noise,
+  // and the trial costs a millisecond and 64 MiB at first use; scripts/bench_heldout.sh measures the runtime both
+  // ways (CONFIRM=both) so the default can follow the numbers.
+  bool confirm_standins = false;
   // Run a small backward's two GEMMs (gA, gB; m·n·k up to 512³) side by side: gB on a stream of the runtime's,
   // forked from and joined back into the caller's stream (captured into a graph as two edges), with a second
   // workspace. Larger GEMMs each fill the GPU and run one after the other.

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# The held-out runtime benchmark of issue 12: the runtime on model-like shapes that no profile names, timed as a
+# program pays it. Builds nothing; needs BUILD_DIR/gemmtune and BUILD_DIR/src/examples/heldout_bench.
+#   per seed: scripts/heldout_shapes.py draws COUNT shapes (none a profile names) and marks half tuned;
+#             `gemmtune sweep` tunes exactly that half (tf32 and fp32, epilogues none and bias+gelu, NN) into a db
+#             of the seed's own, with the finalist stage (stream and graph, warm and cold);
+#             heldout_bench times the runtime on all COUNT shapes (exact entries for the tuned half, the fallback for
+#             the rest) against raw cuBLASLt heuristic-first with the same epilogue, in the four conditions;
+#   then:     scripts/compare_torch.py --shapes times PyTorch eager in the same conditions (skipped without torch);
+#             scripts/heldout_report.py joins everything into OUT_DIR/heldout_bench.json and prints the table.
+# OUT_DIR defaults to results/<gpu-slug> (as bench_kernels.sh): heldout_bench.json lands there, the per-seed work
+# (shapes, profile, db, sweep and bench logs) under OUT_DIR/heldout/.
+#
+# CONFIRM=both also times the runtime with RuntimeOptions::confirm_standins on (the first-use trial), on the same
+# dbs, into OUT_DIR/heldout_bench_confirm.json; CONFIRM=1 times only that way.
+#
+# usage: [CONFIRM=0|1|both] scripts/bench_heldout.sh [BUILD_DIR=build] [OUT_DIR=results/<gpu-slug>] [SEEDS=1,2] [COUNT=24]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${1:-build}
+[[ -x $build/gemmtune ]] || { echo "bench_heldout: $build/gemmtune is missing (this script builds nothing)" >&2; exit 2; }
+slug=$("$build/gemmtune" devices --json | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["slug"])')
+out=${2:-results/$slug}
+seeds=${3:-1,2}
+count=${4:-24}
+confirm=${CONFIRM:-0}
+case $confirm in 0 | 1 | both) ;; *) echo "bench_heldout: CONFIRM must be 0, 1 or both" >&2; exit 2 ;; esac
+for tool in "$build/gemmtune" "$build/src/examples/heldout_bench"; do
+  [[ -x $tool ]] || { echo "bench_heldout: $tool is missing (build it first; this script builds nothing)" >&2; exit 2; }
+done
+mkdir -p "$out"
+start=$SECONDS
+bench_jsons=() confirm_jsons=() shape_files=()
+for seed in ${seeds//,/ }; do
+  dir="$out/heldout/seed$seed"
+  rm -rf "$dir"
+  python3 scripts/heldout_shapes.py --seed "$seed" --count "$count" --out "$dir"
+  "$build/gemmtune" sweep --profile "$dir/profile.json" --db "$dir/heldout.db" > "$dir/sweep.txt" 2> "$dir/sweep.log"
+  echo "bench_heldout: seed $seed tuned in $((SECONDS - start)) s" >&2
+  "$build/gemmtune" cache show --db "$dir/heldout.db" > "$dir/cache.txt"
+  if [[ $confirm != 1 ]]; then
+    "$build/src/examples/heldout_bench" --db "$dir/heldout.db" --shapes "$dir/shapes.json" \
+      --json "$dir/bench.json" > "$dir/bench.txt"
+    bench_jsons+=(--bench "$dir/bench.json")
+  fi
+  if [[ $confirm != 0 ]]; then
+    "$build/src/examples/heldout_bench" --confirm --db "$dir/heldout.db" --shapes "$dir/shapes.json" \
+      --json "$dir/bench_confirm.json" > "$dir/bench_confirm.txt"
+    confirm_jsons+=(--bench "$dir/bench_confirm.json")
+  fi
+  echo "bench_heldout: seed $seed measured in $((SECONDS - start)) s" >&2
+  shape_files+=(--shapes "$dir/shapes.json")
+done
+torch_args=()
+if python3 -c "import torch" 2> /dev/null; then
+  python3 scripts/compare_torch.py "${shape_files[@]}" --json "$out/heldout/torch.json" > "$out/heldout/torch.txt"
+  torch_args=(--torch "$out/heldout/torch.json")
+  echo "bench_heldout: PyTorch measured in $((SECONDS - start)) s" >&2
+else
+  echo "bench_heldout: python3 has no torch: PyTorch comparison skipped" >&2
+fi
+if ((${#confirm_jsons[@]})); then
+  echo "== with the first-use trial (RuntimeOptions::confirm_standins) =="
+  python3 scripts/heldout_report.py "${confirm_jsons[@]}" "${torch_args[@]}" --out "$out/heldout_bench_confirm.json"
+fi
+if ((${#bench_jsons[@]})); then
+  echo "== the runtime's defaults =="
+  python3 scripts/heldout_report.py "${bench_jsons[@]}" "${torch_args[@]}" --out "$out/heldout_bench.json"
+fi
+echo "bench_heldout: done in $((SECONDS - start)) s" >&2

@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+"""Joins the held-out benchmark's parts (heldout_bench JSON per seed, compare_torch.py --shapes JSON) into one
+heldout_bench.json and prints the table: per mode x launch x condition, the runtime's speedup over raw cuBLASLt
+heuristic-first (heuristic_us / runtime_us: geomean, min and its shape) for all shapes, the tuned (exact) half and
+the held-out (fallback) half, and over PyTorch eager (torch_us / runtime_us). Then the issue's targets.
+
+usage: heldout_report.py --bench seed1.json [--bench ...] [--torch torch.json] --out heldout_bench.json
+"""
+import argparse
+import json
+import math
+import sys
+
+TARGET_MIN = 0.98
+TARGET_GEOMEAN = {"tf32": 1.15, "fp32": 1.0}
+TARGET_TORCH_TF32 = 1.1
+
+
+def geomean(xs):
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
+
+
+def stats(records, field):
+    pairs = [(r[field] / r["runtime_us"], r) for r in records if r.get(field)]
+    if not pairs:
+        return None
+    worst = min(pairs, key=lambda p: p[0])
+    return {"n": len(pairs), "geomean": geomean([p[0] for p in pairs]), "min": worst[0],
+            "min_case": f"{worst[1]['shape']} {worst[1]['epilogue']} ({worst[1]['selection']}, {worst[1]['candidate']})"}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--bench", action="append", required=True)
+    ap.add_argument("--torch")
+    ap.add_argument("--out", required=True)
+    args = ap.parse_args()
+    records, device, method, slug, confirm = [], None, None, None, None
+    for path in args.bench:
+        with open(path) as f:
+            doc = json.load(f)
+        records += doc["records"]
+        device, method, slug, confirm = doc["device"], doc["method"], doc.get("gpu_slug"), doc.get("confirm_standins")
+    torch_doc = None
+    if args.torch:
+        with open(args.torch) as f:
+            torch_doc = json.load(f)
+        key = lambda r: (r["seed"], r["shape"], r["mode"], r["epilogue"], r["launch"], r["condition"])
+        torch_us = {key(r): r["torch_us"] for r in torch_doc["records"]}
+        for r in records:
+            r["torch_us"] = torch_us.get(key(r))
+
+    summary, lines, met = [], [], True
+    header = (f"{'mode':<5} {'launch':<6} {'L2':<4} | {'all: geomean':>12} {'min':>6} | {'exact':>6} {'min':>6} | "
+              f"{'fallbk':>6} {'min':>6} | {'torch':>6} | worst shape")
+    for mode in ("tf32", "fp32"):
+        for launch in ("stream", "graph"):
+            for condition in ("warm", "cold"):
+                rs = [r for r in records if r["mode"] == mode and r["launch"] == launch and r["condition"] == condition]
+                if not rs:
+                    continue
+                s_all = stats(rs, "heuristic_us")
+                s_exact = stats([r for r in rs if r["selection"] == "exact"], "heuristic_us")
+                s_fb = stats([r for r in rs if r["selection"] == "fallback"], "heuristic_us")
+                s_torch = stats(rs, "torch_us")
+                row = {"mode": mode, "launch": launch, "condition": condition, "vs_heuristic": s_all,
+                       "vs_heuristic_exact": s_exact, "vs_heuristic_fallback": s_fb, "vs_torch": s_torch}
+                row["met_min"] = s_all["min"] >= TARGET_MIN
+                row["met_geomean"] = s_all["geomean"] >= TARGET_GEOMEAN[mode]
+                if mode == "tf32" and s_torch:
+                    row["met_torch"] = s_torch["geomean"] >= TARGET_TORCH_TF32
+                met = met and row["met_min"] and row["met_geomean"] and row.get("met_torch", True)
+                summary.append(row)
+                f = lambda s, k: f"{s[k]:6.3f}" if s else "     -"
+                lines.append(f"{mode:<5} {launch:<6} {condition:<4} | {s_all['geomean']:12.3f} {s_all['min']:6.3f} | "
+                             f"{f(s_exact, 'geomean')} {f(s_exact, 'min')} | {f(s_fb, 'geomean')} {f(s_fb, 'min')} | "
+                             f"{f(s_torch, 'geomean')} | {s_all['min_case']}")
+    shapes = {(r["seed"], r["shape"]) for r in records}
+    seeds = sorted({r["seed"] for r in records})
+    sources = {}
+    for r in records:
+        if r["launch"] == "stream" and r["condition"] == "warm":
+            sources[(r["selection"], r["runtime_source"])] = sources.get((r["selection"], r["runtime_source"]), 0) + 1
+    out = {"device": device, "gpu_slug": slug, "confirm_standins": confirm, "method": method, "torch": torch_doc and torch_doc.get("torch"),
+           "torch_method": torch_doc and torch_doc.get("method"), "seeds": seeds, "shapes": len(shapes),
+           "targets": {"min_vs_heuristic": TARGET_MIN, "geomean_vs_heuristic": TARGET_GEOMEAN,
+                       "geomean_vs_torch_tf32": TARGET_TORCH_TF32},
+           "summary": summary, "met": met,
+           "runtime_sources": [{"selection": k[0], "runtime_source": k[1], "cases": v} for k, v in sorted(sources.items())],
+           "records": records}
+    with open(args.out, "w") as f:
+        json.dump(out, f, indent=1)
+
+    print(f"held-out benchmark: {len(shapes)} shapes from seeds {seeds}, {len(records)} records -> {args.out} "
+          f"(keep as results/{slug}/{args.out.rsplit('/', 1)[-1]})")
+    print("runtime speedup over raw cuBLASLt heuristic-first (heuristic_us / runtime_us) and over PyTorch eager:")
+    print(header)
+    for line in lines:
+        print(line)
+    print("how the runtime chose (per shape x mode x epilogue): " +
+          ", ".join(f"{k[0]}->{k[1]}: {v}" for k, v in sorted(sources.items())))
+    print(f"targets: every case >= {TARGET_MIN}x heuristic-first; geomean >= {TARGET_GEOMEAN['tf32']}x tf32 and "
+          f">= {TARGET_GEOMEAN['fp32']}x fp32 in each condition; >= {TARGET_TORCH_TF32}x PyTorch eager tf32: "
+          f"{'met' if met else 'MISSED'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

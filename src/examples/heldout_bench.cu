@@ -1,0 +1,335 @@
+// heldout_bench: the runtime on shapes that no profile names, timed as a program pays it (scripts/bench_heldout.sh
+// generates the shapes, tunes half of them, and runs this once per seed).
+//
+// Per shape × mode × epilogue, two sides on the same inputs:
+//   runtime    gemmtune::Runtime with the seed's tuned db: an exact entry for the tuned half, the fallback (a nearby
+//              tuned shape's choice where the evidence allows, else cuBLASLt's heuristic default) for the other half;
+//   heuristic  raw cuBLASLt written here, as a user would: its own descriptors, the heuristic's first algo (64 MiB
+//              workspace, as the runtime), and its fused epilogue (GELU_BIAS for bias+gelu), none of gemmtune's
+//              launch code involved;
+// in four conditions:
+//   stream/warm   20 back-to-back calls launched into a stream, every call on the same buffers;
+//   stream/cold   the same, with L2 overwritten before the batch and the calls rotating over inputs past 2× L2;
+//   graph/warm    one CUDA graph of those 20 calls, captured once and replayed;
+//   graph/cold    the same with rotating inputs and L2 overwritten before each replay.
+// Each batch is queued behind a blocking kernel (host launch latency stays out) and timed with CUDA events around
+// the batch, divided by its calls; the two sides alternate which goes first; median over the rounds.
+//
+//   heldout_bench --db FILE --shapes FILE [--json OUT] [--rounds N] [--calls N] [--confirm]
+// --confirm: the runtime confirms each stand-in on first use (RuntimeOptions::confirm_standins).
+// The shapes file: {"seed": S, "shapes": [{"m": M, "n": N, "k": K, "tuned": true|false}, ...]}.
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "common/json_fields.hpp"
+#include "cuda/device_info.hpp"
+#include "cuda/graph.hpp"
+#include "cuda/stream.hpp"
+#include "gemmtune/runtime.hpp"
+#include "lt/lt_gemm.hpp"
+#include "tuner/blocking_kernel.hpp"
+#include "tuner/problem_buffers.hpp"
+
+namespace gemmtune {
+namespace {
+
+using nlohmann::json;
+
+constexpr std::size_t kWorkspace = std::size_t{64} << 20;  // the runtime's default, and the profiles'
+
+struct Args {
+  std::string db;
+  std::string shapes;
+  std::string json_path;
+  int rounds = 7;
+  int calls = 20;
+  bool confirm = false;  // RuntimeOptions::confirm_standins
+};
+
+struct HeldoutShape {
+  std::int64_t m = 0, n = 0, k = 0;
+  bool tuned = false;
+};
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t h = v.size() / 2;
+  return v.size() % 2 ? v[h] : 0.5 * (v[h - 1] + v[h]);
+}
+
+template <typename T>
+void set_desc(cublasLtMatmulDesc_t d, cublasLtMatmulDescAttributes_t attr, const T& value) {
+  GT_LT_CALL(cublasLtMatmulDescSetAttribute(d, attr, &value, sizeof(value)));
+}
+
+// cuBLASLt as a user calls it for Y = act(A·B + bias), row-major NN: Yᵀ (n×m) = Bᵀ·Aᵀ in column-major terms, the
+// heuristic's first algo, its own fused epilogue. Nothing of gemmtune's launch path (LtGemm, CandidateLauncher).
+class RawHeuristicFirst {
+ public:
+  RawHeuristicFirst(cublasLtHandle_t h, const GemmProblem& p) : h_(h), bias_(p.epi.bias) {
+    if (p.trans_a || p.trans_b || p.out != OutputLayout::RowMajor)
+      throw InputError("heldout_bench: only row-major NN problems");
+    cublasLtMatmulDesc_t d = nullptr;
+    const cublasComputeType_t compute = p.mode == MathMode::Tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+    GT_LT_CALL(cublasLtMatmulDescCreate(&d, compute, CUDA_R_32F));
+    desc_ = LtMatmulDesc(d);
+    cublasLtEpilogue_t epi = CUBLASLT_EPILOGUE_DEFAULT;
+    if (p.epi.act == Activation::Gelu && p.epi.bias)
+      epi = CUBLASLT_EPILOGUE_GELU_BIAS;
+    else if (p.epi.act != Activation::None || p.epi.bias || p.epi.save_z || p.epi.dropout())
+      throw InputError("heldout_bench: epilogues none and bias+gelu only");
+    set_desc(d, CUBLASLT_MATMUL_DESC_EPILOGUE, epi);
+    const auto m = static_cast<std::uint64_t>(p.m), n = static_cast<std::uint64_t>(p.n),
+               k = static_cast<std::uint64_t>(p.k);
+    lb_ = make_lt_layout(n, k, static_cast<std::int64_t>(n));
+    la_ = make_lt_layout(k, m, static_cast<std::int64_t>(k));
+    ly_ = make_lt_layout(n, m, static_cast<std::int64_t>(n));
+    cublasLtMatmulPreference_t pref = nullptr;
+    GT_LT_CALL(cublasLtMatmulPreferenceCreate(&pref));
+    const LtPreference owned(pref);
+    const std::uint64_t ws = kWorkspace;
+    GT_LT_CALL(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof(ws)));
+    cublasLtMatmulHeuristicResult_t result{};
+    int returned = 0;
+    GT_LT_CALL(cublasLtMatmulAlgoGetHeuristic(h, d, lb_.get(), la_.get(), ly_.get(), ly_.get(), pref, 1, &result,
+                                              &returned));
+    if (returned < 1 || result.state != CUBLAS_STATUS_SUCCESS)
+      throw CheckError("cuBLASLt's heuristic has no algo for " + p.key());
+    algo_ = result.algo;
+    Candidate c;
+    c.lt = LtGemm::read_algo_fields(algo_);
+    c.heuristic_rank = 0;
+    id_ = c.id();
+    workspace_ = DeviceBuffer<unsigned char>(std::max<std::size_t>(result.workspaceSize, 1));
+  }
+
+  void operator()(const GemmOperands& x, cudaStream_t s) const {
+    // As a user with rotating inputs must: the bias pointer lives in the descriptor.
+    if (bias_) set_desc(desc_.get(), CUBLASLT_MATMUL_DESC_BIAS_POINTER, static_cast<const void*>(x.bias));
+    const float alpha = 1.f, beta = 0.f;
+    GT_LT_CALL(cublasLtMatmul(h_, desc_.get(), &alpha, x.B, lb_.get(), x.A, la_.get(), &beta, x.Y, ly_.get(), x.Y,
+                              ly_.get(), &algo_, workspace_.get(), workspace_.size(), s));
+  }
+  const std::string& id() const { return id_; }
+
+ private:
+  cublasLtHandle_t h_;
+  bool bias_;
+  LtMatmulDesc desc_;
+  LtMatrixLayout la_, lb_, ly_;
+  cublasLtMatmulAlgo_t algo_{};
+  DeviceBuffer<unsigned char> workspace_;
+  std::string id_;
+};
+
+struct Condition {
+  bool graph;
+  bool cold;
+  const char* launch() const { return graph ? "graph" : "stream"; }
+  const char* l2() const { return cold ? "cold" : "warm"; }
+};
+constexpr Condition kConditions[] = {{false, false}, {false, true}, {true, false}, {true, true}};
+
+struct Bench {
+  cudaStream_t s;
+  BlockingKernel& blocker;
+  DeviceBuffer<unsigned char>& flush;
+  int rounds;
+  int calls;
+};
+
+// Median per-call microseconds of two sides in one condition. call_a(x), call_b(x) enqueue one call on operands x.
+template <typename CallA, typename CallB>
+std::pair<double, double> time_condition(const Condition& c, const ProblemBuffers& buffers, CallA&& call_a,
+                                         CallB&& call_b, Bench& b) {
+  const auto enqueue = [&](auto&& call) {
+    for (int i = 0; i < b.calls; ++i) call(buffers.operands(c.cold ? i : 0));
+  };
+  std::optional<CudaGraphExec> graph_a, graph_b;
+  if (c.graph) {
+    graph_a.emplace(CudaGraphExec::capture(b.s, [&] { enqueue(call_a); }));
+    graph_b.emplace(CudaGraphExec::capture(b.s, [&] { enqueue(call_b); }));
+  }
+  const CudaEvent start, stop;
+  int flushes = 0;
+  const auto batch_us = [&](bool side_a) {
+    b.blocker.block(b.s);
+    if (c.cold) GT_CUDA_CALL(cudaMemsetAsync(b.flush.get(), ++flushes & 0xff, b.flush.size(), b.s));
+    start.record(b.s);
+    if (c.graph)
+      (side_a ? graph_a : graph_b)->launch(b.s);
+    else if (side_a)
+      enqueue(call_a);
+    else
+      enqueue(call_b);
+    stop.record(b.s);
+    b.blocker.release();
+    GT_CUDA_CALL(cudaStreamSynchronize(b.s));
+    return 1e3 * static_cast<double>(stop.elapsed_ms_since(start)) / b.calls;
+  };
+  batch_us(true);  // warm-up: the first replay uploads the graph; the first calls load the kernels
+  batch_us(false);
+  std::vector<double> ta, tb;
+  for (int r = 0; r < b.rounds; ++r) {
+    const bool a_first = r % 2 == 0;
+    const double first = batch_us(a_first);
+    const double second = batch_us(!a_first);
+    ta.push_back(a_first ? first : second);
+    tb.push_back(a_first ? second : first);
+  }
+  return {median(ta), median(tb)};
+}
+
+std::vector<HeldoutShape> read_shapes(const std::string& path, std::int64_t* seed) {
+  const json doc = read_json_file(path);
+  const JsonFields top(doc, path);
+  *seed = top.integer("seed");
+  std::vector<HeldoutShape> out;
+  for (const JsonFields& f : top.objects("shapes")) {
+    HeldoutShape s;
+    s.m = f.integer("m");
+    s.n = f.integer("n");
+    s.k = f.integer("k");
+    s.tuned = f.boolean("tuned");
+    if (s.m < 1 || s.n < 1 || s.k < 1) f.fail("m", "dimensions must be >= 1");
+    out.push_back(s);
+  }
+  if (out.empty()) top.fail("shapes", "is empty");
+  return out;
+}
+
+std::string source_of(const std::string& explanation) {
+  for (const char* s : {"exact", "nearest", "default", "pinned"})
+    if (explanation.find(std::string("[") + s + "]") != std::string::npos) return s;
+  return "?";
+}
+
+void run(const Args& a) {
+  std::int64_t seed = 0;
+  const std::vector<HeldoutShape> shapes = read_shapes(a.shapes, &seed);
+  const DeviceInfo device = query_device(0);
+  RuntimeOptions options;
+  options.confirm_standins = a.confirm;
+  Runtime rt(a.db, 0, options);
+  const CudaStream stream;
+  const LtHandle lt = make_lt_handle();
+  BlockingKernel blocker;
+  DeviceBuffer<unsigned char> flush(2 * device.l2_bytes);
+  Bench bench{stream.get(), blocker, flush, a.rounds, a.calls};
+  std::mt19937_64 fresh(std::random_device{}());
+
+  json records = json::array();
+  for (const MathMode mode : {MathMode::Tf32, MathMode::Fp32})
+    for (const char* epilogue : {"none", "bias+gelu"})
+      for (const HeldoutShape& shape : shapes) {
+        GemmProblem p;
+        p.m = shape.m;
+        p.n = shape.n;
+        p.k = shape.k;
+        p.mode = mode;
+        p.epi = Epilogue::parse(epilogue);
+        const ProblemBuffers buffers(p, device.l2_bytes, fresh(), stream.get());
+        const RawHeuristicFirst raw(lt.get(), p);
+        rt.prepare(p);
+        const std::string explanation = rt.explain(p);
+        const std::string candidate = rt.candidate_id(p);
+        const std::string shape_key =
+            std::to_string(p.m) + "x" + std::to_string(p.n) + "x" + std::to_string(p.k);
+        for (const Condition& c : kConditions) {
+          const auto [runtime_us, heuristic_us] = time_condition(
+              c, buffers, [&](const GemmOperands& x) { rt.forward(p, x, stream.get()); },
+              [&](const GemmOperands& x) { raw(x, stream.get()); }, bench);
+          records.push_back({{"shape", shape_key},
+                             {"mode", to_string(mode)},
+                             {"epilogue", epilogue},
+                             {"launch", c.launch()},
+                             {"condition", c.l2()},
+                             {"selection", shape.tuned ? "exact" : "fallback"},
+                             {"runtime_source", source_of(explanation)},
+                             {"runtime_us", runtime_us},
+                             {"heuristic_us", heuristic_us},
+                             {"torch_us", nullptr},
+                             {"candidate", candidate},
+                             {"heuristic_candidate", raw.id()},
+                             {"same_algo", candidate == raw.id()},
+                             {"seed", seed},
+                             {"confirm_standins", a.confirm},
+                             {"explain", explanation}});
+          std::printf("%-5s %-9s %-18s %-6s %-4s %-8s runtime %9.2f us  heuristic %9.2f us  x%.3f  %s\n",
+                      to_string(mode), epilogue, shape_key.c_str(), c.launch(), c.l2(),
+                      shape.tuned ? "exact" : "fallback", runtime_us, heuristic_us, heuristic_us / runtime_us,
+                      candidate.c_str());
+          std::fflush(stdout);
+        }
+      }
+
+  json out;
+  out["device"] = device.identity;
+  out["gpu_slug"] = device.identity.slug();
+  out["db"] = a.db;
+  out["seed"] = seed;
+  out["confirm_standins"] = a.confirm;
+  out["method"] = "per condition, median of " + std::to_string(a.rounds) + " rounds of one batch of " +
+                  std::to_string(a.calls) +
+                  " back-to-back calls per side behind a blocking kernel, order alternating; CUDA events around the "
+                  "batch / calls; stream: launched into the stream, graph: one captured graph of the batch replayed; "
+                  "warm: the same buffers every call; cold: L2 overwritten before the batch and the calls rotating "
+                  "over inputs past 2x L2";
+  out["records"] = records;
+  if (!a.json_path.empty()) {
+    std::ofstream f(a.json_path);
+    f << out.dump(2) << "\n";
+    if (!f) throw InputError("cannot write " + a.json_path);
+  }
+}
+
+}  // namespace
+}  // namespace gemmtune
+
+int main(int argc, char** argv) {
+  gemmtune::Args a;
+  const char* usage =
+      "usage: heldout_bench --db FILE --shapes FILE [--json OUT] [--rounds N] [--calls N] [--confirm]\n";
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    const bool has_value = i + 1 < argc;
+    if (arg == "--db" && has_value) {
+      a.db = argv[++i];
+    } else if (arg == "--shapes" && has_value) {
+      a.shapes = argv[++i];
+    } else if (arg == "--json" && has_value) {
+      a.json_path = argv[++i];
+    } else if (arg == "--confirm") {
+      a.confirm = true;
+    } else if ((arg == "--rounds" || arg == "--calls") && has_value) {
+      const int v = std::atoi(argv[++i]);
+      if (v < 1 || v > 1000) {
+        std::fprintf(stderr, "heldout_bench: %s must be 1..1000\n%s", arg.c_str(), usage);
+        return 2;
+      }
+      (arg == "--rounds" ? a.rounds : a.calls) = v;
+    } else {
+      std::fprintf(stderr, "%s", usage);
+      return 2;
+    }
+  }
+  if (a.db.empty() || a.shapes.empty()) {
+    std::fprintf(stderr, "heldout_bench: --db and --shapes are required\n%s", usage);
+    return 2;
+  }
+  try {
+    gemmtune::run(a);
+  } catch (const gemmtune::Error& e) {
+    std::fprintf(stderr, "heldout_bench: %s\n", e.what());
+    return static_cast<int>(e.code());
+  }
+  return 0;
+}

@@ -1,0 +1,25 @@
+// The first-use trial (RuntimeOptions::confirm_standins): before a nearby tuned shape's choice runs an untuned
+// problem for good, time it against cuBLASLt's heuristic-first on that very problem and keep the faster.
+//
+// The fallback's evidence was measured at another shape; the trial measures this one, for about a millisecond of GPU
+// time, on scratch inputs of its own (rotating past 2× L2) and a stream of its own, with batches of back-to-back calls
+// queued behind a blocking kernel and the two sides alternating, as the tuner's finalist stage does.
+#pragma once
+
+#include <cstddef>
+
+#include "tuner/candidate_launcher.hpp"
+
+namespace gemmtune::runtime {
+
+struct TrialResult {
+  double standin_us = 0;  // median per-call time of the stand-in
+  double default_us = 0;  // of heuristic-first
+  // The stand-in is kept only where it is faster beyond the trial's noise floor (1%).
+  bool standin_wins() const { return standin_us * 1.01 < default_us; }
+};
+
+// Both launchers must be of one problem. Synchronizes its own stream; never touches the caller's.
+TrialResult first_use_trial(const CandidateLauncher& standin, const CandidateLauncher& fallback, std::size_t l2_bytes);
+
+}  // namespace gemmtune::runtime

@@ -1,0 +1,77 @@
+// The finalist stage on the GPU: a sweep re-times its finalists in the conditions its profile names and stores the
+// margin over heuristic-first with every cache entry, by the keep rule.
+#include "tuner/program_timing.hpp"
+
+#include <gtest/gtest.h>
+
+#include "cuda/device_info.hpp"
+#include "db/tuning_db.hpp"
+#include "support/gpu_test.hpp"
+#include "support/run_gemmtune.hpp"
+#include "support/scratch_dir.hpp"
+
+namespace gemmtune {
+namespace {
+
+TEST(ProgramConditions, FollowTheProfileStreamBeforeGraphWarmBeforeCold) {
+  TimingSettings t;
+  std::vector<std::string> names;
+  for (const ProgramCondition& c : program_conditions(t)) names.push_back(c.name());
+  EXPECT_EQ(names, (std::vector<std::string>{"stream/warm", "stream/cold", "graph/warm", "graph/cold"}));
+  t.launch_stream = false;
+  t.l2_warm = false;
+  ASSERT_EQ(program_conditions(t).size(), 1u);
+  EXPECT_EQ(program_conditions(t)[0].name(), "graph/cold");
+}
+
+TEST(ProgramBatching, TwentyCallsForShortCallsFewerNearAMillisecondAndBoundedRepeats) {
+  EXPECT_EQ(program_batching(10, 4, 4).calls, 20);
+  EXPECT_EQ(program_batching(10, 4, 4).repeats, 9);
+  EXPECT_EQ(program_batching(2000, 4, 4).calls, 4);
+  EXPECT_EQ(program_batching(2000, 4, 4).repeats, 3);
+}
+
+void expect_margins_follow_the_keep_rule(const std::string& db_path, const std::string& conditions) {
+  const std::string device_key = query_device(0).identity.key();
+  const TuningDb db(db_path, TuningDb::Access::ReadOnly);
+  const std::vector<CacheEntry> entries = db.cache_entries();
+  ASSERT_FALSE(entries.empty());
+  for (const CacheEntry& e : entries) {
+    SCOPED_TRACE(e.problem.key() + " " + e.candidate.id());
+    ASSERT_TRUE(e.evidence.known());
+    EXPECT_EQ(e.evidence.condition_names(), conditions);
+    const bool heuristic_first = e.candidate.backend == Backend::Lt && e.candidate.heuristic_rank == 0;
+    if (heuristic_first) {
+      EXPECT_EQ(e.evidence.min_margin(), 1.0);
+    } else {
+      // The db keeps 4 decimals; 1e-9 absorbs only the double rounding of that text, not a real shortfall.
+      EXPECT_GE(e.evidence.min_margin(), 1.0 + kMinProgramNoise - 1e-9);
+      EXPECT_GE(e.evidence.min_excess(), -1e-9);
+    }
+  }
+}
+
+TEST(FinalistStageGpu, ASweepStoresEachEntrysMarginInEveryConditionItsProfileNames) {
+  GT_REQUIRE_GPU();
+  test::ScratchDir dir;
+  test::write_bytes(dir.path("both.json"), R"({
+    "name": "finalists", "shapes": [[256, 512, 128], [384, 1536, 768]], "epilogues": ["bias+gelu"],
+    "modes": ["tf32", "fp32"], "backends": ["own", "lt"], "lt": {"top_k": 4},
+    "timing": {"min_samples": 10, "min_time_ms": 1, "max_time_ms": 20, "max_noise_pct": 2}})");
+  auto r = test::run_gemmtune({"sweep", "--profile", dir.path("both.json"), "--db", dir.path("both.db")});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  expect_margins_follow_the_keep_rule(dir.path("both.db"), "stream/warm,stream/cold,graph/warm,graph/cold");
+  r = test::run_gemmtune({"cache", "show", "--db", dir.path("both.db")});
+  EXPECT_NE(r.output.find("(stream/warm,stream/cold,graph/warm,graph/cold)"), std::string::npos) << r.output;
+
+  test::write_bytes(dir.path("graph.json"), R"({
+    "name": "graph-warm", "shapes": [[256, 512, 128]], "epilogues": ["none"], "modes": ["tf32"],
+    "backends": ["own", "lt"], "lt": {"top_k": 4},
+    "timing": {"min_samples": 10, "min_time_ms": 1, "max_time_ms": 20, "launch": "graph", "l2": "warm"}})");
+  r = test::run_gemmtune({"sweep", "--profile", dir.path("graph.json"), "--db", dir.path("graph.db")});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  expect_margins_follow_the_keep_rule(dir.path("graph.db"), "graph/warm");
+}
+
+}  // namespace
+}  // namespace gemmtune

@@ -1,0 +1,91 @@
+#include "tuner/program_timing.hpp"
+
+#include <algorithm>
+#include <optional>
+
+#include "cuda/graph.hpp"
+#include "cuda/stream.hpp"
+#include "tuner/statistics.hpp"
+
+namespace gemmtune {
+
+std::vector<ProgramCondition> program_conditions(const TimingSettings& t) {
+  std::vector<ProgramCondition> out;
+  for (const bool graph : {false, true}) {
+    if (graph ? !t.launch_graph : !t.launch_stream) continue;
+    for (const bool cold : {false, true})
+      if (cold ? t.l2_cold : t.l2_warm) out.push_back({graph, cold});
+  }
+  return out;
+}
+
+ProgramBatching program_batching(double typical_call_us, std::size_t conditions, std::size_t finalists) {
+  constexpr double kBatchTargetUs = 1000, kStageBudgetUs = 150000;
+  ProgramBatching b;
+  const double call = std::max(typical_call_us, 1.0);
+  b.calls = std::clamp(static_cast<int>(kBatchTargetUs / call), 4, 20);
+  const double per_repeat = call * b.calls * static_cast<double>(std::max<std::size_t>(1, conditions * finalists));
+  b.repeats = std::clamp(static_cast<int>(kStageBudgetUs / per_repeat), 3, 9);
+  return b;
+}
+
+std::vector<std::vector<ConditionTime>> time_as_program(const std::vector<const CandidateLauncher*>& launchers,
+                                                        const ProblemBuffers& buffers, const TimingSettings& settings,
+                                                        double typical_call_us, DeviceBuffer<unsigned char>& flush,
+                                                        MeasureContext& ctx) {
+  const std::vector<ProgramCondition> conditions = program_conditions(settings);
+  const ProgramBatching batching = program_batching(typical_call_us, conditions.size(), launchers.size());
+  const cudaStream_t s = ctx.stream;
+  // As the ranking stage: without CUPTI a profiler holds the GPU and may serialize launches, so nothing is held.
+  const bool hold_stream = std::string(ctx.timer.name()) == "cupti";
+  const auto enqueue_calls = [&](const CandidateLauncher& l, bool cold) {
+    for (int i = 0; i < batching.calls; ++i) l.launch(buffers.operands(cold ? i : 0), s);
+  };
+
+  std::vector<std::vector<std::optional<CudaGraphExec>>> graphs(launchers.size());
+  for (std::size_t l = 0; l < launchers.size(); ++l) {
+    graphs[l].resize(conditions.size());
+    for (std::size_t c = 0; c < conditions.size(); ++c)
+      if (conditions[c].graph)
+        graphs[l][c].emplace(CudaGraphExec::capture(s, [&] { enqueue_calls(*launchers[l], conditions[c].cold); }));
+  }
+
+  const CudaEvent start, stop;
+  int flushes = 0;
+  const auto batch_us = [&](std::size_t l, std::size_t c) {
+    if (hold_stream) ctx.blocker.block(s);
+    // Outside the events: the overwrite evicts the inputs, its own time is no part of the calls'.
+    if (conditions[c].cold) GT_CUDA_CALL(cudaMemsetAsync(flush.get(), ++flushes & 0xff, flush.size(), s));
+    start.record(s);
+    if (graphs[l][c])
+      graphs[l][c]->launch(s);
+    else
+      enqueue_calls(*launchers[l], conditions[c].cold);
+    stop.record(s);
+    if (hold_stream) ctx.blocker.release();
+    GT_CUDA_CALL(cudaStreamSynchronize(s));
+    return 1e3 * static_cast<double>(stop.elapsed_ms_since(start)) / batching.calls;
+  };
+
+  for (std::size_t l = 0; l < launchers.size(); ++l)  // warm-up: first graph launches upload the graph
+    for (std::size_t c = 0; c < conditions.size(); ++c) batch_us(l, c);
+  std::vector<std::vector<std::vector<double>>> samples(launchers.size(),
+                                                        std::vector<std::vector<double>>(conditions.size()));
+  for (int r = 0; r < batching.repeats; ++r)
+    for (std::size_t j = 0; j < launchers.size(); ++j) {
+      const std::size_t l = (j + static_cast<std::size_t>(r)) % launchers.size();
+      for (std::size_t c = 0; c < conditions.size(); ++c) samples[l][c].push_back(batch_us(l, c));
+    }
+  // These batches' kernels belong to no timed call of the ranking stage: drop their records now.
+  ctx.timer.collect();
+
+  std::vector<std::vector<ConditionTime>> out(launchers.size());
+  for (std::size_t l = 0; l < launchers.size(); ++l)
+    for (std::size_t c = 0; c < conditions.size(); ++c) {
+      const TimingStats t = summarize(samples[l][c]);
+      out[l].push_back({conditions[c].name(), t.median_us, t.rel_spread()});
+    }
+  return out;
+}
+
+}  // namespace gemmtune

@@ -1,0 +1,49 @@
+// The finalist stage's clock: what a program pays per call, end to end over back-to-back calls.
+//
+// The ranking stage times each call's own kernels (CUPTI: first kernel start to last kernel end), which is right for
+// ranking dozens of candidates but is not what a program pays: a cuBLASLt call of two or three kernels leaves 1-2 us
+// gaps between them in a stream (inside its span) and almost none from a CUDA graph, and warm or cold inputs reorder
+// near-ties. Here each finalist runs batches of N back-to-back calls queued behind the blocking kernel, timed with
+// CUDA events around the whole batch and divided by N, in each condition the profile asks for:
+//   stream  the N calls launched into the stream;   graph  one captured graph of those N calls, replayed;
+//   warm    every call on the same buffers;         cold   L2 overwritten before the batch, and the N calls rotate
+//                                                          over input sets larger than 2× L2 together.
+// Finalists take turns within each repeat (the order rotating), so a clock drift hits them all alike.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "problem/candidate_choice.hpp"
+#include "profile/sweep_profile.hpp"
+#include "tuner/candidate_launcher.hpp"
+#include "tuner/measurement_loop.hpp"
+#include "tuner/problem_buffers.hpp"
+
+namespace gemmtune {
+
+struct ProgramCondition {
+  bool graph = false;
+  bool cold = false;
+  std::string name() const { return std::string(graph ? "graph" : "stream") + (cold ? "/cold" : "/warm"); }
+};
+
+// The conditions a profile's timing asks for, stream before graph, warm before cold.
+std::vector<ProgramCondition> program_conditions(const TimingSettings& t);
+
+// Batch size and repeats for calls of about `typical_call_us`: 20 calls per batch (down to 4 for calls near a
+// millisecond) and 3 to 9 repeats, so the stage takes about 150 ms of GPU time per problem.
+struct ProgramBatching {
+  int calls = 20;
+  int repeats = 9;
+};
+ProgramBatching program_batching(double typical_call_us, std::size_t conditions, std::size_t finalists);
+
+// Per launcher (in order), its per-condition times (in program_conditions order). `flush` (at least 2× L2 bytes)
+// is written before each cold batch. All launchers must be of one problem, whose operands `buffers` holds.
+std::vector<std::vector<ConditionTime>> time_as_program(const std::vector<const CandidateLauncher*>& launchers,
+                                                        const ProblemBuffers& buffers, const TimingSettings& settings,
+                                                        double typical_call_us, DeviceBuffer<unsigned char>& flush,
+                                                        MeasureContext& ctx);
+
+}  // namespace gemmtune
