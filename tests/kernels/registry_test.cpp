@@ -2,6 +2,7 @@
 // unsupported reasons, and launches that a CUDA graph can capture.
 #include "kernels/registry.hpp"
 
+#include <iostream>
 #include <regex>
 #include <set>
 
@@ -135,6 +136,61 @@ TEST(KernelRegistry, EveryVariantLaunchIsCapturableInACudaGraph) {
     GT_CUDA_CALL(cudaStreamDestroy(stream));
     EXPECT_EQ(test::to_host(d.Y.get(), d.Y.size()), direct) << v.name;
   }
+}
+
+// Every variant (every family, split-k, clusters) draws its dropout mask from the offset in device memory when given
+// GemmOperands::offset_ptr, read when the kernel runs: a launch matches the fp64 reference of the pointed offset (the
+// value field holds another offset, so a kernel that ignored the pointer would fail), and after the device value
+// changes, the same launch arguments draw the new offset's mask.
+TEST(KernelRegistry, EveryVariantReadsTheDropoutOffsetFromDeviceMemoryWhenItRuns) {
+  GT_REQUIRE_GPU();
+  const std::uint64_t first = 0x0123456789abcdefull, second = first + 1;
+  const DeviceBuffer<std::uint64_t> counter(1);
+  int checked = 0;
+  for (const KernelVariant& v : kernel_registry()) {
+    if (!v.device_unsupported_reason().empty()) continue;
+    GemmProblem p = problem_in(v.mode);
+    p.epi.act = Activation::None;  // Y is 0 exactly where an element was dropped: the mask can be read off Y
+    p.epi.dropout_p = 0.3f;
+    ASSERT_EQ(v.unsupported_reason(p), "") << v.name;
+    test::ProblemData d(p, 500 + static_cast<std::uint32_t>(checked));
+    GemmOperands by_value = d.operands();
+    by_value.offset = first;
+    GemmOperands by_pointer = by_value;
+    by_pointer.offset = 7;
+    by_pointer.offset_ptr = counter.get();
+    GT_CUDA_CALL(cudaMemcpy(counter.get(), &first, sizeof(first), cudaMemcpyHostToDevice));
+
+    const auto count = static_cast<std::int64_t>(d.Y.size());
+    DeviceBuffer<double> y_ref(d.Y.size());
+    reference_gemm(p, by_value, y_ref.get(), nullptr, nullptr);
+    const SplitKScratchBuffer scratch(v, p);
+    v.launch(p, by_pointer, scratch.view(), nullptr);
+    GT_CUDA_CALL(cudaDeviceSynchronize());
+    EXPECT_LE(relative_frobenius_error(d.Y.get(), y_ref.get(), count, nullptr), test::gemm_tolerance(p)) << v.name;
+    const std::vector<float> y = test::to_host(d.Y.get(), d.Y.size());
+    const std::vector<double> ref = test::to_host(y_ref.get(), y_ref.size());
+    for (std::size_t i = 0; i < y.size(); ++i) ASSERT_EQ(y[i] == 0.f, ref[i] == 0.0) << v.name << " element " << i;
+
+    GT_CUDA_CALL(cudaMemcpy(counter.get(), &second, sizeof(second), cudaMemcpyHostToDevice));
+    test::poison(d.Y);
+    v.launch(p, by_pointer, scratch.view(), nullptr);
+    GT_CUDA_CALL(cudaDeviceSynchronize());
+    const std::vector<float> y_second = test::to_host(d.Y.get(), d.Y.size());
+    int changed = 0;
+    for (std::int64_t row = 0; row < p.m; ++row)
+      for (std::int64_t col = 0; col < p.n; ++col) {
+        const auto element = static_cast<std::uint64_t>(row * p.n + col);
+        const auto at = static_cast<std::size_t>(element);
+        ASSERT_EQ(y_second[at] != 0.f, dropout_keep(by_value.seed, second, element, p.epi.dropout_p))
+            << v.name << " (" << row << ", " << col << ")";
+        changed += (y_second[at] != 0.f) != (y[at] != 0.f) ? 1 : 0;
+      }
+    EXPECT_GT(changed, 0) << v.name;
+    ++checked;
+  }
+  std::cout << "[ checked  ] " << checked << " variants read the dropout offset from device memory\n";
+  EXPECT_GT(checked, 0);
 }
 
 }  // namespace
