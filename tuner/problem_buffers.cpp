@@ -29,7 +29,9 @@ ProblemBuffers::ProblemBuffers(const GemmProblem& p, std::size_t l2_bytes, std::
   if (p.epi.save_z) z_ = DeviceBuffer<float>(y_count);
   if (p.epi.dropout()) {
     device_offset_ = DeviceBuffer<std::uint64_t>(1);
-    GT_CUDA_CALL(cudaMemcpy(device_offset_.get(), &dropout_offset_, sizeof(dropout_offset_), cudaMemcpyHostToDevice));
+    GT_CUDA_CALL(cudaMemcpyAsync(device_offset_.get(), &dropout_offset_, sizeof(dropout_offset_),
+                                 cudaMemcpyHostToDevice, s));
+    GT_CUDA_CALL(cudaStreamSynchronize(s));  // a pageable copy may still be in flight when the call returns
   }
   poison_outputs(s);
 }

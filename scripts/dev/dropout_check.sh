@@ -28,7 +28,7 @@ summary+=("mlp_step|rc=$rc|$(grep -E '^graph replays|^replay|DIFFER|WRONG' "$out
 
 bench=$build/kernels/dev_tools/dropout_offset_bench
 if [[ -x $bench ]]; then
-  (cd "$root" && timeout 420 "$bench" --profile profiles/dev_dropout.json --csv "$out/offset_timing.csv") >"$out/offset_timing.txt" 2>"$out/offset_timing.log"
+  (cd "$root" && timeout 540 "$bench" --profile profiles/dev_dropout.json --csv "$out/offset_timing.csv") >"$out/offset_timing.txt" 2>"$out/offset_timing.log"
   rc=$?
   [[ $rc == 0 ]] || status=1
   summary+=("pointer vs value timing|rc=$rc|$(tail -1 "$out/offset_timing.txt")")

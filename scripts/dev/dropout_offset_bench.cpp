@@ -14,7 +14,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <string>
@@ -164,7 +163,7 @@ int run(const Options& o) {
   std::FILE* csv = o.csv.empty() ? nullptr : std::fopen(o.csv.c_str(), "w");
   if (!o.csv.empty() && !csv) throw InputError("cannot write " + o.csv);
   if (csv) std::fprintf(csv, "problem,candidate,value_us,pointer_us,delta_pct,noise_pct,within_noise\n");
-  std::printf("\n%-44s %-42s %9s %9s %7s %6s %s\n", "problem", "candidate", "value us", "ptr us", "delta%", "noise%",
+  std::printf("\n%-54s %-42s %9s %9s %7s %6s %s\n", "problem", "candidate", "value us", "ptr us", "delta%", "noise%",
               "within noise");
   double log_ratio_sum = 0, worst_excess = 0;
   int within = 0;
@@ -175,7 +174,7 @@ int run(const Options& o) {
     within += ok;
     log_ratio_sum += std::log(p / v);
     worst_excess = std::max(worst_excess, std::fabs(delta) - noise);
-    std::printf("%-44s %-42s %9.2f %9.2f %+7.2f %6.2f %s\n", r.problem.c_str(), r.candidate.c_str(), v, p, delta, noise,
+    std::printf("%-54s %-42s %9.2f %9.2f %+7.2f %6.2f %s\n", r.problem.c_str(), r.candidate.c_str(), v, p, delta, noise,
                 ok ? "yes" : "no");
     if (csv)
       std::fprintf(csv, "%s,%s,%.4f,%.4f,%.4f,%.4f,%d\n", r.problem.c_str(), r.candidate.c_str(), v, p, delta, noise,

@@ -101,6 +101,7 @@ int main(int argc, char** argv) {
     fill(w2, 4, 1.0f / std::sqrt(static_cast<float>(hidden)));
     fill(b2, 5, 0.1f);
     fill(target, 6, 1.0f);
+    check(cudaDeviceSynchronize(), "fill");  // the fills ran on the legacy stream, which s below does not wait for
 
     cudaStream_t s = nullptr;
     check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreate");
@@ -108,7 +109,7 @@ int main(int argc, char** argv) {
     // so every replay draws a new mask (a graph that captured the offset by value would replay one mask forever).
     std::uint64_t* step_offset = nullptr;
     check(cudaMalloc(&step_offset, sizeof(std::uint64_t)), "cudaMalloc");
-    check(cudaMemset(step_offset, 0, sizeof(std::uint64_t)), "cudaMemset");
+    check(cudaMemsetAsync(step_offset, 0, sizeof(std::uint64_t), s), "cudaMemset");
     const std::uint64_t seed = 2024;
     // One step with layer 1's dropout offset by value, or (offset_ptr non-null) read from the device. The forward and
     // the backward take the same offset, so the backward regenerates the forward's mask.

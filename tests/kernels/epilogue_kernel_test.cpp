@@ -190,6 +190,7 @@ TEST(EpilogueKernel, ReadsTheDropoutOffsetFromDeviceMemoryWhenItRuns) {
   for (const auto& [m, n] : {Shape{512, 1024}, Shape{513, 1031}}) {
     for (const std::uint64_t offset : {std::uint64_t{42}, std::uint64_t{43}, std::uint64_t{1} << 40}) {
       GT_CUDA_CALL(cudaMemcpy(counter.get(), &offset, sizeof(offset), cudaMemcpyHostToDevice));
+      GT_CUDA_CALL(cudaDeviceSynchronize());
       const auto by_value = dropout_output(m, n, 0.5f, 1234, offset);
       EXPECT_EQ(dropout_output(m, n, 0.5f, 1234, 0, counter.get()), by_value) << m << "x" << n << " offset " << offset;
       EXPECT_NEAR(mask_agreement(by_value, dropout_output(m, n, 0.5f, 1234, 0)), 0.5, 0.01);

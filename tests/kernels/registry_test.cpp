@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include "kernels/epilogue.cuh"
 #include "kernels/kernel_test_support.hpp"
 #include "kernels/reference_gemm.hpp"
 #include "kernels/split_k_scratch.hpp"
@@ -160,6 +161,7 @@ TEST(KernelRegistry, EveryVariantReadsTheDropoutOffsetFromDeviceMemoryWhenItRuns
     by_pointer.offset = 7;
     by_pointer.offset_ptr = counter.get();
     GT_CUDA_CALL(cudaMemcpy(counter.get(), &first, sizeof(first), cudaMemcpyHostToDevice));
+    GT_CUDA_CALL(cudaDeviceSynchronize());
 
     const auto count = static_cast<std::int64_t>(d.Y.size());
     DeviceBuffer<double> y_ref(d.Y.size());
@@ -173,6 +175,7 @@ TEST(KernelRegistry, EveryVariantReadsTheDropoutOffsetFromDeviceMemoryWhenItRuns
     for (std::size_t i = 0; i < y.size(); ++i) ASSERT_EQ(y[i] == 0.f, ref[i] == 0.0) << v.name << " element " << i;
 
     GT_CUDA_CALL(cudaMemcpy(counter.get(), &second, sizeof(second), cudaMemcpyHostToDevice));
+    GT_CUDA_CALL(cudaDeviceSynchronize());
     test::poison(d.Y);
     v.launch(p, by_pointer, scratch.view(), nullptr);
     GT_CUDA_CALL(cudaDeviceSynchronize());

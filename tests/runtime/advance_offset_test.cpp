@@ -75,6 +75,13 @@ struct Step {
     GT_CUDA_CALL(cudaMemcpy(B.get(), identity.data(), B.bytes(), cudaMemcpyHostToDevice));
     const std::vector<float> ones(count(), 1.f);
     GT_CUDA_CALL(cudaMemcpy(gY.get(), ones.data(), gY.bytes(), cudaMemcpyHostToDevice));
+    GT_CUDA_CALL(cudaDeviceSynchronize());  // the copies are done before a non-blocking stream reads them
+  }
+
+  // The device counter's value, set before any stream reads it.
+  void set_counter(std::uint64_t value) {
+    GT_CUDA_CALL(cudaMemcpy(counter.get(), &value, sizeof(value), cudaMemcpyHostToDevice));
+    GT_CUDA_CALL(cudaDeviceSynchronize());
   }
   static std::size_t count() { return static_cast<std::size_t>(kSide * kSide); }
   static std::size_t n() { return static_cast<std::size_t>(kSide); }
@@ -158,7 +165,7 @@ void check_replays_draw_the_eager_masks(Runtime& rt, const GemmProblem& p, const
   step.run(rt, kFirstOffset, nullptr, s.get());  // resolves every GEMM of the step outside the capture
   GT_CUDA_CALL(cudaStreamSynchronize(s.get()));
 
-  GT_CUDA_CALL(cudaMemcpy(step.counter.get(), &kFirstOffset, sizeof(kFirstOffset), cudaMemcpyHostToDevice));
+  step.set_counter(kFirstOffset);
   cudaGraph_t graph = nullptr;
   GT_CUDA_CALL(cudaStreamBeginCapture(s.get(), cudaStreamCaptureModeGlobal));
   step.run(rt, kFirstOffset, step.counter.get(), s.get());
@@ -306,7 +313,7 @@ TEST(DropoutOffsetGpu, TheDefaultChoiceReplaysWithAnIncrementOtherThanOne) {
   const CudaStream s;
   step.run(rt, 0, nullptr, s.get());
   const std::uint64_t start = 7, increment = 1ull << 33;
-  GT_CUDA_CALL(cudaMemcpy(step.counter.get(), &start, sizeof(start), cudaMemcpyHostToDevice));
+  step.set_counter(start);
   cudaGraph_t graph = nullptr;
   GT_CUDA_CALL(cudaStreamBeginCapture(s.get(), cudaStreamCaptureModeGlobal));
   step.run(rt, 0, step.counter.get(), s.get());
