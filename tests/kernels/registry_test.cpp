@@ -139,6 +139,25 @@ TEST(KernelRegistry, EveryVariantLaunchIsCapturableInACudaGraph) {
   }
 }
 
+// Elements of Y whose mask disagrees with that of `offset`: a dropped element that is not 0, or a kept one that is (Y
+// is 0 exactly where an element was dropped; a kept one is 0 only if its acc + bias cancels exactly, ~1e-8 a time).
+struct MaskErrors {
+  int dropped_not_zero = 0, kept_zero = 0;
+};
+
+MaskErrors mask_errors(const GemmProblem& p, const std::vector<float>& y, std::uint64_t seed, std::uint64_t offset) {
+  MaskErrors e;
+  for (std::int64_t row = 0; row < p.m; ++row)
+    for (std::int64_t col = 0; col < p.n; ++col) {
+      const auto element = static_cast<std::uint64_t>(row * p.n + col);
+      const bool keep = dropout_keep(seed, offset, element, p.epi.dropout_p);
+      const float value = y[static_cast<std::size_t>(element)];
+      e.dropped_not_zero += !keep && value != 0.f;
+      e.kept_zero += keep && value == 0.f;
+    }
+  return e;
+}
+
 // Every variant (every family, split-k, clusters) draws its dropout mask from the offset in device memory when given
 // GemmOperands::offset_ptr, read when the kernel runs: a launch matches the fp64 reference of the pointed offset (the
 // value field holds another offset, so a kernel that ignored the pointer would fail), and after the device value
@@ -171,8 +190,9 @@ TEST(KernelRegistry, EveryVariantReadsTheDropoutOffsetFromDeviceMemoryWhenItRuns
     GT_CUDA_CALL(cudaDeviceSynchronize());
     EXPECT_LE(relative_frobenius_error(d.Y.get(), y_ref.get(), count, nullptr), test::gemm_tolerance(p)) << v.name;
     const std::vector<float> y = test::to_host(d.Y.get(), d.Y.size());
-    const std::vector<double> ref = test::to_host(y_ref.get(), y_ref.size());
-    for (std::size_t i = 0; i < y.size(); ++i) ASSERT_EQ(y[i] == 0.f, ref[i] == 0.0) << v.name << " element " << i;
+    const MaskErrors at_first = mask_errors(p, y, by_value.seed, first);
+    EXPECT_EQ(at_first.dropped_not_zero, 0) << v.name;
+    EXPECT_LE(at_first.kept_zero, 2) << v.name;
 
     GT_CUDA_CALL(cudaMemcpy(counter.get(), &second, sizeof(second), cudaMemcpyHostToDevice));
     GT_CUDA_CALL(cudaDeviceSynchronize());
@@ -180,16 +200,12 @@ TEST(KernelRegistry, EveryVariantReadsTheDropoutOffsetFromDeviceMemoryWhenItRuns
     v.launch(p, by_pointer, scratch.view(), nullptr);
     GT_CUDA_CALL(cudaDeviceSynchronize());
     const std::vector<float> y_second = test::to_host(d.Y.get(), d.Y.size());
+    const MaskErrors at_second = mask_errors(p, y_second, by_value.seed, second);
+    EXPECT_EQ(at_second.dropped_not_zero, 0) << v.name;
+    EXPECT_LE(at_second.kept_zero, 2) << v.name;
     int changed = 0;
-    for (std::int64_t row = 0; row < p.m; ++row)
-      for (std::int64_t col = 0; col < p.n; ++col) {
-        const auto element = static_cast<std::uint64_t>(row * p.n + col);
-        const auto at = static_cast<std::size_t>(element);
-        ASSERT_EQ(y_second[at] != 0.f, dropout_keep(by_value.seed, second, element, p.epi.dropout_p))
-            << v.name << " (" << row << ", " << col << ")";
-        changed += (y_second[at] != 0.f) != (y[at] != 0.f) ? 1 : 0;
-      }
-    EXPECT_GT(changed, 0) << v.name;
+    for (std::size_t i = 0; i < y.size(); ++i) changed += (y_second[i] == 0.f) != (y[i] == 0.f);
+    EXPECT_GT(changed, count / 5) << v.name;  // independent masks of p = 0.3 differ on 42% of the elements
     ++checked;
   }
   std::cout << "[ checked  ] " << checked << " variants read the dropout offset from device memory\n";
