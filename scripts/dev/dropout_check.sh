@@ -33,7 +33,8 @@ if [[ -x $bench ]]; then
     --csv "$out/offset_timing.csv") >"$out/offset_timing.txt" 2>"$out/offset_timing.log"
   rc=$?
   [[ $rc == 0 ]] || status=1
-  summary+=("pointer vs value timing|rc=$rc|$(tail -1 "$out/offset_timing.txt")")
+  why=$(tail -1 "$out/offset_timing.log" | grep '^dropout_offset_bench:')
+  summary+=("pointer vs value timing|rc=$rc|$(tail -1 "$out/offset_timing.txt")$why")
 else
   status=1
   summary+=("pointer vs value timing|missing|configure $build with -DGEMMTUNE_DEV_TOOLS=ON")
