@@ -4,7 +4,9 @@
 // Dropout is stateless Philox4x32-10: key = the 64-bit seed, counter = (64-bit logical element index row·n + col,
 // 64-bit offset). A kernel regenerates any element's mask bit from (seed, offset, row, col) alone, so there is no RNG
 // kernel, no mask buffer, and the backward's gZ = gY ⊙ act'(Z) ⊙ keep/(1−p) sees the forward's mask. A new offset per
-// step gives an independent mask (the offset is its own counter word, not added to the index).
+// step gives an independent mask (the offset is its own counter word, not added to the index). The offset comes by
+// value, or from device memory (offset_ptr) read when the kernel runs: a CUDA graph captures the pointer, so a counter
+// the graph advances on each replay gives each replayed step its own mask.
 //
 // Everything under `#if defined(__CUDACC__)` at the end is device code; the rest is __host__ __device__ and builds as
 // plain C++ too, so host code (tests, the runtime, the fp64 reference) computes the same dropout bits and the same
@@ -128,6 +130,12 @@ GT_HOST_DEVICE bool dropout_keep(std::uint64_t seed, std::uint64_t offset, std::
   return dropout_uniform(seed, offset, element) >= p;
 }
 
+// The dropout counter base of a launch: *offset_ptr when the caller gave one, else the value. On the device the load
+// happens when the kernel runs, which is what makes a captured launch see a counter advanced after the capture.
+GT_HOST_DEVICE std::uint64_t dropout_offset(std::uint64_t offset, const std::uint64_t* offset_ptr) {
+  return offset_ptr ? *offset_ptr : offset;
+}
+
 // What a kernel needs to finish output elements; built once per launch on the host, passed by value.
 struct EpilogueParams {
   float* y = nullptr;
@@ -139,6 +147,7 @@ struct EpilogueParams {
   float leaky_slope = 0.f;
   float dropout_p = 0.f;         // 0: no dropout
   std::uint64_t seed = 0, offset = 0;
+  const std::uint64_t* offset_ptr = nullptr;  // non-null: the offset is read here, at run time (dropout_offset)
 };
 
 inline EpilogueParams make_epilogue_params(const GemmProblem& p, const GemmOperands& x) {
@@ -154,6 +163,16 @@ inline EpilogueParams make_epilogue_params(const GemmProblem& p, const GemmOpera
   e.dropout_p = p.epi.dropout_p;
   e.seed = x.seed;
   e.offset = x.offset;
+  e.offset_ptr = x.offset_ptr;
+  return e;
+}
+
+// e with its dropout offset read, once: every kernel calls this where its epilogue starts, so a thread loads
+// *offset_ptr once instead of once per element (the copy's offset_ptr is null, so apply_dropout loads nothing), and a
+// launch without dropout never touches the pointer.
+GT_HOST_DEVICE EpilogueParams with_dropout_offset(EpilogueParams e) {
+  if (e.dropout_p > 0.f) e.offset = dropout_offset(e.offset, e.offset_ptr);
+  e.offset_ptr = nullptr;
   return e;
 }
 
@@ -166,7 +185,8 @@ GT_HOST_DEVICE std::int64_t output_index(const EpilogueParams& e, std::int64_t r
 template <typename T>
 GT_HOST_DEVICE T apply_dropout(const EpilogueParams& e, std::int64_t row, std::int64_t col, T y) {
   if (e.dropout_p <= 0.f) return y;
-  const bool keep = dropout_keep(e.seed, e.offset, static_cast<std::uint64_t>(row * e.n + col), e.dropout_p);
+  const auto element = static_cast<std::uint64_t>(row * e.n + col);
+  const bool keep = dropout_keep(e.seed, dropout_offset(e.offset, e.offset_ptr), element, e.dropout_p);
   return keep ? y * (T(1) / (T(1) - T(e.dropout_p))) : T(0);
 }
 

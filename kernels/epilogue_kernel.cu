@@ -19,7 +19,8 @@ constexpr std::int64_t kMaxBlocks = 4096;
 // loads are issued before either is finished, to keep more bytes in flight per thread. The activation is a
 // compile-time constant, so no element pays for the switch.
 template <Activation kAct>
-__global__ void __launch_bounds__(kThreads) epilogue_rows_kernel(EpilogueParams e, const float* acc) {
+__global__ void __launch_bounds__(kThreads) epilogue_rows_kernel(EpilogueParams params, const float* acc) {
+  const EpilogueParams e = with_dropout_offset(params);
   const std::int64_t rows = e.transposed ? e.n : e.m, row_len = e.transposed ? e.m : e.n;  // as stored
   const std::int64_t minor = (static_cast<std::int64_t>(blockIdx.x) * kThreads + threadIdx.x) * 4;
   if (minor >= row_len) return;
@@ -53,7 +54,8 @@ __global__ void __launch_bounds__(kThreads) epilogue_rows_kernel(EpilogueParams 
 }
 
 // Any shape and alignment: one stored element per thread and step.
-__global__ void __launch_bounds__(kThreads) epilogue_elements_kernel(EpilogueParams e, const float* acc) {
+__global__ void __launch_bounds__(kThreads) epilogue_elements_kernel(EpilogueParams params, const float* acc) {
+  const EpilogueParams e = with_dropout_offset(params);
   const std::int64_t count = e.m * e.n;
   const std::int64_t row_len = e.transposed ? e.m : e.n;  // length of a stored row
   const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;

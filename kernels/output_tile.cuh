@@ -30,8 +30,10 @@ struct OutputTile {
 
   __device__ static void put(float* tile, int r, int c, float value) { tile[r * kStride + c] = value; }
 
-  // Call after a barrier that follows every thread's put().
-  __device__ static void finish(const float* tile, const EpilogueParams& e, BlockTile block, int tid) {
+  // Call after a barrier that follows every thread's put(). Every fused family's epilogue starts here, so this is
+  // where a thread reads a device-side dropout offset, once.
+  __device__ static void finish(const float* tile, const EpilogueParams& params, BlockTile block, int tid) {
+    const EpilogueParams e = with_dropout_offset(params);
     const int rows = static_cast<int>(e.m - block.row0 < kRows ? e.m - block.row0 : kRows);
     const int cols = static_cast<int>(e.n - block.col0 < kCols ? e.n - block.col0 : kCols);
     const bool row_vectors = !e.transposed && e.dropout_p == 0.f && e.n % 4 == 0 && aligned16(e.y) &&

@@ -23,8 +23,9 @@ __device__ double load_op(const float* M, bool trans, std::int64_t rows, std::in
 
 // Shared-memory tiled fp64 GEMM, one output per thread: fast enough for 4096³ (tens of ms) and simple enough to trust.
 // Block rows stride over the grid's y so any m fits the 65535 limit.
-__global__ void reference_gemm_kernel(EpilogueParams e, const float* A, const float* B, std::int64_t k, bool trans_a,
-                                      bool trans_b, double* y_ref, double* z_ref) {
+__global__ void reference_gemm_kernel(EpilogueParams params, const float* A, const float* B, std::int64_t k,
+                                      bool trans_a, bool trans_b, double* y_ref, double* z_ref) {
+  const EpilogueParams e = with_dropout_offset(params);
   __shared__ double a_tile[kTile][kTile + 1];
   __shared__ double b_tile[kTile][kTile + 1];
   const int tx = threadIdx.x, ty = threadIdx.y;

@@ -7,7 +7,7 @@
 namespace gemmtune {
 
 ProblemBuffers::ProblemBuffers(const GemmProblem& p, std::size_t l2_bytes, std::uint64_t seed, cudaStream_t s)
-    : problem_(p), seed_(seed) {
+    : problem_(p), seed_(seed), dropout_offset_((seed >> 1) | 1) {
   const auto a_count = static_cast<std::size_t>(p.m * p.k);
   const auto b_count = static_cast<std::size_t>(p.k * p.n);
   const auto y_count = static_cast<std::size_t>(p.m * p.n);
@@ -27,6 +27,12 @@ ProblemBuffers::ProblemBuffers(const GemmProblem& p, std::size_t l2_bytes, std::
   }
   y_ = DeviceBuffer<float>(y_count);
   if (p.epi.save_z) z_ = DeviceBuffer<float>(y_count);
+  if (p.epi.dropout()) {
+    device_offset_ = DeviceBuffer<std::uint64_t>(1);
+    GT_CUDA_CALL(cudaMemcpyAsync(device_offset_.get(), &dropout_offset_, sizeof(dropout_offset_),
+                                 cudaMemcpyHostToDevice, s));
+    GT_CUDA_CALL(cudaStreamSynchronize(s));  // a pageable copy may still be in flight when the call returns
+  }
   poison_outputs(s);
 }
 
@@ -39,7 +45,11 @@ GemmOperands ProblemBuffers::operands(int i) const {
   x.Y = y_.get();
   x.Z = z_.get();
   x.seed = seed_ ^ 0x5eedull;
-  x.offset = 0;
+  x.offset = dropout_offset_;
+  if (offset_form_ == DropoutOffsetForm::Pointer && device_offset_.get()) {
+    x.offset = 0;
+    x.offset_ptr = device_offset_.get();
+  }
   return x;
 }
 

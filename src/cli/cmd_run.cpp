@@ -102,6 +102,7 @@ bool run_backward(Runtime& rt, const GemmProblem& p, const RunArgs& a, std::uint
   b.gBias = gbias.get();
   b.seed = x.seed;
   b.offset = x.offset;
+  b.offset_ptr = x.offset_ptr;
   std::printf("%s\n", rt.explain_backward(p).c_str());
   for (int i = 0; i < a.warmup; ++i) {
     rt.forward(p, x, s);

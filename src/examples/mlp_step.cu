@@ -4,8 +4,11 @@
 //   Y = H·W2 + b2,  loss = ½‖Y − T‖²,  gY = Y − T
 //   backward of layer 2: gH, gW2, gb2;  backward of layer 1: gW1, gb1 (gX is not needed)
 //
-// The step runs once eagerly (which resolves every GEMM it uses), is captured into a graph, and the replay's
-// outputs are compared with the eager ones; then both are timed. Only the public header is used.
+// Layer 1's dropout offset lives in device memory: the captured step reads it when it runs and advances it at its end
+// (Runtime::advance_offset), so replay i draws the mask of offset i − 1. The step runs once eagerly (which resolves
+// every GEMM it uses) and is captured into a graph; replays 1..3 must equal, bit for bit, eager steps given offsets
+// 0..2 by value, and draw three different masks (exit 1 otherwise); then both are timed. Only the public header is
+// used.
 //
 //   mlp_step [DB] [BATCH D_IN HIDDEN D_OUT]      (defaults: results/gemmtune.db 512 1024 4096 1024)
 #include <cmath>
@@ -98,52 +101,104 @@ int main(int argc, char** argv) {
     fill(w2, 4, 1.0f / std::sqrt(static_cast<float>(hidden)));
     fill(b2, 5, 0.1f);
     fill(target, 6, 1.0f);
+    check(cudaDeviceSynchronize(), "fill");  // the fills ran on the legacy stream, which s below does not wait for
 
     cudaStream_t s = nullptr;
     check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreate");
-    const std::uint64_t seed = 2024, offset = 0;
-    const auto step = [&] {
-      rt.forward(l1, x.data, w1.data, b1.data, h.data, z1.data, s, seed, offset);
+    // Layer 1's dropout counter in device memory: the captured step reads it when it runs and advances it at its end,
+    // so every replay draws a new mask (a graph that captured the offset by value would replay one mask forever).
+    std::uint64_t* step_offset = nullptr;
+    check(cudaMalloc(&step_offset, sizeof(std::uint64_t)), "cudaMalloc");
+    check(cudaMemsetAsync(step_offset, 0, sizeof(std::uint64_t), s), "cudaMemset");
+    const std::uint64_t seed = 2024;
+    // One step with layer 1's dropout offset by value, or (offset_ptr non-null) read from the device. The forward and
+    // the backward take the same offset, so the backward regenerates the forward's mask.
+    const auto step = [&](std::uint64_t offset, const std::uint64_t* offset_ptr) {
+      gemmtune::GemmOperands f1;
+      f1.A = x.data;
+      f1.B = w1.data;
+      f1.bias = b1.data;
+      f1.Y = h.data;
+      f1.Z = z1.data;
+      f1.seed = seed;
+      f1.offset = offset;
+      f1.offset_ptr = offset_ptr;
+      rt.forward(l1, f1, s);
       rt.forward(l2, h.data, w2.data, b2.data, y.data, nullptr, s);
       loss_grad_kernel<<<256, 256, 0, s>>>(y.data, target.data, gy.data, gy.count);
       rt.backward(l2, h.data, w2.data, nullptr, gy.data, gh.data, gw2.data, gb2.data, s);
-      rt.backward(l1, x.data, w1.data, z1.data, gh.data, nullptr, gw1.data, gb1.data, s, seed, offset);
+      gemmtune::BackwardOperands g1;
+      g1.A = x.data;
+      g1.B = w1.data;
+      g1.Z = z1.data;
+      g1.gY = gh.data;
+      g1.gB = gw1.data;
+      g1.gBias = gb1.data;
+      g1.seed = seed;
+      g1.offset = offset;
+      g1.offset_ptr = offset_ptr;
+      rt.backward(l1, g1, s);
     };
-    const std::vector<const Tensor*> outputs = {&y, &gh, &gw1, &gb1, &gw2, &gb2};
-    const char* names[] = {"Y", "gH", "gW1", "gb1", "gW2", "gb2"};
+    const std::vector<const Tensor*> outputs = {&h, &y, &gh, &gw1, &gb1, &gw2, &gb2};
+    const char* names[] = {"H", "Y", "gH", "gW1", "gb1", "gW2", "gb2"};
+    const auto read_outputs = [&] {
+      check(cudaStreamSynchronize(s), "step");
+      std::vector<std::vector<float>> host;
+      for (const Tensor* t : outputs) host.push_back(t->host());
+      return host;
+    };
+    const auto poison_outputs = [&] {
+      for (const Tensor* t : outputs) check(cudaMemsetAsync(t->data, 0xFF, t->count * sizeof(float), s), "poison");
+    };
 
-    step();  // eager; resolves every problem of the step (the graph then contains only launches)
+    step(0, nullptr);  // eager; resolves every problem of the step (the graph then contains only launches)
     check(cudaStreamSynchronize(s), "eager step");
-    std::vector<std::vector<float>> eager;
-    for (const Tensor* t : outputs) eager.push_back(t->host());
     std::printf("%s\n%s\n%s\n%s\n", rt.explain(l1).c_str(), rt.explain(l2).c_str(), rt.explain_backward(l1).c_str(),
                 rt.explain_backward(l2).c_str());
 
     cudaGraph_t graph = nullptr;
     cudaGraphExec_t exec = nullptr;
     check(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal), "begin capture");
-    step();
+    step(0, step_offset);
+    gemmtune::Runtime::advance_offset(step_offset, 1, s);
     check(cudaStreamEndCapture(s, &graph), "end capture");
     check(cudaGraphInstantiate(&exec, graph, 0), "instantiate");
-    for (const Tensor* t : outputs) check(cudaMemsetAsync(t->data, 0xFF, t->count * sizeof(float), s), "poison");
-    check(cudaGraphLaunch(exec, s), "replay");
-    check(cudaStreamSynchronize(s), "replay");
 
-    bool all_identical = true;
-    double worst = 0;
-    for (std::size_t i = 0; i < outputs.size(); ++i) {
-      const std::vector<float> replay = outputs[i]->host();
-      double diff = 0, norm = 0;
-      for (std::size_t j = 0; j < replay.size(); ++j) {
-        diff += (double{replay[j]} - eager[i][j]) * (double{replay[j]} - eager[i][j]);
-        norm += double{eager[i][j]} * eager[i][j];
-      }
-      const double rel = std::isfinite(diff) ? std::sqrt(diff / (norm > 0 ? norm : 1)) : INFINITY;
-      const bool identical = std::memcmp(replay.data(), eager[i].data(), replay.size() * sizeof(float)) == 0;
-      all_identical = all_identical && identical;
-      worst = rel > worst ? rel : worst;
-      std::printf("replay vs eager %-4s %s (relative difference %.3g)\n", names[i],
-                  identical ? "bitwise identical" : "differs", rel);
+    // Replays 1..N, then eager steps with offsets 0..N-1 by value: replay i must equal eager step i-1, bit for bit.
+    constexpr int kReplays = 3;
+    std::vector<std::vector<std::vector<float>>> replays;
+    for (int i = 0; i < kReplays; ++i) {
+      poison_outputs();
+      check(cudaGraphLaunch(exec, s), "replay");
+      replays.push_back(read_outputs());
+    }
+    std::uint64_t counter = 0;
+    check(cudaMemcpy(&counter, step_offset, sizeof(counter), cudaMemcpyDeviceToHost), "read the counter");
+    bool ok = counter == kReplays;
+    std::printf("dropout counter after %d replays: %llu (%s)\n", kReplays, static_cast<unsigned long long>(counter),
+                ok ? "as advanced by the graph" : "WRONG");
+    for (int i = 0; i < kReplays; ++i) {
+      poison_outputs();
+      step(static_cast<std::uint64_t>(i), nullptr);
+      const std::vector<std::vector<float>> eager = read_outputs();
+      const std::vector<std::vector<float>>& replay = replays[static_cast<std::size_t>(i)];
+      std::string differing;
+      for (std::size_t o = 0; o < outputs.size(); ++o)
+        if (std::memcmp(replay[o].data(), eager[o].data(), replay[o].size() * sizeof(float)) != 0)
+          differing += std::string(" ") + names[o];
+      ok = ok && differing.empty();
+      std::printf("replay %d vs eager step at offset %d: %s%s\n", i + 1, i,
+                  differing.empty() ? "all 7 outputs bitwise identical" : "DIFFER in", differing.c_str());
+    }
+    // H = dropout(gelu(Z1)) is 0 where an element was dropped: each replay must have drawn its own mask.
+    for (int i = 0; i + 1 < kReplays; ++i) {
+      const std::vector<float>& a = replays[static_cast<std::size_t>(i)][0];
+      const std::vector<float>& b = replays[static_cast<std::size_t>(i) + 1][0];
+      std::size_t changed = 0;
+      for (std::size_t j = 0; j < a.size(); ++j) changed += (a[j] == 0.f) != (b[j] == 0.f);
+      ok = ok && changed > 0;
+      std::printf("dropout mask, replay %d vs %d: %zu of %zu elements differ (%.1f%%)\n", i + 1, i + 2, changed,
+                  a.size(), 100.0 * static_cast<double>(changed) / static_cast<double>(a.size()));
     }
 
     constexpr int kSteps = 50;
@@ -152,7 +207,7 @@ int main(int argc, char** argv) {
     check(cudaEventCreate(&t1), "event");
     float eager_ms = 0, graph_ms = 0;
     check(cudaEventRecord(t0, s), "record");
-    for (int i = 0; i < kSteps; ++i) step();
+    for (int i = 0; i < kSteps; ++i) step(static_cast<std::uint64_t>(i), nullptr);
     check(cudaEventRecord(t1, s), "record");
     check(cudaEventSynchronize(t1), "sync");
     check(cudaEventElapsedTime(&eager_ms, t0, t1), "elapsed");
@@ -169,12 +224,15 @@ int main(int argc, char** argv) {
     cudaEventDestroy(t1);
     cudaGraphExecDestroy(exec);
     cudaGraphDestroy(graph);
+    cudaFree(step_offset);
     cudaStreamDestroy(s);
-    if (!all_identical && worst > 1e-6) {
-      std::fprintf(stderr, "mlp_step: the graph replay does not reproduce the eager step\n");
+    if (!ok) {
+      std::fprintf(stderr, "mlp_step: the graph replays do not reproduce the eager steps at offsets 0..%d\n",
+                   kReplays - 1);
       return 1;
     }
-    std::printf("graph replay == eager: %s\n", all_identical ? "yes, bitwise" : "yes, within 1e-6 relative");
+    std::printf("graph replays 1..%d == eager steps at offsets 0..%d: yes, bitwise, each with its own mask\n",
+                kReplays, kReplays - 1);
     return 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "mlp_step: %s\n", e.what());

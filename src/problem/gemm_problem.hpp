@@ -79,6 +79,10 @@ struct GemmOperands {
   float* Z = nullptr;           // required iff epi.save_z
   std::uint64_t seed = 0;       // dropout key
   std::uint64_t offset = 0;     // dropout counter base: a new offset per step gives a new mask
+  // Device memory holding the counter base instead, read when the kernels run (then `offset` is ignored): a CUDA graph
+  // captures the pointer, not the value, so a counter the graph advances (Runtime::advance_offset) gives every replay
+  // its own mask. Null: the value above.
+  const std::uint64_t* offset_ptr = nullptr;
 };
 
 const char* to_string(MathMode m);

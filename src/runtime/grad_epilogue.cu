@@ -26,6 +26,7 @@ struct GradArgs {
   float dropout_p;
   float keep_scale;  // 1/(1−p), computed as the forward's epilogue computes it
   std::uint64_t seed, offset;
+  const std::uint64_t* offset_ptr;  // non-null: the forward's offset, in device memory (read once per thread)
 };
 
 template <int kVec>
@@ -167,7 +168,9 @@ __device__ __forceinline__ void grad_block(const GradArgs& a, float* strip_sum) 
 // Row-major: 6 blocks per SM (registers capped at 40) so the whole grid is resident in one wave. Transposed keeps 4
 // columns' loads per lane in flight and would spill under that cap.
 template <bool kTransposed, int kVec, bool kStoreGz, bool kReduceBias>
-__global__ void __launch_bounds__(kThreads, kTransposed ? 2 : 6) grad_epilogue_kernel(GradArgs a) {
+__global__ void __launch_bounds__(kThreads, kTransposed ? 2 : 6) grad_epilogue_kernel(GradArgs args) {
+  GradArgs a = args;
+  if (a.dropout_p > 0.f) a.offset = kernels::dropout_offset(a.offset, a.offset_ptr);
   __shared__ float strip_sum[kStrip];
   __shared__ float tail[kWarps][kStrip + 1];
   __shared__ bool last_block;
@@ -243,7 +246,7 @@ GradEpilogue::GradEpilogue(const GemmProblem& p, int sm_count) : problem_(p) {
 }
 
 void GradEpilogue::launch(const float* gy, const float* z, float* gz, float* gbias, std::uint64_t seed,
-                          std::uint64_t offset, cudaStream_t s) const {
+                          std::uint64_t offset, const std::uint64_t* offset_ptr, cudaStream_t s) const {
   const bool reduce_bias = gbias != nullptr;
   if (!writes_gz_ && !reduce_bias) return;
   GradArgs a{};
@@ -262,6 +265,7 @@ void GradEpilogue::launch(const float* gy, const float* z, float* gz, float* gbi
   a.keep_scale = 1.0f / (1.0f - problem_.epi.dropout_p);
   a.seed = seed;
   a.offset = offset;
+  a.offset_ptr = offset_ptr;
   const bool vec = vectorizable_ && aligned16(gy) && (!z || aligned16(z)) && (!writes_gz_ || aligned16(gz));
   const bool transposed = problem_.out == OutputLayout::Transposed;
   if (transposed)

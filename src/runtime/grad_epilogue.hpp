@@ -1,5 +1,5 @@
 // GradEpilogue: the backward's one elementwise pass. gZ = gY ⊙ act'(Z) ⊙ keep/(1−p) (the forward's dropout mask,
-// regenerated from its seed and offset), and gBias = Σ_rows gZ, in ONE kernel that reads gY and Z once.
+// regenerated from its seed and offset, or from the offset in device memory the forward read), and gBias = Σ_rows gZ, in ONE kernel that reads gY and Z once.
 //
 // Every warp reads contiguous memory (16-byte accesses where the layout and pointers allow), several loads in flight
 // per thread: the pass runs at DRAM bandwidth, reading gY and Z once and writing gZ once.
@@ -27,9 +27,10 @@ class GradEpilogue {
   bool writes_gz() const { return writes_gz_; }
 
   // Computes gZ into gz (when writes_gz()) and gBias into gbias (when non-null; the problem must have a bias).
-  // z may be null when the activation is none. Enqueues nothing when there is nothing to do.
+  // z may be null when the activation is none. The dropout offset is *offset_ptr when that is non-null (read when the
+  // kernel runs), else offset. Enqueues nothing when there is nothing to do.
   void launch(const float* gy, const float* z, float* gz, float* gbias, std::uint64_t seed, std::uint64_t offset,
-              cudaStream_t s) const;
+              const std::uint64_t* offset_ptr, cudaStream_t s) const;
 
  private:
   GemmProblem problem_;

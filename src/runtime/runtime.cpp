@@ -267,7 +267,7 @@ void Runtime::backward(const GemmProblem& problem, const BackwardOperands& x, cu
   require(!x.gBias || problem.epi.bias, problem, "gBias was given but the problem has no bias");
   require(!x.gA || x.B, problem, "gA needs B");
   require(!x.gB || x.A, problem, "gB needs A");
-  bp.pass.launch(x.gY, x.Z, bp.gz.get(), x.gBias, x.seed, x.offset, s);
+  bp.pass.launch(x.gY, x.Z, bp.gz.get(), x.gBias, x.seed, x.offset, x.offset_ptr, s);
   const float* gz = bp.pass.writes_gz() ? bp.gz.get() : x.gY;
   const GemmOperands grad_a = pass_gemm_operands(Pass::GradA, x.A, x.B, gz, x.gA);
   const GemmOperands grad_b = pass_gemm_operands(Pass::GradB, x.A, x.B, gz, x.gB);

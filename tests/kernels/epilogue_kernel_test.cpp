@@ -135,8 +135,9 @@ TEST(EpilogueKernel, FastActivationsTrackFp64ElementWiseAcrossTheirRange) {
 }
 
 // Y of an all-kept-scale epilogue (no activation, no bias) over positive accumulators: 0 exactly where dropped.
+// offset_ptr non-null: the offset is read from there, and `offset` is what a kernel ignoring it would use.
 std::vector<float> dropout_output(std::int64_t m, std::int64_t n, float p_drop, std::uint64_t seed,
-                                  std::uint64_t offset) {
+                                  std::uint64_t offset, const std::uint64_t* offset_ptr = nullptr) {
   GemmProblem p = epilogue_problem(m, n, Activation::None, OutputLayout::RowMajor, false, p_drop);
   p.epi.bias = false;
   const std::size_t count = static_cast<std::size_t>(m * n);
@@ -147,6 +148,7 @@ std::vector<float> dropout_output(std::int64_t m, std::int64_t n, float p_drop, 
   x.Y = y.get();
   x.seed = seed;
   x.offset = offset;
+  x.offset_ptr = offset_ptr;
   launch_epilogue(p, acc.get(), x, nullptr);
   GT_CUDA_CALL(cudaDeviceSynchronize());
   return test::to_host(y.get(), count);
@@ -177,6 +179,23 @@ TEST(EpilogueKernel, DropoutMaskIsReproducibleForSameSeedAndOffsetAndIndependent
 TEST(EpilogueKernel, DropoutKeepRateIsWithinOnePercentOfOneMinusP) {
   GT_REQUIRE_GPU();
   for (float p : {0.1f, 0.5f, 0.9f}) EXPECT_NEAR(kept_fraction(dropout_output(2048, 2048, p, 99, 5)), 1.0 - p, 0.01);
+}
+
+// The pass after a cuBLASLt GEMM reads a device-side offset when it runs, on both of its paths (512x1024: rows of
+// 16-byte vectors; 513x1031: one element per step): the mask is the value form's of the offset the device holds.
+TEST(EpilogueKernel, ReadsTheDropoutOffsetFromDeviceMemoryWhenItRuns) {
+  GT_REQUIRE_GPU();
+  const DeviceBuffer<std::uint64_t> counter(1);
+  using Shape = std::pair<std::int64_t, std::int64_t>;
+  for (const auto& [m, n] : {Shape{512, 1024}, Shape{513, 1031}}) {
+    for (const std::uint64_t offset : {std::uint64_t{42}, std::uint64_t{43}, std::uint64_t{1} << 40}) {
+      GT_CUDA_CALL(cudaMemcpy(counter.get(), &offset, sizeof(offset), cudaMemcpyHostToDevice));
+      GT_CUDA_CALL(cudaDeviceSynchronize());
+      const auto by_value = dropout_output(m, n, 0.5f, 1234, offset);
+      EXPECT_EQ(dropout_output(m, n, 0.5f, 1234, 0, counter.get()), by_value) << m << "x" << n << " offset " << offset;
+      EXPECT_NEAR(mask_agreement(by_value, dropout_output(m, n, 0.5f, 1234, 0)), 0.5, 0.01);
+    }
+  }
 }
 
 }  // namespace

@@ -104,5 +104,76 @@ TEST(EpilogueParams, LeaveZAndBiasNullWhenTheProblemDoesNotUseThem) {
   EXPECT_EQ(output_index(make_epilogue_params(p, x), 1, 4), 4 * 3 + 1);
 }
 
+TEST(EpilogueParams, CarryTheDropoutOffsetPointerAndDefaultToTheValueForm) {
+  GemmProblem p;
+  p.m = p.n = p.k = 4;
+  GemmOperands x;
+  EXPECT_EQ(x.offset_ptr, nullptr);
+  EXPECT_EQ(make_epilogue_params(p, x).offset_ptr, nullptr);
+  const std::uint64_t counter = 9;
+  x.offset_ptr = &counter;
+  EXPECT_EQ(make_epilogue_params(p, x).offset_ptr, &counter);
+}
+
+TEST(DropoutOffset, APointerOverridesTheValueAndIsReadWhenUsedNotWhenSet) {
+  std::uint64_t counter = 5;
+  EXPECT_EQ(dropout_offset(3, nullptr), 3u);
+  EXPECT_EQ(dropout_offset(3, &counter), 5u);
+  counter = 6;  // what a graph's advance_offset does between two replays
+  EXPECT_EQ(dropout_offset(3, &counter), 6u);
+}
+
+TEST(DropoutOffset, WithDropoutOffsetReadsThePointerOnceAndOnlyWithDropout) {
+  std::uint64_t counter = 1234;
+  EpilogueParams e;
+  e.offset = 7;
+  e.offset_ptr = &counter;
+  e.dropout_p = 0.25f;
+  const EpilogueParams read = with_dropout_offset(e);
+  EXPECT_EQ(read.offset, 1234u);
+  EXPECT_EQ(read.offset_ptr, nullptr);  // later elements use the value read, not the pointer
+  counter = 99;
+  EXPECT_EQ(read.offset, 1234u);
+  e.dropout_p = 0.f;
+  const EpilogueParams without = with_dropout_offset(e);
+  EXPECT_EQ(without.offset, 7u);
+  EXPECT_EQ(without.offset_ptr, nullptr);
+}
+
+// The fp64 reference's epilogue (epilogue_values<double>, what reference_gemm runs per element) given the offset by
+// pointer draws exactly the mask of that offset given by value, and not the mask of the value field it overrides.
+TEST(DropoutOffset, TheReferenceEpilogueGivenAPointerMatchesTheValueFormOfThePointedOffset) {
+  const std::uint64_t pointed = 0xfedcba9876543210ull;
+  EpilogueParams by_value;
+  by_value.m = 64;
+  by_value.n = 48;
+  by_value.act = Activation::Gelu;
+  by_value.dropout_p = 0.3f;
+  by_value.seed = 0x5eed;
+  by_value.offset = pointed;
+  EpilogueParams by_pointer = by_value;
+  by_pointer.offset = 3;
+  by_pointer.offset_ptr = &pointed;
+  EpilogueParams other_offset = by_value;
+  other_offset.offset = 3;
+  int dropped = 0, differs_from_other = 0;
+  for (std::int64_t row = 0; row < by_value.m; ++row)
+    for (std::int64_t col = 0; col < by_value.n; ++col) {
+      const double acc = 0.25 + 0.001 * static_cast<double>(row * by_value.n + col), bias = 0.5;
+      const EpilogueValues<double> v = epilogue_values<double>(by_value, row, col, acc, bias);
+      const EpilogueValues<double> p = epilogue_values<double>(by_pointer, row, col, acc, bias);
+      const EpilogueValues<double> o = epilogue_values<double>(other_offset, row, col, acc, bias);
+      ASSERT_EQ(p.y, v.y) << row << "," << col;
+      ASSERT_EQ(p.z, v.z) << row << "," << col;
+      const bool keep = dropout_keep(by_value.seed, pointed, static_cast<std::uint64_t>(row * by_value.n + col),
+                                     by_value.dropout_p);
+      EXPECT_EQ(v.y != 0.0, keep) << row << "," << col;
+      dropped += keep ? 0 : 1;
+      differs_from_other += (o.y != 0.0) != keep ? 1 : 0;
+    }
+  EXPECT_GT(dropped, 0);
+  EXPECT_GT(differs_from_other, 0);
+}
+
 }  // namespace
 }  // namespace gemmtune::kernels

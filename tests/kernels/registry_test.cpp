@@ -2,11 +2,13 @@
 // unsupported reasons, and launches that a CUDA graph can capture.
 #include "kernels/registry.hpp"
 
+#include <iostream>
 #include <regex>
 #include <set>
 
 #include <gtest/gtest.h>
 
+#include "kernels/epilogue.cuh"
 #include "kernels/kernel_test_support.hpp"
 #include "kernels/reference_gemm.hpp"
 #include "kernels/split_k_scratch.hpp"
@@ -135,6 +137,79 @@ TEST(KernelRegistry, EveryVariantLaunchIsCapturableInACudaGraph) {
     GT_CUDA_CALL(cudaStreamDestroy(stream));
     EXPECT_EQ(test::to_host(d.Y.get(), d.Y.size()), direct) << v.name;
   }
+}
+
+// Elements of Y whose mask disagrees with that of `offset`: a dropped element that is not 0, or a kept one that is (Y
+// is 0 exactly where an element was dropped; a kept one is 0 only if its acc + bias cancels exactly, ~1e-8 a time).
+struct MaskErrors {
+  int dropped_not_zero = 0, kept_zero = 0;
+};
+
+MaskErrors mask_errors(const GemmProblem& p, const std::vector<float>& y, std::uint64_t seed, std::uint64_t offset) {
+  MaskErrors e;
+  for (std::int64_t row = 0; row < p.m; ++row)
+    for (std::int64_t col = 0; col < p.n; ++col) {
+      const auto element = static_cast<std::uint64_t>(row * p.n + col);
+      const bool keep = dropout_keep(seed, offset, element, p.epi.dropout_p);
+      const float value = y[static_cast<std::size_t>(element)];
+      e.dropped_not_zero += !keep && value != 0.f;
+      e.kept_zero += keep && value == 0.f;
+    }
+  return e;
+}
+
+// Every variant (every family, split-k, clusters) draws its dropout mask from the offset in device memory when given
+// GemmOperands::offset_ptr, read when the kernel runs: a launch matches the fp64 reference of the pointed offset (the
+// value field holds another offset, so a kernel that ignored the pointer would fail), and after the device value
+// changes, the same launch arguments draw the new offset's mask.
+TEST(KernelRegistry, EveryVariantReadsTheDropoutOffsetFromDeviceMemoryWhenItRuns) {
+  GT_REQUIRE_GPU();
+  const std::uint64_t first = 0x0123456789abcdefull, second = first + 1;
+  const DeviceBuffer<std::uint64_t> counter(1);
+  int checked = 0;
+  for (const KernelVariant& v : kernel_registry()) {
+    if (!v.device_unsupported_reason().empty()) continue;
+    GemmProblem p = problem_in(v.mode);
+    p.epi.act = Activation::None;  // Y is 0 exactly where an element was dropped: the mask can be read off Y
+    p.epi.dropout_p = 0.3f;
+    ASSERT_EQ(v.unsupported_reason(p), "") << v.name;
+    test::ProblemData d(p, 500 + static_cast<std::uint32_t>(checked));
+    GemmOperands by_value = d.operands();
+    by_value.offset = first;
+    GemmOperands by_pointer = by_value;
+    by_pointer.offset = 7;
+    by_pointer.offset_ptr = counter.get();
+    GT_CUDA_CALL(cudaMemcpy(counter.get(), &first, sizeof(first), cudaMemcpyHostToDevice));
+    GT_CUDA_CALL(cudaDeviceSynchronize());
+
+    const auto count = static_cast<std::int64_t>(d.Y.size());
+    DeviceBuffer<double> y_ref(d.Y.size());
+    reference_gemm(p, by_value, y_ref.get(), nullptr, nullptr);
+    const SplitKScratchBuffer scratch(v, p);
+    v.launch(p, by_pointer, scratch.view(), nullptr);
+    GT_CUDA_CALL(cudaDeviceSynchronize());
+    EXPECT_LE(relative_frobenius_error(d.Y.get(), y_ref.get(), count, nullptr), test::gemm_tolerance(p)) << v.name;
+    const std::vector<float> y = test::to_host(d.Y.get(), d.Y.size());
+    const MaskErrors at_first = mask_errors(p, y, by_value.seed, first);
+    EXPECT_EQ(at_first.dropped_not_zero, 0) << v.name;
+    EXPECT_LE(at_first.kept_zero, 2) << v.name;
+
+    GT_CUDA_CALL(cudaMemcpy(counter.get(), &second, sizeof(second), cudaMemcpyHostToDevice));
+    GT_CUDA_CALL(cudaDeviceSynchronize());
+    test::poison(d.Y);
+    v.launch(p, by_pointer, scratch.view(), nullptr);
+    GT_CUDA_CALL(cudaDeviceSynchronize());
+    const std::vector<float> y_second = test::to_host(d.Y.get(), d.Y.size());
+    const MaskErrors at_second = mask_errors(p, y_second, by_value.seed, second);
+    EXPECT_EQ(at_second.dropped_not_zero, 0) << v.name;
+    EXPECT_LE(at_second.kept_zero, 2) << v.name;
+    int changed = 0;
+    for (std::size_t i = 0; i < y.size(); ++i) changed += (y_second[i] == 0.f) != (y[i] == 0.f);
+    EXPECT_GT(changed, count / 5) << v.name;  // independent masks of p = 0.3 differ on 42% of the elements
+    ++checked;
+  }
+  std::cout << "[ checked  ] " << checked << " variants read the dropout offset from device memory\n";
+  EXPECT_GT(checked, 0);
 }
 
 }  // namespace

@@ -98,5 +98,12 @@ TEST(GemmProblemJson, RoundTripsThroughTheKey) {
   EXPECT_EQ(j.get<GemmProblem>(), p);
 }
 
+TEST(GemmOperands, DefaultToTheDropoutOffsetByValue) {
+  const GemmOperands x;
+  EXPECT_EQ(x.seed, 0u);
+  EXPECT_EQ(x.offset, 0u);
+  EXPECT_EQ(x.offset_ptr, nullptr);
+}
+
 }  // namespace
 }  // namespace gemmtune

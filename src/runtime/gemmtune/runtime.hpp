@@ -81,6 +81,9 @@ struct BackwardOperands {
   float* gBias = nullptr;     // length n; only with problem.epi.bias
   std::uint64_t seed = 0;     // the forward's dropout key and counter base, so the same mask is regenerated
   std::uint64_t offset = 0;
+  // The forward's device-side counter base (GemmOperands::offset_ptr), read when the pass runs; null: `offset`.
+  // Pass the pointer the forward got, and advance it only after the backward, so both see the same value.
+  const std::uint64_t* offset_ptr = nullptr;
 };
 
 class Runtime {
@@ -108,6 +111,22 @@ class Runtime {
   void backward(const GemmProblem& problem, const float* A, const float* B, const float* Z, const float* gY,
                 float* gA, float* gB, float* gBias, cudaStream_t s, std::uint64_t seed = 0,
                 std::uint64_t offset = 0);
+
+  // Adds `increment` to the dropout counter at offset_ptr (device memory), as one single-thread kernel on s: no
+  // allocation, no synchronization, so it is captured with the step. Capture it at the end of a training step whose
+  // forward and backward take offset_ptr (GemmOperands::offset_ptr, BackwardOperands::offset_ptr): replay i then
+  // applies the mask of offset offset₀ + (i − 1)·increment, the same bits as an eager step given that offset by value.
+  // The offset is a counter word of its own (not added to the element index), so an increment of 1 gives a new,
+  // independent mask; layers that share one counter should differ in seed.
+  //
+  //   std::uint64_t* step_offset;  cudaMalloc(&step_offset, 8);  cudaMemset(step_offset, 0, 8);
+  //   GemmOperands x{...};       x.seed = layer_seed;  x.offset_ptr = step_offset;
+  //   BackwardOperands g{...};   g.seed = layer_seed;  g.offset_ptr = step_offset;
+  //   rt.forward(p, x, s);  rt.backward(p, g, s);                   // once eagerly (resolves), or prepare()
+  //   cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal);
+  //   rt.forward(p, x, s);  ...;  rt.backward(p, g, s);  Runtime::advance_offset(step_offset, 1, s);
+  //   cudaStreamEndCapture(s, &graph);  ...;  for (;;) cudaGraphLaunch(exec, s);   // a new mask every step
+  static void advance_offset(std::uint64_t* offset_ptr, std::uint64_t increment, cudaStream_t s);
 
   // One GEMM of any pass, as the tuner measured it: for GradA/GradB problems x holds that pass's GEMM operands
   // (problem/pass_gemm.hpp). What `gemmtune run --pass` times.
