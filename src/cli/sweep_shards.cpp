@@ -31,11 +31,11 @@ ShardSelection select_shard(const SweepPlan& plan, const SweepProfile& profile, 
 }
 
 std::string shard_summary(const ShardSelection& s) {
-  const std::string which = s.spec ? "shard " + std::to_string(s.spec->index) + "/" + std::to_string(s.spec->count) +
-                                         " (" + s.spec->source + ")"
-                                   : std::string("the whole plan");
-  return which + " of plan " + s.fingerprint + ": " + std::to_string(s.plan.problems.size()) + " of " +
-         std::to_string(s.plan_problems) + " problems, estimated " + duration_text(s.estimated_s) + " on one GPU";
+  const std::string estimate = " problems, estimated " + duration_text(s.estimated_s) + " on one GPU";
+  if (!s.spec) return "plan " + s.fingerprint + ": " + std::to_string(s.plan_problems) + estimate;
+  return "shard " + std::to_string(s.spec->index) + "/" + std::to_string(s.spec->count) + " (" + s.spec->source +
+         ") of plan " + s.fingerprint + ": " + std::to_string(s.plan.problems.size()) + " of " +
+         std::to_string(s.plan_problems) + estimate;
 }
 
 void print_shard_estimates(const SweepPlan& plan, const SweepProfile& profile, int count, std::ostream& out) {

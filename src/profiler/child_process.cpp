@@ -54,7 +54,7 @@ ChildProcess::ChildProcess(const std::vector<std::string>& argv, Stdout out) {
     if (::getppid() != parent) ::_exit(128 + SIGTERM);  // the parent died before prctl took effect
     ::dup2(err_pipe[1], STDERR_FILENO);
     if (out == Stdout::Discard) {
-      const int null_fd = ::open("/dev/null", O_WRONLY);
+      const int null_fd = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
       if (null_fd >= 0) ::dup2(null_fd, STDOUT_FILENO);
     }
     ::execvp(args[0], args.data());
