@@ -35,6 +35,7 @@ struct SweepArgs {
   std::string shard;    // "I/N" or "auto"
   int shards = 0;       // --shards N: N for `--shard auto` in a Kubernetes Indexed Job, or for a dry run's estimates
   std::string devices;  // "all" or "0,2,3": one worker process per GPU
+  bool device_given = false;
 };
 
 std::vector<std::string> split_list(const std::string& s) {
@@ -87,6 +88,8 @@ void check_scaleout_options(const SweepArgs& a) {
   if (!a.shard.empty() && !a.devices.empty())
     throw InputError("--shard and --devices do not combine: give each GPU its own shard (one GPU per array task) "
                      "or sweep the whole plan with --devices");
+  if (a.device_given && !a.devices.empty())
+    throw InputError("--device and --devices do not combine: name the GPUs in --devices (e.g. --devices 2)");
   if (a.metrics && !a.devices.empty())
     throw InputError("--metrics reads each GPU's counters in one process: use it with --device, not --devices");
   if (a.shards != 0 && a.shard.empty() && !a.dry_run)
@@ -174,7 +177,7 @@ void register_sweep(CLI::App& app) {
   cmd->add_option("--device-key", a->device_key, "With --from-misses: whose misses (default: this GPU's)");
   cmd->add_option("--db", a->db, "SQLite db that keeps every measurement and the algo cache")->capture_default_str();
   cmd->add_flag("--no-db", a->no_db, "Measure without storing anything");
-  cmd->add_option("--device", a->device, "CUDA device index")->capture_default_str();
+  auto* device_option = cmd->add_option("--device", a->device, "CUDA device index")->capture_default_str();
   cmd->add_option("--modes", a->modes, "Only these math modes, comma-separated (fp32,tf32,3xtf32)");
   cmd->add_option("--backends", a->backends, "Only these backends, comma-separated (own,lt)");
   cmd->add_option("--top-k", a->top_k, "cuBLASLt heuristic candidates per problem (overrides the profile)")
@@ -195,7 +198,10 @@ void register_sweep(CLI::App& app) {
   cmd->add_flag("--metrics", a->metrics,
                 "Also read DRAM bytes and SM throughput of each problem's best candidate (CUPTI range profiler) and "
                 "place it on the roofline");
-  cmd->callback([a] { run(*a); });
+  cmd->callback([a, device_option] {
+    a->device_given = device_option->count() > 0;
+    run(*a);
+  });
 }
 
 }  // namespace gemmtune::cli

@@ -115,6 +115,7 @@ TEST(SweepCli, BadShardsExitTwoWithAClearLine) {
   EXPECT_EQ(run_gemmtune({"sweep", "--profile", "quick", "--shards", "3", "--no-db"}).exit_code, 2);
   EXPECT_EQ(run_gemmtune({"sweep", "--profile", "quick", "--shard", "0/2", "--devices", "all"}).exit_code, 2);
   EXPECT_EQ(run_gemmtune({"sweep", "--profile", "quick", "--devices", "all", "--metrics"}).exit_code, 2);
+  EXPECT_EQ(run_gemmtune({"sweep", "--profile", "quick", "--devices", "all", "--device", "1"}).exit_code, 2);
 }
 
 TEST(SweepCli, AShardBeyondThePlanSweepsNothingAndSaysSo) {
