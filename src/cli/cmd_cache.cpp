@@ -5,6 +5,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
@@ -13,6 +14,8 @@
 #include "db/cache_json.hpp"
 #include "db/sqlite_db.hpp"
 #include "db/tuning_db.hpp"
+#include "tuner/sweep_from_db.hpp"
+#include "tuner/sweep_report.hpp"
 
 namespace gemmtune::cli {
 namespace {
@@ -28,6 +31,7 @@ struct CacheArgs {
   bool json = false;
   std::string out;
   std::vector<std::string> inputs;
+  std::string sweep_json;
 };
 
 CacheFilter make_filter(const CacheArgs& a) {
@@ -111,23 +115,59 @@ void import_cache(const CacheArgs& a) {
   print_counts(db.merge_cache_entries(entries), a.db);
 }
 
-// A db or an export, told apart by content (SQLite's file header), not by the file's name.
-std::vector<CacheEntry> read_merge_input(const std::string& path) {
-  if (!has_sqlite_header(path)) return read_cache_file(path);
-  std::vector<CacheEntry> entries = TuningDb(path, TuningDb::Access::ReadOnly).cache_entries();
-  set_origin(entries, path);
-  return entries;
+void print_db_counts(const DbMergeCounts& c, const std::string& source, const std::string& target) {
+  std::printf("%s <- %s: %d run%s added (%d already there), %d problem%s with %lld measurement%s, %d done-mark%s; "
+              "cache %d added, %d replaced by a faster entry, %d kept\n",
+              target.c_str(), source.c_str(), c.runs_added, c.runs_added == 1 ? "" : "s", c.runs_present,
+              c.problems_added, c.problems_added == 1 ? "" : "s", static_cast<long long>(c.measurements_added),
+              c.measurements_added == 1 ? "" : "s", c.done_added, c.done_added == 1 ? "" : "s", c.cache.added,
+              c.cache.replaced, c.cache.kept);
 }
 
-void merge(const CacheArgs& a) {
-  std::vector<CacheEntry> all;
-  for (const std::string& input : a.inputs) {
-    std::vector<CacheEntry> entries = read_merge_input(input);
-    all.insert(all.end(), std::make_move_iterator(entries.begin()), std::make_move_iterator(entries.end()));
+// --sweep-json: the merged db's latest measurements of one device key, as the `sweep --json` document the gate reads.
+void write_merged_sweep_json(const TuningDb& db, const CacheArgs& a) {
+  std::string key = a.device_key;
+  if (key.empty()) {
+    std::set<std::string> keys;
+    for (const RunInfo& r : db.runs()) keys.insert(r.device.key());
+    if (keys.size() != 1)
+      throw InputError("--sweep-json: " + db.path() + " has runs of " + std::to_string(keys.size()) +
+                       " device keys; name one with --device-key (the merge itself is done)");
+    key = *keys.begin();
   }
-  make_parent_dir(a.db);
-  TuningDb db(a.db);
-  print_counts(db.merge_cache_entries(all), a.db);
+  make_parent_dir(a.sweep_json);
+  write_sweep_json(sweep_result_from_db(db, key), a.sweep_json);
+  std::printf("wrote %s: the latest measurements of %s in %s\n", a.sweep_json.c_str(), key.c_str(), db.path().c_str());
+}
+
+// `cache merge OUT.db IN...` names the target first; `cache merge --db OUT.db IN...` (the older form) by option.
+// Inputs are told apart by content (SQLite's file header), not by name: a db brings everything it knows (runs,
+// measurements, done-marks, cache; TuningDb::merge_db), an export its cache entries. Every input is read and
+// checked before the target is opened.
+void merge(const CacheArgs& a, bool db_option_given) {
+  std::vector<std::string> inputs = a.inputs;
+  std::string target = a.db;
+  if (!db_option_given) {
+    if (inputs.size() < 2) throw InputError("cache merge: expected OUT.db and at least one input (or --db OUT.db)");
+    target = inputs.front();
+    inputs.erase(inputs.begin());
+  }
+  std::vector<std::string> dbs;
+  std::vector<CacheEntry> exported;
+  for (const std::string& input : inputs) {
+    if (has_sqlite_header(input)) {
+      { const TuningDb check(input, TuningDb::Access::ReadOnly); }
+      dbs.push_back(input);
+      continue;
+    }
+    std::vector<CacheEntry> entries = read_cache_file(input);
+    exported.insert(exported.end(), std::make_move_iterator(entries.begin()), std::make_move_iterator(entries.end()));
+  }
+  make_parent_dir(target);
+  TuningDb db(target);
+  for (const std::string& input : dbs) print_db_counts(db.merge_db(input), input, target);
+  if (!exported.empty() || dbs.empty()) print_counts(db.merge_cache_entries(exported), target);
+  if (!a.sweep_json.empty()) write_merged_sweep_json(db, a);
 }
 
 void add_filter_options(CLI::App* cmd, CacheArgs& a) {
@@ -165,12 +205,19 @@ void register_cache(CLI::App& app) {
   import_cmd->callback([a] { import_cache(*a); });
 
   auto* merge_cmd = cache->add_subcommand(
-      "merge", "Merge dbs and exports into one db: per device key and problem the faster entry stays");
-  merge_cmd->add_option("--db", a->db, "The db to write (created if missing)")->required();
-  merge_cmd->add_option("inputs", a->inputs, "dbs or export JSON files, told apart by content")
+      "merge", "Merge dbs (runs, measurements, done-marks, cache: shard dbs become one) and exports (cache entries) "
+               "into OUT.db; per device key and problem the faster cache entry stays");
+  auto* merge_db_option = merge_cmd->add_option("--db", a->db, "The db to write (created if missing); without it the "
+                                                              "first positional argument is the db to write");
+  merge_cmd->add_option("inputs", a->inputs, "[OUT.db] then dbs or export JSON files, told apart by content")
       ->required()
       ->expected(1, -1);
-  merge_cmd->callback([a] { merge(*a); });
+  merge_cmd->add_option("--sweep-json", a->sweep_json,
+                        "Also write the merged db's latest measurements as a `sweep --json` document (what `gate` "
+                        "compares)");
+  merge_cmd->add_option("--device-key", a->device_key, "With --sweep-json: whose measurements (needed when the db "
+                                                       "has several)");
+  merge_cmd->callback([a, merge_db_option] { merge(*a, merge_db_option->count() > 0); });
 }
 
 }  // namespace gemmtune::cli

@@ -4,6 +4,8 @@
 #include <sstream>
 
 #include "cli/commands.hpp"
+#include "cli/sweep_devices.hpp"
+#include "cli/sweep_shards.hpp"
 #include "common/error.hpp"
 #include "cuda/device_info.hpp"
 #include "profile/sweep_profile.hpp"
@@ -30,6 +32,10 @@ struct SweepArgs {
   bool metrics = false;
   bool from_misses = false;
   std::string device_key;
+  std::string shard;    // "I/N" or "auto"
+  int shards = 0;       // --shards N: N for `--shard auto` in a Kubernetes Indexed Job, or for a dry run's estimates
+  std::string devices;  // "all" or "0,2,3": one worker process per GPU
+  bool device_given = false;
 };
 
 std::vector<std::string> split_list(const std::string& s) {
@@ -60,8 +66,39 @@ std::string misses_device_key(const SweepArgs& a) {
   }
 }
 
+// What every --devices worker is given: the options that shape the plan and where results go. Each worker adds its
+// own --device, --shard and --json.
+std::vector<std::string> worker_args(const SweepArgs& a) {
+  std::vector<std::string> args = {"--profile", a.profile};
+  if (a.no_db)
+    args.push_back("--no-db");
+  else
+    args.insert(args.end(), {"--db", a.db});
+  if (!a.modes.empty()) args.insert(args.end(), {"--modes", a.modes});
+  if (!a.backends.empty()) args.insert(args.end(), {"--backends", a.backends});
+  if (a.top_k > 0) args.insert(args.end(), {"--top-k", std::to_string(a.top_k)});
+  if (a.resume) args.push_back("--resume");
+  if (a.events) args.push_back("--events");
+  return args;
+}
+
+void check_scaleout_options(const SweepArgs& a) {
+  if (a.from_misses && (!a.shard.empty() || !a.devices.empty()))
+    throw InputError("--from-misses tunes one device's misses: use it without --shard and --devices");
+  if (!a.shard.empty() && !a.devices.empty())
+    throw InputError("--shard and --devices do not combine: give each GPU its own shard (one GPU per array task) "
+                     "or sweep the whole plan with --devices");
+  if (a.device_given && !a.devices.empty())
+    throw InputError("--device and --devices do not combine: name the GPUs in --devices (e.g. --devices 2)");
+  if (a.metrics && !a.devices.empty())
+    throw InputError("--metrics reads each GPU's counters in one process: use it with --device, not --devices");
+  if (a.shards != 0 && a.shard.empty() && !a.dry_run)
+    throw InputError("--shards N goes with --shard auto (a Kubernetes Indexed Job) or --dry-run (estimates per shard)");
+}
+
 void run(const SweepArgs& a) {
   if (a.profile.empty() && !a.from_misses) throw InputError("--profile is required (or --from-misses)");
+  check_scaleout_options(a);
   // With --from-misses, the profile (quick by default) gives only the candidate settings and the timing rule.
   SweepProfile profile = load_sweep_profile(a.profile.empty() ? "quick" : a.profile, default_profiles_dir());
   if (a.from_misses) {
@@ -78,11 +115,33 @@ void run(const SweepArgs& a) {
   const std::vector<std::string> backends = split_list(a.backends);
   for (const std::string& b : backends) parse_backend(b);
 
-  const SweepPlan plan = make_sweep_plan(profile, modes, backends);
-  if (plan.problems.empty()) throw InputError("the profile has no problem in the selected modes");
+  const SweepPlan full_plan = make_sweep_plan(profile, modes, backends);
+  if (full_plan.problems.empty()) throw InputError("the profile has no problem in the selected modes");
+  const ShardSelection shard = select_shard(full_plan, profile, a.shard, a.shards);
+  const SweepPlan& plan = shard.plan;
   if (a.dry_run) {
     print_sweep_plan(plan, profile, std::cout);
+    std::cout << "\n" << shard_summary(shard) << "\n";
+    if (shard.spec || a.shards > 0)
+      print_shard_estimates(full_plan, profile, shard.spec ? shard.spec->count : a.shards, std::cout);
     return;
+  }
+  if (!a.devices.empty()) {
+    DeviceSweep request{a.devices, worker_args(a), a.json, a.csv, [&a] {
+                          if (!a.no_db) ensure_parent_dir(a.db);
+                          for (const std::string* path : {&a.json, &a.csv})
+                            if (!path->empty()) ensure_parent_dir(*path);
+                        }};
+    sweep_on_devices(plan, profile, request);
+    return;
+  }
+  if (shard.spec) {
+    std::cerr << "gemmtune: " << shard_summary(shard) << "\n";
+    if (plan.problems.empty()) {
+      std::cout << "shard " << shard.spec->index << "/" << shard.spec->count << " has no problems (the plan has "
+                << shard.plan_problems << "): nothing to sweep\n";
+      return;
+    }
   }
 
   cuda_device_count();  // no GPU: say so (exit 3) before creating any output directory
@@ -118,7 +177,7 @@ void register_sweep(CLI::App& app) {
   cmd->add_option("--device-key", a->device_key, "With --from-misses: whose misses (default: this GPU's)");
   cmd->add_option("--db", a->db, "SQLite db that keeps every measurement and the algo cache")->capture_default_str();
   cmd->add_flag("--no-db", a->no_db, "Measure without storing anything");
-  cmd->add_option("--device", a->device, "CUDA device index")->capture_default_str();
+  auto* device_option = cmd->add_option("--device", a->device, "CUDA device index")->capture_default_str();
   cmd->add_option("--modes", a->modes, "Only these math modes, comma-separated (fp32,tf32,3xtf32)");
   cmd->add_option("--backends", a->backends, "Only these backends, comma-separated (own,lt)");
   cmd->add_option("--top-k", a->top_k, "cuBLASLt heuristic candidates per problem (overrides the profile)")
@@ -127,11 +186,22 @@ void register_sweep(CLI::App& app) {
   cmd->add_option("--csv", a->csv, "Write every record to this CSV file");
   cmd->add_flag("--dry-run", a->dry_run, "Print the plan (problems x candidates) and exit; needs no GPU");
   cmd->add_flag("--resume", a->resume, "Skip problems the db already has for this GPU (after a killed sweep)");
+  cmd->add_option("--shard", a->shard,
+                  "Sweep one part of the plan: I/N (0 <= I < N), or auto: from a Slurm array task "
+                  "(SLURM_ARRAY_TASK_ID) or a Kubernetes Indexed Job (JOB_COMPLETION_INDEX, with --shards N)");
+  cmd->add_option("--shards", a->shards, "N for --shard auto in a Kubernetes Indexed Job; with --dry-run, print the "
+                                         "estimated time of each of N shards")
+      ->check(CLI::Range(1, 1000000));
+  cmd->add_option("--devices", a->devices,
+                  "Sweep on several GPUs of this machine, one worker process each, into one db: all or 0,2,3");
   cmd->add_flag("--events", a->events, "Time with CUDA events instead of CUPTI kernel records");
   cmd->add_flag("--metrics", a->metrics,
                 "Also read DRAM bytes and SM throughput of each problem's best candidate (CUPTI range profiler) and "
                 "place it on the roofline");
-  cmd->callback([a] { run(*a); });
+  cmd->callback([a, device_option] {
+    a->device_given = device_option->count() > 0;
+    run(*a);
+  });
 }
 
 }  // namespace gemmtune::cli

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <set>
 #include <string_view>
 #include <thread>
@@ -222,6 +223,68 @@ RunOwner run_owner(const SqliteDb& db, std::int64_t run_id) {
   return {select.column_text(0), select.column_text(1)};
 }
 
+// Per (device key, problem key) the faster entry stays: the rule of import and merge.
+void merge_cache_entry(const SqliteDb& db, const CacheEntry& in, MergeCounts& counts) {
+  const std::optional<CacheEntry> current = find_cache_entry(db, in.device_key, in.problem.key());
+  if (current && !(in.stats.median_us < current->stats.median_us)) {
+    ++counts.kept;
+    return;
+  }
+  ++(current ? counts.replaced : counts.added);
+  write_cache_entry(db, in);
+}
+
+std::vector<std::string> split_columns(const std::string& columns) {
+  std::vector<std::string> names;
+  std::size_t start = 0;
+  while (start < columns.size()) {
+    std::size_t end = columns.find(',', start);
+    if (end == std::string::npos) end = columns.size();
+    const std::size_t first = columns.find_first_not_of(' ', start);
+    names.push_back(columns.substr(first, end - first));
+    start = end + 1;
+  }
+  return names;
+}
+
+// "a, b" with prefix "s." is "s.a, s.b": the select list of an INSERT ... SELECT from an attached db.
+std::string prefixed_columns(const std::string& columns, const std::string& prefix) {
+  std::string out;
+  for (const std::string& name : split_columns(columns)) out += (out.empty() ? "" : ", ") + prefix + name;
+  return out;
+}
+
+// "a, b" with prefix "m." is "m.a AS a, m.b AS b": columns of a join, read back by their own names.
+std::string aliased_columns(const std::string& columns, const std::string& prefix) {
+  std::string out;
+  for (const std::string& name : split_columns(columns))
+    out += (out.empty() ? "" : ", ") + prefix + name + " AS " + name;
+  return out;
+}
+
+// Another db file, attached to this connection under a schema name for as long as the object lives. ATTACH and
+// DETACH cannot run inside a transaction: the object must outlive the transaction that reads through it.
+class AttachedDb {
+ public:
+  AttachedDb(const SqliteDb& db, const std::string& path, const std::string& schema) : db_(db), schema_(schema) {
+    SqliteStatement attach = db.prepare("ATTACH DATABASE ?1 AS " + schema);
+    attach.bind(1, path).run();
+  }
+  ~AttachedDb() {
+    try {
+      db_.exec("DETACH DATABASE " + schema_);
+    } catch (const Error&) {
+      // Only a connection in the middle of a failed transaction refuses; closing it detaches anyway.
+    }
+  }
+  AttachedDb(const AttachedDb&) = delete;
+  AttachedDb& operator=(const AttachedDb&) = delete;
+
+ private:
+  const SqliteDb& db_;
+  std::string schema_;
+};
+
 }  // namespace
 
 TuningDb::TuningDb(const std::string& path, Access access) : db_(open_checked(path, access)) {}
@@ -334,15 +397,114 @@ MergeCounts TuningDb::merge_cache_entries(const std::vector<CacheEntry>& entries
     if (in.origin.empty()) throw CheckError("merge_cache_entries: entry " + in.problem.key() + " names no origin");
   MergeCounts counts;
   SqliteTransaction tx(db_);
-  for (const CacheEntry& in : entries) {
-    const std::optional<CacheEntry> current = find_cache_entry(db_, in.device_key, in.problem.key());
-    if (current && !(in.stats.median_us < current->stats.median_us)) {
-      ++counts.kept;
-      continue;
-    }
-    ++(current ? counts.replaced : counts.added);
-    write_cache_entry(db_, in);
+  for (const CacheEntry& in : entries) merge_cache_entry(db_, in, counts);
+  tx.commit();
+  return counts;
+}
+
+DbMergeCounts TuningDb::merge_db(const std::string& source_path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::equivalent(source_path, db_.path(), ec)) throw InputError("cannot merge " + source_path + " into itself");
+  {
+    // Refuses, before any write, what is not a gemmtune db at this schema version.
+    const TuningDb check(source_path, Access::ReadOnly);
   }
+  const AttachedDb source(db_, source_path, "src");
+  DbMergeCounts counts;
+  SqliteTransaction tx(db_);
+  db_.exec("DROP TABLE IF EXISTS temp.merge_run_map; DROP TABLE IF EXISTS temp.merge_problems;"
+           "CREATE TEMP TABLE merge_run_map (src_id INTEGER PRIMARY KEY, dst_id INTEGER NOT NULL)");
+
+  // Runs: one already here (the same fields, and a problem of the source run measured under it) is reused, so a
+  // db merged twice is not copied twice, while two shards that started in the same second stay two runs.
+  std::string same_run;
+  for (const std::string& column : split_columns(kRunColumns))
+    same_run += (same_run.empty() ? "" : " AND ") + ("d." + column + " = s." + column);
+  SqliteStatement src_runs = db_.prepare("SELECT id FROM src.runs ORDER BY id");
+  SqliteStatement probe = db_.prepare("SELECT problem_key FROM src.measurements WHERE run_id = ?1 ORDER BY id LIMIT 1");
+  SqliteStatement match = db_.prepare(
+      "SELECT d.id FROM main.runs d, src.runs s WHERE s.id = ?1 AND " + same_run +
+      " AND (?2 IS NULL OR EXISTS (SELECT 1 FROM main.measurements m WHERE m.run_id = d.id AND m.problem_key = ?2))"
+      " ORDER BY d.id LIMIT 1");
+  SqliteStatement insert_run = db_.prepare(std::string("INSERT INTO main.runs (") + kRunColumns +
+                                           ", finished_at) SELECT " + prefixed_columns(kRunColumns, "s.") +
+                                           ", s.finished_at FROM src.runs s WHERE s.id = ?1");
+  SqliteStatement finish_run = db_.prepare(
+      "UPDATE main.runs SET finished_at = (SELECT finished_at FROM src.runs WHERE id = ?2) "
+      "WHERE id = ?1 AND finished_at IS NULL");
+  SqliteStatement map_run = db_.prepare("INSERT INTO temp.merge_run_map VALUES (?1, ?2)");
+  std::map<std::int64_t, std::int64_t> run_map;
+  while (src_runs.step()) {
+    const std::int64_t src_id = src_runs.column_int64(0);
+    probe.bind(1, src_id);
+    if (probe.step())
+      match.bind(2, probe.column_text(0));
+    else
+      match.bind(2, nullptr);
+    probe.reset();
+    match.bind(1, src_id);
+    std::int64_t dst_id = 0;
+    if (match.step()) {
+      dst_id = match.column_int64(0);
+      match.reset();
+      finish_run.bind(1, dst_id).bind(2, src_id).run();
+      ++counts.runs_present;
+    } else {
+      match.reset();
+      insert_run.bind(1, src_id).run();
+      dst_id = db_.last_insert_rowid();
+      ++counts.runs_added;
+    }
+    map_run.bind(1, src_id).bind(2, dst_id).run();
+    run_map[src_id] = dst_id;
+  }
+
+  // Measurements: per (run, problem), all of them or, when that run already has that problem here, none. The set
+  // is fixed before the copy, so the copy cannot see its own rows.
+  db_.exec("CREATE TEMP TABLE merge_problems AS SELECT DISTINCT s.run_id AS src_id, s.device_key, s.problem_key "
+           "FROM src.measurements s JOIN temp.merge_run_map r ON r.src_id = s.run_id WHERE NOT EXISTS ("
+           "SELECT 1 FROM main.measurements t WHERE t.run_id = r.dst_id AND t.device_key = s.device_key "
+           "AND t.problem_key = s.problem_key)");
+  SqliteStatement problems = db_.prepare("SELECT count(*) FROM temp.merge_problems");
+  problems.step();
+  counts.problems_added = problems.column_int(0);
+  problems.reset();  // a statement still reading a table keeps it from being dropped
+  const std::string copied = std::string("device_key, problem_key, ") + kCandidateColumns +
+                             ", status, message, verify_error, tolerance, " + kStatsColumns;
+  SqliteStatement copy = db_.prepare(
+      "INSERT INTO main.measurements (run_id, " + copied + ") SELECT r.dst_id, " + prefixed_columns(copied, "s.") +
+      " FROM src.measurements s JOIN temp.merge_run_map r ON r.src_id = s.run_id JOIN temp.merge_problems p"
+      " ON p.src_id = s.run_id AND p.device_key = s.device_key AND p.problem_key = s.problem_key ORDER BY s.id");
+  copy.run();
+  counts.measurements_added = db_.changes();
+
+  SqliteStatement new_done = db_.prepare(
+      "SELECT count(*) FROM src.problems_done p WHERE NOT EXISTS (SELECT 1 FROM main.problems_done d "
+      "WHERE d.device_key = p.device_key AND d.problem_key = p.problem_key)");
+  new_done.step();
+  counts.done_added = new_done.column_int(0);
+  new_done.reset();
+  db_.exec("INSERT INTO main.problems_done (device_key, problem_key, run_id, completed_at) "
+           "SELECT p.device_key, p.problem_key, r.dst_id, p.completed_at FROM src.problems_done p "
+           "JOIN temp.merge_run_map r ON r.src_id = p.run_id WHERE 1 "
+           "ON CONFLICT (device_key, problem_key) DO UPDATE SET run_id = excluded.run_id, "
+           "completed_at = excluded.completed_at WHERE excluded.completed_at > problems_done.completed_at");
+
+  SqliteStatement entries = db_.prepare("SELECT " + cache_columns() + " FROM src.algo_cache ORDER BY device_key, "
+                                        "problem_key");
+  while (entries.step()) {
+    CacheEntry e = read_cache_entry(entries);
+    if (e.origin.empty()) {
+      const auto run = run_map.find(e.run_id);
+      if (run != run_map.end())
+        e.run_id = run->second;  // measured by a run that is now in this db: an entry of this db
+      else
+        e.origin = source_path;
+    }
+    merge_cache_entry(db_, e, counts.cache);
+  }
+  db_.exec("DROP TABLE temp.merge_run_map; DROP TABLE temp.merge_problems");
   tx.commit();
   return counts;
 }
@@ -351,6 +513,19 @@ std::vector<MeasurementRecord> TuningDb::measurements(std::int64_t run_id) const
   SqliteStatement select =
       db_.prepare("SELECT " + measurement_columns() + " FROM measurements WHERE run_id = ?1 ORDER BY id");
   select.bind(1, run_id);
+  return read_measurements(select);
+}
+
+std::vector<MeasurementRecord> TuningDb::latest_measurements(const std::string& device_key) const {
+  SqliteStatement select = db_.prepare(
+      "SELECT " + aliased_columns(measurement_columns(), "m.") + " FROM measurements m JOIN problems_done d ON "
+      "d.device_key = m.device_key AND d.problem_key = m.problem_key AND d.run_id = m.run_id "
+      "WHERE m.device_key = ?1 ORDER BY m.id");
+  select.bind(1, device_key);
+  return read_measurements(select);
+}
+
+std::vector<MeasurementRecord> TuningDb::read_measurements(SqliteStatement& select) {
   std::vector<MeasurementRecord> records;
   while (select.step()) {
     MeasurementRecord r;

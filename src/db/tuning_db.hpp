@@ -37,6 +37,16 @@ struct CacheDecision {
   MarginEvidence evidence;
 };
 
+// What merge_db brought over from one source db.
+struct DbMergeCounts {
+  int runs_added = 0;                // runs new to the target
+  int runs_present = 0;              // runs the target already had (merged before)
+  int problems_added = 0;            // (run, problem) measurement sets copied
+  std::int64_t measurements_added = 0;
+  int done_added = 0;                // problems_done marks new to the target
+  MergeCounts cache;                 // what happened to the source's algo cache entries
+};
+
 class TuningDb {
  public:
   enum class Access {
@@ -76,9 +86,21 @@ class TuningDb {
   // an entry without one would pass for a measurement of this db.
   MergeCounts merge_cache_entries(const std::vector<CacheEntry>& entries);
 
+  // Everything another gemmtune db knows, in ONE transaction: its runs (a run already here, recognised by its fields
+  // and a problem it measured, is not copied twice), every measurement under the copied run, its problems_done
+  // marks (where both have a problem, the later completion stays) and its algo cache (per device key and problem
+  // key the faster entry stays, as for import). An entry measured in the source becomes an entry of this db, since
+  // its run and measurements are here now; one the source had imported keeps its origin. So shard dbs merged into
+  // one equal the db of one unsharded sweep, and merging the same db again changes nothing. Misses and ncu metrics
+  // stay where they were. The source must be a gemmtune db at this build's schema version, and not this file.
+  DbMergeCounts merge_db(const std::string& source_path);
+
   // In the order they were stored; run_id is a run of this db.
   std::vector<MeasurementRecord> measurements(std::int64_t run_id) const;
   std::vector<RunInfo> runs() const;
+  // Per problem this device key has done, the measurements of the run that completed it last: one sweep's records
+  // whether it ran as one process or as shards merged into this db. In the order they were stored.
+  std::vector<MeasurementRecord> latest_measurements(const std::string& device_key) const;
 
   // Counts one miss per key (a key listed twice counts twice); one transaction. Keys must parse.
   void record_misses(const std::string& device_key, const std::vector<std::string>& problem_keys);
@@ -89,6 +111,8 @@ class TuningDb {
   std::vector<NcuKernelMetrics> ncu_metrics(const std::string& device_key) const;
 
  private:
+  static std::vector<MeasurementRecord> read_measurements(SqliteStatement& select);
+
   SqliteDb db_;
 };
 

@@ -90,10 +90,12 @@ nlohmann::json roofline_json(const GemmProblem& p, double median_us, double dram
           {"dram_bytes", dram_bytes},             {"bytes_source", bytes_source}};
 }
 
+// The latest run's fields with the latest measurements of every problem (TuningDb::latest_measurements): the same
+// for one sweep whether it ran as one process or as shards merged into one db.
 nlohmann::json run_json(const TuningDb& db, const RunInfo& run) {
   nlohmann::json measurements = nlohmann::json::array();
   std::map<std::string, std::vector<const MeasurementRecord*>> by_problem;
-  const std::vector<MeasurementRecord> records = db.measurements(run.id);
+  const std::vector<MeasurementRecord> records = db.latest_measurements(run.device.key());
   for (const MeasurementRecord& r : records) {
     nlohmann::json m = problem_json(r.problem);
     m.update({{"candidate_id", r.candidate.id()},

@@ -106,10 +106,47 @@ TEST_F(CacheCli, MergeTellsDbsFromExportsByContentKeepsTheFasterEntryAndNeverMix
   ASSERT_EQ(result.size(), 3u);
   EXPECT_EQ(result[0].device_key, entries[0].device_key);
   EXPECT_EQ(result[0].stats.median_us, entries[0].stats.median_us);  // the db's, faster than the export's 500
-  EXPECT_EQ(result[0].origin, scratch.path("db-named.json"));
+  // The db came whole (its runs and measurements too), so its entries are now the merged db's own.
+  EXPECT_EQ(result[0].origin, "");
+  EXPECT_EQ(merged.runs().size(), 2u);
   EXPECT_EQ(result[2].stats.median_us, 1000.0);  // the export's, faster than the db's 1234.57
   EXPECT_EQ(result[2].device_key, entries[2].device_key);
   EXPECT_NE(result[0].device_key, result[2].device_key);
+}
+
+TEST_F(CacheCli, MergeNamesTheTargetFirstAndWritesTheSweepDocumentTheGateReads) {
+  // Two shard dbs of one device, one problem each, as two `--shard I/2` sweeps would leave them.
+  const DeviceIdentity device = test::test_device();
+  const GemmProblem a = test::test_problem(512, 512, 512), b = test::test_problem(1024, 1024, 1024);
+  for (const auto& [name, p] : {std::pair{"shard-0.db", a}, std::pair{"shard-1.db", b}}) {
+    TuningDb db(scratch.path(name));
+    const std::int64_t run = db.begin_run(test::test_run(device, "ci"));
+    db.store_problem(run, p, {test::lt_record(p, 1, 20.0), test::own_record(p, "variant", 19.0)});
+    db.finish_run(run);
+  }
+  const std::string out = scratch.path("merged/merged.db"), doc = scratch.path("merged/merged.json");
+  auto r = run_gemmtune({"cache", "merge", out, scratch.path("shard-0.db"), scratch.path("shard-1.db"),
+                         "--sweep-json", doc});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("1 run added (0 already there), 1 problem with 2 measurements, 1 done-mark"),
+            std::string::npos)
+      << r.output;
+  const TuningDb merged(out, TuningDb::Access::ReadOnly);
+  EXPECT_EQ(merged.runs().size(), 2u);
+  EXPECT_EQ(merged.cache_entries().size(), 2u);
+  const json sweep = json::parse(test::read_bytes(doc));
+  EXPECT_EQ(sweep["schema"], "gemmtune.sweep");
+  EXPECT_EQ(sweep["profile"], "ci");
+  EXPECT_EQ(sweep["results"].size(), 4u);
+  // The gate reads it: the merged sweep against itself passes.
+  r = run_gemmtune({"gate", "--baseline", doc, "--current", doc});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  // Merging again adds nothing.
+  r = run_gemmtune({"cache", "merge", out, scratch.path("shard-0.db"), scratch.path("shard-1.db")});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("0 runs added (1 already there), 0 problems with 0 measurements"), std::string::npos)
+      << r.output;
+  EXPECT_EQ(run_gemmtune({"cache", "merge", out}).exit_code, 2) << "a target with no input is refused";
 }
 
 TEST_F(CacheCli, MergeWithOneBadInputChangesNothing) {

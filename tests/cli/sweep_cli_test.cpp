@@ -1,3 +1,7 @@
+#include <algorithm>
+#include <cstdlib>
+#include <sstream>
+
 #include <gtest/gtest.h>
 
 #include "support/run_gemmtune.hpp"
@@ -57,6 +61,73 @@ TEST(SweepCli, MissingProfileOrBadModeExitsTwo) {
   EXPECT_EQ(run_gemmtune({"sweep", "--profile", "does-not-exist", "--dry-run"}).exit_code, 2);
   EXPECT_EQ(run_gemmtune({"sweep", "--profile", "quick", "--dry-run", "--modes", "int8"}).exit_code, 2);
   EXPECT_EQ(run_gemmtune({"sweep", "--profile", "quick", "--dry-run", "--backends", "cutlass"}).exit_code, 2);
+}
+
+// The problem keys a dry run lists, in order.
+std::vector<std::string> planned_keys(const std::string& output) {
+  std::vector<std::string> keys;
+  std::istringstream in(output);
+  for (std::string line; std::getline(in, line);)
+    if (const std::size_t close = line.find("] ");
+        line.rfind("[", 0) == 0 && close != std::string::npos && line.find(' ', close + 2) == std::string::npos)
+      keys.push_back(line.substr(close + 2));
+  return keys;
+}
+
+TEST(SweepCli, DryRunShardsTogetherAreThePlanEachProblemOnce) {
+  const auto whole = run_gemmtune({"sweep", "--profile", "ci", "--dry-run"});
+  ASSERT_EQ(whole.exit_code, 0) << whole.output;
+  std::vector<std::string> expected = planned_keys(whole.output), got;
+  ASSERT_FALSE(expected.empty());
+  for (int i = 0; i < 3; ++i) {
+    const auto r = run_gemmtune({"sweep", "--profile", "ci", "--dry-run", "--shard", std::to_string(i) + "/3"});
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("shard " + std::to_string(i) + "/3 (--shard " + std::to_string(i) + "/3) of plan "),
+              std::string::npos)
+        << r.output;
+    EXPECT_NE(r.output.find("estimated time per shard for N = 3"), std::string::npos) << r.output;
+    for (const std::string& k : planned_keys(r.output)) got.push_back(k);
+  }
+  std::sort(expected.begin(), expected.end());
+  std::sort(got.begin(), got.end());
+  EXPECT_EQ(got, expected);
+}
+
+TEST(SweepCli, DryRunWithShardsPrintsTheEstimateOfEachShard) {
+  const auto r = run_gemmtune({"sweep", "--profile", "quick", "--dry-run", "--shards", "2"});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("  0/2 "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("  1/2 "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("with 2 shards in parallel about"), std::string::npos) << r.output;
+}
+
+TEST(SweepCli, BadShardsExitTwoWithAClearLine) {
+  auto r = run_gemmtune({"sweep", "--profile", "quick", "--dry-run", "--shard", "4/4"});
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("--shard '4/4': I must be below N"), std::string::npos) << r.output;
+  // No scheduler variables: run_gemmtune passes this process's environment, which a test run has none of.
+  if (!std::getenv("SLURM_ARRAY_TASK_ID") && !std::getenv("JOB_COMPLETION_INDEX")) {
+    r = run_gemmtune({"sweep", "--profile", "quick", "--dry-run", "--shard", "auto"});
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find("no scheduler index found"), std::string::npos) << r.output;
+  }
+  EXPECT_EQ(run_gemmtune({"sweep", "--profile", "quick", "--dry-run", "--shard", "1/2", "--shards", "3"}).exit_code, 2);
+  EXPECT_EQ(run_gemmtune({"sweep", "--profile", "quick", "--shards", "3", "--no-db"}).exit_code, 2);
+  EXPECT_EQ(run_gemmtune({"sweep", "--profile", "quick", "--shard", "0/2", "--devices", "all"}).exit_code, 2);
+  EXPECT_EQ(run_gemmtune({"sweep", "--profile", "quick", "--devices", "all", "--metrics"}).exit_code, 2);
+  EXPECT_EQ(run_gemmtune({"sweep", "--profile", "quick", "--devices", "all", "--device", "1"}).exit_code, 2);
+}
+
+TEST(SweepCli, AShardBeyondThePlanSweepsNothingAndSaysSo) {
+  const auto r = run_gemmtune({"sweep", "--profile", "quick", "--shard", "9/10", "--no-db"});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("has no problems"), std::string::npos) << r.output;
+}
+
+TEST(SweepCli, WithoutAGpuDevicesAllExitsThree) {
+  const auto r = run_gemmtune({"sweep", "--profile", "quick", "--devices", "all", "--no-db"});
+  if (r.exit_code == 0) GTEST_SKIP() << "this machine has a GPU";
+  EXPECT_EQ(r.exit_code, 3) << r.output;
 }
 
 TEST(SweepCli, WithoutAGpuARealSweepExitsThree) {
