@@ -145,13 +145,6 @@ void run_trace(const TraceArgs& a) {
   const std::string inject = find_trace_library(kInjectLibrary);
   const std::string shim = a.gemms ? find_trace_library(kLtShimLibrary) : "";
 
-  std::string gpu_note;
-  try {
-    cuda_device_count();
-  } catch (const NoGpuError& e) {
-    gpu_note = std::string("no usable GPU: ") + e.what();
-  }
-
   const ScratchDir records;
   std::vector<std::string> env = {std::string("CUDA_INJECTION64_PATH=") + inject,
                                   std::string("NVTX_INJECTION64_PATH=") + inject,
@@ -174,7 +167,16 @@ void run_trace(const TraceArgs& a) {
   t.wall_ms = wall_ms;
   t.gemms = a.gemms;
   const bool recorded = !t.kernels.empty() || !t.copies.empty();
-  if (!recorded) t.gpu_note = gpu_note;
+  // Asked only when nothing was recorded, so a traced run never pays for a CUDA start-up in gemmtune itself.
+  std::string gpu_note;
+  if (!recorded) {
+    try {
+      cuda_device_count();
+    } catch (const NoGpuError& e) {
+      gpu_note = std::string("no usable GPU: ") + e.what();
+    }
+    t.gpu_note = gpu_note;
+  }
   if (!a.out.empty()) {
     write_trace_file(t, a.out);
     std::cerr << "gemmtune trace: wrote " << a.out << "\n";
