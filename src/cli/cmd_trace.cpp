@@ -173,7 +173,7 @@ void run_trace(const TraceArgs& a) {
     try {
       cuda_device_count();
     } catch (const NoGpuError& e) {
-      gpu_note = std::string("no usable GPU: ") + e.what();
+      gpu_note = e.what();
     }
     t.gpu_note = gpu_note;
   }

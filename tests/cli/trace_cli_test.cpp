@@ -93,7 +93,7 @@ TEST(TraceCli, ACommandRunsUnderTheTracerAndKeepsItsExitCode) {
   EXPECT_EQ(t.command, (std::vector<std::string>{"sh", "-c", "echo traced-output"}));
   EXPECT_TRUE(t.kernels.empty());
   if (!gpu) {
-    EXPECT_TRUE(contains(r.output, "no usable GPU")) << r.output;
+    EXPECT_TRUE(contains(r.output, "no usable CUDA GPU")) << r.output;
   }
   // A failing command: its own status where a GPU is usable; without one, 3 (it may have failed for want of one).
   r = run_gemmtune({"trace", "--no-tables", "--", "sh", "-c", "exit 7"});
