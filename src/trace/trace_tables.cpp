@@ -381,9 +381,16 @@ Table range_kernel_table(const Trace& t, const KernelNames& names) {
             {"Range", "Time (%)", "Total (us)", "Instances", "Avg (us)", "Category", "Name"},
             {},
             {"Time (%) is a share of the kernel time launched inside that range."}};
-  for (const auto& [label, kernels] : kernels_by_range(t)) {
-    double range_ns = 0;
-    for (std::size_t i : kernels) range_ns += static_cast<double>(t.kernels[i].duration());
+  // Ranges in order of their kernel time, as in the ranges table.
+  std::vector<std::pair<double, std::pair<std::string, std::vector<std::size_t>>>> ranges;
+  for (auto& [label, kernels] : kernels_by_range(t)) {
+    double ns = 0;
+    for (std::size_t i : kernels) ns += static_cast<double>(t.kernels[i].duration());
+    ranges.push_back({ns, {label, kernels}});
+  }
+  std::stable_sort(ranges.begin(), ranges.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  for (const auto& [range_ns, range] : ranges) {
+    const auto& [label, kernels] = range;
     for (const NamedDurations& g : group_by_name(t, names, kernels)) {
       const DurationStats s = duration_stats(g.ns);
       tab.rows.push_back({label, pct(s.total, range_ns), us(s.total), TableCell::count(s.count), us(s.mean),
