@@ -2,9 +2,8 @@
 //
 // The CUDA driver loads it from CUDA_INJECTION64_PATH when the program initializes CUDA and calls
 // InitializeInjection(); NVTX loads it from NVTX_INJECTION64_PATH at the first NVTX call and calls
-// InitializeInjectionNvtx2(), which is forwarded to the CUPTI copy this library is linked with (CUPTI's documented
-// NVTX hookup is NVTX_INJECTION64_PATH=libcupti.so; going through this library keeps it the same CUPTI copy the
-// program already has loaded, where naming a path could load a second one).
+// InitializeInjectionNvtx2(), which hands NVTX to CUPTI through cuptiNvtxInitialize2 (the way CUPTI's guide gives
+// for a CUPTI-based library; naming libcupti.so's path instead could load a second CUPTI beside the program's own).
 //
 // It records kernel, memcpy, memset and NVTX marker activity, the runtime/driver launch calls (thread and time of
 // each launch, so kernels can be put in the NVTX range that launched them) and the external correlation ids the
@@ -254,25 +253,26 @@ void start() {
 
 std::once_flag started;
 
-using NvtxInit = int (*)(const void* (*)(std::uint32_t));
-
 }  // namespace
+
+// Exported by libcupti but declared in no header (CUPTI's guide, "Initialization to Receive NVTX Callbacks or
+// Activity Records"): they install CUPTI's handlers for the NVTX calls of the module that asked.
+extern "C" CUptiResult CUPTIAPI cuptiNvtxInitialize(void* get_export_table);
+extern "C" CUptiResult CUPTIAPI cuptiNvtxInitialize2(void* get_export_table);
 
 extern "C" __attribute__((visibility("default"))) int InitializeInjection() {
   std::call_once(started, start);
   return 1;
 }
 
-// NVTX's injection entry point: start recording, then let CUPTI's own NVTX handler take the NVTX calls.
-extern "C" __attribute__((visibility("default"))) int InitializeInjectionNvtx2(
-    const void* (*get_export_table)(std::uint32_t)) {
+// NVTX's injection entry points (NVTX v1/v2 and v3): start recording, then hand NVTX to CUPTI, as CUPTI's guide
+// says a CUPTI-based profiling library named by NVTX_INJECTION64_PATH does.
+extern "C" __attribute__((visibility("default"))) int InitializeInjectionNvtx(void* get_export_table) {
   std::call_once(started, start);
-  Dl_info info{};
-  if (::dladdr(reinterpret_cast<void*>(&cuptiActivityEnable), &info) == 0 || !info.dli_fname) return 0;
-  void* cupti = ::dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
-  if (!cupti) return 0;
-  const auto init = reinterpret_cast<NvtxInit>(::dlsym(cupti, "InitializeInjectionNvtx2"));
-  const int ok = init ? init(get_export_table) : 0;
-  ::dlclose(cupti);  // RTLD_NOLOAD took a reference on the copy already loaded; this gives it back
-  return ok;
+  return cuptiNvtxInitialize(get_export_table) == CUPTI_SUCCESS ? 1 : 0;
+}
+
+extern "C" __attribute__((visibility("default"))) int InitializeInjectionNvtx2(void* get_export_table) {
+  std::call_once(started, start);
+  return cuptiNvtxInitialize2(get_export_table) == CUPTI_SUCCESS ? 1 : 0;
 }
