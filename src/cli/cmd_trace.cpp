@@ -46,6 +46,16 @@ CategoryRules category_rules(const std::string& extra) {
   return rules;
 }
 
+// --out and --db may name directories that do not exist yet; made before the command runs, so a bad path is a
+// usage error up front rather than a lost trace afterwards.
+void ensure_parent_dir(const std::string& path) {
+  const fs::path parent = fs::path(path).parent_path();
+  if (path.empty() || parent.empty()) return;
+  std::error_code ec;
+  fs::create_directories(parent, ec);
+  if (ec) throw InputError("cannot create directory '" + parent.string() + "': " + ec.message());
+}
+
 // A bad --table is a usage error before the command runs, not after.
 void check_table_id(const std::string& id) {
   if (!id.empty()) trace_tables(Trace{}, CategoryRules{}, id);
@@ -141,6 +151,8 @@ void run_trace(const TraceArgs& a) {
   if (!a.db.empty() && !a.gemms) throw InputError("--db records the GEMM problems --gemms finds: add --gemms");
   parse_table_format(a.format);
   check_table_id(a.table);
+  ensure_parent_dir(a.out);
+  ensure_parent_dir(a.db);
   const CategoryRules rules = category_rules(a.categories);
   const std::string inject = find_trace_library(kInjectLibrary);
   const std::string shim = a.gemms ? find_trace_library(kLtShimLibrary) : "";
