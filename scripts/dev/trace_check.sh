@@ -2,7 +2,9 @@
 # GPU checks of `gemmtune trace` (issue 17). Builds nothing: takes a build directory (with gemmtune, its two trace
 # libraries and mlp_step) and an output directory; logs, trace files and dbs go there; a short table prints last.
 #
-#   scripts/dev/trace_check.sh BUILD_DIR OUT_DIR
+#   scripts/dev/trace_check.sh BUILD_DIR OUT_DIR [PARTS]     PARTS: torch,mlp,cross (default: all three)
+#
+# Each part fits one 10-minute device call (its sweeps stop at 240 s); run them as separate calls if need be.
 #
 # 1. The PyTorch MLP step (scripts/trace_mlp_torch.py), fp32 and tf32, traced with --gemms --db: the tables, the GEMM
 #    share, the recorded problems; `sweep --from-misses` (quick settings) on them; traced again; `trace diff`.
@@ -13,10 +15,12 @@
 #    median (within 3%); traced vs untraced wall time of a run whose kernels last >= 1 ms (<= 1.05x); every kernel of
 #    the run's timed calls counted (one kernel per call, --iters calls).
 set -uo pipefail
-if [[ $# -ne 2 ]]; then
-  echo "usage: $0 BUILD_DIR OUT_DIR" >&2
+if [[ $# -lt 2 || $# -gt 3 ]]; then
+  echo "usage: $0 BUILD_DIR OUT_DIR [torch,mlp,cross]" >&2
   exit 2
 fi
+parts=,${3:-torch,mlp,cross},
+want() { [[ $parts == *",$1,"* ]]; }
 build=$(cd "$1" && pwd)
 out=$2
 mkdir -p "$out"
@@ -29,6 +33,7 @@ summary=()
 note() { summary+=("$1"); }
 
 # --- 1. PyTorch MLP ------------------------------------------------------------------------------------------
+if want torch; then
 torch_db=$out/torch.db
 rm -f "$torch_db"
 for mode in fp32 tf32; do
@@ -39,7 +44,7 @@ for mode in fp32 tf32; do
   echo "=== torch $mode: trace tables"
   cat "$out/torch_$mode.log"
 done
-timeout 480 "$G" sweep --from-misses --db "$torch_db" --profile quick --json "$out/torch_sweep.json" \
+timeout 240 "$G" sweep --from-misses --db "$torch_db" --profile quick --json "$out/torch_sweep.json" \
   >"$out/torch_sweep.log" 2>&1
 note "torch sweep --from-misses rc=$? ($(grep -c problem_key "$out/torch_sweep.json" 2>/dev/null || echo 0) problems)"
 tail -30 "$out/torch_sweep.log"
@@ -47,15 +52,18 @@ tail -30 "$out/torch_sweep.log"
   python3 "$here/scripts/trace_mlp_torch.py" --mode tf32 --steps 20 >"$out/torch_after.log" 2>&1
 echo "=== torch tf32: diff before/after tuning (PyTorch does not read gemmtune's db)"
 "$G" trace diff "$out/torch_tf32.json" "$out/torch_tf32_after.json" | tee "$out/torch_diff.txt" | head -40
+fi
 
 # --- 2. mlp_step through gemmtune's runtime ----------------------------------------------------------------
-if [[ -n $mlp_step ]]; then
+if ! want mlp; then
+  :
+elif [[ -n $mlp_step ]]; then
   mlp_db=$out/mlp_step.db
   rm -f "$mlp_db"
   "$G" trace --gemms --out "$out/mlp_before.json" -- "$mlp_step" "$mlp_db" >"$out/mlp_before.log" 2>&1
   note "mlp_step trace (untuned) rc=$?: $(grep -E 'GEMM \(% of kernel time\)' "$out/mlp_before.log" | tr -s ' ')"
   cat "$out/mlp_before.log"
-  timeout 480 "$G" sweep --from-misses --db "$mlp_db" --profile quick >"$out/mlp_sweep.log" 2>&1
+  timeout 240 "$G" sweep --from-misses --db "$mlp_db" --profile quick >"$out/mlp_sweep.log" 2>&1
   note "mlp_step sweep --from-misses rc=$?"
   tail -20 "$out/mlp_sweep.log"
   "$G" trace --gemms --out "$out/mlp_after.json" -- "$mlp_step" "$mlp_db" >"$out/mlp_after.log" 2>&1
@@ -67,6 +75,7 @@ else
 fi
 
 # --- 3. Cross-checks -----------------------------------------------------------------------------------------
+if want cross; then
 cat >"$out/tiny.json" <<'EOF'
 {"name": "trace_tiny", "description": "One tf32 cube, our kernels only: a candidate and its sweep median.",
  "shapes": [[1024, 1024, 1024]], "layouts": ["nn"], "epilogues": ["none"], "modes": ["tf32"], "backends": ["own"],
@@ -74,7 +83,7 @@ cat >"$out/tiny.json" <<'EOF'
  "timing": {"warmup_calls": 5, "batch_calls": 20, "min_samples": 40, "max_noise_pct": 0.5, "min_time_ms": 5,
             "max_time_ms": 150}}
 EOF
-timeout 300 "$G" sweep --profile "$out/tiny.json" --db "$out/tiny.db" --json "$out/tiny_sweep.json" \
+timeout 240 "$G" sweep --profile "$out/tiny.json" --db "$out/tiny.db" --json "$out/tiny_sweep.json" \
   >"$out/tiny_sweep.log" 2>&1
 note "tiny sweep rc=$?"
 read -r cand median < <(python3 -c "
@@ -133,6 +142,9 @@ plain, traced = walls(sys.argv[1]), walls(sys.argv[2])
 program = [json.load(open(f))["wall_ms"] / 1e3 for f in sys.argv[3].split()]
 t = json.load(open(sys.argv[3].split()[0]))
 kernel_ms = sorted((k["end"] - k["start"]) / 1e6 for k in t["kernels"])
+if not kernel_ms:
+    print("overhead: no kernel was recorded (see long_traced_1.log)")
+    sys.exit(0)
 ratio = statistics.median(program) / statistics.median(plain)
 whole = statistics.median(traced) / statistics.median(plain)
 print(f"overhead: traced program wall {statistics.median(program):.3f} s (fork to exit, from the trace) vs untraced "
@@ -141,6 +153,8 @@ print(f"overhead: traced program wall {statistics.median(program):.3f} s (fork t
       f"GEMM call median {statistics.median(kernel_ms[-150:]):.2f} ms")
 EOF
 )"
+
+fi
 
 echo
 echo "=== trace_check summary"
