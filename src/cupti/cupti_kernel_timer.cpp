@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "cupti/cupti_call.hpp"
+#include "trace/raw_format.hpp"
 
 namespace gemmtune {
 namespace {
@@ -69,6 +70,9 @@ constexpr CUpti_ActivityKind kKinds[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, 
 }  // namespace
 
 CuptiKernelTimer::CuptiKernelTimer() {
+  // Under `gemmtune trace` the injection library owns CUPTI's activity buffers; registering ours would take its
+  // records away. The caller times with CUDA events instead, as under ncu.
+  if (std::getenv(trace_raw::kDirEnv)) throw CheckError("CUPTI's activity records belong to gemmtune trace here");
   ActivityState& s = state();
   if (s.active.exchange(true)) throw CheckError("only one CuptiKernelTimer may exist at a time");
   try {

@@ -65,13 +65,34 @@ int wait_for(pid_t pid) {
   return 1;
 }
 
-// Forks and execs argv with the given descriptors (or -1 to inherit) as stdout and stderr. The exec error, if any,
-// comes back through a close-on-exec pipe: an empty read means the exec succeeded.
-pid_t spawn(const std::vector<std::string>& argv, int out_fd, int err_fd) {
+// This process's environment with `overrides` ("NAME=VALUE") in place of the variables they name.
+std::vector<std::string> environment_with(const std::vector<std::string>& overrides) {
+  const auto name_of = [](const std::string& entry) { return entry.substr(0, entry.find('=')); };
+  std::vector<std::string> env;
+  for (char** e = environ; e && *e; ++e) {
+    const std::string entry = *e;
+    bool replaced = false;
+    for (const std::string& o : overrides) replaced = replaced || name_of(o) == name_of(entry);
+    if (!replaced) env.push_back(entry);
+  }
+  env.insert(env.end(), overrides.begin(), overrides.end());
+  return env;
+}
+
+// Forks and execs argv with the given descriptors (or -1 to inherit) as stdout and stderr, and with `env` as its
+// environment (nullptr: this process's). The exec error, if any, comes back through a close-on-exec pipe: an empty
+// read means the exec succeeded.
+pid_t spawn(const std::vector<std::string>& argv, int out_fd, int err_fd,
+            const std::vector<std::string>* env = nullptr) {
   if (argv.empty()) throw InputError("no command to run");
   std::vector<char*> args;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
+  std::vector<char*> envp;
+  if (env) {
+    for (const std::string& e : *env) envp.push_back(const_cast<char*>(e.c_str()));
+    envp.push_back(nullptr);
+  }
   Pipe exec_status = make_pipe();
   std::fflush(nullptr);  // what this process printed so far must come before the child's output
   const pid_t pid = ::fork();
@@ -79,7 +100,10 @@ pid_t spawn(const std::vector<std::string>& argv, int out_fd, int err_fd) {
   if (pid == 0) {
     if (out_fd >= 0) ::dup2(out_fd, STDOUT_FILENO);
     if (err_fd >= 0) ::dup2(err_fd, STDERR_FILENO);
-    ::execvp(args[0], args.data());
+    if (env)
+      ::execvpe(args[0], args.data(), envp.data());
+    else
+      ::execvp(args[0], args.data());
     const int error = errno;
     [[maybe_unused]] const ssize_t written = ::write(exec_status.write.get(), &error, sizeof(error));
     ::_exit(127);
@@ -99,6 +123,11 @@ pid_t spawn(const std::vector<std::string>& argv, int out_fd, int err_fd) {
 }  // namespace
 
 int run_process(const std::vector<std::string>& argv) { return wait_for(spawn(argv, -1, -1)); }
+
+int run_process(const std::vector<std::string>& argv, const std::vector<std::string>& env) {
+  const std::vector<std::string> full = environment_with(env);
+  return wait_for(spawn(argv, -1, -1, &full));
+}
 
 ProcessOutput capture_process(const std::vector<std::string>& argv) {
   Pipe out = make_pipe();

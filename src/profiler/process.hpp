@@ -11,6 +11,8 @@ namespace gemmtune {
 // Returns its exit status, or 128 + the signal that killed it (as a shell reports it).
 // Throws InputError when it cannot be started (not found, not executable).
 int run_process(const std::vector<std::string>& argv);
+// As run_process, with "NAME=VALUE" entries set in the child's environment (replacing NAME where it is set).
+int run_process(const std::vector<std::string>& argv, const std::vector<std::string>& env);
 
 struct ProcessOutput {
   int status = 0;

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 #include "common/error.hpp"
 
 namespace gemmtune {
@@ -35,6 +37,18 @@ TEST(Process, CaptureDrainsBothStreamsOfALargeOutput) {
 TEST(Process, MissingExecutableIsABadInputNotACrash) {
   EXPECT_THROW(run_process({"gemmtune-no-such-tool-xyz"}), InputError);
   EXPECT_THROW(capture_process({"/nonexistent/ncu", "--import", "x"}), InputError);
+}
+
+TEST(Process, TheChildGetsTheGivenEnvironmentOnTopOfOurs) {
+  ::setenv("GEMMTUNE_PROCESS_TEST_KEEP", "kept", 1);
+  ::setenv("GEMMTUNE_PROCESS_TEST_SET", "old", 1);
+  EXPECT_EQ(run_process({"sh", "-c",
+                         "[ \"$GEMMTUNE_PROCESS_TEST_KEEP\" = kept ] && [ \"$GEMMTUNE_PROCESS_TEST_SET\" = new ] && "
+                         "[ \"$GEMMTUNE_PROCESS_TEST_ADD\" = a=b ]"},
+                        {"GEMMTUNE_PROCESS_TEST_SET=new", "GEMMTUNE_PROCESS_TEST_ADD=a=b"}),
+            0);
+  EXPECT_STREQ(std::getenv("GEMMTUNE_PROCESS_TEST_SET"), "old");  // ours is unchanged
+  EXPECT_THROW(run_process({"gemmtune-no-such-tool-xyz"}, {"X=1"}), InputError);
 }
 
 TEST(Process, FindExecutableSearchesPathThenFallbacks) {

@@ -1,0 +1,278 @@
+// libgemmtune_trace_inject.so: the CUPTI injection library `gemmtune trace` loads into the traced program.
+//
+// The CUDA driver loads it from CUDA_INJECTION64_PATH when the program initializes CUDA and calls
+// InitializeInjection(); NVTX loads it from NVTX_INJECTION64_PATH at the first NVTX call and calls
+// InitializeInjectionNvtx2(), which hands NVTX to CUPTI through cuptiNvtxInitialize2 (the way CUPTI's guide gives
+// for a CUPTI-based library; naming libcupti.so's path instead could load a second CUPTI beside the program's own).
+//
+// It records kernel, memcpy, memset and NVTX marker activity, the runtime/driver launch calls (thread and time of
+// each launch, so kernels can be put in the NVTX range that launched them) and the external correlation ids the
+// cublasLtMatmul shim pushes. Records stream to <GEMMTUNE_TRACE_DIR>/<pid>.cupti.jsonl as CUPTI hands over each
+// buffer; at exit the buffers are flushed and an end line says how many records CUPTI dropped.
+//
+// No exceptions leave this library and it never ends the program: a failure is written into the file as an
+// "error" line and the program runs on untraced.
+#include <cupti.h>
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cinttypes>
+#include <cstdarg>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <string>
+#include <utility>
+
+#include "trace/raw_format.hpp"
+
+namespace {
+
+namespace raw = gemmtune::trace_raw;
+
+constexpr std::size_t kBufferBytes = 4u << 20;
+constexpr std::size_t kRecordAlignment = 8;
+constexpr auto kLtCorrelationKind = CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM1;  // CUSTOM0 is CuptiKernelTimer's
+
+constexpr CUpti_ActivityKind kKinds[] = {
+    CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,  CUPTI_ACTIVITY_KIND_MEMSET,
+    CUPTI_ACTIVITY_KIND_MARKER,            CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER,
+    CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION};
+
+// The per-process record file. CUPTI calls buffer_completed on its own thread, the flush at exit on the main one.
+struct Output {
+  std::mutex mu;
+  std::FILE* file = nullptr;
+  std::map<std::pair<int, std::uint32_t>, bool> launch_api;  // (domain, cbid) -> does the call launch work
+};
+
+Output& output() {
+  static Output* o = new Output;  // never destroyed: CUPTI may deliver a buffer during static destruction
+  return *o;
+}
+
+void append_escaped(std::string& out, const char* s) {
+  if (!s) {
+    out += "null";
+    return;
+  }
+  out += '"';
+  for (; *s; ++s) {
+    const unsigned char c = static_cast<unsigned char>(*s);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c < 0x20) {
+      char esc[8];
+      std::snprintf(esc, sizeof(esc), "\\u%04x", c);
+      out += esc;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  out += '"';
+}
+
+void append_format(std::string& out, const char* format, ...) __attribute__((format(printf, 2, 3)));
+void append_format(std::string& out, const char* format, ...) {
+  char line[512];
+  va_list args;
+  va_start(args, format);
+  const int n = std::vsnprintf(line, sizeof(line), format, args);
+  va_end(args);
+  if (n > 0) out.append(line, std::min(static_cast<std::size_t>(n), sizeof(line) - 1));
+}
+
+void write_line(const std::string& line) {
+  Output& o = output();
+  std::lock_guard<std::mutex> lock(o.mu);
+  if (o.file) std::fwrite(line.data(), 1, line.size(), o.file);
+}
+
+void write_error(const char* what, CUptiResult r) {
+  const char* name = nullptr;
+  if (cuptiGetResultString(r, &name) != CUPTI_SUCCESS) name = "unknown CUPTI error";
+  std::string line = "{\"t\":\"error\",\"what\":";
+  append_escaped(line, (std::string(what) + ": " + name).c_str());
+  line += "}\n";
+  write_line(line);
+}
+
+// Only API calls that put work on the GPU are kept: launches (kernels, cooperative kernels, graphs) and copies.
+// CUPTI names each callback id; the answer is cached per id. Called with Output::mu held.
+bool is_launch_api(Output& o, CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
+  const auto key = std::make_pair(static_cast<int>(domain), static_cast<std::uint32_t>(cbid));
+  const auto it = o.launch_api.find(key);
+  if (it != o.launch_api.end()) return it->second;
+  const char* name = nullptr;
+  bool launches = false;
+  if (cuptiGetCallbackName(domain, cbid, &name) == CUPTI_SUCCESS && name)
+    launches = std::strstr(name, "Launch") || std::strstr(name, "Memcpy") || std::strstr(name, "Memset");
+  o.launch_api.emplace(key, launches);
+  return launches;
+}
+
+void format_record(Output& o, const CUpti_Activity* record, std::string& out) {
+  switch (record->kind) {
+    case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
+    case CUPTI_ACTIVITY_KIND_KERNEL: {
+      const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
+      append_format(out,
+                    "{\"t\":\"k\",\"dev\":%u,\"str\":%u,\"s\":%" PRIu64 ",\"e\":%" PRIu64
+                    ",\"c\":%u,\"g\":[%d,%d,%d],\"b\":[%d,%d,%d],\"n\":",
+                    k->deviceId, k->streamId, k->start, k->end, k->correlationId, k->gridX, k->gridY, k->gridZ,
+                    k->blockX, k->blockY, k->blockZ);
+      append_escaped(out, k->name);
+      out += "}\n";
+      break;
+    }
+    case CUPTI_ACTIVITY_KIND_MEMCPY: {
+      const auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
+      append_format(out,
+                    "{\"t\":\"m\",\"dev\":%u,\"str\":%u,\"s\":%" PRIu64 ",\"e\":%" PRIu64 ",\"c\":%u,\"bytes\":%" PRIu64
+                    ",\"kind\":%u}\n",
+                    m->deviceId, m->streamId, m->start, m->end, m->correlationId, m->bytes,
+                    static_cast<unsigned>(m->copyKind));
+      break;
+    }
+    case CUPTI_ACTIVITY_KIND_MEMSET: {
+      const auto* m = reinterpret_cast<const CUpti_ActivityMemset4*>(record);
+      append_format(out,
+                    "{\"t\":\"ms\",\"dev\":%u,\"str\":%u,\"s\":%" PRIu64 ",\"e\":%" PRIu64 ",\"c\":%u,\"bytes\":%" PRIu64
+                    "}\n",
+                    m->deviceId, m->streamId, m->start, m->end, m->correlationId, m->bytes);
+      break;
+    }
+    case CUPTI_ACTIVITY_KIND_RUNTIME:
+    case CUPTI_ACTIVITY_KIND_DRIVER: {
+      const auto* a = reinterpret_cast<const CUpti_ActivityAPI*>(record);
+      const CUpti_CallbackDomain domain =
+          record->kind == CUPTI_ACTIVITY_KIND_RUNTIME ? CUPTI_CB_DOMAIN_RUNTIME_API : CUPTI_CB_DOMAIN_DRIVER_API;
+      if (!is_launch_api(o, domain, a->cbid)) break;
+      append_format(out, "{\"t\":\"a\",\"c\":%u,\"s\":%" PRIu64 ",\"tid\":%u}\n", a->correlationId, a->start,
+                    a->threadId);
+      break;
+    }
+    case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: {
+      const auto* x = reinterpret_cast<const CUpti_ActivityExternalCorrelation*>(record);
+      if (x->externalKind != kLtCorrelationKind) break;
+      append_format(out, "{\"t\":\"x\",\"c\":%u,\"id\":%" PRIu64 "}\n", x->correlationId, x->externalId);
+      break;
+    }
+    case CUPTI_ACTIVITY_KIND_MARKER: {
+      const auto* m = reinterpret_cast<const CUpti_ActivityMarker2*>(record);
+      const std::uint32_t tid = m->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD ? m->objectId.pt.threadId : 0;
+      append_format(out, "{\"t\":\"r\",\"f\":%u,\"id\":%u,\"ts\":%" PRIu64 ",\"tid\":%u,\"n\":",
+                    static_cast<unsigned>(m->flags), m->id, m->timestamp, tid);
+      append_escaped(out, m->name);
+      out += ",\"d\":";
+      append_escaped(out, m->domain);
+      out += "}\n";
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+void CUPTIAPI buffer_requested(std::uint8_t** buffer, std::size_t* size, std::size_t* max_records) {
+  *buffer = static_cast<std::uint8_t*>(std::aligned_alloc(kRecordAlignment, kBufferBytes));
+  *size = *buffer ? kBufferBytes : 0;
+  *max_records = 0;
+}
+
+void CUPTIAPI buffer_completed(CUcontext, std::uint32_t, std::uint8_t* buffer, std::size_t, std::size_t valid) {
+  Output& o = output();
+  std::string text;
+  text.reserve(valid);
+  {
+    std::lock_guard<std::mutex> lock(o.mu);
+    CUpti_Activity* record = nullptr;
+    while (cuptiActivityGetNextRecord(buffer, valid, &record) == CUPTI_SUCCESS) format_record(o, record, text);
+    if (o.file) std::fwrite(text.data(), 1, text.size(), o.file);
+  }
+  std::free(buffer);
+}
+
+int push_lt_correlation(std::uint64_t id) {
+  return static_cast<int>(cuptiActivityPushExternalCorrelationId(kLtCorrelationKind, id));
+}
+
+int pop_lt_correlation() {
+  std::uint64_t id = 0;
+  return static_cast<int>(cuptiActivityPopExternalCorrelationId(kLtCorrelationKind, &id));
+}
+
+void at_exit() {
+  cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  std::size_t dropped = 0;
+  if (cuptiActivityGetNumDroppedRecords(nullptr, 0, &dropped) != CUPTI_SUCCESS) dropped = 0;
+  Output& o = output();
+  std::lock_guard<std::mutex> lock(o.mu);
+  if (!o.file) return;
+  std::fprintf(o.file, "{\"t\":\"end\",\"dropped\":%zu}\n", dropped);
+  std::fclose(o.file);
+  o.file = nullptr;
+}
+
+// Opens the file, enables the activity kinds and hands the shim its hooks; once per process, whichever entry point
+// (CUDA's or NVTX's) comes first.
+void start() {
+  const char* dir = std::getenv(raw::kDirEnv);
+  if (!dir || !*dir) return;  // loaded outside `gemmtune trace`: record nothing
+  const std::string path = std::string(dir) + "/" + std::to_string(::getpid()) + raw::kCuptiSuffix;
+  {
+    Output& o = output();
+    std::lock_guard<std::mutex> lock(o.mu);
+    o.file = std::fopen(path.c_str(), "w");
+    if (!o.file) {
+      std::fprintf(stderr, "gemmtune trace: cannot write %s: %s\n", path.c_str(), std::strerror(errno));
+      return;
+    }
+    std::fprintf(o.file, "{\"t\":\"process\",\"pid\":%d,\"format\":%d}\n", static_cast<int>(::getpid()),
+                 raw::kFormatVersion);
+  }
+  CUptiResult r = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
+  if (r != CUPTI_SUCCESS) {
+    write_error("cuptiActivityRegisterCallbacks", r);
+    return;
+  }
+  for (CUpti_ActivityKind kind : kKinds) {
+    r = cuptiActivityEnable(kind);
+    if (r != CUPTI_SUCCESS) write_error(("cuptiActivityEnable(" + std::to_string(kind) + ")").c_str(), r);
+  }
+  std::atexit(at_exit);
+  if (auto set_hooks = reinterpret_cast<raw::SetHooksFn>(::dlsym(RTLD_DEFAULT, raw::kSetHooksSymbol)))
+    set_hooks(push_lt_correlation, pop_lt_correlation);
+}
+
+std::once_flag started;
+
+}  // namespace
+
+// Exported by libcupti but declared in no header (CUPTI's guide, "Initialization to Receive NVTX Callbacks or
+// Activity Records"): they install CUPTI's handlers for the NVTX calls of the module that asked.
+extern "C" CUptiResult CUPTIAPI cuptiNvtxInitialize(void* get_export_table);
+extern "C" CUptiResult CUPTIAPI cuptiNvtxInitialize2(void* get_export_table);
+
+extern "C" __attribute__((visibility("default"))) int InitializeInjection() {
+  std::call_once(started, start);
+  return 1;
+}
+
+// NVTX's injection entry points (NVTX v1/v2 and v3): start recording, then hand NVTX to CUPTI, as CUPTI's guide
+// says a CUPTI-based profiling library named by NVTX_INJECTION64_PATH does.
+extern "C" __attribute__((visibility("default"))) int InitializeInjectionNvtx(void* get_export_table) {
+  std::call_once(started, start);
+  return cuptiNvtxInitialize(get_export_table) == CUPTI_SUCCESS ? 1 : 0;
+}
+
+extern "C" __attribute__((visibility("default"))) int InitializeInjectionNvtx2(void* get_export_table) {
+  std::call_once(started, start);
+  return cuptiNvtxInitialize2(get_export_table) == CUPTI_SUCCESS ? 1 : 0;
+}

@@ -1,0 +1,51 @@
+// A program that calls cublasLtMatmul as PyTorch's F.linear does (tf32, weight transposed, BIAS epilogue) twice,
+// and one bf16 product once, against the fake cuBLASLt; prints how many calls reached it.
+#include <cublasLt.h>
+
+#include <cstdio>
+
+extern "C" int fake_cublaslt_matmul_calls();
+
+namespace {
+
+cublasLtMatrixLayout_t layout(cudaDataType type, uint64_t rows, uint64_t cols) {
+  cublasLtMatrixLayout_t l = nullptr;
+  cublasLtMatrixLayoutCreate(&l, type, rows, cols, static_cast<int64_t>(rows));
+  return l;
+}
+
+void call(cublasLtMatmulDesc_t d, cublasLtMatrixLayout_t a, cublasLtMatrixLayout_t b, cublasLtMatrixLayout_t c) {
+  const float alpha = 1.0f, beta = 0.0f;
+  cublasLtMatmul(nullptr, d, &alpha, nullptr, a, nullptr, b, &beta, nullptr, c, nullptr, c, nullptr, nullptr, 0,
+                 nullptr);
+}
+
+}  // namespace
+
+int main() {
+  cublasLtMatmulDesc_t linear = nullptr;
+  cublasLtMatmulDescCreate(&linear, CUBLAS_COMPUTE_32F_FAST_TF32, CUDA_R_32F);
+  const int32_t trans = CUBLAS_OP_T, no_trans = CUBLAS_OP_N;
+  const uint32_t bias_epilogue = CUBLASLT_EPILOGUE_BIAS;
+  const int32_t unset_type = -1;
+  const void* bias = &trans;  // any non-null address: the shim records that a bias was set, never reads it
+  cublasLtMatmulDescSetAttribute(linear, CUBLASLT_MATMUL_DESC_TRANSA, &trans, sizeof(trans));
+  cublasLtMatmulDescSetAttribute(linear, CUBLASLT_MATMUL_DESC_TRANSB, &no_trans, sizeof(no_trans));
+  cublasLtMatmulDescSetAttribute(linear, CUBLASLT_MATMUL_DESC_EPILOGUE, &bias_epilogue, sizeof(bias_epilogue));
+  cublasLtMatmulDescSetAttribute(linear, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof(bias));
+  cublasLtMatmulDescSetAttribute(linear, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &unset_type, sizeof(unset_type));
+  cublasLtMatmulDescSetAttribute(linear, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_DATA_TYPE, &unset_type, sizeof(unset_type));
+  // x[64×128] · W[256×128]ᵀ: D (256×64) = op_T(W as 128×256) · (x as 128×64).
+  call(linear, layout(CUDA_R_32F, 128, 256), layout(CUDA_R_32F, 128, 64), layout(CUDA_R_32F, 256, 64));
+  call(linear, layout(CUDA_R_32F, 128, 256), layout(CUDA_R_32F, 128, 64), layout(CUDA_R_32F, 256, 64));
+
+  cublasLtMatmulDesc_t bf16 = nullptr;
+  cublasLtMatmulDescCreate(&bf16, CUBLAS_COMPUTE_32F, CUDA_R_32F);
+  const uint32_t plain = CUBLASLT_EPILOGUE_DEFAULT;
+  cublasLtMatmulDescSetAttribute(bf16, CUBLASLT_MATMUL_DESC_EPILOGUE, &plain, sizeof(plain));
+  cublasLtMatmulDescSetAttribute(bf16, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &unset_type, sizeof(unset_type));
+  cublasLtMatmulDescSetAttribute(bf16, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_DATA_TYPE, &unset_type, sizeof(unset_type));
+  call(bf16, layout(CUDA_R_16BF, 64, 64), layout(CUDA_R_16BF, 64, 64), layout(CUDA_R_16BF, 64, 64));
+  std::printf("fake cuBLASLt saw %d calls\n", fake_cublaslt_matmul_calls());
+  return 0;
+}
