@@ -81,6 +81,7 @@ class Runtime::Impl {
                                : std::string());
     rules_.max_nearest_distance = options.max_nearest_distance;
     rules_.min_transfer_margin = options.min_transfer_margin;
+    rules_.min_agreeing_neighbours = options.min_agreeing_neighbours;
     rules_.confirm_on_first_use = options.confirm_standins;
   }
 

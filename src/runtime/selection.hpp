@@ -57,6 +57,8 @@ struct SelectionRules {
   double max_nearest_distance = 0;
   // What a stand-in's stored margin over heuristic-first must reach in every measured condition.
   double min_transfer_margin = 1.10;
+  // How many tuned shapes in range must have chosen the same own variant for it to stand in (every one in range must).
+  int min_agreeing_neighbours = 2;
   // The runtime times a stand-in against the default on the real problem before keeping it (see above).
   bool confirm_on_first_use = false;
   // Why the cache may be empty, for the explanation ("db 'x.db' not found"); "" when it was loaded.

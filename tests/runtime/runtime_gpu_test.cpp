@@ -350,9 +350,12 @@ TEST_F(RuntimeCacheGpu, ExactAndNearestEntriesAreUsedAndExplained) {
   Candidate own;
   own.backend = Backend::Own;
   own.own_variant = "fp32_64x64x16_w32x32_t8x4_s2_split4";
-  TuningDb(db).merge_cache_entries({entry(tuned, c, device_key), entry(tuned_own, own, device_key, 1.2)});
+  GemmProblem also_own = tuned_own;  // a second tuned shape that chose the same variant: they agree
+  also_own.m = 224;
+  TuningDb(db).merge_cache_entries(
+      {entry(tuned, c, device_key), entry(tuned_own, own, device_key, 1.2), entry(also_own, own, device_key, 1.25)});
   Fixture f(db);
-  EXPECT_EQ(f.rt->cache_size(), 2u);
+  EXPECT_EQ(f.rt->cache_size(), 3u);
   EXPECT_EQ(f.rt->candidate_id(tuned), c.id());
   EXPECT_NE(f.rt->explain(tuned).find("[exact] exact cache hit"), std::string::npos) << f.rt->explain(tuned);
   expect_correct(*f.rt, tuned);
@@ -412,7 +415,9 @@ TEST_F(RuntimeCacheGpu, ASplitKVariantRunsInTheSharedWorkspaceAndReplaysInAGraph
   Candidate c;
   c.backend = Backend::Own;
   c.own_variant = "fp32_64x64x16_w32x32_t8x4_s2_split4";
-  TuningDb(db).merge_cache_entries({entry(tuned, c, device_key, 1.2)});
+  GemmProblem also_tuned = tuned;  // a second tuned shape that chose the variant, so the two vouch for it at m = 200
+  also_tuned.m = 224;
+  TuningDb(db).merge_cache_entries({entry(tuned, c, device_key, 1.2), entry(also_tuned, c, device_key, 1.2)});
   Fixture f(db);
   GemmProblem near = tuned;
   near.m = 200;

@@ -174,16 +174,47 @@ TEST(FallbackEvidence, AnOwnVariantWithoutAStoredMarginDoesNotStandIn) {
   EXPECT_NE(c.why.find("1024x1024x1024 at log-distance 0.07"), std::string::npos) << c.why;
 }
 
+// A second tuned shape in range (log-distance 0.14) that chose the same variant: two shapes agree.
+const GemmProblem kAlsoTuned = test_problem(1100, 1100, 1000);
+
 TEST(FallbackEvidence, AnOwnVariantThatWonByTenPercentInEveryConditionStandsInAndExplainWhy) {
   FakeChecks checks;
-  const CacheIndex index({own_entry(kTuned, "tf32_a", margins(1.25, 1.15))}, kHere);
+  const CacheIndex index(
+      {own_entry(kTuned, "tf32_a", margins(1.25, 1.15)), own_entry(kAlsoTuned, "tf32_a", margins(1.3, 1.2))}, kHere);
   const Choice c = select_candidate(index, kUntuned, rules(), checks.supports(), lt_heuristic_default());
   EXPECT_EQ(c.source, ChoiceSource::Nearest);
   EXPECT_EQ(c.candidate.id(), "own/tf32_a");
   EXPECT_TRUE(c.is_miss()) << "a stand-in is still a shape to tune";
   EXPECT_NE(c.why.find("1024x1024x1024 at log-distance 0.07 stands in"), std::string::npos) << c.why;
   EXPECT_NE(c.why.find("x1.150 (min over stream/warm x1.250, graph/cold x1.150"), std::string::npos) << c.why;
-  EXPECT_NE(c.why.find("all 1 tuned shape within 1.39"), std::string::npos) << c.why;
+  EXPECT_NE(c.why.find("all 2 tuned shapes within 1.39"), std::string::npos) << c.why;
+}
+
+TEST(FallbackEvidence, OneTunedShapeAloneDoesNotVouchForItsVariant) {
+  FakeChecks checks;
+  const CacheIndex index({own_entry(kTuned, "tf32_a", margins(1.25, 1.15))}, kHere);
+  const Choice c = select_candidate(index, kUntuned, rules(), checks.supports(), lt_heuristic_default());
+  EXPECT_EQ(c.source, ChoiceSource::Default);
+  EXPECT_NE(c.why.find("only 1 tuned shape in range chose own/tf32_a; 2 agreeing shapes are needed"),
+            std::string::npos)
+      << c.why;
+
+  SelectionRules one = rules();
+  one.min_agreeing_neighbours = 1;
+  EXPECT_EQ(select_candidate(index, kUntuned, one, checks.supports(), lt_heuristic_default()).source,
+            ChoiceSource::Nearest);
+}
+
+TEST(FallbackEvidence, TunedShapesThatChoseDifferentOwnVariantsDoNotAgree) {
+  FakeChecks checks;
+  const CacheIndex index(
+      {own_entry(kTuned, "tf32_a", margins(1.25, 1.15)), own_entry(kAlsoTuned, "tf32_b", margins(1.3, 1.2))}, kHere);
+  const Choice c = select_candidate(index, kUntuned, rules(), checks.supports(), lt_heuristic_default());
+  EXPECT_EQ(c.source, ChoiceSource::Default);
+  EXPECT_NE(c.why.find("the tuned shapes in range disagree (1024x1024x1024 chose own/tf32_a, 1100x1100x1000 chose "
+                       "own/tf32_b)"),
+            std::string::npos)
+      << c.why;
 }
 
 TEST(FallbackEvidence, AMarginBelowTheThresholdInOneConditionIsRefused) {
@@ -215,8 +246,10 @@ TEST(FallbackEvidence, OneDisagreeingNeighbourInRangeVetoesTheNearest) {
   EXPECT_NE(c.why.find("the tuned shape 1000x2000x1000 at log-distance 0.69 chose lt/a21"), std::string::npos)
       << c.why;
 
-  // The same disagreeing shape out of range (a tighter limit) no longer vetoes.
-  const Choice near = select_candidate(index, kUntuned, rules(0.5), checks.supports(), lt_heuristic_default());
+  // The same disagreeing shape out of range (a tighter limit) no longer vetoes; one agreeing shape is asked for.
+  SelectionRules tight = rules(0.5);
+  tight.min_agreeing_neighbours = 1;
+  const Choice near = select_candidate(index, kUntuned, tight, checks.supports(), lt_heuristic_default());
   EXPECT_EQ(near.source, ChoiceSource::Nearest);
   EXPECT_EQ(near.candidate.id(), "own/tf32_a");
 }
@@ -226,11 +259,12 @@ TEST(FallbackEvidence, OnAFixtureDbTheStandInIsRefusedWithoutEvidenceAndAccepted
   const std::string path = dir.path("fixture.db");
   CacheEntry without = own_entry(kTuned, "tf32_a", MarginEvidence{});
   CacheEntry with = own_entry(test_problem(1024, 1024, 1024, MathMode::Fp32), "fp32_b", margins(1.2, 1.3));
-  with.origin = without.origin = "fixture.json";
-  TuningDb(path).merge_cache_entries({without, with});
+  CacheEntry agreeing = own_entry(test_problem(1100, 1100, 1000, MathMode::Fp32), "fp32_b", margins(1.25, 1.3));
+  with.origin = without.origin = agreeing.origin = "fixture.json";
+  TuningDb(path).merge_cache_entries({without, with, agreeing});
 
   const LoadedCache loaded = load_cache(path, kHere);
-  ASSERT_EQ(loaded.index.size(), 2u);
+  ASSERT_EQ(loaded.index.size(), 3u);
   FakeChecks checks;
   const Choice refused = select_candidate(loaded.index, kUntuned, rules(), checks.supports(), lt_heuristic_default());
   EXPECT_EQ(refused.source, ChoiceSource::Default) << refused.why;

@@ -52,6 +52,11 @@ struct RuntimeOptions {
   // warm and cold) must reach in every condition for its choice to stand in for an untuned shape. The margin was
   // measured at the tuned shape, not this one: 10% leaves room for the shapes to differ.
   double min_transfer_margin = 1.10;
+  // How many tuned shapes within max_nearest_distance must have chosen the same own variant, each by
+  // min_transfer_margin, before it stands in (and none in range may have chosen anything else). On the H200's
+  // held-out shapes (scripts/bench_heldout.sh), 5 of 8 stand-ins vouched for by one shape, or by two that disagreed,
+  // ran 7-27% slower than heuristic-first.
+  int min_agreeing_neighbours = 2;
   // Confirm each stand-in on first use: time it against cuBLASLt's heuristic-first on the real problem (about a
   // millisecond of GPU time on scratch inputs, a stream and a workspace of the trial's own, at prepare() or the
   // problem's first call, outside any capture) and keep it only where it is faster by more than 1%; explain() gives
