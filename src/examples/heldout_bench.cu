@@ -49,7 +49,7 @@ struct Args {
   std::string db;
   std::string shapes;
   std::string json_path;
-  int rounds = 7;
+  int rounds = 11;
   int calls = 20;
   bool confirm = false;  // RuntimeOptions::confirm_standins
 };
