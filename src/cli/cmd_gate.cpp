@@ -67,7 +67,11 @@ nlohmann::json problem_summaries(const nlohmann::json& results) {
   for (const nlohmann::json& r : results) {
     const MeasurementRecord record = r.get<MeasurementRecord>();
     const auto [it, added] = index.emplace(record.problem.key(), problems.size());
-    if (added) problems.push_back(ProblemResult{record.problem, {}, false, std::nullopt});
+    if (added) {
+      ProblemResult pr;
+      pr.problem = record.problem;
+      problems.push_back(std::move(pr));
+    }
     problems[it->second].records.push_back(record);
   }
   nlohmann::json out = nlohmann::json::array();

@@ -47,7 +47,8 @@ std::vector<std::string> string_array(const json& j, const JsonFields& f, const 
   return out;
 }
 
-const json& array_at(const json& j, const JsonFields& f, const std::string& name) {
+// name is a literal at every call: a std::string parameter would make GCC 13 warn of a reference into a temporary.
+const json& array_at(const json& j, const JsonFields& f, const char* name) {
   if (!f.has(name)) f.fail(name, "missing");
   const json& v = j.at(name);
   if (!v.is_array()) f.fail(name, std::string("expected an array, got ") + v.type_name());

@@ -29,6 +29,19 @@ TEST(CategoryRules, TheSeedsKernelsLandInTheSeedsCategories) {
   for (const auto& [name, category] : cases) EXPECT_EQ(rules.classify(name), category) << name;
 }
 
+// PyTorch's kernels carry "lambda" in their demangled names; the optimizer's LAMB must not claim them (seen on the H200:
+// a mean reduction and gelu's backward were filed under optimizer).
+TEST(CategoryRules, PytorchKernelsWithLambdasInTheirNamesAreNotTheLambOptimizer) {
+  const CategoryRules rules = test::default_category_rules();
+  EXPECT_EQ(rules.classify("void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, at::native::MeanOps<float, "
+                           "float, float, float>, unsigned int, float, 4> >(at::native::ReduceOp<...>::{lambda()#1})"),
+            "reduction");
+  EXPECT_EQ(rules.classify("void at::native::vectorized_elementwise_kernel<4, at::native::GeluBackwardCUDAKernelImpl("
+                           "at::TensorIteratorBase&, at::native::GeluType)::{lambda()#2}::operator()() const>"),
+            "epilogue/elementwise");
+  EXPECT_EQ(rules.classify("lamb_update_kernel"), "optimizer");
+}
+
 TEST(CategoryRules, LibraryAndOwnKernelsAreGemmsButOurEpilogueIsNot) {
   const CategoryRules rules = test::default_category_rules();
   EXPECT_EQ(rules.classify("sm90_xmma_gemm_f32f32_tf32f32_f32_tn_n_tilesize128x128x32_cublas"), "GEMM");

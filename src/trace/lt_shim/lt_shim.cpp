@@ -169,12 +169,25 @@ void write_signatures() {
   std::fclose(f);
 }
 
+// The real cuBLASLt function. RTLD_NEXT sees only libraries of the global scope; Python loads extension modules
+// RTLD_LOCAL, so PyTorch's libcublasLt (a dependency of one) is found by its soname instead: it is loaded already,
+// since its caller is calling it.
+void* real_symbol(const char* name) {
+  if (void* f = ::dlsym(RTLD_NEXT, name)) return f;
+  for (const char* soname : {"libcublasLt.so.13", "libcublasLt.so.12", "libcublasLt.so"}) {
+    if (void* lib = ::dlopen(soname, RTLD_LAZY | RTLD_NOLOAD)) {
+      if (void* f = ::dlsym(lib, name)) return f;
+    }
+  }
+  return nullptr;
+}
+
 // Called with State::mu held, on the first intercepted call.
 void resolve(State& s) {
   s.resolved = true;
-  s.real = reinterpret_cast<MatmulFn>(::dlsym(RTLD_NEXT, "cublasLtMatmul"));
-  s.desc_get = reinterpret_cast<DescGetFn>(::dlsym(RTLD_NEXT, "cublasLtMatmulDescGetAttribute"));
-  s.layout_get = reinterpret_cast<LayoutGetFn>(::dlsym(RTLD_NEXT, "cublasLtMatrixLayoutGetAttribute"));
+  s.real = reinterpret_cast<MatmulFn>(real_symbol("cublasLtMatmul"));
+  s.desc_get = reinterpret_cast<DescGetFn>(real_symbol("cublasLtMatmulDescGetAttribute"));
+  s.layout_get = reinterpret_cast<LayoutGetFn>(real_symbol("cublasLtMatrixLayoutGetAttribute"));
   const char* dir = std::getenv(raw::kDirEnv);
   if (!dir || !*dir || !s.desc_get || !s.layout_get) return;
   s.path = std::string(dir) + "/" + std::to_string(::getpid()) + raw::kLtSuffix;
