@@ -1,8 +1,17 @@
 // Tensor-core family: mma.sync.m16n8k8 tf32 with fp32 accumulators, fed by a cp.async multi-stage pipeline.
 //
 // kSplit3x = false is plain tf32 (inputs rounded to nearest tf32: ~5e-4 relative error). kSplit3x = true is 3xtf32:
-// each input x = big + small with big = tf32(x), small = tf32(x − big), and acc += small·big + big·small + big·big
-// (small·small is below fp32's rounding): fp32-level accuracy at a third of tf32's rate, still above FFMA's.
+// each input x = big + small with big = tf32(x), small = tf32(x − big), both rounded to nearest, and
+// acc += small·big + big·small + big·big (small·small is below fp32's rounding): fp32-level accuracy at a third of
+// tf32's rate, still above FFMA's.
+// 3xtf32 never lets mma add into the long-lived accumulator. The tensor core's accumulation does not round to nearest:
+// modelled as an exact sum rounded toward zero once per mma (Fasi et al., PeerJ CS 2021; tests/kernels/
+// tensor_core_model_test.cpp), each mma into a large running sum drops half an ulp of it, always toward zero, and
+// three mma per k8 step made the error grow linearly with k (2.7e-5 at k = 4096 on the H100, 70× cuBLASLt fp32's).
+// So each k8 step's three products go into a fresh accumulator (one truncation of a step-sized value, whose sign is
+// random over the steps) and that is added into acc with FADD, which rounds to nearest: the promotion FP8 GEMMs on
+// Hopper use. Every k8 step rather than every BK tile: a tile-long partial would be a second accumulator set (128 more
+// registers for a 64×64 warp tile, which has none to spare), and the model puts the two within 1.5× of each other.
 //
 // Shared layout follows the global layout, because cp.async cannot transpose:
 // - a K-major operand is [rows][bk + 4] (row stride ≡ 4 banks mod 32, so the 8 row addresses of an ldmatrix phase hit
@@ -161,10 +170,16 @@ struct MmaWarp {
 #pragma unroll
     for (int j = 0; j < kTilesN; ++j) {
       if constexpr (kSplit3x) {
-        ptx::mma_tf32(acc[i][j], f.a.small[i], f.b.big[j]);
-        ptx::mma_tf32(acc[i][j], f.a.big[i], f.b.small[j]);
+        // The small products first, while the partial is small, so big·big's truncation is the only one that matters.
+        float step[4];
+        ptx::mma_tf32_fresh(step, f.a.small[i], f.b.big[j]);
+        ptx::mma_tf32(step, f.a.big[i], f.b.small[j]);
+        ptx::mma_tf32(step, f.a.big[i], f.b.big[j]);
+#pragma unroll
+        for (int q = 0; q < 4; ++q) acc[i][j][q] += step[q];
+      } else {
+        ptx::mma_tf32(acc[i][j], f.a.big[i], f.b.big[j]);
       }
-      ptx::mma_tf32(acc[i][j], f.a.big[i], f.b.big[j]);
     }
   }
 
