@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
   gemmtune::cli::register_report(app);
   gemmtune::cli::register_cache(app);
   gemmtune::cli::register_gate(app);
+  gemmtune::cli::register_accuracy(app);
 
   try {
     app.parse(argc, argv);
