@@ -165,7 +165,11 @@ std::int64_t pragma_int(const SqliteDb& db, const char* pragma) {
 const std::vector<SchemaMigration>& schema_migrations() {
   // v2: the SM clock ncu saw while profiling, so its durations can be compared with the sweep's at equal clocks.
   static const std::vector<SchemaMigration> steps = {
-      {1, kSchemaV1}, {2, "ALTER TABLE ncu_metrics ADD COLUMN clock_mhz REAL NOT NULL DEFAULT -1;"}};
+      {1, kSchemaV1},
+      {2, "ALTER TABLE ncu_metrics ADD COLUMN clock_mhz REAL NOT NULL DEFAULT -1;"},
+      // v4: whether the fp32-equivalent policy admitted the candidate (a 3xtf32 variant for an fp32 problem).
+      {4, "ALTER TABLE measurements ADD COLUMN fp32_equivalent INTEGER NOT NULL DEFAULT 0;"
+          "ALTER TABLE algo_cache ADD COLUMN fp32_equivalent INTEGER NOT NULL DEFAULT 0;"}};
   return steps;
 }
 

@@ -25,13 +25,14 @@ constexpr int kBusyTimeoutMs = 10000;
 const std::string& cache_columns() {
   static const std::string columns = std::string("device_key, problem_key, ") + kCandidateColumns +
                                      ", verify_error, tolerance, " + kStatsColumns +
-                                     ", run_id, origin, gemmtune_version, updated_at";
+                                     ", run_id, origin, gemmtune_version, updated_at, fp32_equivalent";
   return columns;
 }
 
 const std::string& measurement_columns() {
   static const std::string columns = std::string("run_id, device_key, problem_key, ") + kCandidateColumns +
-                                     ", status, message, verify_error, tolerance, " + kStatsColumns;
+                                     ", status, message, verify_error, tolerance, " + kStatsColumns +
+                                     ", fp32_equivalent";
   return columns;
 }
 
@@ -163,6 +164,7 @@ void bind_cache_entry(SqliteStatement& s, const CacheEntry& e) {
   bind_stats(s, e.stats);
   s.bind(":verify_error", e.verify_error).bind(":tolerance", e.tolerance).bind(":run_id", e.run_id);
   s.bind(":origin", e.origin).bind(":gemmtune_version", e.gemmtune_version).bind(":updated_at", e.updated_at);
+  s.bind(":fp32_equivalent", e.fp32_equivalent ? 1 : 0);
 }
 
 CacheEntry read_cache_entry(const SqliteStatement& s) {
@@ -177,6 +179,7 @@ CacheEntry read_cache_entry(const SqliteStatement& s) {
   e.origin = s.column_text("origin");
   e.gemmtune_version = s.column_text("gemmtune_version");
   e.updated_at = s.column_text("updated_at");
+  e.fp32_equivalent = s.column_int("fp32_equivalent") != 0;
   return e;
 }
 
@@ -263,6 +266,7 @@ void TuningDb::store_problem(std::int64_t run_id, const GemmProblem& p, const st
     bind_candidate(insert, r.candidate);
     insert.bind(":status", std::string(to_string(r.status))).bind(":message", r.message);
     insert.bind(":verify_error", r.verify_error).bind(":tolerance", r.tolerance);
+    insert.bind(":fp32_equivalent", r.fp32_equivalent ? 1 : 0);
     bind_stats(insert, r.stats);
     insert.run();
   }
@@ -283,6 +287,7 @@ void TuningDb::store_problem(std::int64_t run_id, const GemmProblem& p, const st
       e.stats = best->stats;
       e.verify_error = best->verify_error;
       e.tolerance = best->tolerance;
+      e.fp32_equivalent = best->fp32_equivalent;
       e.run_id = run_id;
       e.gemmtune_version = owner.gemmtune_version;
       write_cache_entry(db_, e);
@@ -347,6 +352,7 @@ std::vector<MeasurementRecord> TuningDb::measurements(std::int64_t run_id) const
     r.message = select.column_text("message");
     r.verify_error = select.column_double("verify_error");
     r.tolerance = select.column_double("tolerance");
+    r.fp32_equivalent = select.column_int("fp32_equivalent") != 0;
     r.stats = read_stats(select);
     records.push_back(std::move(r));
   }

@@ -6,7 +6,8 @@ namespace gemmtune {
 namespace {
 
 nlohmann::json timing_json(const CaseTiming& t) {
-  return {{"median_us", t.median_us}, {"p10_us", t.p10_us}, {"p90_us", t.p90_us}, {"samples", t.samples}};
+  return {{"median_us", t.median_us}, {"p10_us", t.p10_us},   {"p90_us", t.p90_us},
+          {"samples", t.samples},     {"fp32_equivalent", t.fp32_equivalent}};
 }
 
 nlohmann::json run_json(const SweepResults& s) {

@@ -19,6 +19,9 @@ struct CaseTiming {
   double median_us = 0, p10_us = 0, p90_us = 0;
   int samples = 0;
   double sm_clock_mhz = 0;  // measured right after sampling; 0 when the record has none
+  // A 3xtf32 candidate of an fp32 problem admitted by the fp32-equivalent policy. If the current run refuses what the
+  // baseline admitted, the case is not ok there and counts as missing: an accuracy change cannot pass unseen.
+  bool fp32_equivalent = false;
   bool ok() const { return status == "ok"; }
 };
 

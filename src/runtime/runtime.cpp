@@ -78,6 +78,7 @@ class Runtime::Impl {
                                ? " (" + std::to_string(cache_.index.foreign_count()) + " of other devices ignored)"
                                : std::string());
     rules_.max_nearest_distance = options.max_nearest_distance;
+    rules_.fp32_equivalent = options.fp32_equivalent;
   }
 
   // The hot path: a hash lookup; resolution (allocation, SQLite-free algo build) only on a problem's first call.

@@ -23,6 +23,24 @@ std::string tuned_text(const CacheEntry& e) {
   return s;
 }
 
+// Why an entry the fp32-equivalent policy admitted cannot stand in for p; "" when it can, or was not admitted.
+std::string policy_refusal(const CacheEntry& e, const GemmProblem& p, const SelectionRules& rules) {
+  if (!e.fp32_equivalent) return "";
+  if (!rules.fp32_equivalent)
+    return "it is a 3xtf32 candidate admitted by the fp32-equivalent policy, and RuntimeOptions::fp32_equivalent is off";
+  if (p.k > e.problem.k)
+    return "the fp32-equivalent policy measured its accuracy at k = " + std::to_string(e.problem.k) + " only";
+  return "";
+}
+
+std::string policy_note(const CacheEntry& e) {
+  if (!e.fp32_equivalent) return "";
+  char error[32];
+  std::snprintf(error, sizeof(error), "%.3g", e.verify_error);
+  return "; 3xtf32 for this fp32 problem, admitted by the fp32-equivalent policy (error " + std::string(error) +
+         " vs fp64) and allowed by RuntimeOptions::fp32_equivalent";
+}
+
 }  // namespace
 
 const char* to_string(ChoiceSource s) {
@@ -40,11 +58,12 @@ Choice select_candidate(const CacheIndex& index, const GemmProblem& p, const Sel
   std::vector<std::string> rejected;  // cached candidates that no longer apply, in the order they were tried
   Choice c;
   if (const CacheEntry* e = index.exact(p)) {
-    const std::string why = supports(p, e->candidate);
+    std::string why = policy_refusal(*e, p, rules);
+    if (why.empty()) why = supports(p, e->candidate);
     if (why.empty()) {
       c.candidate = e->candidate;
       c.source = ChoiceSource::Exact;
-      c.why = "exact cache hit (" + tuned_text(*e) + ")";
+      c.why = "exact cache hit (" + tuned_text(*e) + ")" + policy_note(*e);
       return c;
     }
     rejected.push_back("the exact entry " + e->candidate.id() + " no longer applies: " + why);
@@ -58,7 +77,8 @@ Choice select_candidate(const CacheIndex& index, const GemmProblem& p, const Sel
                fixed(rules.max_nearest_distance, 2);
       break;
     }
-    const std::string why = supports(p, n.entry->candidate);
+    std::string why = policy_refusal(*n.entry, p, rules);
+    if (why.empty()) why = supports(p, n.entry->candidate);
     if (!why.empty()) {
       rejected.push_back("nearest " + shape_of(n.entry->problem) + "'s " + n.entry->candidate.id() +
                          " does not apply here: " + why);
@@ -67,7 +87,8 @@ Choice select_candidate(const CacheIndex& index, const GemmProblem& p, const Sel
     c.candidate = n.entry->candidate;
     c.source = ChoiceSource::Nearest;
     c.why = "no exact entry; nearest tuned shape " + shape_of(n.entry->problem) + " at log-distance " +
-            fixed(n.distance, 2) + " (" + tuned_text(*n.entry) + "), re-checked OK for this shape";
+            fixed(n.distance, 2) + " (" + tuned_text(*n.entry) + "), re-checked OK for this shape" +
+            policy_note(*n.entry);
     for (const std::string& r : rejected) c.why += "; " + r;
     return c;
   }

@@ -3,6 +3,8 @@
 // In order: the exact problem's cache entry; the nearest tuned shapes of the same kind within max_distance, nearest
 // first; the default (cuBLASLt's heuristic, or our best guess where cuBLASLt cannot run the problem). Every cached
 // candidate is re-checked by `supports` before it is taken, since a cache outlives builds and library versions.
+// An entry the fp32-equivalent policy admitted is taken only when the rules allow it, and as a nearest shape only for
+// a k no longer than the one its accuracy was measured at (the error of a k-long sum grows with k).
 // Pure logic: the GPU checks come in as functions, so the rules are tested without a GPU.
 #pragma once
 
@@ -38,6 +40,8 @@ using DefaultChooser = std::function<DefaultCandidate(const GemmProblem& p)>;
 
 struct SelectionRules {
   double max_nearest_distance = 0;
+  // Whether entries the fp32-equivalent policy admitted (3xtf32 for fp32 problems) may be used.
+  bool fp32_equivalent = false;
   // Why the cache may be empty, for the explanation ("db 'x.db' not found"); "" when it was loaded.
   std::string cache_note;
 };

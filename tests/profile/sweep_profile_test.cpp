@@ -55,6 +55,14 @@ TEST(SweepProfile, CheckedInProfilesAllParse) {
   }
 }
 
+TEST(SweepProfile, Fp32EquivalentIsOffUnlessTheProfileTurnsItOnWithABoolean) {
+  EXPECT_FALSE(parse_sweep_profile(R"({"name": "x", "shapes": [[1, 2, 3]]})", "x.json").fp32_equivalent);
+  EXPECT_TRUE(parse_sweep_profile(R"({"name": "x", "shapes": [[1, 2, 3]], "fp32_equivalent": true})", "x.json")
+                  .fp32_equivalent);
+  EXPECT_NE(error_of(R"({"name": "x", "shapes": [[1, 2, 3]], "fp32_equivalent": "yes"})").find("fp32_equivalent"),
+            std::string::npos);
+}
+
 TEST(SweepProfile, MissingFileIsAnInputError) {
   EXPECT_THROW(load_sweep_profile("no-such-profile", std::string(GEMMTUNE_SOURCE_DIR) + "/profiles"), InputError);
 }
