@@ -48,7 +48,8 @@ TEST(SweepProfile, ErrorsNameTheFileAndTheField) {
 }
 
 TEST(SweepProfile, CheckedInProfilesAllParse) {
-  for (const char* name : {"quick", "ci", "default", "full", "kernels"}) {
+  for (const char* name :
+       {"quick", "ci", "default", "full", "kernels", "dev_3xtf32", "runtime_bench_fp32_equivalent"}) {
     const SweepProfile p = load_sweep_profile(name, std::string(GEMMTUNE_SOURCE_DIR) + "/profiles");
     EXPECT_EQ(p.name, name);
     EXPECT_FALSE(p.problems.empty()) << name;
