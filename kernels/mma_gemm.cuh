@@ -1,8 +1,20 @@
 // Tensor-core family: mma.sync.m16n8k8 tf32 with fp32 accumulators, fed by a cp.async multi-stage pipeline.
 //
 // kSplit3x = false is plain tf32 (inputs rounded to nearest tf32: ~5e-4 relative error). kSplit3x = true is 3xtf32:
-// each input x = big + small with big = tf32(x), small = tf32(x − big), and acc += small·big + big·small + big·big
-// (small·small is below fp32's rounding): fp32-level accuracy at a third of tf32's rate, still above FFMA's.
+// each input x = big + small with big = tf32(x), small = tf32(x − big), both rounded to nearest, and
+// acc += small·big + big·small + big·big (small·small is below fp32's rounding): fp32-level accuracy at a third of
+// tf32's rate, still above FFMA's.
+// 3xtf32 never lets mma add into the long-lived accumulator. The tensor core's accumulation does not round to nearest:
+// modelled as an exact sum rounded toward zero once per mma (Fasi et al., PeerJ CS 2021; tests/kernels/
+// tensor_core_model_test.cpp), each mma into a large running sum drops half an ulp of it, always toward zero, and
+// three mma per k8 step made the error grow linearly with k (2.7e-5 at k = 4096 on the H100, 70× cuBLASLt fp32's).
+// So each k8 step's three products go into a fresh accumulator (one truncation of a step-sized value, whose sign is
+// random over the steps) and that is added into acc with FADD, which rounds to nearest: the promotion FP8 GEMMs on
+// Hopper use. Every k8 step rather than every BK tile: a tile-long partial would be a second accumulator set (128 more
+// registers for a 64×64 warp tile, which has none to spare), and the model puts the two within 1.3× of each other.
+// Its cost is registers all the same: ptxas keeps several tiles' partials in flight to hide the mma latency before
+// their FADD, so the 32×32 warp tiles went from 110–125 to 139–150 registers and the 64×64 ones, at 220–244 before,
+// reach 255 and spill 4–28 bytes (CUDA 13.0 ptxas -v).
 //
 // Shared layout follows the global layout, because cp.async cannot transpose:
 // - a K-major operand is [rows][bk + 4] (row stride ≡ 4 banks mod 32, so the 8 row addresses of an ldmatrix phase hit
@@ -81,8 +93,9 @@ struct MmaWarp {
   using SmemB = MmaSmemOperand<T::bn, T::bk, kBKMajor, kColsPerThread>;
   static_assert(T::wm % 16 == 0 && T::wn % 16 == 0 && T::bk % 8 == 0, "warp tiles are m16 × (pairs of n8), k8 steps");
 
+  using FragmentsA = Fragments<kTilesM, 4, kSplit3x>;
   struct StepFragments {
-    Fragments<kTilesM, 4, kSplit3x> a;
+    FragmentsA a;
     Fragments<kTilesN, 2, kSplit3x> b;
   };
 
@@ -109,12 +122,12 @@ struct MmaWarp {
 
   // A's fragments of m16 tile i at step k8. An MN-major A comes in one piece (a thread's rows of all tiles are
   // adjacent), so it loads with i == 0 and the other calls do nothing.
-  __device__ void load_a(StepFragments& f, const float* tile_a, int k8, int i) const {
+  __device__ void load_a(FragmentsA& a, const float* tile_a, int k8, int i) const {
     if constexpr (kAKMajor) {
       std::uint32_t raw[4];
       ptx::ldmatrix_x4(raw, tile_a + SmemA::offset(row0 + i * 16 + lane % 8 + (lane / 8) % 2 * 8, k8 + lane / 16 * 4));
 #pragma unroll
-      for (int q = 0; q < 4; ++q) f.a.convert(i, q, __uint_as_float(raw[q]));
+      for (int q = 0; q < 4; ++q) a.convert(i, q, __uint_as_float(raw[q]));
     } else if (i == 0) {
 #pragma unroll
       for (int half = 0; half < 2; ++half) {  // k = t (a0, a1) and k = t + 4 (a2, a3)
@@ -122,23 +135,25 @@ struct MmaWarp {
         load_row<SmemA>(v, tile_a, row0 + group * kRowsPerThread, k8 + in_group + 4 * half);
 #pragma unroll
         for (int t = 0; t < kTilesM; ++t) {
-          f.a.convert(t, 2 * half, v[2 * t]);
-          f.a.convert(t, 2 * half + 1, v[2 * t + 1]);
+          a.convert(t, 2 * half, v[2 * t]);
+          a.convert(t, 2 * half + 1, v[2 * t + 1]);
         }
       }
     }
   }
 
-  __device__ void load_b(StepFragments& f, const float* tile_b, int k8) const {
+  // B's fragment values of step k8 as fp32, each handed to put(n8 tile j, register, value).
+  template <class Put>
+  __device__ void load_b_values(const float* tile_b, int k8, Put&& put) const {
     if constexpr (kBKMajor) {
 #pragma unroll
       for (int j = 0; j < kTilesN; j += 2) {
         std::uint32_t raw[4];
         ptx::ldmatrix_x4(raw, tile_b + SmemB::offset(col0 + j * 8 + lane % 8 + lane / 16 * 8, k8 + (lane / 8) % 2 * 4));
-        f.b.convert(j, 0, __uint_as_float(raw[0]));
-        f.b.convert(j, 1, __uint_as_float(raw[1]));
-        f.b.convert(j + 1, 0, __uint_as_float(raw[2]));
-        f.b.convert(j + 1, 1, __uint_as_float(raw[3]));
+        put(j, 0, __uint_as_float(raw[0]));
+        put(j, 1, __uint_as_float(raw[1]));
+        put(j + 1, 0, __uint_as_float(raw[2]));
+        put(j + 1, 1, __uint_as_float(raw[3]));
       }
     } else {
 #pragma unroll
@@ -146,26 +161,36 @@ struct MmaWarp {
         float v[kColsPerThread];
         load_row<SmemB>(v, tile_b, col0 + group * kColsPerThread, k8 + in_group + 4 * half);
 #pragma unroll
-        for (int j = 0; j < kTilesN; ++j) f.b.convert(j, half, v[j]);
+        for (int j = 0; j < kTilesN; ++j) put(j, half, v[j]);
       }
     }
   }
 
+  __device__ void load_b(StepFragments& f, const float* tile_b, int k8) const {
+    load_b_values(tile_b, k8, [&f](int j, int reg, float x) { f.b.convert(j, reg, x); });
+  }
+
   __device__ void load(StepFragments& f, const float* tile_a, const float* tile_b, int k8) const {
 #pragma unroll
-    for (int i = 0; i < kTilesM; ++i) load_a(f, tile_a, k8, i);
+    for (int i = 0; i < kTilesM; ++i) load_a(f.a, tile_a, k8, i);
     load_b(f, tile_b, k8);
   }
 
   __device__ void multiply_row(const StepFragments& f, int i) {
 #pragma unroll
-    for (int j = 0; j < kTilesN; ++j) {
-      if constexpr (kSplit3x) {
-        ptx::mma_tf32(acc[i][j], f.a.small[i], f.b.big[j]);
-        ptx::mma_tf32(acc[i][j], f.a.big[i], f.b.small[j]);
-      }
-      ptx::mma_tf32(acc[i][j], f.a.big[i], f.b.big[j]);
-    }
+    for (int j = 0; j < kTilesN; ++j) ptx::mma_tf32(acc[i][j], f.a.big[i], f.b.big[j]);
+  }
+
+  // 3xtf32, one n8 tile's column of the warp tile for one k8 step: the step's three products of each (i, j) go into a
+  // fresh accumulator, small ones first while it is small, and FADD adds it into acc (the promotion, see the top).
+  // B arrives as fp32 and is split here, one tile at a time, which holds 12 registers fewer than every tile's big and
+  // small at once (the conversions are the same, once per element and step).
+  __device__ void multiply_column(const FragmentsA& a, const float (&b_values)[2], int j) {
+    Fragments<1, 2, true> b;
+    b.convert(0, 0, b_values[0]);
+    b.convert(0, 1, b_values[1]);
+#pragma unroll
+    for (int i = 0; i < kTilesM; ++i) ptx::mma_3xtf32_promoted(acc[i][j], a.big[i], a.small[i], b.big[0], b.small[0]);
   }
 
   // All k8 steps of one stage. tf32 loads step s + 1's fragments while step s multiplies (the asm is volatile, so
@@ -185,16 +210,19 @@ struct MmaWarp {
 #pragma unroll
         for (int i = 0; i < kTilesM; ++i) {
           multiply_row(now, i);
-          if (s + 1 < kSteps) load_a(next, tile_a, (s + 1) * 8, i);
+          if (s + 1 < kSteps) load_a(next.a, tile_a, (s + 1) * 8, i);
         }
       }
     } else {
 #pragma unroll 1
       for (int s = 0; s < kSteps; ++s) {
-        StepFragments f;
-        load(f, tile_a, tile_b, s * 8);
+        FragmentsA a;
+        float b[kTilesN][2];
 #pragma unroll
-        for (int i = 0; i < kTilesM; ++i) multiply_row(f, i);
+        for (int i = 0; i < kTilesM; ++i) load_a(a, tile_a, s * 8, i);
+        load_b_values(tile_b, s * 8, [&b](int j, int reg, float x) { b[j][reg] = x; });
+#pragma unroll
+        for (int j = 0; j < kTilesN; ++j) multiply_column(a, b[j], j);
       }
     }
   }

@@ -2,7 +2,8 @@
 """Draws `gemmtune report`'s data: reads DIR/report.json (written by the C++ side, which computes every number),
 writes DIR/index.html (self-contained: plots inline as PNG) and each plot as PNG and SVG beside it.
 
-Usage: report.py REPORT_JSON OUT_DIR
+Usage: report.py REPORT_JSON OUT_DIR [ACCURACY_JSON ...]
+Each ACCURACY_JSON (written by `gemmtune accuracy`) adds a plot of error vs k per math mode.
 Needs matplotlib (Debian/Ubuntu: apt-get install python3-matplotlib); exits 2 with that advice when it is missing.
 """
 import base64
@@ -197,9 +198,69 @@ def cache_table(device):
             "<th>bound</th><th>%% of bound</th></tr>%s</table>" % "".join(rows))
 
 
+def plot_accuracy(acc, out_dir, name, figures):
+    """Relative error vs fp64 against k, one panel per mode: our variants' worst and best per input distribution,
+    cuBLASLt fp32 on every panel (the yardstick), cuBLASLt tf32 on the tf32 panel."""
+    modes = [m for m in ("fp32", "tf32", "3xtf32") if any(r["mode"] == m for r in acc["records"])]
+    if not modes:
+        return False
+    fig, axes = plt.subplots(1, len(modes), figsize=(5 * len(modes), 4), squeeze=False)
+    styles = {"uniform": "-", "wide": ":"}
+
+    def err(r):
+        return float("inf") if r["rel_err"] is None else r["rel_err"]
+
+    for ax, mode in zip(axes[0], modes):
+        for dist, style in styles.items():
+            own = [r for r in acc["records"] if r["mode"] == mode and r["dist"] == dist
+                   and r["candidate"].startswith("own/")]
+            ks = sorted({r["k"] for r in own})
+            if ks:
+                worst = [max(err(r) for r in own if r["k"] == k) for k in ks]
+                best = [min(err(r) for r in own if r["k"] == k) for k in ks]
+                ax.plot(ks, worst, style, color=MODE_COLORS[mode], marker="o", label="own worst, " + dist)
+                ax.plot(ks, best, style, color=MODE_COLORS[mode], alpha=0.4, label="own best, " + dist)
+            for lt_mode, color in (("fp32", "black"), ("tf32", "#999999")):
+                if lt_mode == "tf32" and mode != "tf32":
+                    continue
+                lt = sorted((r["k"], err(r)) for r in acc["records"] if r["mode"] == lt_mode and r["dist"] == dist
+                            and r["candidate"].startswith("lt/"))
+                if lt:
+                    ax.plot([k for k, _ in lt], [e for _, e in lt], style, color=color, marker="x",
+                            label="cuBLASLt %s, %s" % (lt_mode, dist))
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_xlabel("k (m = %d, n = %d)" % (acc["m"], acc["n"]))
+        ax.set_ylabel("relative Frobenius error vs fp64")
+        ax.set_title(mode)
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=7)
+    fig.suptitle("Accuracy: %s" % acc["device"].get("gpu_name", "?"))
+    save(fig, out_dir, name, figures)
+    return True
+
+
+def accuracy_sections(paths, out_dir, figures):
+    sections = []
+    for i, path in enumerate(paths):
+        try:
+            with open(path) as f:
+                acc = json.load(f)
+        except (OSError, ValueError) as e:
+            sys.stderr.write("report.py: cannot read %s: %s\n" % (path, e))
+            raise SystemExit(2)
+        name = "accuracy-%s-%d" % (slug(acc["device"].get("gpu_name", "gpu")), i)
+        if plot_accuracy(acc, out_dir, name, figures):
+            sections.append("<section><h2>Accuracy vs fp64</h2><p class='note'>%s (seed %d)</p>"
+                            "<img alt='accuracy' src='data:image/png;base64,%s'><p class='files'>"
+                            "<a href='%s.png'>PNG</a> <a href='%s.svg'>SVG</a></p></section>"
+                            % (html.escape(path), acc["seed"], figures[name], name, name))
+    return sections
+
+
 def main(argv):
-    if len(argv) != 3:
-        sys.stderr.write("usage: report.py REPORT_JSON OUT_DIR\n")
+    if len(argv) < 3:
+        sys.stderr.write("usage: report.py REPORT_JSON OUT_DIR [ACCURACY_JSON ...]\n")
         return 2
     try:
         with open(argv[1]) as f:
@@ -230,6 +291,7 @@ def main(argv):
         parts.append("<h3>Algo cache</h3>" + cache_table(device))
         parts.append("<h3>Nsight Compute metrics</h3>" + ncu_table(device))
         sections.append("<section>%s</section>" % "".join(parts))
+    sections += accuracy_sections(argv[3:], out_dir, figures)
     page = """<!DOCTYPE html><html><head><meta charset="utf-8"><title>gemmtune report</title><style>
 body{font-family:sans-serif;margin:2em;max-width:1400px;color:#222}
 table{border-collapse:collapse;font-size:12px;margin:0.5em 0}

@@ -1,6 +1,7 @@
 #include "tuner/candidate_launcher.hpp"
 
 #include "kernels/registry.hpp"
+#include "problem/fp32_equivalent.hpp"
 #include "problem/pass_gemm.hpp"
 
 namespace gemmtune {
@@ -8,6 +9,13 @@ namespace {
 
 LtEpilogueMode epilogue_mode_of(const Candidate& c) {
   return c.lt_epilogue_kernel ? LtEpilogueMode::Unfused : LtEpilogueMode::PreferFused;
+}
+
+// The GEMM an own variant runs: a 3xtf32 variant computes an fp32 problem as the 3xtf32 problem of the same operands
+// (the fp32-equivalent policy; whether it may is the tuner's and the runtime's decision, not the launcher's).
+GemmProblem variant_gemm(GemmProblem g, const kernels::KernelVariant& v) {
+  if (needs_fp32_equivalent_policy(g, v.mode)) g.mode = v.mode;
+  return g;
 }
 
 }  // namespace
@@ -18,8 +26,9 @@ std::string CandidateLauncher::unsupported_reason(const GemmProblem& p, const Ca
   if (c.backend == Backend::Own) {
     const kernels::KernelVariant* v = kernels::find_kernel_variant(c.own_variant);
     if (!v) return "no kernel variant named '" + c.own_variant + "' in this build";
-    if (std::string why = v->unsupported_reason(g); !why.empty()) return why;
-    const std::size_t scratch_bytes = v->split_k_partial_floats(g) * sizeof(float);
+    const GemmProblem vg = variant_gemm(g, *v);
+    if (std::string why = v->unsupported_reason(vg); !why.empty()) return why;
+    const std::size_t scratch_bytes = v->split_k_partial_floats(vg) * sizeof(float);
     if (scratch_bytes > max_workspace)
       return "needs " + std::to_string(scratch_bytes) + " bytes of split-k scratch, more than the " +
              std::to_string(max_workspace) + "-byte workspace";
@@ -49,7 +58,8 @@ CandidateLauncher::CandidateLauncher(const GemmProblem& p, const Candidate& c, c
     throw InputError("candidate " + c.id() + " cannot run " + p.key() + ": " + why);
   if (c.backend == Backend::Own) {
     variant_ = kernels::find_kernel_variant(c.own_variant);
-    split_k_ = kernels::SplitKScratchBuffer(*variant_, gemm_, static_cast<float*>(workspace.ptr),
+    variant_gemm_ = variant_gemm(gemm_, *variant_);
+    split_k_ = kernels::SplitKScratchBuffer(*variant_, variant_gemm_, static_cast<float*>(workspace.ptr),
                                             workspace.bytes / sizeof(float));
     return;
   }
@@ -59,7 +69,7 @@ CandidateLauncher::CandidateLauncher(const GemmProblem& p, const Candidate& c, c
 
 void CandidateLauncher::launch(const GemmOperands& x, cudaStream_t s) const {
   if (variant_) {
-    variant_->launch(gemm_, x, split_k_.view(), s);
+    variant_->launch(variant_gemm_, x, split_k_.view(), s);
     return;
   }
   lt_->run(algo_, x, workspace_.ptr, workspace_.bytes, s);

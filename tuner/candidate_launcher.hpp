@@ -51,6 +51,7 @@ class CandidateLauncher {
  private:
   GemmProblem problem_;
   GemmProblem gemm_;
+  GemmProblem variant_gemm_;  // what an own variant launches: gemm_, in the variant's mode (problem/fp32_equivalent.hpp)
   Candidate candidate_;
   const kernels::KernelVariant* variant_ = nullptr;
   std::optional<LtGemm> lt_;

@@ -5,6 +5,7 @@
 
 #include "kernels/registry.hpp"
 #include "lt/lt_gemm.hpp"
+#include "problem/fp32_equivalent.hpp"
 #include "problem/pass_gemm.hpp"
 #include "tuner/candidate_launcher.hpp"
 
@@ -34,15 +35,17 @@ SweepPlan make_sweep_plan(const SweepProfile& profile, const std::vector<MathMod
     const GemmProblem gemm = pass_gemm(p);  // a backward pass is tuned as the plain GEMM it runs
     if (has(use_backends, "own")) {
       for (const kernels::KernelVariant& v : kernels::kernel_registry()) {
-        if (v.mode != p.mode) continue;
+        const bool by_policy = profile.fp32_equivalent && needs_fp32_equivalent_policy(p, v.mode);
+        if (v.mode != p.mode && !by_policy) continue;
         // The sweep's own check (split-k scratch against the workspace included); ours needs no cuBLASLt handle.
         Candidate c;
         c.backend = Backend::Own;
         c.own_variant = v.name;
         const std::string why = CandidateLauncher::unsupported_reason(p, c, nullptr, profile.lt.workspace_bytes);
-        if (why.empty())
+        if (why.empty()) {
           pp.own_variants.push_back(v.name);
-        else
+          if (by_policy) pp.fp32_equivalent_variants.push_back(v.name);
+        } else
           pp.own_skipped.push_back(v.name + ": " + why);
       }
     }
@@ -68,6 +71,9 @@ void print_sweep_plan(const SweepPlan& plan, const SweepProfile& profile, std::o
       for (const std::string& v : pp.own_variants) out << " " << v;
       out << "\n";
     }
+    if (!pp.fp32_equivalent_variants.empty())
+      out << "    of which 3xtf32 under the fp32-equivalent policy (admitted only within 2x cuBLASLt fp32's error): "
+          << pp.fp32_equivalent_variants.size() << "\n";
     for (const std::string& s : pp.own_skipped) out << "    own skipped: " << s << "\n";
     if (!pp.lt_search.empty()) out << "    lt: " << pp.lt_search << "\n";
     if (!pp.lt_unsupported.empty()) out << "    lt skipped: " << pp.lt_unsupported << "\n";

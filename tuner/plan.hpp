@@ -15,6 +15,8 @@ namespace gemmtune {
 struct PlannedProblem {
   GemmProblem problem;
   std::vector<std::string> own_variants;          // registry variants that can run it
+  // Of own_variants, the 3xtf32 ones an fp32 problem tries under the fp32-equivalent policy (problem/fp32_equivalent.hpp)
+  std::vector<std::string> fp32_equivalent_variants;
   std::vector<std::string> own_skipped;           // "name: why" for variants of its mode that cannot
   std::string lt_search;                          // what cuBLASLt is asked, or "" when the lt backend is off
   std::string lt_unsupported;                     // why cuBLASLt cannot run it at all, if so

@@ -23,6 +23,16 @@ __global__ void fill_uniform_kernel(float* p, std::size_t count, std::uint64_t s
   }
 }
 
+__global__ void fill_wide_exponent_kernel(float* p, std::size_t count, std::uint64_t seed, float max_exponent) {
+  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < count;
+       i += std::size_t{gridDim.x} * blockDim.x) {
+    const std::uint64_t r = mix(seed ^ mix(i));
+    const float u = static_cast<float>(r >> 40) * (1.0f / 16777216.0f);  // 24 bits in [0, 1)
+    const float magnitude = exp2f(max_exponent * (2.0f * u - 1.0f));
+    p[i] = (r & 1u) ? -magnitude : magnitude;  // the sign from a bit the exponent does not use
+  }
+}
+
 __global__ void fill_value_kernel(float* p, std::size_t count, float v) {
   for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < count;
        i += std::size_t{gridDim.x} * blockDim.x)
@@ -39,6 +49,12 @@ unsigned grid_for(std::size_t count) {
 void fill_uniform(float* p, std::size_t count, std::uint64_t seed, float lo, float hi, cudaStream_t s) {
   if (count == 0) return;
   fill_uniform_kernel<<<grid_for(count), 256, 0, s>>>(p, count, seed, lo, hi);
+  GT_CUDA_CHECK_LAUNCH();
+}
+
+void fill_wide_exponent(float* p, std::size_t count, std::uint64_t seed, float max_exponent, cudaStream_t s) {
+  if (count == 0) return;
+  fill_wide_exponent_kernel<<<grid_for(count), 256, 0, s>>>(p, count, seed, max_exponent);
   GT_CUDA_CHECK_LAUNCH();
 }
 

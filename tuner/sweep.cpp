@@ -1,6 +1,8 @@
 #include "tuner/sweep.hpp"
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <ctime>
 #include <memory>
@@ -14,6 +16,7 @@
 #include "lt/lt_gemm.hpp"
 #include "profiler/gpu_peaks.hpp"
 #include "problem/candidate_choice.hpp"
+#include "problem/fp32_equivalent.hpp"
 #include "problem/pass_gemm.hpp"
 #include "tuner/candidate_launcher.hpp"
 #include "tuner/measurement_loop.hpp"
@@ -62,9 +65,27 @@ std::vector<Candidate> enumerate_candidates(const PlannedProblem& pp, const LtSe
   return out;
 }
 
+// The fp32-equivalent policy's yardstick: cuBLASLt fp32's error (its heuristic's first algo) on the inputs every
+// candidate of this problem is verified on; -1 when cuBLASLt cannot run the problem or failed (nothing is admitted).
+double lt_fp32_error(const GemmProblem& p, const Verifier& verifier, std::size_t workspace, cublasLtHandle_t h,
+                     cudaStream_t s) {
+  try {
+    const GemmProblem gemm = pass_gemm(p);
+    if (!LtGemm::unsupported_reason(gemm).empty()) return -1;
+    const std::vector<Candidate> first = LtGemm(h, gemm, LtEpilogueMode::PreferFused).heuristic(1, workspace);
+    if (first.empty()) return -1;
+    const Verdict v = verifier.check(CandidateLauncher(p, first.front(), h, workspace), s);
+    return std::isfinite(v.error) ? v.error : -1;
+  } catch (const Error&) {
+    return -1;
+  }
+}
+
+// by_policy: c is a 3xtf32 variant for an fp32 problem, timed (and cacheable) only if the policy admits it on the error
+// just verified, against lt_error (cuBLASLt fp32's in the same verification).
 MeasurementRecord measure_one(const GemmProblem& p, const Candidate& c, const ProblemBuffers& buffers,
                               const Verifier& verifier, const TimingSettings& timing, std::size_t workspace,
-                              cublasLtHandle_t h, MeasureContext& ctx) {
+                              cublasLtHandle_t h, MeasureContext& ctx, bool by_policy, double lt_error) {
   MeasurementRecord r;
   r.problem = p;
   r.candidate = c;
@@ -83,6 +104,15 @@ MeasurementRecord measure_one(const GemmProblem& p, const Candidate& c, const Pr
       r.status = MeasureStatus::VerifyFailed;
       r.message = v.message;
       return r;
+    }
+    if (by_policy) {
+      const Fp32EquivalentVerdict admission = admit_fp32_equivalent(true, v.error, v.tolerance, lt_error);
+      if (!admission.admitted) {
+        r.status = MeasureStatus::Unsupported;  // skipped, not failed: it is right, only not fp32-accurate here
+        r.message = admission.reason;
+        return r;
+      }
+      r.fp32_equivalent = true;
     }
     r.stats = measure_candidate(launcher, buffers, timing, ctx);
     r.status = MeasureStatus::Ok;
@@ -200,9 +230,16 @@ SweepResult run_sweep(const SweepPlan& plan, const SweepProfile& profile, const 
     const GemmProblem gemm = pass_gemm(pp.problem);
     const ProblemBuffers buffers(gemm, device.l2_bytes, (std::uint64_t{entropy()} << 32) | entropy(), stream.get());
     const Verifier verifier(gemm, buffers, stream.get());
+    const double policy_lt_error =
+        pp.fp32_equivalent_variants.empty()
+            ? -1
+            : lt_fp32_error(pp.problem, verifier, profile.lt.workspace_bytes, lt.get(), stream.get());
     for (const Candidate& c : enumerate_candidates(pp, profile.lt, lt.get())) {
+      const bool by_policy = c.backend == Backend::Own && std::find(pp.fp32_equivalent_variants.begin(),
+                                                                    pp.fp32_equivalent_variants.end(),
+                                                                    c.own_variant) != pp.fp32_equivalent_variants.end();
       MeasurementRecord r = measure_one(pp.problem, c, buffers, verifier, profile.timing, profile.lt.workspace_bytes,
-                                        lt.get(), ctx);
+                                        lt.get(), ctx, by_policy, policy_lt_error);
       r.device_key = device_key;
       if (r.status == MeasureStatus::VerifyFailed) ++result.verify_failures;
       if (r.status == MeasureStatus::Error) ++result.errors;

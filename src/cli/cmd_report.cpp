@@ -1,5 +1,6 @@
 // gemmtune report: the db's results as DIR/report.json, drawn by scripts/report.py into DIR/index.html (a
 // self-contained page, plots inline) plus each plot as PNG and SVG beside it.
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -19,7 +20,26 @@ struct ReportArgs {
   std::string script;
   std::string python = "python3";
   bool json_only = false;
+  std::vector<std::string> accuracy;
 };
+
+// `gemmtune accuracy` writes results/<gpu>/accuracy.json beside the default db results/gemmtune.db: the files that
+// sit there for the db's GPUs are drawn unless --accuracy names others.
+std::vector<std::string> accuracy_files(const ReportArgs& a, const TuningDb& db) {
+  if (!a.accuracy.empty()) {
+    for (const std::string& f : a.accuracy)
+      if (!std::filesystem::is_regular_file(f)) throw InputError("accuracy file '" + f + "' not found");
+    return a.accuracy;
+  }
+  std::vector<std::string> found;
+  const std::filesystem::path dir = std::filesystem::path(a.db).parent_path();
+  for (const RunInfo& run : db.runs()) {
+    const std::string f = (dir / run.device.slug() / "accuracy.json").string();
+    if (std::filesystem::is_regular_file(f) && std::find(found.begin(), found.end(), f) == found.end())
+      found.push_back(f);
+  }
+  return found;
+}
 
 void report(const ReportArgs& a) {
   const TuningDb db(a.db, TuningDb::Access::ReadOnly);
@@ -39,7 +59,9 @@ void report(const ReportArgs& a) {
   const std::string script = a.script.empty() ? default_report_script() : a.script;
   if (!std::filesystem::is_regular_file(script))
     throw InputError("report script '" + script + "' not found (set --script or GEMMTUNE_REPORT_SCRIPT)");
-  const int status = run_process({a.python, script, json_path, a.out});
+  std::vector<std::string> command = {a.python, script, json_path, a.out};
+  for (const std::string& f : accuracy_files(a, db)) command.push_back(f);
+  const int status = run_process(command);
   if (status != 0) throw Error(static_cast<ExitCode>(status), "report script exited with status " + std::to_string(status));
 }
 
@@ -53,6 +75,8 @@ void register_report(CLI::App& app) {
   cmd->add_option("--script", a->script,
                   "The drawing script (default: $GEMMTUNE_REPORT_SCRIPT, else scripts/report.py of the source tree)");
   cmd->add_option("--python", a->python, "The Python that runs it; it needs matplotlib")->capture_default_str();
+  cmd->add_option("--accuracy", a->accuracy,
+                  "accuracy.json files of `gemmtune accuracy` to draw (default: <db dir>/<gpu>/accuracy.json if present)");
   cmd->add_flag("--json-only", a->json_only, "Write report.json and stop (no Python needed)");
   cmd->callback([a] { report(*a); });
 }

@@ -33,6 +33,7 @@ struct RunArgs {
   int iters = 20;
   int warmup = 5;
   bool backward = false;
+  bool fp32_equivalent = false;
 };
 
 // Enqueues `calls` calls of `call` between two events and returns the mean time per call in microseconds.
@@ -136,7 +137,9 @@ void run(const RunArgs& a) {
     if (p.epi.act != Activation::None && !p.epi.save_z)
       throw InputError("--backward with an activation needs --save-z: the backward reads the forward's Z");
   }
-  Runtime rt(a.db, a.device);
+  RuntimeOptions options;
+  options.fp32_equivalent = a.fp32_equivalent;
+  Runtime rt(a.db, a.device, options);
   if (!a.candidate.empty()) rt.pin(p, a.candidate);
   const CudaStream stream;
   std::printf("device    %s\n", rt.device_key().c_str());
@@ -160,6 +163,9 @@ void register_run(CLI::App& app) {
   cmd->add_option("--iters", a->iters, "Timed calls")->capture_default_str();
   cmd->add_option("--warmup", a->warmup, "Untimed calls before them")->capture_default_str();
   cmd->add_flag("--backward", a->backward, "Also run and time the backward step (needs --save-z with an activation)");
+  cmd->add_flag("--fp32-equivalent", a->fp32_equivalent,
+                "Let fp32 problems use the 3xtf32 cache entries `sweep --fp32-equivalent` admitted "
+                "(RuntimeOptions::fp32_equivalent)");
   cmd->callback([a] { run(*a); });
 }
 

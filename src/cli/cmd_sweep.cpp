@@ -31,6 +31,7 @@ struct SweepArgs {
   bool events = false;
   bool metrics = false;
   bool from_misses = false;
+  bool fp32_equivalent = false;
   std::string device_key;
   std::string shard;    // "I/N" or "auto"
   int shards = 0;       // --shards N: N for `--shard auto` in a Kubernetes Indexed Job, or for a dry run's estimates
@@ -110,6 +111,7 @@ void run(const SweepArgs& a) {
     }
   }
   if (a.top_k > 0) profile.lt.top_k = a.top_k;
+  if (a.fp32_equivalent) profile.fp32_equivalent = true;
   std::vector<MathMode> modes;
   for (const std::string& m : split_list(a.modes)) modes.push_back(parse_math_mode(m));
   const std::vector<std::string> backends = split_list(a.backends);
@@ -195,6 +197,9 @@ void register_sweep(CLI::App& app) {
   cmd->add_option("--devices", a->devices,
                   "Sweep on several GPUs of this machine, one worker process each, into one db: all or 0,2,3");
   cmd->add_flag("--events", a->events, "Time with CUDA events instead of CUPTI kernel records");
+  cmd->add_flag("--fp32-equivalent", a->fp32_equivalent,
+                "fp32 problems also try our 3xtf32 variants, each admitted only where its error is within the fp32 "
+                "bound and 2x cuBLASLt fp32's on that problem (as the profile's \"fp32_equivalent\": true)");
   cmd->add_flag("--metrics", a->metrics,
                 "Also read DRAM bytes and SM throughput of each problem's best candidate (CUPTI range profiler) and "
                 "place it on the roofline");

@@ -15,5 +15,6 @@ void register_report(CLI::App& app);
 void register_cache(CLI::App& app);
 void register_gate(CLI::App& app);
 void register_trace(CLI::App& app);
+void register_accuracy(CLI::App& app);
 
 }  // namespace gemmtune::cli

@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
   gemmtune::cli::register_cache(app);
   gemmtune::cli::register_gate(app);
   gemmtune::cli::register_trace(app);
+  gemmtune::cli::register_accuracy(app);
 
   try {
     app.parse(argc, argv);

@@ -22,6 +22,9 @@ struct CacheEntry {
   TimingStats stats;
   double verify_error = -1;
   double tolerance = 0;
+  // Admitted by the fp32-equivalent policy: a 3xtf32 candidate for an fp32 problem, which the runtime takes only when
+  // RuntimeOptions::fp32_equivalent allows it.
+  bool fp32_equivalent = false;
   // The run that measured the entry: run_id is an id in the db named by origin; an empty origin means this db.
   // Entries that came through import or merge keep the (origin, run_id) of the db that measured them.
   std::int64_t run_id = 0;

@@ -44,6 +44,7 @@ json entry_to_json(const CacheEntry& e, const std::string& source_db) {
               {"stats", e.stats},
               {"verify_error", e.verify_error},
               {"tolerance", e.tolerance},
+              {"fp32_equivalent", e.fp32_equivalent},
               {"run",
                {{"id", e.run_id},
                 {"origin", e.origin.empty() ? source_db : e.origin},
@@ -139,6 +140,8 @@ CacheEntry read_entry(const JsonFields& f, const nlohmann::json& entry) {
   if (e.verify_error < 0) f.fail("verify_error", "must be >= 0 (a cached entry is verified)");
   if (e.tolerance < 0) f.fail("tolerance", "must be >= 0");
   if (e.tolerance > 0 && e.verify_error > e.tolerance) f.fail("verify_error", "is above its tolerance");
+  // Absent in exports of builds before the fp32-equivalent policy, whose entries it never admitted.
+  e.fp32_equivalent = f.has("fp32_equivalent") && f.boolean("fp32_equivalent");
   const JsonFields run = f.object("run");
   e.run_id = run.integer("id");
   e.origin = run.string("origin");

@@ -171,7 +171,10 @@ const std::vector<SchemaMigration>& schema_migrations() {
       {1, kSchemaV1},
       {2, "ALTER TABLE ncu_metrics ADD COLUMN clock_mhz REAL NOT NULL DEFAULT -1;"},
       {3, "ALTER TABLE algo_cache ADD COLUMN margin_min REAL CHECK (margin_min IS NULL OR margin_min > 0);"
-          "ALTER TABLE algo_cache ADD COLUMN margin_evidence TEXT NOT NULL DEFAULT '';"}};
+          "ALTER TABLE algo_cache ADD COLUMN margin_evidence TEXT NOT NULL DEFAULT '';"},
+      // v4: whether the fp32-equivalent policy admitted the candidate (a 3xtf32 variant for an fp32 problem).
+      {4, "ALTER TABLE measurements ADD COLUMN fp32_equivalent INTEGER NOT NULL DEFAULT 0;"
+          "ALTER TABLE algo_cache ADD COLUMN fp32_equivalent INTEGER NOT NULL DEFAULT 0;"}};
   return steps;
 }
 

@@ -26,13 +26,14 @@ constexpr int kBusyTimeoutMs = 10000;
 const std::string& cache_columns() {
   static const std::string columns = std::string("device_key, problem_key, ") + kCandidateColumns +
                                      ", verify_error, tolerance, " + kStatsColumns +
-                                     ", run_id, origin, gemmtune_version, updated_at, margin_min, margin_evidence";
+                                     ", run_id, origin, gemmtune_version, updated_at, margin_min, margin_evidence, fp32_equivalent";
   return columns;
 }
 
 const std::string& measurement_columns() {
   static const std::string columns = std::string("run_id, device_key, problem_key, ") + kCandidateColumns +
-                                     ", status, message, verify_error, tolerance, " + kStatsColumns;
+                                     ", status, message, verify_error, tolerance, " + kStatsColumns +
+                                     ", fp32_equivalent";
   return columns;
 }
 
@@ -169,6 +170,7 @@ void bind_cache_entry(SqliteStatement& s, const CacheEntry& e) {
   else
     s.bind(":margin_min", nullptr);
   s.bind(":margin_evidence", e.evidence.encode());
+  s.bind(":fp32_equivalent", e.fp32_equivalent ? 1 : 0);
 }
 
 CacheEntry read_cache_entry(const SqliteStatement& s) {
@@ -188,6 +190,7 @@ CacheEntry read_cache_entry(const SqliteStatement& s) {
   } catch (const InputError& bad) {
     throw InputError("cache entry " + e.problem.key() + ": " + bad.what());
   }
+  e.fp32_equivalent = s.column_int("fp32_equivalent") != 0;
   return e;
 }
 
@@ -337,6 +340,7 @@ void TuningDb::store_problem(std::int64_t run_id, const GemmProblem& p, const st
     bind_candidate(insert, r.candidate);
     insert.bind(":status", std::string(to_string(r.status))).bind(":message", r.message);
     insert.bind(":verify_error", r.verify_error).bind(":tolerance", r.tolerance);
+    insert.bind(":fp32_equivalent", r.fp32_equivalent ? 1 : 0);
     bind_stats(insert, r.stats);
     insert.run();
   }
@@ -359,6 +363,7 @@ void TuningDb::store_problem(std::int64_t run_id, const GemmProblem& p, const st
       e.stats = best->stats;
       e.verify_error = best->verify_error;
       e.tolerance = best->tolerance;
+      e.fp32_equivalent = best->fp32_equivalent;
       e.run_id = run_id;
       e.gemmtune_version = owner.gemmtune_version;
       if (decision) e.evidence = decision->evidence;
@@ -536,6 +541,7 @@ std::vector<MeasurementRecord> TuningDb::read_measurements(SqliteStatement& sele
     r.message = select.column_text("message");
     r.verify_error = select.column_double("verify_error");
     r.tolerance = select.column_double("tolerance");
+    r.fp32_equivalent = select.column_int("fp32_equivalent") != 0;
     r.stats = read_stats(select);
     records.push_back(std::move(r));
   }

@@ -11,9 +11,11 @@
 // behind a blocking kernel so host launch latency stays out, inputs rotating over sets larger than 2× L2; CUDA
 // events around each batch; the median over 15 rounds. Both sides see the same inputs and the same clock.
 //
-//   runtime_bench --db FILE [--profile NAME|FILE] [--json OUT] [--prepare-only]
+//   runtime_bench --db FILE [--profile NAME|FILE] [--json OUT] [--prepare-only] [--forward-only] [--fp32-equivalent]
 // --prepare-only resolves every problem the benchmark uses and records the misses (the backward GEMMs a profile
 // does not list), so `gemmtune sweep --from-misses` can tune them before the measured run.
+// --forward-only skips the backward cases; --fp32-equivalent lets the runtime use the cache entries the
+// fp32-equivalent policy admitted (RuntimeOptions::fp32_equivalent).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -52,6 +54,8 @@ struct Args {
   std::string profile = "runtime_bench";
   std::string json_path;
   bool prepare_only = false;
+  bool forward_only = false;
+  bool fp32_equivalent = false;
 };
 
 double median(std::vector<double> v) {
@@ -345,12 +349,14 @@ json summary(const std::vector<json>& cases, double target_min, double target_ge
 void run(const Args& a) {
   const SweepProfile profile = load_sweep_profile(a.profile, default_profiles_dir());
   const DeviceInfo device = query_device(0);
-  Runtime rt(a.db);
+  RuntimeOptions options;
+  options.fp32_equivalent = a.fp32_equivalent;
+  Runtime rt(a.db, 0, options);
   std::vector<GemmProblem> forward, backward, prepared;
   for (const GemmProblem& p : profile.problems) {
     if (p.pass != Pass::Forward) continue;
     forward.push_back(p);
-    if (backward_size(p)) backward.push_back(with_z(p));
+    if (backward_size(p) && !a.forward_only) backward.push_back(with_z(p));
   }
   for (const GemmProblem& p : forward) rt.prepare(p);
   for (const GemmProblem& p : backward) {
@@ -367,7 +373,7 @@ void run(const Args& a) {
     return;
   }
 
-  RuntimeOptions serial_options;
+  RuntimeOptions serial_options = options;
   serial_options.concurrent_backward = false;
   Runtime serial(a.db, 0, serial_options);  // the same choices, the backward's two GEMMs one after the other
   const CudaStream stream;
@@ -399,6 +405,7 @@ void run(const Args& a) {
   out["device"] = device.identity;
   out["db"] = a.db;
   out["profile"] = profile.name;
+  out["fp32_equivalent"] = a.fp32_equivalent;
   out["method"] = "median of " + std::to_string(kRounds) + " rounds; per round one batch of " +
                   std::to_string(kBatchCalls) +
                   " back-to-back calls per side behind a blocking kernel, order alternating, inputs rotating over > 2x "
@@ -413,9 +420,10 @@ void run(const Args& a) {
   std::printf("forward vs cuBLASLt heuristic-first: geomean x%.3f (target 1.05), min x%.3f at %s (target 0.98): %s\n",
               fs["geomean_speedup"].get<double>(), fs["min_speedup"].get<double>(),
               fs["min_problem"].get<std::string>().c_str(), fs["met"].get<bool>() ? "met" : "MISSED");
-  std::printf("fused backward vs unfused chain (shapes <= %lld): geomean x%.3f (target 1.2): %s\n",
-              static_cast<long long>(kBackwardMaxDim), bs["geomean_speedup"].get<double>(),
-              bs["met"].get<bool>() ? "met" : "MISSED");
+  if (!bwd_cases.empty())
+    std::printf("fused backward vs unfused chain (shapes <= %lld): geomean x%.3f (target 1.2): %s\n",
+                static_cast<long long>(kBackwardMaxDim), bs["geomean_speedup"].get<double>(),
+                bs["met"].get<bool>() ? "met" : "MISSED");
   std::printf("host: raw cublasLtMatmul %.0f ns, runtime call %.0f ns, overhead %.0f ns (target 1000); lookup %.1f ns "
               "(target 200): %s\n",
               overhead["raw_cublaslt_ns_per_call"].get<double>(), overhead["runtime_ns_per_call"].get<double>(),
@@ -444,8 +452,13 @@ int main(int argc, char** argv) {
       a.json_path = argv[++i];
     else if (arg == "--prepare-only")
       a.prepare_only = true;
+    else if (arg == "--forward-only")
+      a.forward_only = true;
+    else if (arg == "--fp32-equivalent")
+      a.fp32_equivalent = true;
     else {
-      std::fprintf(stderr, "usage: runtime_bench --db FILE [--profile NAME|FILE] [--json OUT] [--prepare-only]\n");
+      std::fprintf(stderr, "usage: runtime_bench --db FILE [--profile NAME|FILE] [--json OUT] [--prepare-only] "
+                           "[--forward-only] [--fp32-equivalent]\n");
       return 2;
     }
   }

@@ -8,7 +8,7 @@ namespace {
 nlohmann::json timing_json(const CaseTiming& t) {
   nlohmann::json j = {{"key", t.key},       {"candidate", t.candidate.id()}, {"median_us", t.median_us},
                       {"p10_us", t.p10_us}, {"p90_us", t.p90_us},            {"samples", t.samples},
-                      {"sm_clock_mhz", t.sm_clock_mhz}};
+                      {"sm_clock_mhz", t.sm_clock_mhz}, {"fp32_equivalent", t.fp32_equivalent}};
   if (t.run_to_run_pct > 0) j["run_to_run_pct"] = t.run_to_run_pct;
   return j;
 }

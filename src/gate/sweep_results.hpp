@@ -25,6 +25,9 @@ struct CaseTiming {
   Candidate candidate{};      // parsed from the key; heuristic_rank from the record's candidate object
   // A combined baseline's run-to-run spread of this case in percent (gate/baseline_runs.hpp); 0 for a plain sweep.
   double run_to_run_pct = 0;
+  // A 3xtf32 candidate of an fp32 problem admitted by the fp32-equivalent policy. If the current run refuses what the
+  // baseline admitted, the case is not ok there and counts as missing: an accuracy change cannot pass unseen.
+  bool fp32_equivalent = false;
   bool ok() const { return status == "ok"; }
 };
 

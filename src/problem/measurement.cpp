@@ -73,6 +73,7 @@ void to_json(nlohmann::json& j, const MeasurementRecord& r) {
                      {"message", r.message},
                      {"verify_error", r.verify_error},
                      {"tolerance", r.tolerance},
+                     {"fp32_equivalent", r.fp32_equivalent},
                      {"tflops", r.tflops()}};
   nlohmann::json stats = r.stats;
   j.update(stats);  // statistics sit at the top level of a record: median_us, p10_us, ... (what the gate reads)
@@ -88,6 +89,7 @@ void from_json(const nlohmann::json& j, MeasurementRecord& r) {
   r.message = j.value("message", std::string());
   r.verify_error = j.value("verify_error", -1.0);
   r.tolerance = j.value("tolerance", 0.0);
+  r.fp32_equivalent = j.value("fp32_equivalent", false);  // absent in records of builds before the policy
   r.stats = j.get<TimingStats>();
 }
 

@@ -42,6 +42,8 @@ struct MeasurementRecord {
   std::string message;        // why it failed or was skipped
   double verify_error = -1;   // relative Frobenius error against the fp64 reference; -1 = not verified
   double tolerance = 0;       // the bound verify_error was held to
+  // A 3xtf32 candidate of an fp32 problem that the fp32-equivalent policy admitted (problem/fp32_equivalent.hpp).
+  bool fp32_equivalent = false;
   TimingStats stats;
 
   // The record's key in sweep outputs and for the gate: "<problem key>/<candidate id>".

@@ -131,7 +131,7 @@ SweepProfile parse_sweep_profile(const std::string& json_text, const std::string
     throw InputError("profile " + origin + ": not valid JSON: " + e.what());
   }
   r.only_known(doc, "", {"name", "description", "shapes", "grid", "layouts", "outputs", "epilogues", "modes", "passes",
-                         "backends", "lt", "timing"});
+                         "backends", "lt", "timing", "fp32_equivalent"});
 
   SweepProfile p;
   if (!doc.contains("name") || !doc["name"].is_string()) r.fail("name", "must be a string");
@@ -190,6 +190,10 @@ SweepProfile parse_sweep_profile(const std::string& json_text, const std::string
               if (seen.insert(q.key()).second) p.problems.push_back(q);
             }
 
+  if (doc.contains("fp32_equivalent")) {
+    if (!doc["fp32_equivalent"].is_boolean()) r.fail("fp32_equivalent", "must be true or false");
+    p.fp32_equivalent = doc["fp32_equivalent"].get<bool>();
+  }
   if (doc.contains("lt")) {
     const json& lt = doc["lt"];
     r.only_known(lt, "lt", {"top_k", "workspace_mib", "search", "per_algo_id", "unfused_baseline"});

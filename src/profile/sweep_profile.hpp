@@ -47,6 +47,9 @@ struct SweepProfile {
   std::vector<std::string> backends;  // "own", "lt"
   LtSearchSettings lt;
   TimingSettings timing;
+  // "fp32_equivalent": fp32 problems also try our 3xtf32 variants, admitted per problem by the accuracy rule of
+  // problem/fp32_equivalent.hpp. Off by default; `sweep --fp32-equivalent` turns it on.
+  bool fp32_equivalent = false;
 };
 
 // Loads a profile by name (profiles/<name>.json, searched in `profiles_dir`) or by path (anything with a '/' or

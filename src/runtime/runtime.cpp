@@ -83,6 +83,7 @@ class Runtime::Impl {
     rules_.min_transfer_margin = options.min_transfer_margin;
     rules_.min_agreeing_neighbours = options.min_agreeing_neighbours;
     rules_.confirm_on_first_use = options.confirm_standins;
+    rules_.fp32_equivalent = options.fp32_equivalent;
   }
 
   // The hot path: a hash lookup; resolution (allocation, SQLite-free algo build) only on a problem's first call.

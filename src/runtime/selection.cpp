@@ -49,6 +49,24 @@ std::string agreement_refusal(const std::vector<Neighbor>& in_range, int min_agr
   return "";
 }
 
+// Why an entry the fp32-equivalent policy admitted cannot stand in for p; "" when it can, or was not admitted.
+std::string policy_refusal(const CacheEntry& e, const GemmProblem& p, const SelectionRules& rules) {
+  if (!e.fp32_equivalent) return "";
+  if (!rules.fp32_equivalent)
+    return "it is a 3xtf32 candidate admitted by the fp32-equivalent policy, and RuntimeOptions::fp32_equivalent is off";
+  if (p.k > e.problem.k)
+    return "the fp32-equivalent policy measured its accuracy at k = " + std::to_string(e.problem.k) + " only";
+  return "";
+}
+
+std::string policy_note(const CacheEntry& e) {
+  if (!e.fp32_equivalent) return "";
+  char error[32];
+  std::snprintf(error, sizeof(error), "%.3g", e.verify_error);
+  return "; 3xtf32 for this fp32 problem, admitted by the fp32-equivalent policy (error " + std::string(error) +
+         " vs fp64) and allowed by RuntimeOptions::fp32_equivalent";
+}
+
 }  // namespace
 
 const char* to_string(ChoiceSource s) {
@@ -66,11 +84,12 @@ Choice select_candidate(const CacheIndex& index, const GemmProblem& p, const Sel
   std::vector<std::string> rejected;  // cached candidates that no longer apply, in the order they were tried
   Choice c;
   if (const CacheEntry* e = index.exact(p)) {
-    const std::string why = supports(p, e->candidate);
+    std::string why = policy_refusal(*e, p, rules);
+    if (why.empty()) why = supports(p, e->candidate);
     if (why.empty()) {
       c.candidate = e->candidate;
       c.source = ChoiceSource::Exact;
-      c.why = "exact cache hit (" + tuned_text(*e) + "; " + e->evidence.describe() + ")";
+      c.why = "exact cache hit (" + tuned_text(*e) + "; " + e->evidence.describe() + ")" + policy_note(*e);
       return c;
     }
     rejected.push_back("the exact entry " + e->candidate.id() + " no longer applies: " + why);
@@ -112,7 +131,8 @@ Choice select_candidate(const CacheIndex& index, const GemmProblem& p, const Sel
           continue;
         }
       }
-      const std::string why = supports(p, n.entry->candidate);
+      std::string why = policy_refusal(*n.entry, p, rules);
+      if (why.empty()) why = supports(p, n.entry->candidate);
       if (!why.empty()) {
         rejected.push_back("nearest " + shape_of(n.entry->problem) + "'s " + n.entry->candidate.id() +
                            " does not apply here: " + why);
@@ -122,7 +142,7 @@ Choice select_candidate(const CacheIndex& index, const GemmProblem& p, const Sel
       c.source = ChoiceSource::Nearest;
       c.why = "no exact entry; nearest tuned shape " + shape_of(n.entry->problem) + " at log-distance " +
               fixed(n.distance, 2) + " stands in (" + tuned_text(*n.entry) + "; " + n.entry->evidence.describe() +
-              ")";
+              ")" + policy_note(*n.entry);
       if (on_trial)
         c.why += "; to be confirmed against heuristic-first on this problem";
       else if (d.heuristic_first)

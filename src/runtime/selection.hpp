@@ -19,6 +19,8 @@
 // rule cleared noise) is put to the trial, without the x1.10 or the agreement. Where the default is our
 // own best guess (3xtf32, which cuBLASLt lacks), the nearest tuned shape that runs the problem stands in as before:
 // a measured variant of a near shape knows more than a guess.
+// An entry the fp32-equivalent policy admitted is taken only when the rules allow it, and as a nearest shape only for
+// a k no longer than the one its accuracy was measured at (the error of a k-long sum grows with k).
 // Pure logic: the GPU checks come in as functions, so the rules are tested without a GPU.
 #pragma once
 
@@ -61,6 +63,8 @@ struct SelectionRules {
   int min_agreeing_neighbours = 2;
   // The runtime times a stand-in against the default on the real problem before keeping it (see above).
   bool confirm_on_first_use = false;
+  // Whether entries the fp32-equivalent policy admitted (3xtf32 for fp32 problems) may be used.
+  bool fp32_equivalent = false;
   // Why the cache may be empty, for the explanation ("db 'x.db' not found"); "" when it was loaded.
   std::string cache_note;
 };

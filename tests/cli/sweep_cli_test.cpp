@@ -48,6 +48,35 @@ TEST(SweepCli, ModeFilterKeepsOnlyThatMode) {
   EXPECT_NE(r.output.find(":fp32\n"), std::string::npos) << r.output;
 }
 
+// The fp32-equivalent policy, from the flag or the profile: fp32 problems also list our 3xtf32 variants; tf32 ones never.
+TEST(SweepCli, Fp32EquivalentFlagOrProfileFieldAddsOur3xtf32VariantsToFp32ProblemsOnly) {
+  test::ScratchDir dir;
+  const std::string path = dir.path("eq.json");
+  const std::string problems = R"("name": "eq", "shapes": [[512, 512, 512]], "modes": ["fp32", "tf32"])";
+  test::write_bytes(path, "{" + problems + "}");
+  const auto off = run_gemmtune({"sweep", "--profile", path, "--dry-run"});
+  EXPECT_EQ(off.exit_code, 0) << off.output;
+  EXPECT_EQ(off.output.find("3xtf32_"), std::string::npos) << "off by default\n" << off.output;
+
+  const auto on = run_gemmtune({"sweep", "--profile", path, "--dry-run", "--fp32-equivalent"});
+  EXPECT_EQ(on.exit_code, 0) << on.output;
+  const std::size_t fp32 = on.output.find("fwd:512x512x512:nn:row:none:fp32");
+  const std::size_t tf32 = on.output.find("fwd:512x512x512:nn:row:none:tf32");
+  ASSERT_NE(fp32, std::string::npos) << on.output;
+  ASSERT_NE(tf32, std::string::npos) << on.output;
+  const std::string fp32_section = on.output.substr(fp32, tf32 > fp32 ? tf32 - fp32 : std::string::npos);
+  const std::string tf32_section = on.output.substr(tf32, fp32 > tf32 ? fp32 - tf32 : std::string::npos);
+  EXPECT_NE(fp32_section.find(" 3xtf32_"), std::string::npos) << on.output;
+  EXPECT_NE(fp32_section.find("fp32-equivalent policy"), std::string::npos) << on.output;
+  EXPECT_EQ(tf32_section.find("3xtf32_"), std::string::npos) << on.output;
+
+  const std::string with_field = dir.path("eq_on.json");
+  test::write_bytes(with_field, "{" + problems + R"(, "fp32_equivalent": true})");
+  const auto from_profile = run_gemmtune({"sweep", "--profile", with_field, "--dry-run"});
+  EXPECT_EQ(from_profile.exit_code, 0) << from_profile.output;
+  EXPECT_EQ(from_profile.output, on.output) << "the profile field plans what the flag plans";
+}
+
 TEST(SweepCli, BadProfileExitsTwoNamingTheField) {
   test::ScratchDir dir;
   const std::string path = dir.path("bad.json");

@@ -39,6 +39,30 @@ TEST(CacheJson, ExportImportRoundTripIsLosslessForEveryField) {
   }
 }
 
+TEST(CacheJson, ExportImportCarriesTheFp32EquivalentAdmissionAndOlderExportsReadAsNotAdmitted) {
+  test::ScratchDir scratch;
+  TuningDb source(scratch.path("source.db"));
+  const GemmProblem p = test::test_problem(1024, 1024, 1024, MathMode::Fp32);
+  MeasurementRecord admitted = test::own_record(p, "3xtf32_128x128x32_w64x64_s3", 120.0);
+  admitted.fp32_equivalent = true;
+  source.store_problem(source.begin_run(test::test_run(test::test_device())), p, {admitted});
+  const std::vector<CacheEntry> exported = source.cache_entries();
+  ASSERT_EQ(exported.size(), 1u);
+  ASSERT_TRUE(exported[0].fp32_equivalent);
+
+  json doc = cache_to_json(exported, source.path());
+  EXPECT_EQ(doc.at("entries").at(0).at("fp32_equivalent"), true);
+  const std::vector<CacheEntry> parsed = cache_from_json(doc, "export.json");
+  ASSERT_EQ(parsed.size(), 1u);
+  EXPECT_TRUE(parsed[0].fp32_equivalent);
+  TuningDb target(scratch.path("target.db"));
+  target.merge_cache_entries(parsed);
+  EXPECT_TRUE(target.cache_entries().at(0).fp32_equivalent);
+
+  doc["entries"][0].erase("fp32_equivalent");  // an export of a build before the policy
+  EXPECT_FALSE(cache_from_json(doc, "old.json").at(0).fp32_equivalent);
+}
+
 TEST(CacheJson, DocumentCarriesSchemaVersionAndEveryAlgoField) {
   test::ScratchDir scratch;
   TuningDb db(scratch.path("source.db"));

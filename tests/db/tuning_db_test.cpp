@@ -214,6 +214,47 @@ TEST_F(TuningDbTest, AVersionTwoDbMigratesAndItsEntriesReadAsNoMarginKnown) {
   EXPECT_EQ(entries[0].evidence.describe(), "no margin over heuristic-first known");
 }
 
+// A 3xtf32 variant the fp32-equivalent policy admitted for an fp32 problem: measurements and cache say so.
+TEST_F(TuningDbTest, ThePolicysAdmissionIsStoredWithTheMeasurementAndCarriedIntoTheCache) {
+  TuningDb db(path());
+  const std::int64_t run = db.begin_run(test_run(device));
+  const GemmProblem p = test_problem(2048, 2048, 2048, MathMode::Fp32);
+  MeasurementRecord admitted = own_record(p, "3xtf32_128x128x32_w64x64_s3", 700.0);
+  admitted.fp32_equivalent = true;
+  std::vector<MeasurementRecord> records = {lt_record(p, 5, 1000.0), admitted};
+  db.store_problem(run, p, records);
+
+  const std::vector<MeasurementRecord> stored = db.measurements(run);
+  ASSERT_EQ(stored.size(), 2u);
+  EXPECT_FALSE(stored[0].fp32_equivalent);
+  EXPECT_TRUE(stored[1].fp32_equivalent);
+  const std::optional<CacheEntry> best = db.cached(device.key(), p.key());
+  ASSERT_TRUE(best);
+  EXPECT_EQ(best->candidate.own_variant, "3xtf32_128x128x32_w64x64_s3");
+  EXPECT_EQ(best->problem.mode, MathMode::Fp32) << "the problem key stays fp32";
+  EXPECT_TRUE(best->fp32_equivalent);
+
+  // A later run without the policy: its fp32 winner replaces the entry, and the flag goes with it.
+  const std::int64_t later = db.begin_run(test_run(device));
+  db.store_problem(later, p, {lt_record(p, 5, 1000.0)});
+  EXPECT_FALSE(db.cached(device.key(), p.key())->fp32_equivalent);
+}
+
+TEST_F(TuningDbTest, ADbOfSchemaVersionTwoIsMigratedToCarryThePolicyFlag) {
+  {
+    SqliteDb old(path(), SqliteDb::Access::ReadWriteCreate);
+    const std::vector<SchemaMigration>& all = schema_migrations();
+    migrate_schema(old, {all[0], all[1]});
+    ASSERT_EQ(inspect_schema(old, schema_migrations()).version, 2);
+  }
+  TuningDb db(path());
+  const GemmProblem p = test_problem(512, 512, 512, MathMode::Fp32);
+  MeasurementRecord admitted = own_record(p, "3xtf32_64x64x32_w32x32_s3", 30.0);
+  admitted.fp32_equivalent = true;
+  db.store_problem(db.begin_run(test_run(device)), p, {admitted});
+  EXPECT_TRUE(db.cached(device.key(), p.key())->fp32_equivalent);
+}
+
 TEST_F(TuningDbTest, StoreProblemFailingMidwayStoresNothingOfThatProblem) {
   TuningDb db(path());
   const std::int64_t run = db.begin_run(test_run(device));

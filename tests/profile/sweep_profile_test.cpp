@@ -66,11 +66,20 @@ TEST(SweepProfile, ErrorsNameTheFileAndTheField) {
 }
 
 TEST(SweepProfile, CheckedInProfilesAllParse) {
-  for (const char* name : {"quick", "ci", "default", "full", "kernels"}) {
+  for (const char* name :
+       {"quick", "ci", "default", "full", "kernels", "dev_3xtf32", "runtime_bench_fp32_equivalent"}) {
     const SweepProfile p = load_sweep_profile(name, std::string(GEMMTUNE_SOURCE_DIR) + "/profiles");
     EXPECT_EQ(p.name, name);
     EXPECT_FALSE(p.problems.empty()) << name;
   }
+}
+
+TEST(SweepProfile, Fp32EquivalentIsOffUnlessTheProfileTurnsItOnWithABoolean) {
+  EXPECT_FALSE(parse_sweep_profile(R"({"name": "x", "shapes": [[1, 2, 3]]})", "x.json").fp32_equivalent);
+  EXPECT_TRUE(parse_sweep_profile(R"({"name": "x", "shapes": [[1, 2, 3]], "fp32_equivalent": true})", "x.json")
+                  .fp32_equivalent);
+  EXPECT_NE(error_of(R"({"name": "x", "shapes": [[1, 2, 3]], "fp32_equivalent": "yes"})").find("fp32_equivalent"),
+            std::string::npos);
 }
 
 TEST(SweepProfile, MissingFileIsAnInputError) {

@@ -297,5 +297,49 @@ TEST(FallbackEvidence, WithAFirstUseTrialAnyOwnVariantThatBeatHeuristicFirstIsPu
       << d.why;
 }
 
+// An fp32 cache whose 2048³ entry is a 3xtf32 variant the fp32-equivalent policy admitted, next to a plain fp32 one.
+CacheIndex policy_cache() {
+  CacheEntry admitted = test_entry(kHere, test_problem(2048, 2048, 2048, MathMode::Fp32), 0, 700);
+  admitted.candidate = Candidate{};
+  admitted.candidate.backend = Backend::Own;
+  admitted.candidate.own_variant = "3xtf32_128x128x32_w64x64_s3";
+  admitted.verify_error = 4.5e-7;
+  admitted.fp32_equivalent = true;
+  return CacheIndex({admitted, test_entry(kHere, test_problem(2048, 2048, 1024, MathMode::Fp32), 7, 600)}, kHere);
+}
+
+TEST(Selection, AnAdmittedFp32EquivalentEntryIsPassedOverWhileTheRuntimeOptionIsOff) {
+  FakeChecks checks;
+  const GemmProblem asked = test_problem(2048, 2048, 2048, MathMode::Fp32);
+  const Choice c = select_candidate(policy_cache(), asked, rules(), checks.supports(), heuristic_default());
+  EXPECT_EQ(c.source, ChoiceSource::Nearest);
+  EXPECT_EQ(c.candidate.lt.algo_id, 7) << "the plain fp32 entry nearby, never the 3xtf32 one";
+  EXPECT_NE(c.why.find("RuntimeOptions::fp32_equivalent is off"), std::string::npos) << c.why;
+}
+
+TEST(Selection, AnAdmittedFp32EquivalentEntryIsUsedWhenTheRuntimeAllowsItAndExplainSaysSo) {
+  FakeChecks checks;
+  SelectionRules r = rules();
+  r.fp32_equivalent = true;
+  const GemmProblem asked = test_problem(2048, 2048, 2048, MathMode::Fp32);
+  const Choice c = select_candidate(policy_cache(), asked, r, checks.supports(), heuristic_default());
+  EXPECT_EQ(c.source, ChoiceSource::Exact);
+  EXPECT_EQ(c.candidate.id(), "own/3xtf32_128x128x32_w64x64_s3");
+  EXPECT_NE(c.why.find("admitted by the fp32-equivalent policy (error 4.5e-07"), std::string::npos) << c.why;
+}
+
+TEST(Selection, AnAdmittedEntryStandsInOnlyForShapesWithNoLongerK) {
+  FakeChecks checks;
+  SelectionRules r = rules();
+  r.fp32_equivalent = true;
+  const Choice shorter = select_candidate(policy_cache(), test_problem(2000, 2048, 2048, MathMode::Fp32), r,
+                                          checks.supports(), heuristic_default());
+  EXPECT_EQ(shorter.candidate.id(), "own/3xtf32_128x128x32_w64x64_s3") << shorter.why;
+  const Choice longer = select_candidate(policy_cache(), test_problem(2048, 2048, 2500, MathMode::Fp32), r,
+                                         checks.supports(), heuristic_default());
+  EXPECT_EQ(longer.candidate.lt.algo_id, 7) << longer.why;
+  EXPECT_NE(longer.why.find("measured its accuracy at k = 2048 only"), std::string::npos) << longer.why;
+}
+
 }  // namespace
 }  // namespace gemmtune::runtime

@@ -151,6 +151,7 @@ void expect_same_record(const MeasurementRecord& a, const MeasurementRecord& b) 
   EXPECT_EQ(a.message, b.message);
   EXPECT_EQ(a.verify_error, b.verify_error);
   EXPECT_EQ(a.tolerance, b.tolerance);
+  EXPECT_EQ(a.fp32_equivalent, b.fp32_equivalent);
   expect_same_stats(a.stats, b.stats);
 }
 
@@ -161,6 +162,7 @@ void expect_same_entry(const CacheEntry& a, const CacheEntry& b) {
   expect_same_stats(a.stats, b.stats);
   EXPECT_EQ(a.verify_error, b.verify_error);
   EXPECT_EQ(a.tolerance, b.tolerance);
+  EXPECT_EQ(a.fp32_equivalent, b.fp32_equivalent);
   EXPECT_EQ(a.run_id, b.run_id);
   EXPECT_EQ(a.gemmtune_version, b.gemmtune_version);
   EXPECT_EQ(a.updated_at, b.updated_at);

@@ -69,6 +69,10 @@ struct RuntimeOptions {
   // forked from and joined back into the caller's stream (captured into a graph as two edges), with a second
   // workspace. Larger GEMMs each fill the GPU and run one after the other.
   bool concurrent_backward = true;
+  // Use cache entries that `sweep --fp32-equivalent` admitted: our 3xtf32 kernels for fp32 problems, each measured on
+  // its problem to be within the fp32 bound and 2x cuBLASLt fp32's error. Off: such entries are passed over (the
+  // nearest other entry or the default runs, as if they were absent) and explain() says why.
+  bool fp32_equivalent = false;
   // Where the one-line warnings go (cache entries of other devices, misses that could not be written);
   // null: std::cerr.
   std::ostream* warnings = nullptr;

@@ -1,0 +1,93 @@
+// The accuracy benchmark: its JSON and table (no GPU), and on a GPU the property it exists to show, that every
+// 3xtf32 variant is as accurate as cuBLASLt fp32 (within 2×) however long k is.
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "common/error.hpp"
+#include "support/gpu_test.hpp"
+#include "tuner/accuracy_benchmark.hpp"
+
+namespace gemmtune {
+namespace {
+
+AccuracyResult two_point_result() {
+  AccuracyResult r;
+  r.device.gpu_name = "Test GPU";
+  r.m = r.n = 512;
+  r.seed = 42;
+  r.records = {{MathMode::Fp32, "lt/a0-t0-s0-k1-r0-w0-c0-cl0-i0", 4096, InputDistribution::Uniform, 4e-7, 4e-7},
+               {MathMode::Tf32x3, "own/3xtf32_a", 4096, InputDistribution::Uniform, 6e-7, 4e-7},
+               {MathMode::Tf32x3, "own/3xtf32_b", 4096, InputDistribution::WideExponent, 2e-6, 5e-7},
+               {MathMode::Tf32, "own/tf32_a", 4096, InputDistribution::Uniform,
+                std::numeric_limits<double>::infinity(), 4e-7}};
+  r.skipped = {{MathMode::Tf32, "own/wgmma_tf32_x", 256, "needs sm_90a"}};
+  return r;
+}
+
+TEST(AccuracyBenchmark, WorstRatioIsTheRecordFarthestAboveCublasLtFp32InThatMode) {
+  const AccuracyResult r = two_point_result();
+  const AccuracyRecord* worst = worst_ratio_record(r, MathMode::Tf32x3);
+  ASSERT_NE(worst, nullptr);
+  EXPECT_EQ(worst->candidate, "own/3xtf32_b");
+  EXPECT_DOUBLE_EQ(worst->ratio_to_lt_fp32(), 4.0);
+  EXPECT_EQ(worst_ratio_record(r, MathMode::Fp32), nullptr) << "cuBLASLt's own rows are the yardstick, not ours";
+}
+
+TEST(AccuracyBenchmark, JsonKeepsEveryRecordFieldAndWritesANonFiniteErrorAsNull) {
+  const AccuracyResult r = two_point_result();
+  const nlohmann::json j = r;
+  const nlohmann::json& tf32 = j.at("records").at(3);
+  EXPECT_TRUE(tf32.at("rel_err").is_null());
+  for (const char* field : {"mode", "candidate", "k", "dist", "rel_err", "lt_fp32_rel_err"})
+    EXPECT_TRUE(j.at("records").at(1).contains(field)) << field;
+  EXPECT_EQ(j.at("records").at(2).at("dist"), "wide");
+  EXPECT_EQ(j.at("records").at(1).at("mode"), "3xtf32");
+
+  const auto back = j.get<AccuracyResult>();
+  ASSERT_EQ(back.records.size(), r.records.size());
+  EXPECT_TRUE(std::isinf(back.records[3].rel_err));
+  EXPECT_EQ(back.records[2].dist, InputDistribution::WideExponent);
+  EXPECT_DOUBLE_EQ(back.records[1].lt_fp32_rel_err, 4e-7);
+  ASSERT_EQ(back.skipped.size(), 1u);
+  EXPECT_EQ(back.skipped[0].reason, "needs sm_90a");
+}
+
+TEST(AccuracyBenchmark, TableHasOneRowPerDistKAndModeAndNamesWhatWasSkipped) {
+  std::ostringstream out;
+  print_accuracy_table(two_point_result(), out);
+  const std::string table = out.str();
+  EXPECT_NE(table.find("uniform    4096 3xtf32"), std::string::npos) << table;
+  EXPECT_NE(table.find("wide       4096 3xtf32"), std::string::npos) << table;
+  EXPECT_NE(table.find("4.00"), std::string::npos) << table;  // the wide point's ratio
+  EXPECT_NE(table.find("skipped tf32 own/wgmma_tf32_x at k=256: needs sm_90a"), std::string::npos) << table;
+}
+
+TEST(AccuracyBenchmark, UnknownDistributionIsABadInput) {
+  EXPECT_THROW(parse_input_distribution("gauss"), InputError);
+}
+
+TEST(AccuracyBenchmark, EveryThreeTf32VariantIsWithinTwiceCublasLtFp32sErrorUpToK16384) {
+  GT_REQUIRE_GPU();
+  AccuracySettings s;
+  s.m = 256;
+  s.n = 256;
+  s.ks = {1024, 16384};
+  s.modes = {MathMode::Tf32x3};
+  const AccuracyResult r = run_accuracy_benchmark(s, 0, true);
+  int checked = 0;
+  for (const AccuracyRecord& rec : r.records) {
+    if (rec.mode != MathMode::Tf32x3) continue;
+    ++checked;
+    EXPECT_LE(rec.rel_err, 1e-6 * std::sqrt(static_cast<double>(rec.k))) << rec.candidate;
+    EXPECT_LE(rec.ratio_to_lt_fp32(), 2.0) << rec.candidate << " k=" << rec.k << " " << to_string(rec.dist)
+                                           << ": " << rec.rel_err << " vs cuBLASLt fp32 " << rec.lt_fp32_rel_err;
+  }
+  EXPECT_GT(checked, 0);
+}
+
+}  // namespace
+}  // namespace gemmtune

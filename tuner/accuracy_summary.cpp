@@ -1,0 +1,123 @@
+// The accuracy benchmark's outputs: accuracy.json and the table. Pure functions of an AccuracyResult.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <map>
+#include <ostream>
+#include <string>
+#include <tuple>
+
+#include <nlohmann/json.hpp>
+
+#include "common/error.hpp"
+#include "tuner/accuracy_benchmark.hpp"
+
+namespace gemmtune {
+namespace {
+
+// JSON has no infinity: a NaN/Inf result is written as null and read back as +inf.
+nlohmann::json error_value(double e) { return std::isfinite(e) ? nlohmann::json(e) : nlohmann::json(nullptr); }
+double read_error(const nlohmann::json& j) {
+  return j.is_null() ? std::numeric_limits<double>::infinity() : j.get<double>();
+}
+
+bool is_lt(const AccuracyRecord& r) { return r.candidate.rfind("lt/", 0) == 0; }
+
+std::string formatted(const char* format, double v) {
+  if (!std::isfinite(v)) return "inf";
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), format, v);
+  return buf;
+}
+std::string sci(double v) { return formatted("%.2e", v); }
+
+}  // namespace
+
+const char* to_string(InputDistribution d) { return d == InputDistribution::Uniform ? "uniform" : "wide"; }
+
+InputDistribution parse_input_distribution(const std::string& s) {
+  if (s == "uniform") return InputDistribution::Uniform;
+  if (s == "wide") return InputDistribution::WideExponent;
+  throw InputError("unknown input distribution '" + s + "' (uniform | wide)");
+}
+
+double AccuracyRecord::ratio_to_lt_fp32() const {
+  if (lt_fp32_rel_err > 0) return rel_err / lt_fp32_rel_err;
+  return rel_err == 0 && lt_fp32_rel_err == 0 ? 1.0 : std::numeric_limits<double>::infinity();
+}
+
+const AccuracyRecord* worst_ratio_record(const AccuracyResult& r, MathMode mode) {
+  const AccuracyRecord* worst = nullptr;
+  for (const AccuracyRecord& rec : r.records)
+    if (rec.mode == mode && !is_lt(rec) && (!worst || rec.ratio_to_lt_fp32() > worst->ratio_to_lt_fp32()))
+      worst = &rec;
+  return worst;
+}
+
+void to_json(nlohmann::json& j, const AccuracyResult& r) {
+  nlohmann::json records = nlohmann::json::array(), skipped = nlohmann::json::array();
+  for (const AccuracyRecord& rec : r.records)
+    records.push_back({{"mode", to_string(rec.mode)},
+                       {"candidate", rec.candidate},
+                       {"k", rec.k},
+                       {"dist", to_string(rec.dist)},
+                       {"rel_err", error_value(rec.rel_err)},
+                       {"lt_fp32_rel_err", error_value(rec.lt_fp32_rel_err)}});
+  for (const AccuracySkip& s : r.skipped)
+    skipped.push_back({{"mode", to_string(s.mode)}, {"candidate", s.candidate}, {"k", s.k}, {"reason", s.reason}});
+  j = {{"device", r.device}, {"m", r.m}, {"n", r.n}, {"seed", r.seed}, {"records", records}, {"skipped", skipped}};
+}
+
+void from_json(const nlohmann::json& j, AccuracyResult& r) {
+  r.device = j.at("device").get<DeviceIdentity>();
+  r.m = j.at("m").get<std::int64_t>();
+  r.n = j.at("n").get<std::int64_t>();
+  r.seed = j.at("seed").get<std::uint64_t>();
+  r.records.clear();
+  for (const nlohmann::json& rec : j.at("records"))
+    r.records.push_back({parse_math_mode(rec.at("mode").get<std::string>()), rec.at("candidate").get<std::string>(),
+                         rec.at("k").get<std::int64_t>(), parse_input_distribution(rec.at("dist").get<std::string>()),
+                         read_error(rec.at("rel_err")), read_error(rec.at("lt_fp32_rel_err"))});
+  r.skipped.clear();
+  for (const nlohmann::json& s : j.at("skipped"))
+    r.skipped.push_back({parse_math_mode(s.at("mode").get<std::string>()), s.at("candidate").get<std::string>(),
+                         s.at("k").get<std::int64_t>(), s.at("reason").get<std::string>()});
+}
+
+void print_accuracy_table(const AccuracyResult& r, std::ostream& out) {
+  struct Cell {
+    double lt = -1, best = std::numeric_limits<double>::infinity(), worst = -1, worst_ratio = 0;
+    int variants = 0;
+  };
+  // (dist, k, mode) in the order the grid ran.
+  std::map<std::tuple<int, std::int64_t, int>, Cell> cells;
+  for (const AccuracyRecord& rec : r.records) {
+    Cell& c = cells[{static_cast<int>(rec.dist), rec.k, static_cast<int>(rec.mode)}];
+    if (is_lt(rec)) {
+      c.lt = rec.rel_err;
+      continue;
+    }
+    ++c.variants;
+    c.best = std::min(c.best, rec.rel_err);
+    if (rec.rel_err > c.worst || std::isinf(rec.rel_err)) c.worst = rec.rel_err;
+    c.worst_ratio = std::max(c.worst_ratio, rec.ratio_to_lt_fp32());
+  }
+  char line[256];
+  std::snprintf(line, sizeof(line), "%-8s %6s %-7s %12s %4s %12s %12s %14s\n", "dist", "k", "mode", "cuBLASLt",
+                "own", "own best", "own worst", "worst/Lt fp32");
+  out << "relative Frobenius error vs fp64, m = " << r.m << ", n = " << r.n << "\n" << line;
+  for (const auto& [key, c] : cells) {
+    const auto& [dist, k, mode] = key;
+    std::snprintf(line, sizeof(line), "%-8s %6lld %-7s %12s %4d %12s %12s %14s\n",
+                  to_string(static_cast<InputDistribution>(dist)), static_cast<long long>(k),
+                  to_string(static_cast<MathMode>(mode)), c.lt < 0 ? "-" : sci(c.lt).c_str(), c.variants,
+                  c.variants ? sci(c.best).c_str() : "-", c.variants ? sci(c.worst).c_str() : "-",
+                  c.variants ? formatted("%.2f", c.worst_ratio).c_str() : "-");
+    out << line;
+  }
+  for (const AccuracySkip& s : r.skipped)
+    out << "skipped " << to_string(s.mode) << " " << s.candidate << " at k=" << s.k << ": " << s.reason << "\n";
+}
+
+}  // namespace gemmtune
