@@ -77,8 +77,8 @@ fi
 # --- 3. Cross-checks -----------------------------------------------------------------------------------------
 if want cross; then
 cat >"$out/tiny.json" <<'EOF'
-{"name": "trace_tiny", "description": "One tf32 cube, our kernels only: a candidate and its sweep median.",
- "shapes": [[1024, 1024, 1024]], "layouts": ["nn"], "epilogues": ["none"], "modes": ["tf32"], "backends": ["own"],
+{"name": "trace_tiny", "description": "One tf32 cube, our kernels only: a candidate and its sweep median. 4096^3: its 200 MB of operands do not fit the L2, so the sweep's rotated inputs and gemmtune run's one input set run at the same speed.",
+ "shapes": [[4096, 4096, 4096]], "layouts": ["nn"], "epilogues": ["none"], "modes": ["tf32"], "backends": ["own"],
  "lt": {"top_k": 1, "workspace_mib": 64},
  "timing": {"warmup_calls": 5, "batch_calls": 20, "min_samples": 40, "max_noise_pct": 0.5, "min_time_ms": 5,
             "max_time_ms": 150}}
@@ -92,7 +92,7 @@ p=json.load(open(sys.argv[1]))['problems'][0]
 print(p['best_candidate'], p['best_us'])" "$out/tiny_sweep.json" 2>/dev/null)
 iters=200
 if [[ -n ${cand:-} ]]; then
-  "$G" trace --out "$out/run_cross.json" --no-tables -- "$G" run --m 1024 --n 1024 --k 1024 --mode tf32 \
+  "$G" trace --out "$out/run_cross.json" --no-tables -- "$G" run --m 4096 --n 4096 --k 4096 --mode tf32 \
     --candidate "$cand" --iters $iters --db "$out/tiny.db" >"$out/run_cross.log" 2>&1
   note "traced gemmtune run rc=$?"
   note "$(python3 - "$out/run_cross.json" "$median" $iters <<'EOF'
@@ -123,7 +123,7 @@ else
 fi
 
 # Overhead: fp32 4096^3 on a SIMT kernel, several ms a call; three runs each, alternating, median wall time.
-long_run=("$G" run --m 4096 --n 4096 --k 4096 --mode fp32 --candidate own/fp32_simt_64x64x8 --iters 150 --warmup 3
+long_run=("$G" run --m 4096 --n 4096 --k 4096 --mode fp32 --iters 150 --warmup 3
   --db "$out/none.db")
 plain=()
 traced=()
