@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/data_dir.hpp"
 #include "common/error.hpp"
 #include "problem/pass_gemm.hpp"
 
@@ -241,7 +242,7 @@ SweepProfile load_sweep_profile(const std::string& name_or_path, const std::stri
 
 std::string default_profiles_dir() {
   if (const char* env = std::getenv("GEMMTUNE_PROFILES")) return env;
-  return std::string(GEMMTUNE_SOURCE_DIR) + "/profiles";
+  return data_dir() + "/profiles";
 }
 
 }  // namespace gemmtune
