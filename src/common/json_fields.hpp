@@ -26,6 +26,8 @@ class JsonFields {
   JsonFields object(const std::string& name) const;
   std::vector<JsonFields> objects(const std::string& name) const;  // an array whose elements are all objects
 
+  const std::string& source() const { return source_; }
+  const std::string& path() const { return path_; }
   // "entries[3].stats.median_us"
   std::string path_of(const std::string& name) const;
   [[noreturn]] void fail(const std::string& name, const std::string& why) const;

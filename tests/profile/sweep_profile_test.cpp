@@ -47,6 +47,18 @@ TEST(SweepProfile, ErrorsNameTheFileAndTheField) {
   EXPECT_NE(error_of("{not json").find("test.json"), std::string::npos);
 }
 
+// A grid of 100 values per dimension is a million shapes: refused before any of them is planned, so a mistyped
+// profile costs an error message, not minutes and gigabytes.
+TEST(SweepProfile, PlansBeyondAHundredThousandProblemsAreRefusedUpFront) {
+  std::string values;
+  for (int i = 1; i <= 100; ++i) values += (i > 1 ? "," : "") + std::to_string(i);
+  const std::string grid = R"({"name": "x", "grid": {"m": [)" + values + R"(], "n": [)" + values + R"(], "k": [)" + values + "]}}";
+  EXPECT_NE(error_of(grid).find("'grid': has 1000000 shapes"), std::string::npos) << error_of(grid);
+  const std::string product = R"({"name": "x", "grid": {"m": [)" + values + R"(], "n": [)" + values +
+                              R"(], "k": [1, 2, 3]}, "layouts": ["nn", "nt", "tn", "tt"], "outputs": ["row", "col"]})";
+  EXPECT_NE(error_of(product).find("expands to 240000 problems"), std::string::npos) << error_of(product);
+}
+
 TEST(SweepProfile, CheckedInProfilesAllParse) {
   for (const char* name : {"quick", "ci", "default", "full", "kernels"}) {
     const SweepProfile p = load_sweep_profile(name, std::string(GEMMTUNE_SOURCE_DIR) + "/profiles");
