@@ -18,6 +18,7 @@
 #include "nvtx/case_range.hpp"
 #include "nvtx/nvtx_range.hpp"
 #include "problem/pass_gemm.hpp"
+#include "tuner/device_footprint.hpp"
 #include "tuner/problem_buffers.hpp"
 #include "tuner/random_fill.hpp"
 #include "tuner/verifier.hpp"
@@ -136,6 +137,10 @@ void run(const RunArgs& a) {
       throw InputError("--backward with an activation needs --save-z: the backward reads the forward's Z");
   }
   Runtime rt(a.db, a.device);
+  // One input set (ProblemBuffers with no L2 to exceed); --backward adds the gradients to the forward's buffers.
+  const std::uint64_t needed = a.backward ? verify_and_time_bytes(p, 1, 0) + backward_gradient_bytes(p)
+                                          : verify_and_time_bytes(pass_gemm(p), 1, 0);
+  require_device_memory(needed, "problem " + p.key());
   if (!a.candidate.empty()) rt.pin(p, a.candidate);
   const CudaStream stream;
   std::printf("device    %s\n", rt.device_key().c_str());
