@@ -29,7 +29,7 @@ for t in "${targets[@]}"; do
   # The regression inputs first, each once: a crash that came back fails here whatever the time budget.
   status=ok
   if [[ -d $regressions ]] && compgen -G "$regressions/*" >/dev/null; then
-    "$build/$t" -runs=0 "$regressions"/* >"$build/logs/$t.regressions.log" 2>&1 || status="REGRESSION (see $build/logs/$t.regressions.log)"
+    "$build/$t" "$regressions"/* >"$build/logs/$t.regressions.log" 2>&1 || status="REGRESSION (see $build/logs/$t.regressions.log)"
   fi
   # -timeout: one input running for seconds is a hang; -rss_limit_mb: a blow-up in memory is a finding too.
   if ! "$build/$t" "$corpus" "$build/seeds/$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
