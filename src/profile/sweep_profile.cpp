@@ -249,7 +249,10 @@ SweepProfile load_sweep_profile(const std::string& name_or_path, const std::stri
                        (name_or_path.size() > 5 && name_or_path.compare(name_or_path.size() - 5, 5, ".json") == 0);
   const std::string path = is_path ? name_or_path : profiles_dir + "/" + name_or_path + ".json";
   std::ifstream in(path);
-  if (!in) throw InputError("cannot read profile '" + name_or_path + "' (" + path + ")");
+  if (!in)
+    throw InputError("cannot read profile '" + name_or_path + "' (" + path + ")" +
+                     (is_path ? "" : "; named profiles are read from share/gemmtune/profiles beside the binary, "
+                                     "or from $GEMMTUNE_DATA_DIR/profiles"));
   std::stringstream text;
   text << in.rdbuf();
   return parse_sweep_profile(text.str(), path);

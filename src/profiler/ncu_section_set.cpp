@@ -70,7 +70,10 @@ NcuSectionSet load_ncu_section_set(const std::string& name_or_path, const std::s
   if (!in) {
     std::string known;
     for (const std::string& n : list_ncu_section_sets(dir)) known += (known.empty() ? "" : ", ") + n;
-    throw InputError("cannot read ncu section set '" + path + "'" + (is_path ? "" : " (known sets: " + known + ")"));
+    // No set at all: the data directory is not where the binary looked (a copied binary without its share/).
+    const std::string hint = known.empty() ? "none in " + dir + ": set GEMMTUNE_DATA_DIR to gemmtune's share/gemmtune"
+                                           : known;
+    throw InputError("cannot read ncu section set '" + path + "'" + (is_path ? "" : " (known sets: " + hint + ")"));
   }
   std::ostringstream text;
   text << in.rdbuf();
