@@ -141,7 +141,8 @@ void require_verified(const FieldContext& at, double verify_error, double tolera
   require_finite(at, "verify_error", verify_error);
   if (!(tolerance > 0 && tolerance <= kMaxTolerance))
     at.fail("tolerance", format_number(tolerance) + " is outside (0, " + format_number(kMaxTolerance) + "]");
-  if (verify_error < 0) at.fail("verify_error", format_number(verify_error) + " is negative: the result was not verified");
+  if (verify_error < 0)
+    at.fail("verify_error", format_number(verify_error) + " is negative: the result was not verified");
   if (verify_error > tolerance)
     at.fail("verify_error", format_number(verify_error) + " is above its tolerance " + format_number(tolerance));
 }
@@ -208,7 +209,8 @@ TimingStats read_timing_stats(const JsonFields& f, bool complete) {
 GemmProblem parse_canonical_problem_key(const std::string& key) {
   const GemmProblem p = GemmProblem::parse_key(key);
   const std::string canonical = p.key();
-  if (canonical != key) throw InputError("problem key '" + key + "' is not canonical (gemmtune writes '" + canonical + "')");
+  if (canonical != key)
+    throw InputError("problem key '" + key + "' is not canonical (gemmtune writes '" + canonical + "')");
   return p;
 }
 
@@ -278,7 +280,8 @@ void validate_sweep_record(const JsonFields& r) {
   r.parse("status", [&] { return parse_measure_status(status); });
   if (status != to_string(MeasureStatus::Ok)) return;
   read_timing_stats(r, false);
-  if (r.has("verify_error") || r.has("tolerance")) require_verified(at, r.number("verify_error"), r.number("tolerance"));
+  if (r.has("verify_error") || r.has("tolerance"))
+    require_verified(at, r.number("verify_error"), r.number("tolerance"));
 }
 
 }  // namespace gemmtune

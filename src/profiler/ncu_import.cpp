@@ -150,7 +150,8 @@ NcuImport import_ncu_kernels(const NcuRawTable& table, const std::string& cache_
         checked.percent_or_missing("gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed");
     m.dram_throughput_pct = checked.percent_or_missing("gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed");
     m.achieved_occupancy_pct = checked.percent_or_missing("sm__warps_active.avg.pct_of_peak_sustained_active");
-    if (const auto regs = checked.plain("launch__registers_per_thread", 0, 255)) m.registers_per_thread = static_cast<int>(*regs);
+    if (const auto regs = checked.plain("launch__registers_per_thread", 0, 255))
+      m.registers_per_thread = static_cast<int>(*regs);
     const auto smem_static = checked.base("launch__shared_mem_per_block_static", 0, kMaxSharedMemBytes);
     const auto smem_dynamic = checked.base("launch__shared_mem_per_block_dynamic", 0, kMaxSharedMemBytes);
     if (smem_static && smem_dynamic) m.shared_mem_bytes = static_cast<std::int64_t>(*smem_static + *smem_dynamic);
