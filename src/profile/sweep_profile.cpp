@@ -137,7 +137,7 @@ SweepProfile parse_sweep_profile(const std::string& json_text, const std::string
   json doc;
   try {
     doc = json::parse(json_text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, and out_of_range for a number like 1e999
     throw InputError("profile " + origin + ": not valid JSON: " + e.what());
   }
   r.only_known(doc, "", {"name", "description", "shapes", "grid", "layouts", "outputs", "epilogues", "modes", "passes",

@@ -51,7 +51,10 @@ NcuRawTable NcuRawTable::parse(const std::string& ncu_csv_output) {
 
   NcuRawTable table;
   const CsvRow& header = rows.front();
-  for (std::size_t i = 0; i < header.size(); ++i) table.columns_.emplace(header[i], i);
+  // A name twice would make "the metric's column" ambiguous (and left column_names() writing past its end).
+  for (std::size_t i = 0; i < header.size(); ++i)
+    if (!table.columns_.emplace(header[i], i).second)
+      throw InputError("ncu raw table: column '" + header[i] + "' appears twice");
   std::size_t first_kernel = 1;
   // The units row has an empty ID; kernel rows number their kernels from 0.
   if (rows.size() > 1 && !rows[1].empty() && rows[1][0].empty()) {

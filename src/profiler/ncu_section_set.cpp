@@ -39,7 +39,7 @@ NcuSectionSet parse_ncu_section_set(const std::string& json_text, const std::str
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(json_text);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // parse_error, and out_of_range for a number like 1e999
     throw InputError(origin + ": not valid JSON (" + e.what() + ")");
   }
   if (!j.is_object()) throw InputError(origin + ": an ncu section set must be a JSON object");

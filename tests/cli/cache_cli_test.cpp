@@ -122,6 +122,17 @@ TEST_F(CacheCli, ImportRefusesEveryValueTheMutationFuzzerGotAccepted) {
   expect_import_refused(flipped.dump(), "entries[1].problem.save_z: disagrees with the problem key");
 }
 
+// Found by fuzz_cache_import (tests/fuzz/regressions/fuzz_cache_import/number_beyond_double_range): a number beyond
+// a double's range made the JSON parser throw out_of_range, not parse_error, and import exited 1 instead of 2.
+TEST_F(CacheCli, ImportRefusesANumberBeyondADoublesRangeAsBadInput) {
+  std::string text = export_source().dump();
+  const std::string median = "\"median_us\":";
+  const std::size_t at = text.find(median);
+  ASSERT_NE(at, std::string::npos);
+  text.insert(at + median.size(), "1e999,\"x\":");
+  expect_import_refused(text, "not valid JSON");
+}
+
 TEST_F(CacheCli, MergeTellsDbsFromExportsByContentKeepsTheFasterEntryAndNeverMixesDevices) {
   // The export, with the test device's 4096³ entry made faster, under a name that says "db"; the db under a name
   // that says "json". The other device's entry gets slower in the export: it must stay the db's.

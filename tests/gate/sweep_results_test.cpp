@@ -33,5 +33,20 @@ TEST(SweepResultsCli, GateRefusesARecordWithImpossibleStatisticsWithExitTwo) {
   }
 }
 
+// Found by fuzz_sweep_results (tests/fuzz/regressions/fuzz_sweep_results/number_beyond_double_range): 1e999 made the
+// JSON parser throw out_of_range, which the gate reported with exit 1 as if a check had failed.
+TEST(SweepResultsCli, GateRefusesANumberBeyondADoublesRangeWithExitTwo) {
+  test::ScratchDir scratch;
+  const std::string baseline = test::sweep_document(2).dump();
+  test::write_bytes(scratch.path("baseline.json"), baseline);
+  std::string current = baseline;
+  current.insert(current.find("\"median_us\":") + 12, "1e999,\"x\":");
+  test::write_bytes(scratch.path("current.json"), current);
+  const auto r = test::run_gemmtune(
+      {"gate", "--baseline", scratch.path("baseline.json"), "--current", scratch.path("current.json")});
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("current.json: not valid JSON"), std::string::npos) << r.output;
+}
+
 }  // namespace
 }  // namespace gemmtune

@@ -59,6 +59,13 @@ TEST(SweepProfile, PlansBeyondAHundredThousandProblemsAreRefusedUpFront) {
   EXPECT_NE(error_of(product).find("expands to 240000 problems"), std::string::npos) << error_of(product);
 }
 
+// Found by fuzz_profile (tests/fuzz/regressions/fuzz_profile/number_beyond_double_range): a number beyond a
+// double's range threw the JSON parser's out_of_range past the profile reader (exit 1, not 2).
+TEST(SweepProfile, ANumberBeyondADoublesRangeIsAnInputError) {
+  EXPECT_NE(error_of(R"({"name": "x", "shapes": [[1, 2, 3]], "timing": {"min_time_ms": 1e999}})").find("not valid JSON"),
+            std::string::npos);
+}
+
 TEST(SweepProfile, CheckedInProfilesAllParse) {
   for (const char* name : {"quick", "ci", "default", "full", "kernels"}) {
     const SweepProfile p = load_sweep_profile(name, std::string(GEMMTUNE_SOURCE_DIR) + "/profiles");

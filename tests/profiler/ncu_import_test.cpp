@@ -203,5 +203,20 @@ TEST(NcuRawTable, RefusesTextThatIsNotUtf8AsBadInput) {
   }
 }
 
+// Found by fuzz_ncu_csv (tests/fuzz/regressions/fuzz_ncu_csv/duplicate_column_name): a header naming one column
+// twice made column_names() write past the end of its vector (ASan saw a leak of the strings written there).
+TEST(NcuRawTable, RefusesAColumnNamedTwice) {
+  std::string text = fixture("ncu_raw_quick_tf32_1024_h100.csv");
+  const std::size_t at = text.find("\"Process Name\"");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, 14, "\"Process ID\"");
+  try {
+    NcuRawTable::parse(text);
+    FAIL() << "accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("column 'Process ID' appears twice"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace gemmtune
