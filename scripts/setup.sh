@@ -7,7 +7,7 @@ GEMMTUNE_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD_DIR=${BUILD_DIR:-$GEMMTUNE_ROOT/build}
 
 # Debian/Ubuntu package names of everything the build and the tests need (the CUDA toolkit is a prerequisite).
-PACKAGES=(cmake ninja-build g++ libsqlite3-dev nlohmann-json3-dev libcli11-dev libgtest-dev python3 python3-matplotlib)
+PACKAGES=(cmake ninja-build g++ libsqlite3-dev nlohmann-json3-dev libcli11-dev libgtest-dev python3 python3-matplotlib clang)
 
 install_missing_packages() {
   local missing=()

@@ -8,3 +8,9 @@ if ! reason=$("$BUILD_DIR/gemmtune" devices 2>&1 >/dev/null); then
   echo "No usable GPU: the GPU tests will be reported as Skipped (${reason#gemmtune: error: })"
 fi
 ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$(nproc)" "$@"
+# Every reader of outside input under libFuzzer for a bounded time (GEMMTUNE_FUZZ_SECONDS per target, 0 skips),
+# after its regression inputs; needs clang (tests/fuzz/CMakeLists.txt).
+fuzz_seconds=${GEMMTUNE_FUZZ_SECONDS:-20}
+if [[ $fuzz_seconds -gt 0 ]]; then
+  "$GEMMTUNE_ROOT/scripts/fuzz.sh" "$fuzz_seconds"
+fi

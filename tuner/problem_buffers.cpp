@@ -1,7 +1,6 @@
 #include "tuner/problem_buffers.hpp"
 
-#include <algorithm>
-
+#include "tuner/device_footprint.hpp"
 #include "tuner/random_fill.hpp"
 
 namespace gemmtune {
@@ -11,9 +10,7 @@ ProblemBuffers::ProblemBuffers(const GemmProblem& p, std::size_t l2_bytes, std::
   const auto a_count = static_cast<std::size_t>(p.m * p.k);
   const auto b_count = static_cast<std::size_t>(p.k * p.n);
   const auto y_count = static_cast<std::size_t>(p.m * p.n);
-  const std::size_t set_bytes = (a_count + b_count + (p.epi.bias ? p.n : 0)) * sizeof(float);
-  const std::size_t want = 2 * l2_bytes / std::max<std::size_t>(set_bytes, 1) + 1;
-  const int sets = static_cast<int>(std::clamp<std::size_t>(want, 1, kMaxSets));
+  const int sets = input_set_count(p, l2_bytes);
   for (int i = 0; i < sets; ++i) {
     a_.emplace_back(a_count);
     b_.emplace_back(b_count);

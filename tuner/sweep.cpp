@@ -19,6 +19,7 @@
 #include "problem/fp32_equivalent.hpp"
 #include "problem/pass_gemm.hpp"
 #include "tuner/candidate_launcher.hpp"
+#include "tuner/device_footprint.hpp"
 #include "tuner/measurement_loop.hpp"
 #include "tuner/program_timing.hpp"
 #include "tuner/verifier.hpp"
@@ -168,6 +169,24 @@ void decide_as_program_pays(ProblemResult& pr, const ProblemBuffers& buffers, co
   pr.evidence = choice.evidence;
 }
 
+// The largest problem of the plan must fit beside the L2 flush buffer, before the run is recorded in the db.
+void require_sweep_fits(const SweepPlan& plan, const SweepProfile& profile, const DeviceInfo& device) {
+  std::uint64_t largest = 0;
+  std::string largest_key;
+  for (const PlannedProblem& pp : plan.problems) {
+    const GemmProblem gemm = pass_gemm(pp.problem);
+    const std::uint64_t bytes =
+        verify_and_time_bytes(gemm, input_set_count(gemm, device.l2_bytes), profile.lt.workspace_bytes);
+    if (bytes > largest) {
+      largest = bytes;
+      largest_key = pp.problem.key();
+    }
+  }
+  if (largest_key.empty()) return;
+  const std::uint64_t flush = profile.timing.l2_flush ? 2 * static_cast<std::uint64_t>(device.l2_bytes) : 0;
+  require_device_memory(largest + flush, "problem " + largest_key + " (the sweep's largest)");
+}
+
 }  // namespace
 
 const MeasurementRecord* kept_candidate(const ProblemResult& pr) {
@@ -178,6 +197,7 @@ const MeasurementRecord* kept_candidate(const ProblemResult& pr) {
 
 SweepResult run_sweep(const SweepPlan& plan, const SweepProfile& profile, const SweepOptions& options) {
   const DeviceInfo device = query_device(options.device);
+  require_sweep_fits(plan, profile, device);
   SweepResult result;
   result.run.device = device.identity;
   result.run.gemmtune_version = GEMMTUNE_VERSION;

@@ -41,6 +41,20 @@ std::vector<std::string> accuracy_files(const ReportArgs& a, const TuningDb& db)
   return found;
 }
 
+// The drawing needs Python 3 with matplotlib; say so (and how to get them) before writing half a report.
+void require_matplotlib(const std::string& python) {
+  const std::string how = " (Debian/Ubuntu: apt install python3 python3-matplotlib; or pass --python, or --json-only)";
+  ProcessOutput probe;
+  try {
+    probe = capture_process({python, "-c", "import sys, matplotlib; sys.exit(sys.version_info[0] != 3)"});
+  } catch (const InputError&) {
+    throw InputError("report draws its plots with Python 3 and matplotlib: '" + python + "' was not found" + how);
+  }
+  if (probe.status != 0)
+    throw InputError("report draws its plots with Python 3 and matplotlib: '" + python +
+                     "' is not Python 3 or cannot import matplotlib" + how);
+}
+
 void report(const ReportArgs& a) {
   const TuningDb db(a.db, TuningDb::Access::ReadOnly);
   const nlohmann::json data = build_report_json(db);
@@ -58,7 +72,8 @@ void report(const ReportArgs& a) {
 
   const std::string script = a.script.empty() ? default_report_script() : a.script;
   if (!std::filesystem::is_regular_file(script))
-    throw InputError("report script '" + script + "' not found (set --script or GEMMTUNE_REPORT_SCRIPT)");
+    throw InputError("report script '" + script + "' not found (set --script, GEMMTUNE_REPORT_SCRIPT or GEMMTUNE_DATA_DIR)");
+  require_matplotlib(a.python);
   std::vector<std::string> command = {a.python, script, json_path, a.out};
   for (const std::string& f : accuracy_files(a, db)) command.push_back(f);
   const int status = run_process(command);
@@ -73,7 +88,7 @@ void register_report(CLI::App& app) {
   cmd->add_option("--db", a->db, "Tuning db to report on")->required();
   cmd->add_option("--out", a->out, "Directory for report.json, index.html and the plots")->required();
   cmd->add_option("--script", a->script,
-                  "The drawing script (default: $GEMMTUNE_REPORT_SCRIPT, else scripts/report.py of the source tree)");
+                  "The drawing script (default: $GEMMTUNE_REPORT_SCRIPT, else share/gemmtune/scripts/report.py of the install)");
   cmd->add_option("--python", a->python, "The Python that runs it; it needs matplotlib")->capture_default_str();
   cmd->add_option("--accuracy", a->accuracy,
                   "accuracy.json files of `gemmtune accuracy` to draw (default: <db dir>/<gpu>/accuracy.json if present)");

@@ -18,6 +18,7 @@
 #include "nvtx/case_range.hpp"
 #include "nvtx/nvtx_range.hpp"
 #include "problem/pass_gemm.hpp"
+#include "tuner/device_footprint.hpp"
 #include "tuner/problem_buffers.hpp"
 #include "tuner/random_fill.hpp"
 #include "tuner/verifier.hpp"
@@ -139,6 +140,10 @@ void run(const RunArgs& a) {
   }
   RuntimeOptions options;
   options.fp32_equivalent = a.fp32_equivalent;
+  // One input set (ProblemBuffers with no L2 to exceed); --backward adds the gradients to the forward's buffers.
+  const std::uint64_t needed = a.backward ? verify_and_time_bytes(p, 1, 0) + backward_gradient_bytes(p)
+                                          : verify_and_time_bytes(pass_gemm(p), 1, 0);
+  require_device_memory(needed, "problem " + p.key());
   Runtime rt(a.db, a.device, options);
   if (!a.candidate.empty()) rt.pin(p, a.candidate);
   const CudaStream stream;

@@ -74,10 +74,14 @@ nlohmann::json read_json_file(const std::string& path) {
   std::ostringstream text;
   text << in.rdbuf();
   if (in.bad()) throw InputError("cannot read " + path);
+  return parse_json_text(text.str(), path);
+}
+
+nlohmann::json parse_json_text(const std::string& text, const std::string& source) {
   try {
-    return nlohmann::json::parse(text.str());
-  } catch (const nlohmann::json::parse_error& e) {
-    throw InputError(path + ": not valid JSON (" + e.what() + ")");
+    return nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(source + ": not valid JSON (" + e.what() + ")");
   }
 }
 

@@ -26,6 +26,8 @@ class JsonFields {
   JsonFields object(const std::string& name) const;
   std::vector<JsonFields> objects(const std::string& name) const;  // an array whose elements are all objects
 
+  const std::string& source() const { return source_; }
+  const std::string& path() const { return path_; }
   // "entries[3].stats.median_us"
   std::string path_of(const std::string& name) const;
   [[noreturn]] void fail(const std::string& name, const std::string& why) const;
@@ -46,6 +48,9 @@ class JsonFields {
   std::string path_;
 };
 
+// Parses JSON text read from `source`; malformed text, and numbers beyond a double's range (1e999, which the
+// parser reports as out_of_range rather than parse_error), are an InputError naming the source.
+nlohmann::json parse_json_text(const std::string& text, const std::string& source);
 // Reads and parses a whole JSON file; a missing, unreadable or malformed file is an InputError naming it.
 nlohmann::json read_json_file(const std::string& path);
 // Writes j (indented) to path through a temporary file and a rename, so a reader never sees half a document.

@@ -8,6 +8,7 @@
 
 #include "common/error.hpp"
 #include "common/json_fields.hpp"
+#include "common/validate.hpp"
 
 namespace gemmtune {
 namespace {
@@ -65,7 +66,7 @@ void require_equal(const JsonFields& f, const std::string& name, const T& value,
 }
 
 Candidate read_candidate(const JsonFields& f) {
-  Candidate c = f.parse("id", [&] { return Candidate::parse_id(f.string("id")); });
+  Candidate c = f.parse("id", [&] { return parse_canonical_candidate_id(f.string("id")); });
   require_equal(f, "backend", f.string("backend"), std::string(to_string(c.backend)));
   c.heuristic_rank = int_field(f, "heuristic_rank");
   if (c.backend == Backend::Own) {
@@ -80,27 +81,6 @@ Candidate read_candidate(const JsonFields& f) {
   for (const auto& [name, from_id] : fields) require_equal(algo, name, int_field(algo, name), from_id);
   require_equal(f, "epilogue_kernel", f.boolean("epilogue_kernel"), c.lt_epilogue_kernel);
   return c;
-}
-
-TimingStats read_stats(const JsonFields& f) {
-  TimingStats s;
-  s.median_us = f.number("median_us");
-  s.p10_us = f.number("p10_us");
-  s.p90_us = f.number("p90_us");
-  s.mean_us = f.number("mean_us");
-  s.stddev_us = f.number("stddev_us");
-  s.min_us = f.number("min_us");
-  s.max_us = f.number("max_us");
-  s.samples = int_field(f, "samples");
-  s.timer = f.string("timer");
-  s.sm_clock_mhz = f.number("sm_clock_mhz");
-  if (!(s.median_us > 0)) f.fail("median_us", "must be > 0");
-  if (!(s.p10_us > 0 && s.p10_us <= s.median_us)) f.fail("p10_us", "must be in (0, median_us]");
-  if (!(s.p90_us >= s.median_us)) f.fail("p90_us", "must be >= median_us");
-  if (s.stddev_us < 0) f.fail("stddev_us", "must be >= 0");
-  if (s.samples < 1) f.fail("samples", "must be >= 1");
-  if (s.sm_clock_mhz < 0) f.fail("sm_clock_mhz", "must be >= 0");
-  return s;
 }
 
 // Optional: exports written before the margins existed have no "margin" field, and null means not known.
@@ -128,26 +108,27 @@ CacheEntry read_entry(const JsonFields& f, const nlohmann::json& entry) {
   e.device_key = f.string("device_key");
   if (e.device_key.empty()) f.fail("device_key", "must not be empty");
   const std::string problem_key = f.string("problem_key");
-  e.problem = f.parse("problem_key", [&] { return GemmProblem::parse_key(problem_key); });
+  e.problem = f.parse("problem_key", [&] { return parse_canonical_problem_key(problem_key); });
   const JsonFields problem = f.object("problem");
-  if (problem.string("key") != problem_key) problem.fail("key", "does not match problem_key '" + problem_key + "'");
+  problem.string("key");
+  require_problem_fields_match(problem, e.problem);
   e.candidate = read_candidate(f.object("candidate"));
   const std::string status = f.string("status");
   if (status != "ok") f.fail("status", "'" + status + "': only verified (ok) entries belong in a cache");
-  e.stats = read_stats(f.object("stats"));
+  e.stats = read_timing_stats(f.object("stats"), true);
   e.verify_error = f.number("verify_error");
   e.tolerance = f.number("tolerance");
-  if (e.verify_error < 0) f.fail("verify_error", "must be >= 0 (a cached entry is verified)");
-  if (e.tolerance < 0) f.fail("tolerance", "must be >= 0");
-  if (e.tolerance > 0 && e.verify_error > e.tolerance) f.fail("verify_error", "is above its tolerance");
+  require_verified(FieldContext(f), e.verify_error, e.tolerance);
   // Absent in exports of builds before the fp32-equivalent policy, whose entries it never admitted.
   e.fp32_equivalent = f.has("fp32_equivalent") && f.boolean("fp32_equivalent");
   const JsonFields run = f.object("run");
   e.run_id = run.integer("id");
+  if (e.run_id < 0) run.fail("id", "must be >= 0");
   e.origin = run.string("origin");
   e.gemmtune_version = run.string("gemmtune_version");
   e.updated_at = f.string("updated_at");
   e.evidence = read_margin(f, entry);
+  require_iso8601(FieldContext(f), "updated_at", e.updated_at);
   return e;
 }
 
@@ -173,7 +154,7 @@ std::vector<CacheEntry> cache_from_json(const json& doc, const std::string& sour
     top.fail("schema_version", std::to_string(version) + " is not supported (this build reads version " +
                                    std::to_string(kCacheSchemaVersion) + ")");
   top.string("gemmtune_version");
-  top.string("exported_at");
+  require_iso8601(FieldContext(top), "exported_at", top.string("exported_at"));
 
   std::vector<CacheEntry> entries;
   std::map<std::pair<std::string, std::string>, std::size_t> seen;

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/json_fields.hpp"
+#include "common/validate.hpp"
 
 namespace gemmtune {
 
@@ -25,6 +26,7 @@ SweepResults sweep_results_from_json(const nlohmann::json& doc, const std::strin
 
   std::set<std::string> seen;
   for (const JsonFields& r : top.objects("results")) {
+    validate_sweep_record(r);
     CaseTiming c;
     c.key = r.string("key");
     c.status = r.string("status");
@@ -43,9 +45,6 @@ SweepResults sweep_results_from_json(const nlohmann::json& doc, const std::strin
       c.samples = static_cast<int>(r.integer("samples"));
       if (r.has("sm_clock_mhz")) c.sm_clock_mhz = r.number("sm_clock_mhz");
       c.fp32_equivalent = r.has("fp32_equivalent") && r.boolean("fp32_equivalent");
-      if (!(c.median_us > 0)) r.fail("median_us", "must be > 0 in an ok record");
-      if (!(c.p10_us > 0 && c.p10_us <= c.median_us)) r.fail("p10_us", "must be in (0, median_us]");
-      if (!(c.p90_us >= c.median_us)) r.fail("p90_us", "must be >= median_us");
       if (r.has("run_to_run")) {
         c.run_to_run_pct = r.object("run_to_run").number("spread_pct");
         if (!(c.run_to_run_pct >= 0)) r.object("run_to_run").fail("spread_pct", "must be >= 0");

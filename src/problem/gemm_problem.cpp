@@ -60,18 +60,32 @@ std::string epilogue_key_of(const Epilogue& e) {
 Epilogue parse_epilogue_spec(const std::string& s) {
   Epilogue e;
   if (s == "none") return e;
+  // Each part at most once: "relu+gelu" or "bias+bias" would otherwise mean whichever came last.
+  bool has_bias = false, has_z = false, has_dropout = false, has_act = false;
+  const auto once = [&s](bool& seen, const std::string& part) {
+    if (seen) throw InputError("epilogue '" + s + "' gives " + part + " twice");
+    seen = true;
+  };
   for (const std::string& tok : split(s, '+')) {
     if (tok == "bias") {
+      once(has_bias, "bias");
       e.bias = true;
     } else if (tok == "z") {
+      once(has_z, "z");
       e.save_z = true;
     } else if (tok.rfind("dropout=", 0) == 0) {
+      once(has_dropout, "dropout");
       e.dropout_p = parse_float(tok.substr(8), "dropout");
+      if (!(e.dropout_p >= 0.f && e.dropout_p < 1.f)) throw InputError("bad dropout '" + tok.substr(8) + "': must be in [0, 1)");
     } else if (tok.rfind("leaky_relu=", 0) == 0) {
+      once(has_act, "an activation");
       e.act = Activation::LeakyRelu;
       e.leaky_slope = parse_float(tok.substr(11), "leaky_relu slope");
+      if (!std::isfinite(e.leaky_slope)) throw InputError("bad leaky_relu slope '" + tok.substr(11) + "': must be finite");
     } else {
+      once(has_act, "an activation");
       e.act = parse_activation(tok);
+      if (e.act == Activation::None) throw InputError("epilogue '" + s + "': 'none' stands alone");
     }
   }
   return e;

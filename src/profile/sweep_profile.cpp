@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/data_dir.hpp"
 #include "common/error.hpp"
 #include "problem/pass_gemm.hpp"
 
@@ -77,6 +78,10 @@ class FieldReader {
   std::string origin_;
 };
 
+// The full profile plans 33,000 problems; a profile far beyond that is a mistake (or a hostile file) that would
+// otherwise take minutes and gigabytes to plan before the first measurement.
+constexpr long long kMaxProfileProblems = 100000;
+
 struct Shape {
   std::int64_t m, n, k;
 };
@@ -112,6 +117,11 @@ std::vector<Shape> read_shapes(const json& doc, const FieldReader& r) {
       for (std::size_t i = 0; i < arr.size(); ++i)
         dims[d].push_back(r.positive(arr[i], std::string("grid.") + names[d] + "[" + std::to_string(i) + "]"));
     }
+    const double grid_shapes =
+        static_cast<double>(dims[0].size()) * static_cast<double>(dims[1].size()) * static_cast<double>(dims[2].size());
+    if (grid_shapes > kMaxProfileProblems)
+      r.fail("grid", "has " + std::to_string(static_cast<long long>(grid_shapes)) + " shapes (at most " +
+                         std::to_string(kMaxProfileProblems) + ")");
     for (auto m : dims[0])
       for (auto n : dims[1])
         for (auto k : dims[2]) shapes.push_back({m, n, k});
@@ -127,7 +137,7 @@ SweepProfile parse_sweep_profile(const std::string& json_text, const std::string
   json doc;
   try {
     doc = json::parse(json_text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, and out_of_range for a number like 1e999
     throw InputError("profile " + origin + ": not valid JSON: " + e.what());
   }
   r.only_known(doc, "", {"name", "description", "shapes", "grid", "layouts", "outputs", "epilogues", "modes", "passes",
@@ -167,6 +177,12 @@ SweepProfile parse_sweep_profile(const std::string& json_text, const std::string
     if (outputs[i] != "row" && outputs[i] != "col")
       r.fail("outputs[" + std::to_string(i) + "]", "unknown output layout '" + outputs[i] + "' (expected row or col)");
 
+  const double planned = static_cast<double>(mode_list.size()) * static_cast<double>(shapes.size()) *
+                         static_cast<double>(layouts.size()) * static_cast<double>(outputs.size()) *
+                         static_cast<double>(epis.size()) * static_cast<double>(pass_list.size());
+  if (planned > kMaxProfileProblems)
+    r.fail("shapes", "the profile expands to " + std::to_string(static_cast<long long>(planned)) +
+                         " problems (at most " + std::to_string(kMaxProfileProblems) + ")");
   // Mode outermost: a table per mode reads naturally, and tf32 results do not wait behind slow fp32 ones.
   // A backward pass has no epilogue of its own (problem/pass_gemm.hpp): one problem per shape, layout and output.
   std::set<std::string> seen;
@@ -251,7 +267,10 @@ SweepProfile load_sweep_profile(const std::string& name_or_path, const std::stri
                        (name_or_path.size() > 5 && name_or_path.compare(name_or_path.size() - 5, 5, ".json") == 0);
   const std::string path = is_path ? name_or_path : profiles_dir + "/" + name_or_path + ".json";
   std::ifstream in(path);
-  if (!in) throw InputError("cannot read profile '" + name_or_path + "' (" + path + ")");
+  if (!in)
+    throw InputError("cannot read profile '" + name_or_path + "' (" + path + ")" +
+                     (is_path ? "" : "; named profiles are read from share/gemmtune/profiles beside the binary, "
+                                     "or from $GEMMTUNE_DATA_DIR/profiles"));
   std::stringstream text;
   text << in.rdbuf();
   return parse_sweep_profile(text.str(), path);
@@ -259,7 +278,7 @@ SweepProfile load_sweep_profile(const std::string& name_or_path, const std::stri
 
 std::string default_profiles_dir() {
   if (const char* env = std::getenv("GEMMTUNE_PROFILES")) return env;
-  return std::string(GEMMTUNE_SOURCE_DIR) + "/profiles";
+  return data_dir() + "/profiles";
 }
 
 }  // namespace gemmtune

@@ -58,7 +58,7 @@ SweepProfile load_sweep_profile(const std::string& name_or_path, const std::stri
 // Parses profile text; `origin` names it in errors.
 SweepProfile parse_sweep_profile(const std::string& json_text, const std::string& origin);
 
-// The profiles directory next to the sources this binary was built from, or $GEMMTUNE_PROFILES when set.
+// $GEMMTUNE_PROFILES when set, else profiles/ in data_dir() (common/data_dir.hpp).
 std::string default_profiles_dir();
 
 }  // namespace gemmtune

@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <utility>
 
 #include <nlohmann/json.hpp>
 
+#include "common/validate.hpp"
 #include "profiler/ncu_nvtx_stack.hpp"
 
 namespace gemmtune {
@@ -19,9 +21,39 @@ bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-double metric_or_missing(const NcuRawTable& t, std::size_t row, const std::string& column) {
-  return t.base_value(row, column).value_or(-1.0);
-}
+// ncu's sampled counters overshoot 100% by a little (an L2 hit rate of 104.35% in the H100 fixture); a percentage
+// beyond this is no measurement.
+constexpr double kMaxPercent = 120;
+
+// The metrics of one kernel row, each checked against what the GPU can report before it is converted or stored:
+// a report edited by hand or damaged in transit is refused, naming the row and the metric.
+class CheckedRow {
+ public:
+  CheckedRow(const NcuRawTable& t, std::size_t row, const std::string& report_path)
+      : table_(t), row_(row), at_(report_path, "kernel row " + std::to_string(row)) {}
+
+  // The value in the column's base unit (ns, bytes), within [lo, hi]; nullopt when the report lacks it.
+  std::optional<double> base(const std::string& column, double lo, double hi) const {
+    const std::optional<double> v = table_.base_value(row_, column);
+    if (v) require_in_range(at_, column, *v, lo, hi);
+    return v;
+  }
+  std::optional<double> plain(const std::string& column, double lo, double hi) const {
+    const std::optional<double> v = table_.value(row_, column);
+    if (v) require_in_range(at_, column, *v, lo, hi);
+    return v;
+  }
+  double percent_or_missing(const std::string& column) const { return plain(column, 0, kMaxPercent).value_or(-1.0); }
+  const FieldContext& at() const { return at_; }
+
+ private:
+  const NcuRawTable& table_;
+  std::size_t row_;
+  FieldContext at_;
+};
+
+constexpr double kMaxBytes = 1e18;
+constexpr double kMaxSharedMemBytes = 1 << 24;  // far above any GPU's shared memory per block
 
 // {reason: stalled warps per issue} for every stall column of the table. "selected" is the issuing state, not a
 // stall, so it is left out.
@@ -43,7 +75,7 @@ std::string top_stalls(const NcuRawTable& t, std::size_t row,
   double total = 0;
   for (const auto& [reason, column] : columns) {
     const double v = t.value(row, column).value_or(0.0);
-    if (v <= 0) continue;
+    if (!(v > 0)) continue;
     stalls.emplace_back(v, reason);
     total += v;
   }
@@ -101,29 +133,41 @@ NcuImport import_ncu_kernels(const NcuRawTable& table, const std::string& cache_
       ++result.kernels_outside_cases;
       continue;
     }
+    const CheckedRow checked(table, row, report_path);
     NcuKernelMetrics m;
     m.problem_key = c->problem_key;
     m.candidate_id = c->candidate_id;
+    try {
+      parse_canonical_problem_key(m.problem_key);
+      parse_canonical_candidate_id(m.candidate_id);
+    } catch (const InputError& e) {
+      checked.at().fail(kNcuPushPopColumn, e.what());
+    }
     m.kernel_name = table.text(row, "Kernel Name");
-    if (const auto ns = table.base_value(row, "gpu__time_duration.sum")) m.duration_us = *ns / 1e3;
-    m.sm_throughput_pct = metric_or_missing(table, row, "sm__throughput.avg.pct_of_peak_sustained_elapsed");
+    if (const auto ns = checked.base("gpu__time_duration.sum", 0, kMaxTimeUs * 1e3)) m.duration_us = *ns / 1e3;
+    m.sm_throughput_pct = checked.percent_or_missing("sm__throughput.avg.pct_of_peak_sustained_elapsed");
     m.memory_throughput_pct =
-        metric_or_missing(table, row, "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed");
-    m.dram_throughput_pct = metric_or_missing(table, row, "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed");
-    m.achieved_occupancy_pct = metric_or_missing(table, row, "sm__warps_active.avg.pct_of_peak_sustained_active");
-    if (const auto regs = table.value(row, "launch__registers_per_thread")) m.registers_per_thread = static_cast<int>(*regs);
-    const auto smem_static = table.base_value(row, "launch__shared_mem_per_block_static");
-    const auto smem_dynamic = table.base_value(row, "launch__shared_mem_per_block_dynamic");
+        checked.percent_or_missing("gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed");
+    m.dram_throughput_pct = checked.percent_or_missing("gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed");
+    m.achieved_occupancy_pct = checked.percent_or_missing("sm__warps_active.avg.pct_of_peak_sustained_active");
+    if (const auto regs = checked.plain("launch__registers_per_thread", 0, 255))
+      m.registers_per_thread = static_cast<int>(*regs);
+    const auto smem_static = checked.base("launch__shared_mem_per_block_static", 0, kMaxSharedMemBytes);
+    const auto smem_dynamic = checked.base("launch__shared_mem_per_block_dynamic", 0, kMaxSharedMemBytes);
     if (smem_static && smem_dynamic) m.shared_mem_bytes = static_cast<std::int64_t>(*smem_static + *smem_dynamic);
-    if (const auto bytes = table.base_value(row, "dram__bytes.sum")) {
+    if (const auto bytes = checked.base("dram__bytes.sum", 0, kMaxBytes)) {
       m.dram_bytes = *bytes;
     } else {
-      const auto read = table.base_value(row, "dram__bytes_read.sum");
-      const auto write = table.base_value(row, "dram__bytes_write.sum");
+      const auto read = checked.base("dram__bytes_read.sum", 0, kMaxBytes);
+      const auto write = checked.base("dram__bytes_write.sum", 0, kMaxBytes);
       if (read && write) m.dram_bytes = *read + *write;
     }
-    m.l2_hit_rate_pct = metric_or_missing(table, row, "lts__t_sector_hit_rate.pct");
-    if (const auto hz = table.value(row, "gpc__cycles_elapsed.avg.per_second")) m.clock_mhz = *hz / 1e6;
+    m.l2_hit_rate_pct = checked.percent_or_missing("lts__t_sector_hit_rate.pct");
+    if (const auto hz = checked.plain("gpc__cycles_elapsed.avg.per_second", 0, kMaxSmClockMhz * 1e6)) {
+      require_sm_clock(checked.at(), "gpc__cycles_elapsed.avg.per_second", *hz / 1e6);
+      m.clock_mhz = *hz / 1e6;
+    }
+    for (const auto& [reason, column] : stalls) checked.plain(column, 0, 1e6);
     m.top_stalls = top_stalls(table, row, stalls);
     m.cache_control = cache_control;
     m.report_path = report_path;

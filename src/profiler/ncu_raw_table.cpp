@@ -3,6 +3,7 @@
 #include <cstdlib>
 
 #include "common/error.hpp"
+#include "common/validate.hpp"
 
 namespace gemmtune {
 namespace {
@@ -32,6 +33,9 @@ double unit_scale(const std::string& unit) {
 }  // namespace
 
 NcuRawTable NcuRawTable::parse(const std::string& ncu_csv_output) {
+  // ncu prints UTF-8; names that are not (a damaged report) could not be stored and written out again as JSON.
+  if (const std::size_t bad = first_invalid_utf8(ncu_csv_output); bad != std::string::npos)
+    throw InputError("ncu raw table: byte " + std::to_string(bad) + " is not UTF-8 text");
   std::size_t start = 0;
   while (start < ncu_csv_output.size() && ncu_csv_output.compare(start, 5, "\"ID\",") != 0) {
     const std::size_t next = ncu_csv_output.find('\n', start);
@@ -47,7 +51,10 @@ NcuRawTable NcuRawTable::parse(const std::string& ncu_csv_output) {
 
   NcuRawTable table;
   const CsvRow& header = rows.front();
-  for (std::size_t i = 0; i < header.size(); ++i) table.columns_.emplace(header[i], i);
+  // A name twice would make "the metric's column" ambiguous (and left column_names() writing past its end).
+  for (std::size_t i = 0; i < header.size(); ++i)
+    if (!table.columns_.emplace(header[i], i).second)
+      throw InputError("ncu raw table: column '" + header[i] + "' appears twice");
   std::size_t first_kernel = 1;
   // The units row has an empty ID; kernel rows number their kernels from 0.
   if (rows.size() > 1 && !rows[1].empty() && rows[1][0].empty()) {

@@ -39,7 +39,7 @@ NcuSectionSet parse_ncu_section_set(const std::string& json_text, const std::str
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(json_text);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // parse_error, and out_of_range for a number like 1e999
     throw InputError(origin + ": not valid JSON (" + e.what() + ")");
   }
   if (!j.is_object()) throw InputError(origin + ": an ncu section set must be a JSON object");
@@ -70,7 +70,10 @@ NcuSectionSet load_ncu_section_set(const std::string& name_or_path, const std::s
   if (!in) {
     std::string known;
     for (const std::string& n : list_ncu_section_sets(dir)) known += (known.empty() ? "" : ", ") + n;
-    throw InputError("cannot read ncu section set '" + path + "'" + (is_path ? "" : " (known sets: " + known + ")"));
+    // No set at all: the data directory is not where the binary looked (a copied binary without its share/).
+    const std::string hint = known.empty() ? "none in " + dir + ": set GEMMTUNE_DATA_DIR to gemmtune's share/gemmtune"
+                                           : known;
+    throw InputError("cannot read ncu section set '" + path + "'" + (is_path ? "" : " (known sets: " + hint + ")"));
   }
   std::ostringstream text;
   text << in.rdbuf();

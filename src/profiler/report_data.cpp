@@ -6,6 +6,7 @@
 #include <optional>
 #include <set>
 
+#include "common/data_dir.hpp"
 #include "profiler/gpu_peaks.hpp"
 #include "profiler/roofline.hpp"
 
@@ -235,7 +236,7 @@ nlohmann::json build_report_json(const TuningDb& db) {
 
 std::string default_report_script() {
   if (const char* env = std::getenv("GEMMTUNE_REPORT_SCRIPT")) return env;
-  return std::string(GEMMTUNE_SOURCE_DIR) + "/scripts/report.py";
+  return data_dir() + "/scripts/report.py";
 }
 
 }  // namespace gemmtune

@@ -18,7 +18,7 @@ namespace gemmtune {
 
 nlohmann::json build_report_json(const TuningDb& db);
 
-// scripts/report.py of the sources this binary was built from, or $GEMMTUNE_REPORT_SCRIPT when set.
+// $GEMMTUNE_REPORT_SCRIPT when set, else scripts/report.py in data_dir() (common/data_dir.hpp).
 std::string default_report_script();
 
 }  // namespace gemmtune

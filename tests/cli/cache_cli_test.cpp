@@ -86,14 +86,66 @@ TEST_F(CacheCli, ImportRefusesTheWholeFileForOneBadEntry) {
   expect_import_refused(doc.dump(), "entries[2].stats.median_us: must be > 0");
 }
 
+// What a mutation fuzzer got `cache import` to accept before the readers were strict (issue 16): each is now
+// refused with exit 2, a message naming the entry and the field, and the target db left byte for byte.
+TEST_F(CacheCli, ImportRefusesEveryValueTheMutationFuzzerGotAccepted) {
+  const json good = export_source();
+  const struct {
+    const char* field;
+    json::json_pointer at;
+    json value;
+  } mutations[] = {
+      {"tolerance", json::json_pointer("/entries/1/tolerance"), 0},
+      {"tolerance", json::json_pointer("/entries/1/tolerance"), 9.2e18},
+      {"stats.mean_us", json::json_pointer("/entries/1/stats/mean_us"), -1e308},
+      {"stats.min_us", json::json_pointer("/entries/1/stats/min_us"), -1e308},
+      {"stats.max_us", json::json_pointer("/entries/1/stats/max_us"), 0.0},
+      {"stats.stddev_us", json::json_pointer("/entries/1/stats/stddev_us"), 1.8e19},
+      {"stats.sm_clock_mhz", json::json_pointer("/entries/1/stats/sm_clock_mhz"), 0.5},
+      {"stats.timer", json::json_pointer("/entries/1/stats/timer"), ""},
+      {"updated_at", json::json_pointer("/entries/1/updated_at"), "202--11-24T00:32:20Z"},
+      {"problem.save_z", json::json_pointer("/entries/1/problem/save_z"), "'); DROP TABLE algo_cache;--"},
+      {"problem.pass", json::json_pointer("/entries/1/problem/pass"), -1},
+      // The same fields with values of the right type that still disagree with the problem key.
+      {"problem.pass", json::json_pointer("/entries/1/problem/pass"), "bwd_a"},
+      {"problem.m", json::json_pointer("/entries/1/problem/m"), 3},
+  };
+  for (const auto& m : mutations) {
+    SCOPED_TRACE(std::string(m.field) + " = " + m.value.dump());
+    json bad = good;
+    ASSERT_TRUE(bad.contains(m.at)) << m.at.to_string();
+    bad[m.at] = m.value;
+    expect_import_refused(bad.dump(), "entries[1]." + std::string(m.field) + ":");
+  }
+  json flipped = good;
+  flipped["entries"][1]["problem"]["save_z"] = !good["entries"][1]["problem"]["save_z"].get<bool>();
+  expect_import_refused(flipped.dump(), "entries[1].problem.save_z: disagrees with the problem key");
+}
+
+// Found by fuzz_cache_import (tests/fuzz/regressions/fuzz_cache_import/number_beyond_double_range): a number beyond
+// a double's range made the JSON parser throw out_of_range, not parse_error, and import exited 1 instead of 2.
+TEST_F(CacheCli, ImportRefusesANumberBeyondADoublesRangeAsBadInput) {
+  std::string text = export_source().dump();
+  const std::string median = "\"median_us\":";
+  const std::size_t at = text.find(median);
+  ASSERT_NE(at, std::string::npos);
+  text.insert(at + median.size(), "1e999,\"x\":");
+  expect_import_refused(text, "not valid JSON");
+}
+
 TEST_F(CacheCli, MergeTellsDbsFromExportsByContentKeepsTheFasterEntryAndNeverMixesDevices) {
   // The export, with the test device's 4096³ entry made faster, under a name that says "db"; the db under a name
   // that says "json". The other device's entry gets slower in the export: it must stay the db's.
   json doc = export_source();
-  doc["entries"][2]["stats"]["median_us"] = 1000.0;
-  doc["entries"][2]["stats"]["p10_us"] = 990.0;
-  doc["entries"][0]["stats"]["median_us"] = 500.0;
-  doc["entries"][0]["stats"]["p90_us"] = 510.0;
+  // Every timing of the entry scaled together, so the statistics stay ordered as the import requires.
+  const auto set_median = [](json& stats, double median_us) {
+    const double factor = median_us / stats["median_us"].get<double>();
+    for (const char* f : {"median_us", "p10_us", "p90_us", "mean_us", "stddev_us", "min_us", "max_us"})
+      stats[f] = stats[f].get<double>() * factor;
+    stats["median_us"] = median_us;  // exactly, for the comparison below
+  };
+  set_median(doc["entries"][2]["stats"], 1000.0);
+  set_median(doc["entries"][0]["stats"], 500.0);
   test::write_bytes(scratch.path("export-named.db"), doc.dump());
   std::filesystem::copy_file(source(), scratch.path("db-named.json"));
 

@@ -81,5 +81,17 @@ TEST(ReportCliErrors, MissingDbOrScriptIsBadInput) {
   EXPECT_NE(r.output.find("no.py"), std::string::npos) << r.output;
 }
 
+// A user without Python or matplotlib learns what to install, not a Python traceback, and no page is half written.
+TEST(ReportCliErrors, MissingPythonOrMatplotlibNamesWhatToInstall) {
+  test::ScratchDir scratch;
+  TuningDb(scratch.path("t.db"));
+  for (const char* python : {"no-such-python-for-gemmtune", "/bin/false"}) {
+    const auto r = run_gemmtune({"report", "--db", scratch.path("t.db"), "--out", scratch.path("o"), "--python", python});
+    EXPECT_EQ(r.exit_code, 2) << python << ": " << r.output;
+    EXPECT_NE(r.output.find("python3-matplotlib"), std::string::npos) << r.output;
+    EXPECT_FALSE(std::filesystem::exists(scratch.path("o/index.html")));
+  }
+}
+
 }  // namespace
 }  // namespace gemmtune

@@ -62,6 +62,14 @@ TEST(GemmProblemKey, RejectsMalformedKeysWithInputError) {
     EXPECT_THROW(GemmProblem::parse_key(bad), InputError) << bad;
 }
 
+// "relu+gelu" or "bias+bias" would otherwise mean whichever came last; NaN dropout would pass every later check.
+TEST(EpilogueSpec, RefusesRepeatedPartsAndOutOfRangeValues) {
+  for (const char* bad : {"relu+gelu", "bias+bias", "z+z", "dropout=0.1+dropout=0.2", "relu+leaky_relu=0.1",
+                          "bias+none", "dropout=nan", "dropout=-0.1", "dropout=1", "leaky_relu=inf", "bias+", "+bias", ""})
+    EXPECT_THROW(Epilogue::parse(bad), InputError) << bad;
+  EXPECT_EQ(Epilogue::parse("z+bias+relu").key(), "bias+relu+z");
+}
+
 TEST(GemmProblemValidate, RejectsNonPositiveShapesAndBadDropout) {
   GemmProblem p;
   p.m = 16;

@@ -65,6 +65,25 @@ TEST(SweepProfile, ErrorsNameTheFileAndTheField) {
   EXPECT_NE(error_of("{not json").find("test.json"), std::string::npos);
 }
 
+// A grid of 100 values per dimension is a million shapes: refused before any of them is planned, so a mistyped
+// profile costs an error message, not minutes and gigabytes.
+TEST(SweepProfile, PlansBeyondAHundredThousandProblemsAreRefusedUpFront) {
+  std::string values;
+  for (int i = 1; i <= 100; ++i) values += (i > 1 ? "," : "") + std::to_string(i);
+  const std::string grid = R"({"name": "x", "grid": {"m": [)" + values + R"(], "n": [)" + values + R"(], "k": [)" + values + "]}}";
+  EXPECT_NE(error_of(grid).find("'grid': has 1000000 shapes"), std::string::npos) << error_of(grid);
+  const std::string product = R"({"name": "x", "grid": {"m": [)" + values + R"(], "n": [)" + values +
+                              R"(], "k": [1, 2, 3]}, "layouts": ["nn", "nt", "tn", "tt"], "outputs": ["row", "col"]})";
+  EXPECT_NE(error_of(product).find("expands to 240000 problems"), std::string::npos) << error_of(product);
+}
+
+// Found by fuzz_profile (tests/fuzz/regressions/fuzz_profile/number_beyond_double_range): a number beyond a
+// double's range threw the JSON parser's out_of_range past the profile reader (exit 1, not 2).
+TEST(SweepProfile, ANumberBeyondADoublesRangeIsAnInputError) {
+  EXPECT_NE(error_of(R"({"name": "x", "shapes": [[1, 2, 3]], "timing": {"min_time_ms": 1e999}})").find("not valid JSON"),
+            std::string::npos);
+}
+
 TEST(SweepProfile, CheckedInProfilesAllParse) {
   for (const char* name :
        {"quick", "ci", "default", "full", "kernels", "dev_3xtf32", "runtime_bench_fp32_equivalent"}) {

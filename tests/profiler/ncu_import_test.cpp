@@ -6,6 +6,8 @@
 
 #include <fstream>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -139,6 +141,81 @@ TEST(NcuImport, TopStallsAreTheLargestReasonsAsSharesOfAllStalls) {
   EXPECT_DOUBLE_EQ(stalls[0]["pct"].get<double>(), 60.0);
   EXPECT_EQ(stalls[1]["reason"], "math_pipe_throttle");
   EXPECT_DOUBLE_EQ(stalls[1]["pct"].get<double>(), 20.0);
+}
+
+// A report damaged or edited by hand is refused, naming the row and the metric, before a value is converted
+// (a register count of 1e300 cast to int) or stored.
+TEST(NcuImport, RefusesImpossibleMetricValuesNamingTheRowAndColumn) {
+  const std::string good = fixture("ncu_raw_quick_tf32_1024_h100.csv");
+  const NcuRawTable table = NcuRawTable::parse(good);
+  ASSERT_GT(table.kernel_count(), 0u);
+  const struct {
+    const char* column;
+    const char* value;
+  } bad[] = {{"launch__registers_per_thread", "1e300"},
+             {"launch__registers_per_thread", "-1"},
+             {"gpu__time_duration.sum", "inf"},
+             {"gpu__time_duration.sum", "nan"},
+             {"sm__throughput.avg.pct_of_peak_sustained_elapsed", "1e9"},
+             {"gpc__cycles_elapsed.avg.per_second", "500000"},
+             {"launch__shared_mem_per_block_dynamic", "-5"}};
+  const std::vector<std::string> columns = table.column_names();
+  for (const auto& b : bad) {
+    // Rewrite the cell of kernel row 0 in that column: the row's line is the third of the table.
+    std::istringstream lines(good);
+    std::string text, line;
+    int line_no = 0;
+    while (std::getline(lines, line)) {
+      if (line_no++ == 2) {
+        std::size_t col = 0;
+        while (col < columns.size() && columns[col] != b.column) ++col;
+        ASSERT_LT(col, columns.size()) << b.column;
+        // Cells are quoted and separated by ","; the col-th one (col >= 1) starts after the col-th separator.
+        std::size_t start = 0;
+        for (std::size_t c = 0; c < col; ++c) start = line.find("\",\"", start) + 3;
+        const std::size_t end = line.find('"', start);
+        line = line.substr(0, start) + b.value + line.substr(end);
+      }
+      text += line + "\n";
+    }
+    try {
+      import_ncu_kernels(NcuRawTable::parse(text), "none", "q.ncu-rep");
+      ADD_FAILURE() << b.column << " = " << b.value << " accepted";
+    } catch (const InputError& e) {
+      EXPECT_EQ(std::string(e.what()).rfind(std::string("q.ncu-rep: kernel row 0.") + b.column + ":", 0), 0u)
+          << e.what();
+    }
+  }
+}
+
+// Found by fuzz_ncu_csv (tests/fuzz/regressions/fuzz_ncu_csv/invalid_utf8_stall_column): a stall column whose name
+// held a byte that is not UTF-8 made the stall list's JSON throw a type_error, which the CLI reported as exit 1.
+TEST(NcuRawTable, RefusesTextThatIsNotUtf8AsBadInput) {
+  std::string text = fixture("ncu_raw_quick_tf32_1024_h100.csv");
+  const std::size_t at = text.find("stalled_barrier");
+  ASSERT_NE(at, std::string::npos);
+  text.insert(at + 10, "\x81");
+  try {
+    NcuRawTable::parse(text);
+    FAIL() << "accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("not UTF-8"), std::string::npos) << e.what();
+  }
+}
+
+// Found by fuzz_ncu_csv (tests/fuzz/regressions/fuzz_ncu_csv/duplicate_column_name): a header naming one column
+// twice made column_names() write past the end of its vector (ASan saw a leak of the strings written there).
+TEST(NcuRawTable, RefusesAColumnNamedTwice) {
+  std::string text = fixture("ncu_raw_quick_tf32_1024_h100.csv");
+  const std::size_t at = text.find("\"Process Name\"");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, 14, "\"Process ID\"");
+  try {
+    NcuRawTable::parse(text);
+    FAIL() << "accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("column 'Process ID' appears twice"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

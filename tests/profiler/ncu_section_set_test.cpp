@@ -54,6 +54,8 @@ TEST(NcuSectionSet, MalformedJsonIsInputErrorNamingTheFile) {
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("profiles/ncu/broken.json"), std::string::npos);
   }
+  // A number beyond a double's range is the parser's out_of_range, not its parse_error: bad input all the same.
+  EXPECT_THROW(parse_ncu_section_set("{\"name\": 1e999}", "profiles/ncu/huge.json"), InputError);
 }
 
 }  // namespace

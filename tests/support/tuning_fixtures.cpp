@@ -43,8 +43,10 @@ TimingStats test_stats(double median_us) {
   s.p90_us = 1.03 * median_us;
   s.mean_us = 1.01 * median_us;
   s.stddev_us = 0.013 * median_us;
-  s.min_us = 0.97 * median_us;
-  s.max_us = 1.21 * median_us;
+  // A wide range around tight quantiles: tests that widen p10 and p90 (down to 0.7 and up to 1.4 times the median)
+  // keep statistics the strict readers accept (min <= p10, p90 <= max).
+  s.min_us = 0.5 * median_us;
+  s.max_us = 2.0 * median_us;
   s.samples = 47;
   s.timer = "cupti";
   s.sm_clock_mhz = 1977.5;
