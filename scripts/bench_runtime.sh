@@ -9,6 +9,8 @@
 # usage: scripts/bench_runtime.sh [BUILD_DIR=build] [OUT_DIR=results/runtime_bench]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The examples live in build/src/examples, with no share/gemmtune beside them: the source tree is their data dir.
+export GEMMTUNE_DATA_DIR=${GEMMTUNE_DATA_DIR:-$PWD}
 build=${1:-build}
 out=${2:-results/runtime_bench}
 db=${DB:-$out/runtime_bench.db}
