@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
+#include "cli/list_option.hpp"
 #include "common/error.hpp"
 #include "cuda/device_info.hpp"
 #include "tuner/accuracy_benchmark.hpp"
@@ -27,15 +28,6 @@ struct AccuracyArgs {
   double max_3xtf32_ratio = 0;
   bool quiet = false;
 };
-
-std::vector<std::string> split_list(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream ss(s);
-  std::string item;
-  while (std::getline(ss, item, ','))
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
 
 std::int64_t parse_k(const std::string& s) {
   std::size_t used = 0;

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "cli/commands.hpp"
+#include "cli/list_option.hpp"
 #include "cli/sweep_devices.hpp"
 #include "cli/sweep_shards.hpp"
 #include "common/error.hpp"
@@ -38,15 +39,6 @@ struct SweepArgs {
   std::string devices;  // "all" or "0,2,3": one worker process per GPU
   bool device_given = false;
 };
-
-std::vector<std::string> split_list(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream ss(s);
-  std::string item;
-  while (std::getline(ss, item, ','))
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
 
 // The db, JSON and CSV paths are the user's; their directories are created like `mkdir -p` would.
 void ensure_parent_dir(const std::string& path) {
