@@ -3,14 +3,15 @@
 # skipped, with its reason; everything else (db, profiles, gate, command generation, CLI errors) still runs.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
+# Every reader of outside input under libFuzzer for a bounded time (GEMMTUNE_FUZZ_SECONDS per target, 0 skips),
+# after its regression inputs; needs clang (tests/fuzz/CMakeLists.txt). First, so that ctest's summary is the last
+# thing CI prints.
+fuzz_seconds=${GEMMTUNE_FUZZ_SECONDS:-20}
+if [[ $fuzz_seconds -gt 0 ]]; then
+  "$GEMMTUNE_ROOT/scripts/fuzz.sh" "$fuzz_seconds"
+fi
 # ctest lists skipped tests by name only; each printed why, and on a machine without a GPU the reason is this one.
 if ! reason=$("$BUILD_DIR/gemmtune" devices 2>&1 >/dev/null); then
   echo "No usable GPU: the GPU tests will be reported as Skipped (${reason#gemmtune: error: })"
 fi
 ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$(nproc)" "$@"
-# Every reader of outside input under libFuzzer for a bounded time (GEMMTUNE_FUZZ_SECONDS per target, 0 skips),
-# after its regression inputs; needs clang (tests/fuzz/CMakeLists.txt).
-fuzz_seconds=${GEMMTUNE_FUZZ_SECONDS:-20}
-if [[ $fuzz_seconds -gt 0 ]]; then
-  "$GEMMTUNE_ROOT/scripts/fuzz.sh" "$fuzz_seconds"
-fi
