@@ -8,13 +8,11 @@
 // modelled as an exact sum rounded toward zero once per mma (Fasi et al., PeerJ CS 2021; tests/kernels/
 // tensor_core_model_test.cpp), each mma into a large running sum drops half an ulp of it, always toward zero, and
 // three mma per k8 step made the error grow linearly with k (2.7e-5 at k = 4096 on the H100, 70× cuBLASLt fp32's).
-// So each k8 step's three products go into a fresh accumulator (one truncation of a step-sized value, whose sign is
-// random over the steps) and that is added into acc with FADD, which rounds to nearest: the promotion FP8 GEMMs on
-// Hopper use. Every k8 step rather than every BK tile: a tile-long partial would be a second accumulator set (128 more
-// registers for a 64×64 warp tile, which has none to spare), and the model puts the two within 1.3× of each other.
-// Its cost is registers all the same: ptxas keeps several tiles' partials in flight to hide the mma latency before
-// their FADD, so the 32×32 warp tiles went from 110–125 to 139–150 registers and the 64×64 ones, at 220–244 before,
-// reach 255 and spill 4–28 bytes (CUDA 13.0 ptxas -v).
+// So the products of a few k8 steps go into a fresh accumulator (truncations of a value a few steps large, whose sign
+// is random over the steps) and that is added into acc with FADD, which rounds to nearest: the promotion FP8 GEMMs on
+// Hopper use. How many steps share one fresh accumulator is the tile's (Promoted<Tile, steps>): on the H200 at
+// m = n = 512, k = 16384 the error is 1.46× cuBLASLt fp32's promoting every step, 1.04× every 2 and 0.76× every 4
+// (fewer FADD roundings), and each step fewer is 4 FADD fewer per tile, but holds that step's fragments longer.
 //
 // Shared layout follows the global layout, because cp.async cannot transpose:
 // - a K-major operand is [rows][bk + 4] (row stride ≡ 4 banks mod 32, so the 8 row addresses of an ldmatrix phase hit
@@ -28,6 +26,7 @@
 
 #include <cstdint>
 #include <mutex>
+#include <type_traits>
 #include <vector>
 
 #include "cuda/cuda_call.hpp"
@@ -75,17 +74,36 @@ struct Fragments {
 
   __device__ void convert(int tile, int reg, float x) {
     if constexpr (kSplit3x) {
+      // small = x − big is exact in fp32 and is left as it is: the tensor core reads its top 19 bits (truncating it
+      // where rounding would cost an add per element) and the error grid did not move (1.04× cuBLASLt fp32 either way).
       big[tile][reg] = ptx::to_tf32_exact(x);
-      small[tile][reg] = ptx::to_tf32(x - __uint_as_float(big[tile][reg]));
+      small[tile][reg] = __float_as_uint(x - __uint_as_float(big[tile][reg]));
     } else {
       big[tile][reg] = ptx::to_tf32(x);
     }
   }
 };
 
+// How many k8 steps of 3xtf32 products share one fresh accumulator before FADD adds it into acc (see the top): a tile
+// says it with Promoted<Tile, steps>; more steps, fewer FADD and fewer rounding adds, more fragments held at once.
+template <class T, int kSteps>
+struct Promoted : T {
+  static constexpr int promote_steps = kSteps;
+};
+template <class T, class = void>
+struct PromoteSteps {
+  static constexpr int value = 1;
+};
+template <class T>
+struct PromoteSteps<T, std::void_t<decltype(T::promote_steps)>> {
+  static constexpr int value = T::promote_steps;
+};
+
 // One warp's share of a block tile: loads its fragments from a pipeline stage and accumulates their products.
 template <class T, bool kSplit3x, bool kAKMajor, bool kBKMajor>
 struct MmaWarp {
+  static constexpr int kPromoteSteps = PromoteSteps<T>::value;
+  static_assert(T::bk % (8 * kPromoteSteps) == 0, "a promotion interval is whole k8 steps of one stage");
   static constexpr int kTilesM = T::wm / 16, kTilesN = T::wn / 8;
   static constexpr int kRowsPerThread = 2 * kTilesM;  // rows g and g + 8 of each m16 tile
   static constexpr int kColsPerThread = kTilesN;      // column g of each n8 tile
@@ -181,16 +199,21 @@ struct MmaWarp {
     for (int j = 0; j < kTilesN; ++j) ptx::mma_tf32(acc[i][j], f.a.big[i], f.b.big[j]);
   }
 
-  // 3xtf32, one n8 tile's column of the warp tile for one k8 step: the step's three products of each (i, j) go into a
-  // fresh accumulator, small ones first while it is small, and FADD adds it into acc (the promotion, see the top).
-  // B arrives as fp32 and is split here, one tile at a time, which holds 12 registers fewer than every tile's big and
-  // small at once (the conversions are the same, once per element and step).
-  __device__ void multiply_column(const FragmentsA& a, const float (&b_values)[2], int j) {
-    Fragments<1, 2, true> b;
-    b.convert(0, 0, b_values[0]);
-    b.convert(0, 1, b_values[1]);
+  // 3xtf32: acc[i][j] += the products of kPromoteSteps k8 steps, summed in a fresh accumulator (small ones first,
+  // while it is small) and added into acc with FADD (the promotion, see the top).
+  template <int kTilesA, int kTilesB>
+  __device__ void multiply_promoted(const Fragments<kTilesA, 4, true> (&a)[kPromoteSteps], int ia,
+                                    const Fragments<kTilesB, 2, true> (&b)[kPromoteSteps], int jb, int i, int j) {
+    float part[4] = {0.f, 0.f, 0.f, 0.f};
 #pragma unroll
-    for (int i = 0; i < kTilesM; ++i) ptx::mma_3xtf32_promoted(acc[i][j], a.big[i], a.small[i], b.big[0], b.small[0]);
+    for (int p = 0; p < kPromoteSteps; ++p) {
+      ptx::mma_tf32(part, a[p].small[ia], b[p].big[jb]);
+      ptx::mma_tf32(part, a[p].big[ia], b[p].small[jb]);
+    }
+#pragma unroll
+    for (int p = 0; p < kPromoteSteps; ++p) ptx::mma_tf32(part, a[p].big[ia], b[p].big[jb]);
+#pragma unroll
+    for (int q = 0; q < 4; ++q) acc[i][j][q] += part[q];
   }
 
   // All k8 steps of one stage. tf32 loads step s + 1's fragments while step s multiplies (the asm is volatile, so
@@ -213,16 +236,46 @@ struct MmaWarp {
           if (s + 1 < kSteps) load_a(next.a, tile_a, (s + 1) * 8, i);
         }
       }
-    } else {
+    } else if constexpr (kAKMajor) {
+      // A K-major loads one m16 tile at a time, so B (every n8 tile) is split once per step and A tile by tile.
 #pragma unroll 1
-      for (int s = 0; s < kSteps; ++s) {
-        FragmentsA a;
-        float b[kTilesN][2];
+      for (int s = 0; s < kSteps; s += kPromoteSteps) {
+        Fragments<kTilesN, 2, true> b[kPromoteSteps];
 #pragma unroll
-        for (int i = 0; i < kTilesM; ++i) load_a(a, tile_a, s * 8, i);
-        load_b_values(tile_b, s * 8, [&b](int j, int reg, float x) { b[j][reg] = x; });
+        for (int p = 0; p < kPromoteSteps; ++p)
+          load_b_values(tile_b, (s + p) * 8, [&b, p](int j, int reg, float x) { b[p].convert(j, reg, x); });
 #pragma unroll
-        for (int j = 0; j < kTilesN; ++j) multiply_column(a, b[j], j);
+        for (int i = 0; i < kTilesM; ++i) {
+          Fragments<kTilesM, 4, true> a[kPromoteSteps];
+#pragma unroll
+          for (int p = 0; p < kPromoteSteps; ++p) load_a(a[p], tile_a, (s + p) * 8, i);
+#pragma unroll
+          for (int j = 0; j < kTilesN; ++j) multiply_promoted(a, i, b, j, i, j);
+        }
+      }
+    } else {
+      // An MN-major A comes in one piece, so A is split whole and B one n8 tile at a time (12 registers fewer than
+      // every tile's big and small at once; the conversions are the same, once per element and step).
+#pragma unroll 1
+      for (int s = 0; s < kSteps; s += kPromoteSteps) {
+        FragmentsA a[kPromoteSteps];
+        float b_values[kPromoteSteps][kTilesN][2];
+#pragma unroll
+        for (int p = 0; p < kPromoteSteps; ++p) {
+          load_a(a[p], tile_a, (s + p) * 8, 0);
+          load_b_values(tile_b, (s + p) * 8, [&b_values, p](int j, int reg, float x) { b_values[p][j][reg] = x; });
+        }
+#pragma unroll
+        for (int j = 0; j < kTilesN; ++j) {
+          Fragments<1, 2, true> b[kPromoteSteps];
+#pragma unroll
+          for (int p = 0; p < kPromoteSteps; ++p) {
+            b[p].convert(0, 0, b_values[p][j][0]);
+            b[p].convert(0, 1, b_values[p][j][1]);
+          }
+#pragma unroll
+          for (int i = 0; i < kTilesM; ++i) multiply_promoted(a, i, b, 0, i, j);
+        }
       }
     }
   }

@@ -52,29 +52,4 @@ __device__ __forceinline__ void mma_tf32(float (&d)[4], const std::uint32_t (&a)
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
 
-// acc += (a_small·b_big + a_big·b_small + a_big·b_big) for one m16n8k8 tile of 3xtf32: the three products go into a
-// fresh accumulator (zero C), small ones first, and FADD adds it into acc (kernels/mma_gemm.cuh says why). One asm
-// statement, so the partial is four PTX-local registers and no compiler pass can move the adds away from the mma.
-__device__ __forceinline__ void mma_3xtf32_promoted(float (&acc)[4], const std::uint32_t (&a_big)[4],
-                                                    const std::uint32_t (&a_small)[4], const std::uint32_t (&b_big)[2],
-                                                    const std::uint32_t (&b_small)[2]) {
-  asm volatile(
-      "{\n"
-      ".reg .f32 p<4>;\n"
-      "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {p0, p1, p2, p3}, {%4, %5, %6, %7}, {%8, %9}, "
-      "{%16, %16, %16, %16};\n"
-      "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {p0, p1, p2, p3}, {%10, %11, %12, %13}, {%14, %15}, "
-      "{p0, p1, p2, p3};\n"
-      "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {p0, p1, p2, p3}, {%10, %11, %12, %13}, {%8, %9}, "
-      "{p0, p1, p2, p3};\n"
-      "add.rn.f32 %0, %0, p0;\n"
-      "add.rn.f32 %1, %1, p1;\n"
-      "add.rn.f32 %2, %2, p2;\n"
-      "add.rn.f32 %3, %3, p3;\n"
-      "}\n"
-      : "+f"(acc[0]), "+f"(acc[1]), "+f"(acc[2]), "+f"(acc[3])
-      : "r"(a_small[0]), "r"(a_small[1]), "r"(a_small[2]), "r"(a_small[3]), "r"(b_big[0]), "r"(b_big[1]),
-        "r"(a_big[0]), "r"(a_big[1]), "r"(a_big[2]), "r"(a_big[3]), "r"(b_small[0]), "r"(b_small[1]), "f"(0.0f));
-}
-
 }  // namespace gemmtune::kernels::ptx

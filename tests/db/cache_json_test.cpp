@@ -43,7 +43,7 @@ TEST(CacheJson, ExportImportCarriesTheFp32EquivalentAdmissionAndOlderExportsRead
   test::ScratchDir scratch;
   TuningDb source(scratch.path("source.db"));
   const GemmProblem p = test::test_problem(1024, 1024, 1024, MathMode::Fp32);
-  MeasurementRecord admitted = test::own_record(p, "3xtf32_128x128x32_w64x64_s3", 120.0);
+  MeasurementRecord admitted = test::own_record(p, "3xtf32_128x64x64_w64x32_s2", 120.0);
   admitted.fp32_equivalent = true;
   source.store_problem(source.begin_run(test::test_run(test::test_device())), p, {admitted});
   const std::vector<CacheEntry> exported = source.cache_entries();

@@ -219,7 +219,7 @@ TEST_F(TuningDbTest, ThePolicysAdmissionIsStoredWithTheMeasurementAndCarriedInto
   TuningDb db(path());
   const std::int64_t run = db.begin_run(test_run(device));
   const GemmProblem p = test_problem(2048, 2048, 2048, MathMode::Fp32);
-  MeasurementRecord admitted = own_record(p, "3xtf32_128x128x32_w64x64_s3", 700.0);
+  MeasurementRecord admitted = own_record(p, "3xtf32_128x64x64_w64x32_s2", 700.0);
   admitted.fp32_equivalent = true;
   std::vector<MeasurementRecord> records = {lt_record(p, 5, 1000.0), admitted};
   db.store_problem(run, p, records);
@@ -230,7 +230,7 @@ TEST_F(TuningDbTest, ThePolicysAdmissionIsStoredWithTheMeasurementAndCarriedInto
   EXPECT_TRUE(stored[1].fp32_equivalent);
   const std::optional<CacheEntry> best = db.cached(device.key(), p.key());
   ASSERT_TRUE(best);
-  EXPECT_EQ(best->candidate.own_variant, "3xtf32_128x128x32_w64x64_s3");
+  EXPECT_EQ(best->candidate.own_variant, "3xtf32_128x64x64_w64x32_s2");
   EXPECT_EQ(best->problem.mode, MathMode::Fp32) << "the problem key stays fp32";
   EXPECT_TRUE(best->fp32_equivalent);
 

@@ -302,7 +302,7 @@ CacheIndex policy_cache() {
   CacheEntry admitted = test_entry(kHere, test_problem(2048, 2048, 2048, MathMode::Fp32), 0, 700);
   admitted.candidate = Candidate{};
   admitted.candidate.backend = Backend::Own;
-  admitted.candidate.own_variant = "3xtf32_128x128x32_w64x64_s3";
+  admitted.candidate.own_variant = "3xtf32_128x64x64_w64x32_s2";
   admitted.verify_error = 4.5e-7;
   admitted.fp32_equivalent = true;
   return CacheIndex({admitted, test_entry(kHere, test_problem(2048, 2048, 1024, MathMode::Fp32), 7, 600)}, kHere);
@@ -324,7 +324,7 @@ TEST(Selection, AnAdmittedFp32EquivalentEntryIsUsedWhenTheRuntimeAllowsItAndExpl
   const GemmProblem asked = test_problem(2048, 2048, 2048, MathMode::Fp32);
   const Choice c = select_candidate(policy_cache(), asked, r, checks.supports(), heuristic_default());
   EXPECT_EQ(c.source, ChoiceSource::Exact);
-  EXPECT_EQ(c.candidate.id(), "own/3xtf32_128x128x32_w64x64_s3");
+  EXPECT_EQ(c.candidate.id(), "own/3xtf32_128x64x64_w64x32_s2");
   EXPECT_NE(c.why.find("admitted by the fp32-equivalent policy (error 4.5e-07"), std::string::npos) << c.why;
 }
 
@@ -334,7 +334,7 @@ TEST(Selection, AnAdmittedEntryStandsInOnlyForShapesWithNoLongerK) {
   r.fp32_equivalent = true;
   const Choice shorter = select_candidate(policy_cache(), test_problem(2000, 2048, 2048, MathMode::Fp32), r,
                                           checks.supports(), heuristic_default());
-  EXPECT_EQ(shorter.candidate.id(), "own/3xtf32_128x128x32_w64x64_s3") << shorter.why;
+  EXPECT_EQ(shorter.candidate.id(), "own/3xtf32_128x64x64_w64x32_s2") << shorter.why;
   const Choice longer = select_candidate(policy_cache(), test_problem(2048, 2048, 2500, MathMode::Fp32), r,
                                          checks.supports(), heuristic_default());
   EXPECT_EQ(longer.candidate.lt.algo_id, 7) << longer.why;
