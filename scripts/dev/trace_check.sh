@@ -90,15 +90,23 @@ read -r cand median < <(python3 -c "
 import json,sys
 p=json.load(open(sys.argv[1]))['problems'][0]
 print(p['best_candidate'], p['best_us'])" "$out/tiny_sweep.json" 2>/dev/null)
-iters=200
+# One run as long as a sweep batch (20 calls, the sweep's timing.batch_calls), then longer ones. The H200 holds 700 W by
+# lowering its clock within tens of ms of full load (1980 -> ~1500 MHz at 4096^3 tf32), so a long run's later calls
+# are slower than the sweep's short batches: the trace shows what the program paid, and the SM clock is logged beside.
 if [[ -n ${cand:-} ]]; then
-  "$G" trace --out "$out/run_cross.json" --no-tables -- "$G" run --m 4096 --n 4096 --k 4096 --mode tf32 \
-    --candidate "$cand" --iters $iters --db "$out/tiny.db" >"$out/run_cross.log" 2>&1
-  note "traced gemmtune run rc=$?"
-  note "$(python3 - "$out/run_cross.json" "$median" $iters <<'EOF'
+  for iters in 20 200 1000; do
+    nvidia-smi --query-gpu=clocks.sm --format=csv,noheader,nounits -lms 20 >"$out/clock_$iters.txt" 2>/dev/null &
+    smi=$!
+    "$G" trace --out "$out/run_cross_$iters.json" --no-tables -- "$G" run --m 4096 --n 4096 --k 4096 --mode tf32 \
+      --candidate "$cand" --iters $iters --db "$out/tiny.db" >"$out/run_cross_$iters.log" 2>&1
+    rc=$?
+    kill $smi 2>/dev/null
+    note "traced gemmtune run --iters $iters rc=$rc"
+    note "$(python3 - "$out/run_cross_$iters.json" "$median" $iters "$out/clock_$iters.txt" <<'EOF'
 import json, statistics, sys
 t = json.load(open(sys.argv[1]))
 median_sweep, iters = float(sys.argv[2]), int(sys.argv[3])
+clocks = [int(l) for l in open(sys.argv[4]) if l.strip().isdigit()]
 names = t["kernel_names"]
 cases = [r for r in t["ranges"] if r["domain"] == "gemmtune" and "|own|" in r["name"]]
 inside = []
@@ -107,17 +115,21 @@ for k in t["kernels"]:
         continue
     if any(r["pid"] == k["pid"] and r["start"] <= k["launch_ns"] <= r["end"] for r in cases):
         inside.append(k)
+inside.sort(key=lambda k: k["start"])
 us = [(k["end"] - k["start"]) / 1e3 for k in inside]
 med = statistics.median(us) if us else float("nan")
 ratio = med / median_sweep if us else float("nan")
 ok_time = abs(ratio - 1) <= 0.03
 ok_count = len(cases) == iters and len(inside) == iters
-print(f"per-call kernel time {med:.3f} us traced vs sweep median {median_sweep:.3f} us: ratio {ratio:.4f} "
-      f"({'PASS' if ok_time else 'FAIL'} within 3%); kernels in the {len(cases)} case ranges: {len(inside)} of "
-      f"{iters} calls ({'PASS' if ok_count else 'FAIL'}); kernels in trace: {len(t['kernels'])}, "
+first, last = (statistics.median(us[:20]), statistics.median(us[-20:])) if us else (float("nan"),) * 2
+print(f"--iters {iters}: per-call kernel time {med:.3f} us traced vs sweep median {median_sweep:.3f} us: ratio "
+      f"{ratio:.4f} ({'PASS' if ok_time else 'FAIL'} within 3%; first 20 calls {first:.1f} us, last 20 {last:.1f} us; "
+      f"SM clock {min(clocks, default=0)}-{max(clocks, default=0)} MHz); kernels in the {len(cases)} case ranges: "
+      f"{len(inside)} of {iters} calls ({'PASS' if ok_count else 'FAIL'}); kernels in trace: {len(t['kernels'])}, "
       f"distinct in ranges: {sorted(set(names[k['name']][:40] for k in inside))}")
 EOF
 )"
+  done
 else
   note "cross-check skipped: the tiny sweep gave no candidate (see $out/tiny_sweep.log)"
 fi
