@@ -13,6 +13,7 @@ using Tf32x3Tiles = TileList<Promoted<Tile<128, 64, 64, 64, 32, 0, 0, 2>, 2>,  /
                              Promoted<Tile<128, 64, 32, 64, 32, 0, 0, 4>, 2>,
                              Promoted<Tile<64, 128, 32, 32, 64, 0, 0, 4>, 2>,
                              Promoted<Tile<128, 128, 32, 64, 32, 0, 0, 3>, 2>,  // 256 threads
+                             Promoted<Tile<64, 64, 64, 32, 32, 0, 0, 3>, 4>,    // small blocks, several per SM
                              Promoted<Tile<64, 64, 32, 32, 32, 0, 0, 3>, 4>,    // 256-512: enough blocks to fill the SMs
                              Promoted<Tile<32, 64, 32, 32, 32, 0, 0, 3>, 4>>;
 
