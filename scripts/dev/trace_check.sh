@@ -76,33 +76,35 @@ fi
 
 # --- 3. Cross-checks -----------------------------------------------------------------------------------------
 if want cross; then
-cat >"$out/tiny.json" <<'EOF'
-{"name": "trace_tiny", "description": "One tf32 cube, our kernels only: a candidate and its sweep median. 4096^3: its 200 MB of operands do not fit the L2, so the sweep's rotated inputs and gemmtune run's one input set run at the same speed.",
- "shapes": [[4096, 4096, 4096]], "layouts": ["nn"], "epilogues": ["none"], "modes": ["tf32"], "backends": ["own"],
+# 2048^3 (45 us a call: 200 calls are too short for the power limit to lower the clock) and 4096^3 (where it does).
+for size in 2048 4096; do
+cat >"$out/tiny_$size.json" <<EOF
+{"name": "trace_tiny_$size", "description": "One tf32 cube, our kernels only: a candidate and its sweep median. gemmtune run times one input set where the sweep rotates several, which changes little for a compute-bound cube.",
+ "shapes": [[$size, $size, $size]], "layouts": ["nn"], "epilogues": ["none"], "modes": ["tf32"], "backends": ["own"],
  "lt": {"top_k": 1, "workspace_mib": 64},
  "timing": {"warmup_calls": 5, "batch_calls": 20, "min_samples": 40, "max_noise_pct": 0.5, "min_time_ms": 5,
             "max_time_ms": 150}}
 EOF
-timeout 240 "$G" sweep --profile "$out/tiny.json" --db "$out/tiny.db" --json "$out/tiny_sweep.json" \
-  >"$out/tiny_sweep.log" 2>&1
-note "tiny sweep rc=$?"
+timeout 240 "$G" sweep --profile "$out/tiny_$size.json" --db "$out/tiny_$size.db" --json "$out/tiny_sweep_$size.json" \
+  >"$out/tiny_sweep_$size.log" 2>&1
+note "tiny sweep $size^3 rc=$?"
 read -r cand median < <(python3 -c "
 import json,sys
 p=json.load(open(sys.argv[1]))['problems'][0]
-print(p['best_candidate'], p['best_us'])" "$out/tiny_sweep.json" 2>/dev/null)
+print(p['best_candidate'], p['best_us'])" "$out/tiny_sweep_$size.json" 2>/dev/null)
 # One run as long as a sweep batch (20 calls, the sweep's timing.batch_calls), then longer ones. The H200 holds 700 W by
 # lowering its clock within tens of ms of full load (1980 -> ~1500 MHz at 4096^3 tf32), so a long run's later calls
 # are slower than the sweep's short batches: the trace shows what the program paid, and the SM clock is logged beside.
 if [[ -n ${cand:-} ]]; then
-  for iters in 20 200 1000; do
-    nvidia-smi --query-gpu=clocks.sm --format=csv,noheader,nounits -lms 20 >"$out/clock_$iters.txt" 2>/dev/null &
+  for iters in 20 200 $( ((size == 4096)) && echo 1000); do
+    nvidia-smi --query-gpu=clocks.sm --format=csv,noheader,nounits -lms 20 >"$out/clock_${size}_$iters.txt" 2>/dev/null &
     smi=$!
-    "$G" trace --out "$out/run_cross_$iters.json" --no-tables -- "$G" run --m 4096 --n 4096 --k 4096 --mode tf32 \
-      --candidate "$cand" --iters $iters --db "$out/tiny.db" >"$out/run_cross_$iters.log" 2>&1
+    "$G" trace --out "$out/run_cross_${size}_$iters.json" --no-tables -- "$G" run --m $size --n $size --k $size --mode tf32 \
+      --candidate "$cand" --iters $iters --db "$out/tiny_$size.db" >"$out/run_cross_${size}_$iters.log" 2>&1
     rc=$?
     kill $smi 2>/dev/null
-    note "traced gemmtune run --iters $iters rc=$rc"
-    note "$(python3 - "$out/run_cross_$iters.json" "$median" $iters "$out/clock_$iters.txt" <<'EOF'
+    note "traced gemmtune run $size^3 --iters $iters rc=$rc"
+    note "$(python3 - "$out/run_cross_${size}_$iters.json" "$median" $iters "$out/clock_${size}_$iters.txt" $size <<'EOF'
 import json, statistics, sys
 t = json.load(open(sys.argv[1]))
 median_sweep, iters = float(sys.argv[2]), int(sys.argv[3])
@@ -122,7 +124,7 @@ ratio = med / median_sweep if us else float("nan")
 ok_time = abs(ratio - 1) <= 0.03
 ok_count = len(cases) == iters and len(inside) == iters
 first, last = (statistics.median(us[:20]), statistics.median(us[-20:])) if us else (float("nan"),) * 2
-print(f"--iters {iters}: per-call kernel time {med:.3f} us traced vs sweep median {median_sweep:.3f} us: ratio "
+print(f"{sys.argv[5]}^3 --iters {iters}: per-call kernel time {med:.3f} us traced vs sweep median {median_sweep:.3f} us: ratio "
       f"{ratio:.4f} ({'PASS' if ok_time else 'FAIL'} within 3%; first 20 calls {first:.1f} us, last 20 {last:.1f} us; "
       f"SM clock {min(clocks, default=0)}-{max(clocks, default=0)} MHz); kernels in the {len(cases)} case ranges: "
       f"{len(inside)} of {iters} calls ({'PASS' if ok_count else 'FAIL'}); kernels in trace: {len(t['kernels'])}, "
@@ -131,8 +133,9 @@ EOF
 )"
   done
 else
-  note "cross-check skipped: the tiny sweep gave no candidate (see $out/tiny_sweep.log)"
+  note "cross-check skipped: the tiny sweep gave no candidate (see $out/tiny_sweep_$size.log)"
 fi
+done
 
 # Overhead: fp32 4096^3 on a SIMT kernel, several ms a call.
 # CUPTI's start costs the traced process a fixed ~50-70 ms (the per-kernel cost is what the check is about), so the

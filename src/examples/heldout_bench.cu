@@ -146,9 +146,17 @@ struct Bench {
   int calls;
 };
 
-// Median per-call microseconds of two sides in one condition. call_a(x), call_b(x) enqueue one call on operands x.
+struct SideBySide {
+  double a_us, b_us;  // each side's median per-call time over the rounds
+  // Median over the rounds of b / a within a round. Some cuBLASLt kernels (clustered ones) run in one of two speeds
+  // for tens of ms at a time, so the same call timed on both sides came out 0.95x or 1.2x as ratios of the sides'
+  // medians (144x3072x13824 tf32: 94.8 and 112.9 us in one run); a round's two batches share that state.
+  double b_over_a;
+};
+
+// Two sides in one condition. call_a(x), call_b(x) enqueue one call on operands x.
 template <typename CallA, typename CallB>
-std::pair<double, double> time_condition(const Condition& c, const ProblemBuffers& buffers, CallA&& call_a,
+SideBySide time_condition(const Condition& c, const ProblemBuffers& buffers, CallA&& call_a,
                                          CallB&& call_b, Bench& b) {
   const auto enqueue = [&](auto&& call) {
     for (int i = 0; i < b.calls; ++i) call(buffers.operands(c.cold ? i : 0));
@@ -177,15 +185,16 @@ std::pair<double, double> time_condition(const Condition& c, const ProblemBuffer
   };
   batch_us(true);  // warm-up: the first replay uploads the graph; the first calls load the kernels
   batch_us(false);
-  std::vector<double> ta, tb;
+  std::vector<double> ta, tb, ratio;
   for (int r = 0; r < b.rounds; ++r) {
     const bool a_first = r % 2 == 0;
     const double first = batch_us(a_first);
     const double second = batch_us(!a_first);
     ta.push_back(a_first ? first : second);
     tb.push_back(a_first ? second : first);
+    ratio.push_back(tb.back() / ta.back());
   }
-  return {median(ta), median(tb)};
+  return {median(ta), median(tb), median(ratio)};
 }
 
 std::vector<HeldoutShape> read_shapes(const std::string& path, std::int64_t* seed) {
@@ -244,7 +253,7 @@ void run(const Args& a) {
         const std::string shape_key =
             std::to_string(p.m) + "x" + std::to_string(p.n) + "x" + std::to_string(p.k);
         for (const Condition& c : kConditions) {
-          const auto [runtime_us, heuristic_us] = time_condition(
+          const auto [runtime_us, heuristic_us, speedup] = time_condition(
               c, buffers, [&](const GemmOperands& x) { rt.forward(p, x, stream.get()); },
               [&](const GemmOperands& x) { raw(x, stream.get()); }, bench);
           records.push_back({{"shape", shape_key},
@@ -256,6 +265,7 @@ void run(const Args& a) {
                              {"runtime_source", source_of(explanation)},
                              {"runtime_us", runtime_us},
                              {"heuristic_us", heuristic_us},
+                             {"speedup", speedup},
                              {"torch_us", nullptr},
                              {"candidate", candidate},
                              {"heuristic_candidate", raw.id()},
@@ -265,7 +275,7 @@ void run(const Args& a) {
                              {"explain", explanation}});
           std::printf("%-5s %-9s %-18s %-6s %-4s %-8s runtime %9.2f us  heuristic %9.2f us  x%.3f  %s\n",
                       to_string(mode), epilogue, shape_key.c_str(), c.launch(), c.l2(),
-                      shape.tuned ? "exact" : "fallback", runtime_us, heuristic_us, heuristic_us / runtime_us,
+                      shape.tuned ? "exact" : "fallback", runtime_us, heuristic_us, speedup,
                       candidate.c_str());
           std::fflush(stdout);
         }
@@ -280,7 +290,7 @@ void run(const Args& a) {
   out["method"] = "per condition, median of " + std::to_string(a.rounds) + " rounds of one batch of " +
                   std::to_string(a.calls) +
                   " back-to-back calls per side behind a blocking kernel, order alternating; CUDA events around the "
-                  "batch / calls; stream: launched into the stream, graph: one captured graph of the batch replayed; "
+                  "batch / calls; speedup: median over the rounds of heuristic / runtime within a round; stream: launched into the stream, graph: one captured graph of the batch replayed; "
                   "warm: the same buffers every call; cold: L2 overwritten before the batch and the calls rotating "
                   "over inputs past 2x L2";
   out["records"] = records;
