@@ -46,7 +46,8 @@ for mode in fp32 tf32; do
 done
 timeout 240 "$G" sweep --from-misses --db "$torch_db" --profile quick --json "$out/torch_sweep.json" \
   >"$out/torch_sweep.log" 2>&1
-note "torch sweep --from-misses rc=$? ($(grep -c problem_key "$out/torch_sweep.json" 2>/dev/null || echo 0) problems)"
+note "torch sweep --from-misses rc=$? ($(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["problems"]))' \
+  "$out/torch_sweep.json" 2>/dev/null || echo 0) problems)"
 tail -30 "$out/torch_sweep.log"
 "$G" trace --gemms --out "$out/torch_tf32_after.json" --no-tables -- \
   python3 "$here/scripts/trace_mlp_torch.py" --mode tf32 --steps 20 >"$out/torch_after.log" 2>&1
