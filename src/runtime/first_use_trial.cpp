@@ -48,7 +48,7 @@ TrialResult first_use_trial(const CandidateLauncher& standin, const CandidateLau
     a.push_back(standin_first ? first : second);
     b.push_back(standin_first ? second : first);
   }
-  return {median(a), median(b)};
+  return {median(a), median(b), *std::max_element(a.begin(), a.end()), *std::min_element(b.begin(), b.end())};
 }
 
 }  // namespace gemmtune::runtime

@@ -182,9 +182,11 @@ class Runtime::Impl {
       const CandidateLauncher standin(p, choice.candidate, lt_.get(), ws), fallback(p, d.candidate, lt_.get(), ws);
       const runtime::TrialResult t = runtime::first_use_trial(standin, fallback, device_.l2_bytes);
       keep = t.standin_wins();
-      char text[160];
-      std::snprintf(text, sizeof(text), "first-use trial on this problem: %.2f us per call vs heuristic-first %.2f us",
-                    t.standin_us, t.default_us);
+      char text[224];
+      std::snprintf(text, sizeof(text),
+                    "first-use trial on this problem: %.2f us per call (slowest batch %.2f) vs heuristic-first %.2f us "
+                    "(fastest batch %.2f)",
+                    t.standin_us, t.standin_slowest_us, t.default_us, t.default_fastest_us);
       outcome = text;
     } catch (const Error& e) {
       outcome = std::string("first-use trial failed (") + e.what() + ")";
