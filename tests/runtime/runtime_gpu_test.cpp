@@ -399,7 +399,9 @@ TEST_F(RuntimeCacheGpu, AFirstUseTrialDecidesAStandInAndExplainsItsTimes) {
   rt.prepare(near);
   const std::string why = rt.explain(near);
   EXPECT_NE(why.find("first-use trial on this problem: "), std::string::npos) << why;
-  EXPECT_NE(why.find(" us per call vs heuristic-first "), std::string::npos) << why;
+  EXPECT_NE(why.find(" us per call (slowest batch "), std::string::npos) << why;
+  EXPECT_NE(why.find(") vs heuristic-first "), std::string::npos) << why;
+  EXPECT_NE(why.find(" us (fastest batch "), std::string::npos) << why;
   if (rt.candidate_id(near) == own.id())
     EXPECT_NE(why.find("[nearest]"), std::string::npos) << why;
   else
