@@ -21,7 +21,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <optional>
 #include <random>
 #include <string>
@@ -290,15 +289,12 @@ void run(const Args& a) {
   out["method"] = "per condition, median of " + std::to_string(a.rounds) + " rounds of one batch of " +
                   std::to_string(a.calls) +
                   " back-to-back calls per side behind a blocking kernel, order alternating; CUDA events around the "
-                  "batch / calls; speedup: median over the rounds of heuristic / runtime within a round; stream: launched into the stream, graph: one captured graph of the batch replayed; "
+                  "batch / calls; speedup: median over the rounds of heuristic / runtime within a round; stream: "
+                  "launched into the stream, graph: one captured graph of the batch replayed; "
                   "warm: the same buffers every call; cold: L2 overwritten before the batch and the calls rotating "
                   "over inputs past 2x L2";
   out["records"] = records;
-  if (!a.json_path.empty()) {
-    std::ofstream f(a.json_path);
-    f << out.dump(2) << "\n";
-    if (!f) throw InputError("cannot write " + a.json_path);
-  }
+  if (!a.json_path.empty()) write_json_file(a.json_path, out);
 }
 
 }  // namespace

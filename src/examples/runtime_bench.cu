@@ -20,13 +20,13 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <random>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "common/json_fields.hpp"
 #include "cuda/device_info.hpp"
 #include "cuda/stream.hpp"
 #include "gemmtune/runtime.hpp"
@@ -429,11 +429,7 @@ void run(const Args& a) {
               overhead["raw_cublaslt_ns_per_call"].get<double>(), overhead["runtime_ns_per_call"].get<double>(),
               overhead["overhead_ns"].get<double>(), overhead["lookup_ns"].get<double>(),
               overhead["met"].get<bool>() ? "met" : "MISSED");
-  if (!a.json_path.empty()) {
-    std::ofstream f(a.json_path);
-    f << out.dump(2) << "\n";
-    if (!f) throw InputError("cannot write " + a.json_path);
-  }
+  if (!a.json_path.empty()) write_json_file(a.json_path, out);
 }
 
 }  // namespace
