@@ -44,6 +44,7 @@ std::vector<CompiledVariant> mma_tf32_variants();
 std::vector<CompiledVariant> mma_3xtf32_variants();
 // Defined only when the build has sm_90a code (GEMMTUNE_HAVE_WGMMA, kernels/CMakeLists.txt).
 std::vector<CompiledVariant> wgmma_tf32_variants();
-FamilyLimits wgmma_tf32_limits();
+std::vector<CompiledVariant> wgmma_3xtf32_variants();
+FamilyLimits wgmma_limits();  // both wgmma families'
 
 }  // namespace gemmtune::kernels

@@ -13,6 +13,7 @@ const char* name_prefix(Family f) {
     case Family::MmaTf32: return "tf32";
     case Family::Mma3xTf32: return "3xtf32";
     case Family::WgmmaTf32: return "wgmma_tf32";
+    case Family::Wgmma3xTf32: return "wgmma_3xtf32";
   }
   return "?";
 }
@@ -23,7 +24,7 @@ const char* name_prefix(Family f) {
 std::string variant_name(Family f, const TileConfig& t) {
   std::string name = std::string(name_prefix(f)) + "_" + std::to_string(t.bm) + "x" + std::to_string(t.bn) + "x" +
                      std::to_string(t.bk);
-  if (f != Family::WgmmaTf32) name += "_w" + std::to_string(t.wm) + "x" + std::to_string(t.wn);
+  if (f != Family::WgmmaTf32 && f != Family::Wgmma3xTf32) name += "_w" + std::to_string(t.wm) + "x" + std::to_string(t.wn);
   if (t.tm > 0) name += "_t" + std::to_string(t.tm) + "x" + std::to_string(t.tn);
   name += "_s" + std::to_string(t.stages);
   return t.cluster > 1 ? name + "_c" + std::to_string(t.cluster) : name;
@@ -64,7 +65,8 @@ std::vector<KernelVariant> build_registry() {
   add_family(registry, Family::MmaTf32, MathMode::Tf32, mma_tf32_variants());
   add_family(registry, Family::Mma3xTf32, MathMode::Tf32x3, mma_3xtf32_variants());
 #if defined(GEMMTUNE_HAVE_WGMMA)
-  add_family(registry, Family::WgmmaTf32, MathMode::Tf32, wgmma_tf32_variants(), wgmma_tf32_limits());
+  add_family(registry, Family::WgmmaTf32, MathMode::Tf32, wgmma_tf32_variants(), wgmma_limits());
+  add_family(registry, Family::Wgmma3xTf32, MathMode::Tf32x3, wgmma_3xtf32_variants(), wgmma_limits());
 #endif
   return registry;
 }
@@ -77,6 +79,7 @@ const char* to_string(Family f) {
     case Family::MmaTf32: return "mma_tf32";
     case Family::Mma3xTf32: return "mma_3xtf32";
     case Family::WgmmaTf32: return "wgmma_tf32";
+    case Family::Wgmma3xTf32: return "wgmma_3xtf32";
   }
   return "?";
 }

@@ -284,6 +284,11 @@ TEST(DropoutOffsetGpu, ReplaysDrawANewMaskEachEqualToEagerStepsWgmmaTf32Clustere
   check_own_family(kernels::Family::WgmmaTf32, MathMode::Tf32, false, true);
 }
 
+TEST(DropoutOffsetGpu, ReplaysDrawANewMaskEachEqualToEagerStepsWgmma3xTf32) {
+  GT_REQUIRE_GPU();
+  check_own_family(kernels::Family::Wgmma3xTf32, MathMode::Tf32x3, false, false);
+}
+
 // cuBLASLt has no dropout epilogue: its GEMM runs, then our epilogue kernel, which reads the counter.
 TEST(DropoutOffsetGpu, ReplaysDrawANewMaskEachEqualToEagerStepsCublasLtAndTheEpilogueKernel) {
   GT_REQUIRE_GPU();

@@ -52,6 +52,10 @@ TEST(CategoryRules, LibraryAndOwnKernelsAreGemmsButOurEpilogueIsNot) {
                            "gemmtune::kernels::OperandView)"),
             "GEMM");
   EXPECT_EQ(rules.classify("void gemmtune::kernels::(anonymous namespace)::wgmma_tf32_kernel<Cfg>(OperandView)"), "GEMM");
+  // The warp-specialized wgmma kernels (tf32 and 3xtf32) too: the TMA pipeline's name has "tma_" in it.
+  EXPECT_EQ(rules.classify("void gemmtune::kernels::wgmma_tf32_tma_kernel<gemmtune::kernels::Tile<128, 128, 32, 128, "
+                           "16, 0, 0, 4, 1>, false, true>(CUtensorMap_st, long, gemmtune::kernels::EpilogueParams)"),
+            "GEMM");
   // "gemmtune" in a namespace is not "gemm".
   EXPECT_EQ(rules.classify("void gemmtune::kernels::(anonymous namespace)::epilogue_rows_kernel<4>("
                            "gemmtune::kernels::EpilogueParams, float const*)"),

@@ -3,6 +3,7 @@
 // numbers; without the policy they are not candidates at all.
 #include <gtest/gtest.h>
 
+#include "kernels/registry.hpp"
 #include "profile/sweep_profile.hpp"
 #include "support/gpu_test.hpp"
 #include "tuner/plan.hpp"
@@ -24,8 +25,11 @@ SweepResult sweep(bool policy) {
   return run_sweep(make_sweep_plan(profile, {}, {}), profile, options);
 }
 
+// By the registry's mode, not the name: both the mma.sync ("3xtf32_...") and wgmma ("wgmma_3xtf32_...") families.
 bool is_3xtf32(const MeasurementRecord& r) {
-  return r.candidate.backend == Backend::Own && r.candidate.own_variant.rfind("3xtf32_", 0) == 0;
+  if (r.candidate.backend != Backend::Own) return false;
+  const kernels::KernelVariant* v = kernels::find_kernel_variant(r.candidate.own_variant);
+  return v != nullptr && v->mode == MathMode::Tf32x3;
 }
 
 TEST(SweepFp32Equivalent, Every3xtf32CandidateOfAnFp32ProblemIsAdmittedWithinTwiceCublasLtFp32) {

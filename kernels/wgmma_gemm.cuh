@@ -1,0 +1,729 @@
+// Hopper wgmma families (sm_90a only), tf32 and 3xtf32: wgmma.mma_async with fp32 accumulators, fed by a
+// warp-specialized TMA pipeline (or, for operands the copy engine cannot address, by a cp.async pipeline of the same
+// tiles). kernels/wgmma_tf32_gemm.cu and kernels/wgmma_3xtf32_gemm.cu instantiate them (kSplit3x false and true).
+//
+// tf32 wgmma reads shared-memory operands K-major only, and NN's B is N-major. So the kernels compute the transposed
+// product Yᵀ (n×m) = Bᵀ (n×k) · Aᵀ (k×m):
+// - wgmma's B operand (shared memory, through a descriptor) is Aᵀ: an A tile (bm rows of m × 32 of k) is K-major as A
+//   is stored, and lands straight in the canonical 128-byte-swizzle layout (TMA's 128B swizzle is that layout);
+// - wgmma's A operand (registers) is the B tile, so any shared layout works: B's tile is copied as stored (k rows of n
+//   for NN, n rows of k for NT), with rows padded so the fragment loads are free of bank conflicts. TMA pads for free:
+//   its box is simply wider than the tile, and the extra columns (neighbouring data, or zeros past the edge) are
+//   never read.
+// D's rows are Y's columns: warpgroup w computes Y columns [64w, 64w + 64) of the block tile for all bm rows, one
+// m64n{bm}k8 wgmma per k8 step. TN and TT would need Aᵀ N-major in shared memory, which tf32 wgmma cannot read.
+//
+// TMA pipeline: one extra producer warpgroup, one lane of which waits for a stage to be empty, announces its bytes on
+// the stage's full barrier and issues the two tile copies; the consumer warpgroups wait on full barriers only, and
+// each consumer warp releases a stage on its empty barrier once the wgmma group reading it is complete. No block-wide
+// barrier in the main loop: a late warp delays only the stage it holds.
+//
+// Clustered variants (T::cluster = 2) pair blocks side by side along n. The pair's tiles have the same A tile, so each
+// block's producer copies half of it into both blocks (multicast) and a stage is empty once every consumer warp of the
+// pair released it. At 4096³ the 256×128 tile is bound by L2 throughput (76% of peak at 3.28 GB read); pairs cut
+// that traffic to 2.82 GB, 398 → 355 µs in a development sweep (kernels/PERFORMANCE.md: how that moves with the
+// clock).
+//
+// Consumer loop: the 4 k8 steps of a k tile form one wgmma group. The TMA kernel keeps two fragment buffers and one
+// group queued behind the running one (details at its loop). The cp.async kernel waits for each group before the
+// next: while the group runs, its warps load the next tile's fragments into plain registers, which become wgmma
+// operands only after the group completes. Either way no wgmma input register is written while a group reading it
+// is in flight, which would make ptxas serialize every wgmma (C7513), and no accumulator is touched between wgmmas
+// (C7515). The register operand is rounded to tf32; the shared-memory operand goes in as fp32 bits, which the tensor
+// core truncates.
+//
+// Where the output is large against the work (many tiles, short k: 4096×4096×256 has 8 k tiles per 128 KB output
+// tile), the TMA kernel with two consumer warpgroups runs persistent: as many blocks as fit, each walking tiles in
+// grouped_block_tile's order, with an epilogue that leaves the pipeline's shared memory alone, so the producer fills
+// the pipeline with the next tile while the consumers finish this one. That epilogue goes out through the copy
+// engine: each consumer warpgroup writes 16-row chunks of finished Y (and Z) into two small swizzled buffers and one
+// lane issues bulk tensor stores, which return at once, so the stores drain while the next tile's k loop runs instead
+// of every SM's stores falling in the same window between k loops. Otherwise (one wave of tiles, outputs the copy
+// engine cannot address, dropout, one consumer warpgroup) a block computes one tile and finishes it through
+// OutputTile in the pipeline's shared memory.
+//
+// 3xtf32 (kSplit3x): x = big + small with big = tf32(x) rounded to nearest and small = x − big (exact in fp32, then
+// truncated to tf32 by the tensor core), and D += small·big + big·small + big·big, as the mma.sync family does
+// (kernels/mma_gemm.cuh: why, and why the promotion below). The register operand is split in registers as it is
+// loaded. The shared operand is split once per block and k tile, not once per warpgroup: the producer warpgroup's
+// three idle warps wait for the tile to land, round it to big in place, write small into a second swizzled A tile of
+// the stage, and arrive on the stage's ready barrier, which the consumers wait on (the cp.async kernel's threads split
+// the tile between two block barriers instead). A k tile's 12 wgmmas go into a fresh accumulator (scale-d = 0 on the
+// first), small products first, and once the group is complete FADD adds it into the running sum, which no wgmma
+// touches: the tensor core's truncating accumulation sees at most one k tile. Each group is waited for before the
+// next, so a warpgroup's tensor work pauses for the promotion; the other consumer warpgroup's group fills it.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "cuda/cuda_call.hpp"
+#include "kernels/cluster.cuh"
+#include "kernels/cluster_launch.hpp"
+#include "kernels/compiled_variant.hpp"
+#include "kernels/epilogue.cuh"
+#include "kernels/operand_view.cuh"
+#include "kernels/output_tile.cuh"
+#include "kernels/ptx.cuh"
+#include "kernels/tile_loader.cuh"
+#include "kernels/tile_schedule.cuh"
+#include "kernels/wgmma.cuh"
+#include "kernels/wgmma_pipeline.cuh"
+
+#include <cudaTypedefs.h>
+
+namespace gemmtune::kernels {
+
+constexpr int kBk = 32;  // one 128-byte swizzle row of tf32 per A-tile row
+
+// An output chunk of the TMA kernel: 16 rows of Y × a warpgroup's 64 columns, as two boxes of 16 rows × 32 floats in
+// the 128-byte swizzle (the copy engine reads that layout; a plain one would put the 4 row pairs a warp writes at once
+// on the same banks).
+constexpr int kOutputChunkRows = 16, kOutputBoxCols = 32;
+constexpr std::uint32_t kOutputBoxBytes = kOutputChunkRows * kOutputBoxCols * sizeof(float);
+constexpr std::uint32_t kOutputChunkBytes = 2 * kOutputBoxBytes;
+
+// Float c of row r in rows of 32 floats laid out in the 128-byte swizzle (what TMA's SWIZZLE_128B writes and reads):
+// 16-byte unit c / 4 of row r sits at unit (c / 4) ^ (r % 8).
+__device__ __forceinline__ int swizzle_128b_offset(int r, int c) { return r * 32 + ((c / 4) ^ (r % 8)) * 4 + c % 4; }
+
+// The A tile, bm rows × 32 floats in the 128B-swizzle K-major layout of wgmma::sw128_kmajor_descriptor.
+template <int kRows>
+struct SwizzledATile {
+  static_assert(kRows % 8 == 0, "whole 8-row swizzle atoms");
+  static_assert(kBk == 32, "one swizzle row per tile row");
+  static constexpr int kFloats = kRows * kBk;
+  __device__ static int offset(int r, int kk) { return swizzle_128b_offset(r, kk); }
+};
+
+// The B tile as stored, rows padded so a fragment load hits 32 distinct banks: NN is [k][bn + 8] (its 4 k rows sit
+// 8 banks apart, × 8 consecutive n), NT is [n][32 + 4] (8 n rows 4 banks apart, × 4 consecutive k).
+template <int kRows, bool kKMajor>
+struct PaddedBTile {
+  static_assert(kRows % 32 == 0, "the NN padding assumes rows of a multiple of 32 floats");
+  static constexpr int kStride = kKMajor ? kBk + 4 : kRows + 8;
+  static constexpr int kFloats = kKMajor ? kRows * kStride : kBk * kStride;
+  __device__ static int offset(int r, int kk) { return kKMajor ? r * kStride + kk : kk * kStride + r; }
+};
+
+template <class T, bool kBKMajor, bool kSplit3x>
+struct WgmmaLayout {
+  static_assert(T::bk == kBk && T::wm == T::bm && T::wn == 16, "a warp owns 16 columns of Y × all bm rows, k tile 32");
+  static_assert(T::bn % 64 == 0 && (T::bm == 64 || T::bm == 128 || T::bm == 256), "m64 per warpgroup, n64/128/256");
+  static_assert(T::stages >= 3, "a stage for the running wgmma group, one for the next tile, one or more loading");
+  using ATile = SwizzledATile<T::bm>;
+  using BTile = PaddedBTile<T::bn, kBKMajor>;
+  // Each stage starts 1024-byte aligned, as the swizzle atoms of its A tiles need; 3xtf32 adds the small parts of A
+  // as a second A tile after B.
+  static constexpr int kSmallAOffset = (ATile::kFloats + BTile::kFloats + 255) / 256 * 256;
+  static constexpr int kStageFloats = kSplit3x ? kSmallAOffset + ATile::kFloats : kSmallAOffset;
+  static constexpr std::uint32_t kStageBytes = kStageFloats * sizeof(float);
+  static constexpr std::size_t kPipelineBytes = std::size_t{T::stages} * kStageFloats * sizeof(float);
+  static constexpr std::size_t kOutputBytes = OutputTile<T::bm, T::bn, T::threads>::kBytes;
+  static constexpr std::size_t kAlignSlack = 1024;  // the dynamic shared base is only 16-byte aligned
+  static constexpr std::size_t kSmemBytes =
+      (kPipelineBytes > kOutputBytes ? kPipelineBytes : kOutputBytes) + kAlignSlack;
+  // The TMA kernel: the pipeline (which one-tile blocks reuse for the output tile), then each consumer warpgroup's
+  // two staging buffers for output chunks, then the pipeline's full, empty and (3xtf32) ready barriers, 8 bytes each.
+  // Persistent runs (launch_wgmma_layout decides) are for two consumer warpgroups: one alone is better served by
+  // two blocks per SM, which its ~120 registers allow without the staged epilogue's code.
+  static constexpr bool kMayPersist = T::threads == 256;
+  static_assert(!kSplit3x || kMayPersist, "3xtf32 holds a fresh accumulator too: two consumer warpgroups of 232 registers");
+  static constexpr std::uint32_t kStagingOffset = kPipelineBytes;
+  static constexpr std::uint32_t kStagingBytes = kMayPersist ? 2 * 2 * kOutputChunkBytes : 0;
+  static constexpr std::uint32_t kBarrierOffset =
+      kStagingOffset + kStagingBytes > kOutputBytes ? kStagingOffset + kStagingBytes : kOutputBytes;
+  static constexpr int kBarriersPerStage = kSplit3x ? 3 : 2;
+  static constexpr std::size_t kTmaSmemBytes = kBarrierOffset + kAlignSlack + kBarriersPerStage * 8 * T::stages;
+  static constexpr std::uint32_t kTileBytes = (ATile::kFloats + BTile::kFloats) * sizeof(float);
+};
+
+// A consumer thread's register operand for one k tile (4 k8 steps × 4 registers), from fp32 bits of the B tile: tf32
+// rounded to nearest, and for 3xtf32 also small = x − big, left for the tensor core to truncate.
+template <bool kSplit3x>
+struct RegisterOperand {
+  static constexpr int kSteps = kBk / 8;
+  std::uint32_t big[kSteps][4];
+  std::uint32_t small[kSplit3x ? kSteps : 1][4];
+
+  __device__ void set(int step, int reg, std::uint32_t fp32_bits) {
+    big[step][reg] = wgmma::to_tf32_operand(fp32_bits);
+    if constexpr (kSplit3x)
+      small[step][reg] = __float_as_uint(__uint_as_float(fp32_bits) - __uint_as_float(big[step][reg] & 0xffffe000u));
+  }
+};
+
+// 3xtf32's split of a landed A tile by `count` threads, this one being `index`: big = tf32(x) in place (its low bits
+// cleared, so the tensor core's truncation keeps it exact), small = x − big at the same offset of the small tile. The
+// swizzle permutes whole 16-byte units, so an element-wise pass over the raw floats keeps it. The callers fence the
+// writes for the async proxy before they hand the tiles on.
+template <int kFloats>
+__device__ __forceinline__ void split_a_tile(float* tile, float* small, int index, int count) {
+  float4* const big4 = reinterpret_cast<float4*>(tile);
+  float4* const small4 = reinterpret_cast<float4*>(small);
+  for (int i = index; i < kFloats / 4; i += count) {
+    const float4 x = big4[i];
+    const float4 big = make_float4(__uint_as_float(ptx::to_tf32_exact(x.x)), __uint_as_float(ptx::to_tf32_exact(x.y)),
+                                   __uint_as_float(ptx::to_tf32_exact(x.z)), __uint_as_float(ptx::to_tf32_exact(x.w)));
+    big4[i] = big;
+    small4[i] = make_float4(x.x - big.x, x.y - big.y, x.z - big.z, x.w - big.w);
+  }
+}
+
+// One warpgroup's wgmma group for one k tile, A through descriptors (k8 step s at +32·s bytes). tf32 adds into d;
+// 3xtf32 overwrites d with the k tile's sum, small products first while it is small.
+template <int kRows, bool kSplit3x>
+__device__ __forceinline__ void issue_k_tile(float (&d)[kRows / 2], const RegisterOperand<kSplit3x>& b,
+                                             std::uint64_t desc_a, std::uint64_t desc_small_a) {
+  using Mma = wgmma::WgmmaTf32<kRows>;
+  constexpr int kSteps = RegisterOperand<kSplit3x>::kSteps;
+  const auto at_step = [](std::uint64_t desc, int s) { return desc + (8 * s * sizeof(float) >> 4); };
+  wgmma::fence();
+  if constexpr (kSplit3x) {
+    Mma::template mma<false>(d, b.small[0], at_step(desc_a, 0));
+#pragma unroll
+    for (int s = 1; s < kSteps; ++s) Mma::mma(d, b.small[s], at_step(desc_a, s));
+#pragma unroll
+    for (int s = 0; s < kSteps; ++s) Mma::mma(d, b.big[s], at_step(desc_small_a, s));
+  }
+#pragma unroll
+  for (int s = 0; s < kSteps; ++s) Mma::mma(d, b.big[s], at_step(desc_a, s));
+  wgmma::commit_group();
+}
+
+template <class T, bool kBKMajor, bool kSplit3x>
+__global__ void __launch_bounds__(T::threads) wgmma_tf32_kernel(OperandView a, OperandView b, EpilogueParams e) {
+  using Layout = WgmmaLayout<T, kBKMajor, kSplit3x>;
+  using ATile = typename Layout::ATile;
+  using BTile = typename Layout::BTile;
+  constexpr int kStages = T::stages, kSteps = kBk / 8;
+
+  extern __shared__ float4 shared_mem[];
+  const std::uint32_t raw_base = ptx::smem_address(shared_mem);
+  const std::uint32_t smem_base = (raw_base + 1023) & ~1023u;
+  float* const smem = reinterpret_cast<float*>(reinterpret_cast<char*>(shared_mem) + (smem_base - raw_base));
+
+  const int tid = threadIdx.x, lane = tid % 32;
+  const int frag_row = tid / 32 * 16 + lane / 4;  // block-tile column of Y in a[0]/a[2] and d[4i], d[4i+1]; +8: others
+  const int t = lane % 4;
+  const BlockTile block = grouped_block_tile(T::bm, T::bn, e.m, e.n);
+  const int k_tiles = static_cast<int>((a.k + kBk - 1) / kBk);
+
+  const ChunkCursor<T::bm, kBk, T::threads> cursor_a(a, true, block.row0, tid);
+  const ChunkCursor<T::bn, kBk, T::threads> cursor_b(b, kBKMajor, block.col0, tid);
+  auto load_stage = [&](int kt) {
+    float* const stage = smem + (kt % kStages) * Layout::kStageFloats;
+    const std::int64_t k0 = std::int64_t{kt} * kBk;
+    load_tile_async<ATile>(stage, cursor_a, a.ptr, a.vec4, k0);
+    load_tile_async<BTile>(stage + ATile::kFloats, cursor_b, b.ptr, b.vec4, k0);
+  };
+
+#pragma unroll
+  for (int s = 0; s < kStages - 1; ++s) {
+    if (s < k_tiles) load_stage(s);
+    ptx::cp_async_commit();  // empty groups keep the wait count uniform
+  }
+
+  // Raw fp32 bits of one tile's fragments, loaded while the previous tile's wgmma group runs; they become wgmma
+  // operands (wgmma::to_tf32_operand) only once that group is complete.
+  std::uint32_t loaded[kSteps][4];
+  auto load_fragments = [&](int kt) {
+    const float* const tile_b = smem + (kt % kStages) * Layout::kStageFloats + ATile::kFloats;
+#pragma unroll
+    for (int s = 0; s < kSteps; ++s) {
+      loaded[s][0] = __float_as_uint(tile_b[BTile::offset(frag_row, 8 * s + t)]);
+      loaded[s][1] = __float_as_uint(tile_b[BTile::offset(frag_row + 8, 8 * s + t)]);
+      loaded[s][2] = __float_as_uint(tile_b[BTile::offset(frag_row, 8 * s + t + 4)]);
+      loaded[s][3] = __float_as_uint(tile_b[BTile::offset(frag_row + 8, 8 * s + t + 4)]);
+    }
+  };
+  // Makes tile kt visible to every warp and to the tensor cores' async proxy; 3xtf32 then splits its A tile, every
+  // thread a part, and publishes that.
+  auto publish_tile = [] {
+    wgmma::fence_async_shared();
+    __syncthreads();
+  };
+  auto prepare_tile = [&](int kt) {
+    publish_tile();
+    if constexpr (kSplit3x) {
+      float* const stage = smem + (kt % kStages) * Layout::kStageFloats;
+      split_a_tile<ATile::kFloats>(stage, stage + Layout::kSmallAOffset, tid, T::threads);
+      publish_tile();
+    }
+  };
+
+  ptx::cp_async_wait<kStages - 2>();
+  prepare_tile(0);
+  load_fragments(0);
+
+  float acc[T::bm / 2], part[kSplit3x ? T::bm / 2 : 1];
+#pragma unroll
+  for (int i = 0; i < T::bm / 2; ++i) acc[i] = 0.f;
+#pragma unroll
+  for (int i = 0; i < (kSplit3x ? T::bm / 2 : 1); ++i) part[i] = 0.f;
+  for (int kt = 0; kt < k_tiles; ++kt) {
+    RegisterOperand<kSplit3x> frags;
+#pragma unroll
+    for (int s = 0; s < kSteps; ++s)
+#pragma unroll
+      for (int q = 0; q < 4; ++q) frags.set(s, q, loaded[s][q]);
+    const std::uint32_t stage_address = smem_base + (kt % kStages) * Layout::kStageBytes;
+    const std::uint64_t desc = wgmma::sw128_kmajor_descriptor(stage_address);
+    if constexpr (kSplit3x) {
+      wgmma::fence_operands(part);
+      issue_k_tile<T::bm, true>(part, frags, desc,
+                                wgmma::sw128_kmajor_descriptor(stage_address + Layout::kSmallAOffset * sizeof(float)));
+      wgmma::fence_operands(part);
+    } else {
+      wgmma::fence_operands(acc);
+      issue_k_tile<T::bm, false>(acc, frags, desc, desc);
+      wgmma::fence_operands(acc);
+    }
+
+    // While the group runs: prepare tile kt + 1, refill the stage tile kt − 1 used (every warpgroup finished that
+    // group before the barrier), and load the next fragments.
+    if (kt + 1 < k_tiles) {
+      ptx::cp_async_wait<kStages - 3>();
+      prepare_tile(kt + 1);
+      if (kt + kStages - 1 < k_tiles) load_stage(kt + kStages - 1);
+      ptx::cp_async_commit();
+      load_fragments(kt + 1);
+    }
+    wgmma::wait_group<0>();
+    if constexpr (kSplit3x) {
+      wgmma::fence_operands(part);
+#pragma unroll
+      for (int i = 0; i < T::bm / 2; ++i) acc[i] += part[i];  // the promotion: FADD rounds to nearest
+    }
+  }
+  wgmma::fence_operands(acc);
+
+  using Output = OutputTile<T::bm, T::bn, T::threads>;
+  ptx::cp_async_wait<0>();
+  __syncthreads();  // every warp is done with the pipeline's shared memory before it holds the output tile
+#pragma unroll
+  for (int i = 0; i < T::bm / 8; ++i)
+#pragma unroll
+    for (int q = 0; q < 4; ++q)  // D (row, col) = Y (col, row)
+      Output::put(smem, 8 * i + 2 * t + q % 2, frag_row + 8 * (q / 2), acc[4 * i + q]);
+  __syncthreads();
+  Output::finish(smem, e, block, tid);
+}
+
+// The TMA kernel's epilogue for row-major Y (and Z) that the copy engine can address (16-byte aligned, n % 4 == 0)
+// and no dropout. A consumer warpgroup's accumulators are Y rows 0..kRows of its 64 columns; it finishes them 16 rows
+// at a time into one of its two chunk buffers and its first lane stores the chunk with two bulk tensor copies. Before
+// refilling a buffer, that lane waits until the copy engine has read the chunk stored from it two chunks earlier.
+template <int kRows>
+struct StagedOutput {
+  static constexpr int kChunks = kRows / kOutputChunkRows;
+  static_assert(kRows % kOutputChunkRows == 0 && kChunks % 2 == 0, "whole chunks, an even number per pass");
+  static_assert(kOutputBoxCols == 32, "a box row is one 128-byte swizzle row");
+
+  // acc[4i + q] is Y (8i + 2t + q % 2, col + 8(q / 2)) of the block tile; bias[j] is column col + 8j's. acc ends up
+  // holding Z. The activation runs over all of acc before the first chunk: 128 independent exp2/rcp chains rather
+  // than 8 between two barriers.
+  template <Activation kAct>
+  __device__ static void store(float (&acc)[kRows / 2], const float (&bias)[2], const EpilogueParams& e,
+                               const CUtensorMap& map_y, const CUtensorMap& map_z, BlockTile block, float* staging,
+                               int warpgroup, int col, int t) {
+    const bool leader = threadIdx.x % 128 == 0;
+    const int x0 = static_cast<int>(block.col0) + 64 * warpgroup, y0 = static_cast<int>(block.row0);
+    const auto pass = [&](const CUtensorMap& map, const float (&values)[kRows / 2]) {
+#pragma unroll
+      for (int chunk = 0; chunk < kChunks; ++chunk) {
+        float* const buffer = staging + chunk % 2 * (kOutputChunkBytes / sizeof(float));
+        if (leader) pipeline::bulk_wait_group_read<1>();
+        pipeline::sync_warpgroup(warpgroup);
+#pragma unroll
+        for (int half = 0; half < 2; ++half)
+#pragma unroll
+          for (int q = 0; q < 4; ++q) {
+            const int r = 8 * half + 2 * t + q % 2, c = col % 64 + 8 * (q / 2);
+            const int box = c / kOutputBoxCols;
+            buffer[box * (kOutputBoxBytes / sizeof(float)) + swizzle_128b_offset(r, c % kOutputBoxCols)] =
+                values[4 * (2 * chunk + half) + q];
+          }
+        wgmma::fence_async_shared();  // the copy engine reads through the async proxy
+        pipeline::sync_warpgroup(warpgroup);
+        if (leader) {
+          const std::uint32_t source = ptx::smem_address(buffer);
+          pipeline::tma_store_2d(map, source, x0, y0 + kOutputChunkRows * chunk);
+          pipeline::tma_store_2d(map, source + kOutputBoxBytes, x0 + kOutputBoxCols, y0 + kOutputChunkRows * chunk);
+          pipeline::bulk_commit_group();
+        }
+      }
+    };
+#pragma unroll
+    for (int i = 0; i < kRows / 2; ++i) acc[i] += bias[i % 4 / 2];
+    if (e.z) pass(map_z, acc);
+    float y[kRows / 2];
+#pragma unroll
+    for (int i = 0; i < kRows / 2; ++i) y[i] = fast::activation<kAct>(acc[i], e.leaky_slope);
+    pass(map_y, y);
+  }
+
+  // Call once the warpgroup has stored its last chunk: its buffers stay in use until the copy engine has read them.
+  __device__ static void drain() {
+    if (threadIdx.x % 128 == 0) pipeline::bulk_wait_group_read<0>();
+  }
+};
+
+// The producer is a whole warpgroup after the T::threads consumers, although one lane does its work: registers are
+// allocated per scheduler, whose share of a block is one warp of each warpgroup, so a lone producer warp would cost
+// as much. With two consumer warpgroups the producer hands its registers over (setmaxnreg): the cap at entry is
+// 65536 / 384 = 168, the producer drops to 40 and the consumers rise to 232 (3 warps × 32 lanes per scheduler:
+// 40 + 2 × 232 ≤ 512 registers each), room for m64n256's 128 accumulators. One consumer warpgroup of m64n64 or
+// m64n128 is capped at 128 registers, which it fits, so that two blocks share an SM.
+template <class T, bool kBKMajor, bool kSplit3x>
+__global__ void __launch_bounds__(T::threads + 128, T::threads == 128 && T::bm <= 128 ? 2 : 1)
+    wgmma_tf32_tma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
+                          const __grid_constant__ CUtensorMap map_y, const __grid_constant__ CUtensorMap map_z,
+                          std::int64_t k, EpilogueParams e) {
+  using Layout = WgmmaLayout<T, kBKMajor, kSplit3x>;
+  using ATile = typename Layout::ATile;
+  using BTile = typename Layout::BTile;
+  constexpr int kStages = T::stages, kSteps = kBk / 8, kConsumerWarps = T::threads / 32, kCluster = T::cluster;
+  constexpr bool kMoveRegisters = T::threads == 256;
+  constexpr bool kMayPersist = Layout::kMayPersist;
+  constexpr int kSplitterWarps = 3;  // 3xtf32: the producer warpgroup's warps 1-3 split A tiles
+  static_assert(kCluster == 1 || (kCluster == 2 && kMayPersist), "clusters of two, for two consumer warpgroups");
+  constexpr std::uint32_t kASliceBytes = ATile::kFloats / kCluster * sizeof(float);
+  constexpr std::uint16_t kClusterMask = (1u << kCluster) - 1;
+
+  extern __shared__ float4 shared_mem[];
+  const std::uint32_t raw_base = ptx::smem_address(shared_mem);
+  const std::uint32_t smem_base = (raw_base + 1023) & ~1023u;
+  float* const smem = reinterpret_cast<float*>(reinterpret_cast<char*>(shared_mem) + (smem_base - raw_base));
+  const std::uint32_t barriers = smem_base + Layout::kBarrierOffset;
+  const auto full = [barriers](int stage) { return barriers + 8u * static_cast<std::uint32_t>(stage); };
+  const auto empty = [barriers](int stage) { return barriers + 8u * static_cast<std::uint32_t>(kStages + stage); };
+  const auto ready = [barriers](int stage) { return barriers + 8u * static_cast<std::uint32_t>(2 * kStages + stage); };
+
+  const int tid = threadIdx.x;
+  const int k_tiles = static_cast<int>((k + kBk - 1) / kBk);
+  // A cluster works on cluster tiles of bm × kCluster·bn, its blocks side by side along n: they share the A tile, and
+  // each copies its slice of it into all of them. A block whose tile lies past n still copies its slice; its B
+  // arrives as zeros and its stores fall outside Y, where the copy engine drops them.
+  const std::int64_t tiles = (e.m + T::bm - 1) / T::bm * ((e.n + kCluster * T::bn - 1) / (kCluster * T::bn));
+  const std::int64_t first_tile = blockIdx.x / kCluster, tile_step = gridDim.x / kCluster;
+  const int rank = kCluster > 1 ? static_cast<int>(cluster::rank()) : 0;
+  const auto block_tile = [&](std::int64_t tile) {
+    BlockTile block = grouped_tile(tile, T::bm, kCluster * T::bn, e.m, e.n);
+    block.col0 += std::int64_t{rank} * T::bn;
+    return block;
+  };
+
+  if (tid == 0) {
+    for (int s = 0; s < kStages; ++s) {
+      pipeline::mbarrier_init(full(s), 1);  // the producer's arrive.expect_tx; the copies' bytes
+      // One arrival per consumer warp of the cluster: a stage takes every block's copies, so it is empty only when
+      // every block is done with it.
+      pipeline::mbarrier_init(empty(s), kCluster * kConsumerWarps);
+      if constexpr (kSplit3x) pipeline::mbarrier_init(ready(s), kSplitterWarps);  // this block's split of A is done
+    }
+    pipeline::fence_barrier_init();
+  }
+  if constexpr (kCluster > 1)
+    cluster::sync();  // no copy or arrival reaches another block's barriers before they are initialized
+  else
+    __syncthreads();
+
+  // Producer and consumers count k tiles across all of the block's tiles: k tile g uses stage g % kStages in that
+  // stage's phase g / kStages, so the next tile's copies start as soon as this tile's last stages are released.
+  if (tid >= T::threads) {
+    if constexpr (kMoveRegisters) pipeline::release_registers<40>();
+    if (tid == T::threads) {
+      int g = 0;
+      for (std::int64_t tile = first_tile; tile < tiles; tile += tile_step) {
+        const BlockTile block = block_tile(tile);
+        const int row0 = static_cast<int>(block.row0), col0 = static_cast<int>(block.col0);
+        for (int kt = 0; kt < k_tiles; ++kt, ++g) {
+          const int s = g % kStages;
+          if (g >= kStages) pipeline::mbarrier_wait(empty(s), (g / kStages - 1) & 1);
+          const std::uint32_t stage = smem_base + static_cast<std::uint32_t>(s) * Layout::kStageBytes;
+          const std::uint32_t stage_b = stage + ATile::kFloats * sizeof(float);
+          pipeline::mbarrier_arrive_expect_tx(full(s), Layout::kTileBytes);  // every slice of A lands here
+          if constexpr (kCluster > 1)
+            pipeline::tma_multicast_2d(stage + static_cast<std::uint32_t>(rank) * kASliceBytes, map_a, full(s),
+                                       kt * kBk, row0 + rank * (T::bm / kCluster), kClusterMask);
+          else
+            pipeline::tma_load_2d(stage, map_a, full(s), kt * kBk, row0);
+          if (kBKMajor)
+            pipeline::tma_load_2d(stage_b, map_b, full(s), kt * kBk, col0);
+          else
+            pipeline::tma_load_2d(stage_b, map_b, full(s), col0, kt * kBk);
+        }
+      }
+      // The other blocks' consumers arrive on this block's empty barriers until they are done with its last stages:
+      // the block must not exit before (the barriers would be gone).
+      if constexpr (kCluster > 1)
+        for (int last = g > kStages ? g - kStages : 0; last < g; ++last)
+          pipeline::mbarrier_wait(empty(last % kStages), (last / kStages) & 1);
+    } else if (kSplit3x && tid >= T::threads + 32) {
+      // The splitters follow the copies stage by stage. They cannot fall a phase behind: a stage is refilled only
+      // after the consumers released it, which they do only after its ready barrier.
+      const int splitter = tid - (T::threads + 32);
+      int g = 0;
+      for (std::int64_t tile = first_tile; tile < tiles; tile += tile_step)
+        for (int kt = 0; kt < k_tiles; ++kt, ++g) {
+          const int s = g % kStages;
+          pipeline::mbarrier_wait(full(s), (g / kStages) & 1);
+          float* const stage = smem + s * Layout::kStageFloats;
+          split_a_tile<ATile::kFloats>(stage, stage + Layout::kSmallAOffset, splitter, 32 * kSplitterWarps);
+          wgmma::fence_async_shared();
+          __syncwarp();
+          if (tid % 32 == 0) pipeline::mbarrier_arrive(ready(s));
+        }
+    }
+  } else {
+    if constexpr (kMoveRegisters) pipeline::claim_registers<232>();
+    const int lane = tid % 32, t = lane % 4;
+    const int frag_row = tid / 32 * 16 + lane / 4;  // block-tile column of Y in a[0]/a[2], d[4i], d[4i+1]; +8: others
+    // Two fragment buffers: tile kt + 1's operands are loaded while group kt runs and group kt − 1 is complete, so
+    // one group stays queued behind the running one and the tensor core never drains between k tiles. The buffer
+    // index must be a compile-time constant (a run-time one moves the array to local memory): hence the
+    // integral_constant and the loop unrolled by two.
+    // 3xtf32 waits for each group before the next (the promotion reads its accumulator), so it needs one operand
+    // buffer, not two: the next tile's fp32 bits are loaded while the group runs and split once it is complete, which
+    // holds 16 registers instead of a second split buffer's 32 (with those, m64n128 spilled at the 232 cap).
+    RegisterOperand<kSplit3x> frags[kSplit3x ? 1 : 2];
+    std::uint32_t loaded[kSplit3x ? kSteps : 1][4];
+    const auto fetch = [&](int g, auto buffer) {
+      pipeline::mbarrier_wait(full(g % kStages), (g / kStages) & 1);
+      if constexpr (kSplit3x) pipeline::mbarrier_wait(ready(g % kStages), (g / kStages) & 1);
+      const float* const tile_b = smem + (g % kStages) * Layout::kStageFloats + ATile::kFloats;
+#pragma unroll
+      for (int s = 0; s < kSteps; ++s) {
+        const int k0 = 8 * s + t;
+        const int offsets[4] = {BTile::offset(frag_row, k0), BTile::offset(frag_row + 8, k0),
+                                BTile::offset(frag_row, k0 + 4), BTile::offset(frag_row + 8, k0 + 4)};
+#pragma unroll
+        for (int q = 0; q < 4; ++q) {
+          if constexpr (kSplit3x)
+            loaded[s][q] = __float_as_uint(tile_b[offsets[q]]);
+          else
+            frags[buffer].set(s, q, __float_as_uint(tile_b[offsets[q]]));
+        }
+      }
+    };
+    const auto release = [&](int g) {
+      __syncwarp();  // every lane's reads of the stage are done before it is released
+      if constexpr (kCluster > 1) {
+        if (lane < kCluster) pipeline::mbarrier_arrive_cluster(cluster::peer_address(empty(g % kStages), lane));
+      } else {
+        if (lane == 0) pipeline::mbarrier_arrive(empty(g % kStages));
+      }
+    };
+    float acc[T::bm / 2], part[kSplit3x ? T::bm / 2 : 1];
+#pragma unroll
+    for (int i = 0; i < (kSplit3x ? T::bm / 2 : 1); ++i) part[i] = 0.f;
+    // k tile kt of the current tile is k tile first + kt of the block.
+    const auto step = [&](int first, int kt, auto buffer) {
+      const int g = first + kt;
+      const std::uint32_t stage_address = smem_base + static_cast<std::uint32_t>(g % kStages) * Layout::kStageBytes;
+      const std::uint64_t desc = wgmma::sw128_kmajor_descriptor(stage_address);
+      const auto other = std::integral_constant<int, 1 - decltype(buffer)::value>{};
+      if constexpr (kSplit3x) {
+#pragma unroll
+        for (int s = 0; s < kSteps; ++s)
+#pragma unroll
+          for (int q = 0; q < 4; ++q) frags[0].set(s, q, loaded[s][q]);
+        wgmma::fence_operands(part);
+        issue_k_tile<T::bm, true>(part, frags[0], desc,
+                                  wgmma::sw128_kmajor_descriptor(stage_address + Layout::kSmallAOffset * sizeof(float)));
+        if (kt + 1 < k_tiles) fetch(g + 1, other);
+        wgmma::wait_group<0>();
+        wgmma::fence_operands(part);
+        release(g);
+#pragma unroll
+        for (int i = 0; i < T::bm / 2; ++i) acc[i] += part[i];  // the promotion: FADD rounds to nearest
+      } else {
+        issue_k_tile<T::bm, false>(acc, frags[buffer], desc, desc);
+        wgmma::wait_group<1>();  // group kt − 1 is complete: its stage and fragment buffer are free
+        if (kt > 0) release(g - 1);
+        if (kt + 1 < k_tiles) fetch(g + 1, other);
+      }
+    };
+
+    const int warpgroup = tid / 128;
+    float* const staging = smem + (Layout::kStagingOffset + warpgroup * 2 * kOutputChunkBytes) / sizeof(float);
+    const bool staged = kMayPersist && tile_step < tiles;  // the launcher makes a block persistent only then
+    // Tile `tile`, whose k tile kt is the block's k tile first + kt.
+    const auto run_tile = [&](std::int64_t tile, int first) {
+      const BlockTile block = block_tile(tile);
+      // Loaded now, used after the k loop: the loads' latency hides behind it.
+      float bias[2] = {0.f, 0.f};
+#pragma unroll
+      for (int j = 0; j < 2; ++j)
+        if (staged && e.bias && block.col0 + frag_row + 8 * j < e.n)
+          bias[j] = __ldg(e.bias + block.col0 + frag_row + 8 * j);
+#pragma unroll
+      for (int i = 0; i < T::bm / 2; ++i) acc[i] = 0.f;
+      // The accumulators are fenced only around the k loop: inside it only the wgmmas (ordered volatile asm) touch
+      // them, and a fence between two in-flight groups counts as a write, which makes ptxas serialize them (C7515).
+      fetch(first, std::integral_constant<int, 0>{});
+      wgmma::fence_operands(acc);
+      for (int kt = 0; kt < k_tiles; kt += 2) {
+        step(first, kt, std::integral_constant<int, 0>{});
+        if (kt + 1 < k_tiles) step(first, kt + 1, std::integral_constant<int, 1>{});
+      }
+      wgmma::wait_group<0>();
+      wgmma::fence_operands(acc);
+      if constexpr (!kSplit3x) release(first + k_tiles - 1);  // 3xtf32 released every k tile in its step
+      if (staged) {
+        with_activation(e.act, [&](auto act) {
+          StagedOutput<T::bm>::template store<decltype(act)::value>(acc, bias, e, map_y, map_z, block, staging,
+                                                                     warpgroup, frag_row, t);
+        });
+      } else {
+        // One tile per block: every copy has landed (the consumers waited for all of them), so once every
+        // consumer's wgmmas are complete the pipeline's shared memory becomes the output tile.
+        using Output = OutputTile<T::bm, T::bn, T::threads>;
+        pipeline::sync_first_threads<T::threads>();
+#pragma unroll
+        for (int i = 0; i < T::bm / 8; ++i)
+#pragma unroll
+          for (int q = 0; q < 4; ++q)  // D (row, col) = Y (col, row)
+            Output::put(smem, 8 * i + 2 * t + q % 2, frag_row + 8 * (q / 2), acc[4 * i + q]);
+        pipeline::sync_first_threads<T::threads>();
+        Output::finish(smem, e, block, tid);
+      }
+    };
+    if constexpr (kMayPersist) {
+      int first = 0;
+      for (std::int64_t tile = first_tile; tile < tiles; tile += tile_step, first += k_tiles) run_tile(tile, first);
+      StagedOutput<T::bm>::drain();
+    } else {
+      run_tile(first_tile, 0);
+    }
+  }
+}
+
+// cuTensorMapEncodeTiled through the runtime's driver entry point, so the library needs no link against libcuda.
+inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
+  static const PFN_cuTensorMapEncodeTiled_v12000 encode = [] {
+    void* fn = nullptr;
+    cudaDriverEntryPointQueryResult found{};
+    GT_CUDA_CALL(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &found));
+    if (found != cudaDriverEntryPointSuccess || fn == nullptr)
+      throw CheckError("the CUDA driver has no cuTensorMapEncodeTiled, which the wgmma TMA pipeline needs");
+    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(fn);
+  }();
+  return encode;
+}
+
+// A row-major rows×cols fp32 matrix (row stride ld floats) read in boxes of box_rows × box_cols.
+inline CUtensorMap tensor_map_2d(const float* base, std::int64_t rows, std::int64_t cols, std::int64_t ld, int box_rows,
+                          int box_cols, CUtensorMapSwizzle swizzle) {
+  CUtensorMap map;
+  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};
+  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(ld) * sizeof(float)};
+  const cuuint32_t box[2] = {static_cast<cuuint32_t>(box_cols), static_cast<cuuint32_t>(box_rows)};
+  const cuuint32_t element_strides[2] = {1, 1};
+  const CUresult status = tensor_map_encoder()(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, const_cast<float*>(base), dims,
+                                               strides, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
+                                               CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (status != CUDA_SUCCESS)
+    throw CheckError("cuTensorMapEncodeTiled failed (CUresult " + std::to_string(static_cast<int>(status)) + ") for a " +
+                     std::to_string(rows) + "x" + std::to_string(cols) + " matrix, ld " + std::to_string(ld));
+  return map;
+}
+
+template <class Kernel>
+void raise_smem_limit_once(std::once_flag& flag, Kernel kernel, std::size_t bytes) {
+  std::call_once(flag, [kernel, bytes] {
+    GT_CUDA_CALL(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
+  });
+}
+
+inline bool aligned16(const void* ptr) { return reinterpret_cast<std::uintptr_t>(ptr) % 16 == 0; }
+
+// How many blocks of a persistent kernel the current GPU runs at once: whole clusters only, which a GPC's SMs bound.
+template <class Kernel>
+unsigned resident_blocks(Kernel kernel, int threads, std::size_t smem_bytes, int cluster) {
+  int device = 0, sms = 0, per_sm = 0;
+  GT_CUDA_CALL(cudaGetDevice(&device));
+  GT_CUDA_CALL(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  if (cluster == 1) {
+    GT_CUDA_CALL(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem_bytes));
+    return static_cast<unsigned>(std::max(1, sms * per_sm));
+  }
+  const ClusterLaunch launch(dim3(static_cast<unsigned>(cluster)), dim3(static_cast<unsigned>(cluster)), threads,
+                             smem_bytes, nullptr);
+  int clusters = 0;
+  GT_CUDA_CALL(cudaOccupancyMaxActiveClusters(&clusters, kernel, &launch.config));
+  return static_cast<unsigned>(std::max(1, clusters) * cluster);
+}
+
+// The copy engine needs 16-byte aligned bases and row strides (vec4 on both operands); other problems take the
+// cp.async pipeline of the same tile.
+template <class T, bool kBKMajor, bool kSplit3x>
+void launch_wgmma_layout(const GemmProblem& p, const GemmOperands& x, cudaStream_t s) {
+  using Layout = WgmmaLayout<T, kBKMajor, kSplit3x>;
+  const OperandView a = operand_a(p, x), b = operand_b(p, x);
+  if (a.vec4 && b.vec4) {
+    // B's box is as wide as the padded tile row (BTile::kStride), so the copy lays out the padding itself. Each block
+    // of a cluster copies its slice of the A tile (for all of them).
+    constexpr int kBoxWidth = Layout::BTile::kStride;
+    const CUtensorMap map_a =
+        tensor_map_2d(a.ptr, a.rows, a.k, a.ld, T::bm / T::cluster, kBk, CU_TENSOR_MAP_SWIZZLE_128B);
+    const CUtensorMap map_b =
+        kBKMajor ? tensor_map_2d(b.ptr, b.rows, b.k, b.ld, T::bn, kBoxWidth, CU_TENSOR_MAP_SWIZZLE_NONE)
+                 : tensor_map_2d(b.ptr, b.k, b.rows, b.ld, kBk, kBoxWidth, CU_TENSOR_MAP_SWIZZLE_NONE);
+    const auto kernel = wgmma_tf32_tma_kernel<T, kBKMajor, kSplit3x>;
+    static std::once_flag attribute_set;
+    raise_smem_limit_once(attribute_set, kernel, Layout::kTmaSmemBytes);
+    // Persistent (fewer blocks than tiles) only with more than one wave of tiles and a row-major output the copy
+    // engine can store; the Y and Z maps are placeholders, never read, otherwise.
+    static const unsigned resident = resident_blocks(kernel, T::threads + 128, Layout::kTmaSmemBytes, T::cluster);
+    const unsigned grid = grouped_grid_size(T::bm, T::cluster * T::bn, p.m, p.n) * T::cluster;
+    const EpilogueParams e = make_epilogue_params(p, x);
+    const bool persistent = Layout::kMayPersist && grid > resident && !e.transposed && e.dropout_p == 0.f &&
+                            e.n % 4 == 0 && aligned16(e.y) && (e.z == nullptr || aligned16(e.z));
+    CUtensorMap map_y = map_a, map_z = map_a;
+    if (persistent) {
+      map_y = tensor_map_2d(e.y, p.m, p.n, p.n, kOutputChunkRows, kOutputBoxCols, CU_TENSOR_MAP_SWIZZLE_128B);
+      if (e.z) map_z = tensor_map_2d(e.z, p.m, p.n, p.n, kOutputChunkRows, kOutputBoxCols, CU_TENSOR_MAP_SWIZZLE_128B);
+    }
+    if constexpr (T::cluster > 1) {
+      const ClusterLaunch launch(dim3(persistent ? resident : grid), dim3(T::cluster), T::threads + 128,
+                                 Layout::kTmaSmemBytes, s);
+      GT_CUDA_CALL(cudaLaunchKernelEx(&launch.config, kernel, map_a, map_b, map_y, map_z, p.k, e));
+    } else {
+      kernel<<<persistent ? resident : grid, T::threads + 128, Layout::kTmaSmemBytes, s>>>(map_a, map_b, map_y, map_z,
+                                                                                          p.k, e);
+    }
+  } else {
+    // The copy engine cannot address these operands, so there is nothing to multicast: the cluster-less kernel (the
+    // layout does not depend on the cluster).
+    const auto kernel = wgmma_tf32_kernel<typename T::Unclustered, kBKMajor, kSplit3x>;
+    static std::once_flag attribute_set;
+    raise_smem_limit_once(attribute_set, kernel, Layout::kSmemBytes);
+    kernel<<<grouped_grid_size(T::bm, T::bn, p.m, p.n), T::threads, Layout::kSmemBytes, s>>>(
+        a, b, make_epilogue_params(p, x));
+  }
+  GT_CUDA_CHECK_LAUNCH();
+}
+
+// B (as op(B)ᵀ) is K-major when transposed; A is K-major, as wgmma_problem_limits requires. The families have no
+// split-k kernel (compile_wgmma_variants says so), so slices is 1 and there is no scratch to use.
+template <class T, bool kSplit3x>
+void launch_wgmma(const GemmProblem& p, const GemmOperands& x, int /*slices*/, const SplitKScratch& /*scratch*/,
+                  cudaStream_t s) {
+  if (p.trans_b)
+    launch_wgmma_layout<T, true, kSplit3x>(p, x, s);
+  else
+    launch_wgmma_layout<T, false, kSplit3x>(p, x, s);
+}
+
+template <bool kSplit3x, class... Tiles>
+std::vector<CompiledVariant> compile_wgmma_variants(TileList<Tiles...>) {
+  return {CompiledVariant{Tiles::config(), &launch_wgmma<Tiles, kSplit3x>, /*split_k=*/false}...};
+}
+
+}  // namespace gemmtune::kernels

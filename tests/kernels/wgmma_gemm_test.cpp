@@ -1,0 +1,126 @@
+// Every variant of both wgmma families (kernels/wgmma_gemm.cuh, sm_90a: tf32 and 3xtf32) vs the fp64 reference on the
+// layouts they run (nn, nt): every activation, save_z, dropout, both output layouts, and shapes with 1, 7, 127, 255,
+// 1000 and 4095 in every dimension; both pipelines (TMA when lda and ldb are multiples of 4, cp.async otherwise) on
+// edge tiles; the persistent path; and the layouts they refuse, with their reason.
+#include <gtest/gtest.h>
+
+#include "kernels/kernel_test_support.hpp"
+#include "kernels/registry.hpp"
+#include "support/gpu_test.hpp"
+
+namespace gemmtune::kernels {
+namespace {
+
+struct WgmmaFamily {
+  Family family;
+  MathMode mode;
+};
+
+class WgmmaGemm : public ::testing::TestWithParam<WgmmaFamily> {
+ protected:
+  std::vector<const KernelVariant*> variants() const {
+    std::vector<const KernelVariant*> found;
+    for (const KernelVariant& v : kernel_registry())
+      if (v.family == GetParam().family) found.push_back(&v);
+    return found;
+  }
+  GemmProblem problem(std::int64_t m, std::int64_t n, std::int64_t k, bool trans_b) const {
+    GemmProblem p;
+    p.m = m;
+    p.n = n;
+    p.k = k;
+    p.trans_b = trans_b;
+    p.mode = GetParam().mode;
+    return p;
+  }
+};
+
+#define GT_REQUIRE_WGMMA_FAMILY()                                                                        \
+  do {                                                                                                   \
+    GT_REQUIRE_GPU();                                                                                    \
+    const std::vector<const KernelVariant*> found = variants();                                          \
+    if (found.empty()) GTEST_SKIP() << "this build has no sm_90a code, so no wgmma variants";            \
+    if (const std::string why = found.front()->device_unsupported_reason(); !why.empty()) GTEST_SKIP() << why; \
+  } while (0)
+
+TEST_P(WgmmaGemm, IsRegisteredExactlyWhenBuiltWithSm90aCode) {
+#if defined(GEMMTUNE_HAVE_WGMMA)
+  EXPECT_GE(variants().size(), 8u);
+#else
+  EXPECT_TRUE(variants().empty());
+#endif
+}
+
+TEST_P(WgmmaGemm, RefusesTransposedAOnAnyMachine) {
+  for (const KernelVariant* v : variants()) {
+    for (const bool trans_b : {false, true}) {
+      GemmProblem p = problem(256, 256, 256, trans_b);
+      p.trans_a = true;
+      EXPECT_NE(v->unsupported_reason(p).find("K-major"), std::string::npos) << v->name << " " << p.key();
+    }
+  }
+}
+
+TEST_P(WgmmaGemm, EveryVariantMatchesFp64ReferenceOnEdgeShapesBothLayoutsAndEpilogues) {
+  GT_REQUIRE_WGMMA_FAMILY();
+  // The coverage problems with A stored m×k: TN becomes NN and TT becomes NT, so each of the two layouts still meets
+  // every activation and shape.
+  std::vector<GemmProblem> problems = test::coverage_problems(GetParam().mode);
+  for (GemmProblem& p : problems) p.trans_a = false;
+  test::check_family_against_reference(GetParam().family, problems);
+}
+
+// The launcher picks the TMA pipeline when both leading dimensions are multiples of 4 floats (with cudaMalloc'd
+// operands), else the cp.async one. Edge tiles in every dimension for each: the TMA shapes keep lda and ldb aligned
+// (k = 4 is a single partial k tile); the cp.async ones have an odd k, so lda is not.
+TEST_P(WgmmaGemm, BothPipelinesMatchFp64ReferenceOnEdgeTiles) {
+  GT_REQUIRE_WGMMA_FAMILY();
+  struct Shape {
+    std::int64_t m, n, k;
+  };
+  const Shape tma_shapes[] = {{5, 132, 4}, {300, 68, 1028}, {77, 260, 36}};
+  const Shape cp_async_shapes[] = {{300, 68, 1029}, {77, 261, 37}};
+  std::vector<GemmProblem> problems;
+  for (const bool trans_b : {false, true}) {
+    const auto add = [&](const Shape& s, bool epilogue) {
+      GemmProblem p = problem(s.m, s.n, s.k, trans_b);
+      p.epi.bias = epilogue;
+      p.epi.act = epilogue ? Activation::Relu : Activation::None;
+      problems.push_back(p);
+    };
+    for (const Shape& s : tma_shapes) add(s, true);
+    for (const Shape& s : cp_async_shapes) add(s, false);
+  }
+  test::check_family_against_reference(GetParam().family, problems);
+}
+
+// Two-warpgroup tiles run persistent, with bulk tensor stores of Y and Z, where a problem has more tiles than resident
+// blocks (2304² is 162 tiles of 256×128 and 324 of 128×128 for 132 SMs) and a row-major, aligned, n % 4 == 0 output
+// without dropout: the coverage shapes are too small to get there. save_z on each, and edge tiles in m, n and k. The
+// clustered variants' pairs of tiles along n: 2308 columns end in a pair whose second tile lies wholly past n.
+TEST_P(WgmmaGemm, PersistentPathMatchesFp64ReferenceWithSaveZAndEdgeTiles) {
+  GT_REQUIRE_WGMMA_FAMILY();
+  std::vector<GemmProblem> problems;
+  for (const bool trans_b : {false, true}) {
+    GemmProblem p = problem(2304, 2304, 264, trans_b);
+    p.epi.bias = true;
+    p.epi.act = Activation::Gelu;
+    p.epi.save_z = true;
+    problems.push_back(p);
+    p = problem(2310, 2308, 100, trans_b);
+    p.epi.act = Activation::Sigmoid;
+    p.epi.save_z = true;
+    problems.push_back(p);
+  }
+  test::check_family_against_reference(GetParam().family, problems);
+}
+
+INSTANTIATE_TEST_SUITE_P(Families, WgmmaGemm,
+                         ::testing::Values(WgmmaFamily{Family::WgmmaTf32, MathMode::Tf32},
+                                           WgmmaFamily{Family::Wgmma3xTf32, MathMode::Tf32x3}),
+                         [](const ::testing::TestParamInfo<WgmmaFamily>& family) {
+                           return family.param.mode == MathMode::Tf32 ? std::string("Tf32") : std::string("ThreeXTf32");
+                         });
+
+}  // namespace
+}  // namespace gemmtune::kernels
