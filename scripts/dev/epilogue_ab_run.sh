@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One device call that builds, tests and sweeps two versions of kernels/wgmma_tf32_gemm.cu side by side: the working
+# One device call that builds, tests and sweeps two versions of kernels/wgmma_gemm.cuh (the wgmma kernels) side by side: the working
 # tree's, then the one in .epi_b/ (an ignored, carried folder). Keeps 3 files per version under $OUT (tests log, the
 # dev_epilogue sweep, the dev_epilogue_large sweep) and prints the own-against-cuBLASLt tables last.
 set -uo pipefail
@@ -20,7 +20,7 @@ run_version() {
   summary+=("$name large sweep rc=$?")
 }
 run_version a
-cp .epi_b/wgmma_tf32_gemm.cu kernels/wgmma_tf32_gemm.cu
+cp .epi_b/wgmma_gemm.cuh kernels/wgmma_gemm.cuh
 run_version b
 for name in a b; do
   echo "=== version $name"
