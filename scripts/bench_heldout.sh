@@ -14,7 +14,12 @@
 # CONFIRM=both also times the runtime with RuntimeOptions::confirm_standins on (the first-use trial), on the same
 # dbs, into OUT_DIR/heldout_bench_confirm.json; CONFIRM=1 times only that way.
 #
-# usage: [CONFIRM=0|1|both] scripts/bench_heldout.sh [BUILD_DIR=build] [OUT_DIR=results/<gpu-slug>] [SEEDS=1,2] [COUNT=24]
+# FP32_EQUIVALENT=1 runs the fp32-equivalent policy end to end: the tuned half's sweep lets fp32 problems take our
+# 3xtf32 variants (profile field fp32_equivalent) and the runtime may run them (RuntimeOptions::fp32_equivalent),
+# against cuBLASLt fp32 heuristic-first as always. Its files carry a _fp32_equivalent suffix (heldout_bench_fp32_
+# equivalent.json, the work under OUT_DIR/heldout_fp32_equivalent/), so a default run's results stay as they are.
+#
+# usage: [CONFIRM=0|1|both] [FP32_EQUIVALENT=0|1] scripts/bench_heldout.sh [BUILD_DIR=build] [OUT_DIR=results/<gpu-slug>] [SEEDS=1,2] [COUNT=24]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
@@ -25,6 +30,12 @@ seeds=${3:-1,2}
 count=${4:-24}
 confirm=${CONFIRM:-0}
 case $confirm in 0 | 1 | both) ;; *) echo "bench_heldout: CONFIRM must be 0, 1 or both" >&2; exit 2 ;; esac
+suffix="" policy_flags=()
+case ${FP32_EQUIVALENT:-0} in
+  0) ;;
+  1) suffix=_fp32_equivalent policy_flags=(--fp32-equivalent) ;;
+  *) echo "bench_heldout: FP32_EQUIVALENT must be 0 or 1" >&2; exit 2 ;;
+esac
 for tool in "$build/gemmtune" "$build/src/examples/heldout_bench"; do
   [[ -x $tool ]] || { echo "bench_heldout: $tool is missing (build it first; this script builds nothing)" >&2; exit 2; }
 done
@@ -32,19 +43,19 @@ mkdir -p "$out"
 start=$SECONDS
 bench_jsons=() confirm_jsons=() shape_files=()
 for seed in ${seeds//,/ }; do
-  dir="$out/heldout/seed$seed"
+  dir="$out/heldout$suffix/seed$seed"
   rm -rf "$dir"
-  python3 scripts/heldout_shapes.py --seed "$seed" --count "$count" --out "$dir"
+  python3 scripts/heldout_shapes.py --seed "$seed" --count "$count" --out "$dir" "${policy_flags[@]}"
   "$build/gemmtune" sweep --profile "$dir/profile.json" --db "$dir/heldout.db" > "$dir/sweep.txt" 2> "$dir/sweep.log"
   echo "bench_heldout: seed $seed tuned in $((SECONDS - start)) s" >&2
   "$build/gemmtune" cache show --db "$dir/heldout.db" > "$dir/cache.txt"
   if [[ $confirm != 1 ]]; then
-    "$build/src/examples/heldout_bench" --db "$dir/heldout.db" --shapes "$dir/shapes.json" \
+    "$build/src/examples/heldout_bench" "${policy_flags[@]}" --db "$dir/heldout.db" --shapes "$dir/shapes.json" \
       --json "$dir/bench.json" > "$dir/bench.txt"
     bench_jsons+=(--bench "$dir/bench.json")
   fi
   if [[ $confirm != 0 ]]; then
-    "$build/src/examples/heldout_bench" --confirm --db "$dir/heldout.db" --shapes "$dir/shapes.json" \
+    "$build/src/examples/heldout_bench" --confirm "${policy_flags[@]}" --db "$dir/heldout.db" --shapes "$dir/shapes.json" \
       --json "$dir/bench_confirm.json" > "$dir/bench_confirm.txt"
     confirm_jsons+=(--bench "$dir/bench_confirm.json")
   fi
@@ -53,18 +64,19 @@ for seed in ${seeds//,/ }; do
 done
 torch_args=()
 if python3 -c "import torch" 2> /dev/null; then
-  python3 scripts/compare_torch.py "${shape_files[@]}" --json "$out/heldout/torch.json" > "$out/heldout/torch.txt"
-  torch_args=(--torch "$out/heldout/torch.json")
+  python3 scripts/compare_torch.py "${shape_files[@]}" --json "$out/heldout$suffix/torch.json" \
+    > "$out/heldout$suffix/torch.txt"
+  torch_args=(--torch "$out/heldout$suffix/torch.json")
   echo "bench_heldout: PyTorch measured in $((SECONDS - start)) s" >&2
 else
   echo "bench_heldout: python3 has no torch: PyTorch comparison skipped" >&2
 fi
 if ((${#confirm_jsons[@]})); then
   echo "== with the first-use trial (RuntimeOptions::confirm_standins) =="
-  python3 scripts/heldout_report.py "${confirm_jsons[@]}" "${torch_args[@]}" --out "$out/heldout_bench_confirm.json"
+  python3 scripts/heldout_report.py "${confirm_jsons[@]}" "${torch_args[@]}" --out "$out/heldout_bench_confirm$suffix.json"
 fi
 if ((${#bench_jsons[@]})); then
   echo "== the runtime's defaults =="
-  python3 scripts/heldout_report.py "${bench_jsons[@]}" "${torch_args[@]}" --out "$out/heldout_bench.json"
+  python3 scripts/heldout_report.py "${bench_jsons[@]}" "${torch_args[@]}" --out "$out/heldout_bench$suffix.json"
 fi
 echo "bench_heldout: done in $((SECONDS - start)) s" >&2

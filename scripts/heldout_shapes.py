@@ -75,6 +75,8 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--profiles-dir", default=os.path.join(os.path.dirname(__file__), "..", "profiles"))
     ap.add_argument("--max-mnk", type=float, default=1.6e10)
+    ap.add_argument("--fp32-equivalent", action="store_true",
+                    help="the profile sets fp32_equivalent: fp32 problems also try (and may cache) 3xtf32 variants")
     args = ap.parse_args()
     if args.count < 2:
         ap.error("--count must be at least 2 (half are tuned, half held out)")
@@ -99,6 +101,8 @@ def main():
         "timing": {"warmup_calls": 3, "batch_calls": 10, "min_samples": 20, "max_noise_pct": 1.0,
                    "min_time_ms": 2, "max_time_ms": 40, "launch": "both", "l2": "both", "finalists": 3},
     }
+    if args.fp32_equivalent:
+        profile["fp32_equivalent"] = True
     with open(os.path.join(args.out, "profile.json"), "w") as f:
         json.dump(profile, f, indent=1)
     print(f"seed {args.seed}: {len(shapes)} shapes, {len(tuned)} tuned -> {args.out}")

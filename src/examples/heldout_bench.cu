@@ -15,8 +15,10 @@
 // Each batch is queued behind a blocking kernel (host launch latency stays out) and timed with CUDA events around
 // the batch, divided by its calls; the two sides alternate which goes first; median over the rounds.
 //
-//   heldout_bench --db FILE --shapes FILE [--json OUT] [--rounds N] [--calls N] [--confirm]
+//   heldout_bench --db FILE --shapes FILE [--json OUT] [--rounds N] [--calls N] [--confirm] [--fp32-equivalent]
 // --confirm: the runtime confirms each stand-in on first use (RuntimeOptions::confirm_standins).
+// --fp32-equivalent: the runtime may run the db's policy-admitted 3xtf32 entries for fp32 problems
+// (RuntimeOptions::fp32_equivalent); heuristic-first stays cuBLASLt fp32.
 // The shapes file: {"seed": S, "shapes": [{"m": M, "n": N, "k": K, "tuned": true|false}, ...]}.
 #include <algorithm>
 #include <cstdio>
@@ -50,7 +52,8 @@ struct Args {
   std::string json_path;
   int rounds = 11;
   int calls = 20;
-  bool confirm = false;  // RuntimeOptions::confirm_standins
+  bool confirm = false;           // RuntimeOptions::confirm_standins
+  bool fp32_equivalent = false;   // RuntimeOptions::fp32_equivalent
 };
 
 struct HeldoutShape {
@@ -226,6 +229,7 @@ void run(const Args& a) {
   const DeviceInfo device = query_device(0);
   RuntimeOptions options;
   options.confirm_standins = a.confirm;
+  options.fp32_equivalent = a.fp32_equivalent;
   Runtime rt(a.db, 0, options);
   const CudaStream stream;
   const LtHandle lt = make_lt_handle();
@@ -271,6 +275,7 @@ void run(const Args& a) {
                              {"same_algo", candidate == raw.id()},
                              {"seed", seed},
                              {"confirm_standins", a.confirm},
+                             {"fp32_equivalent", a.fp32_equivalent},
                              {"explain", explanation}});
           std::printf("%-5s %-9s %-18s %-6s %-4s %-8s runtime %9.2f us  heuristic %9.2f us  x%.3f  %s\n",
                       to_string(mode), epilogue, shape_key.c_str(), c.launch(), c.l2(),
@@ -286,6 +291,7 @@ void run(const Args& a) {
   out["db"] = a.db;
   out["seed"] = seed;
   out["confirm_standins"] = a.confirm;
+  out["fp32_equivalent"] = a.fp32_equivalent;
   out["method"] = "per condition, median of " + std::to_string(a.rounds) + " rounds of one batch of " +
                   std::to_string(a.calls) +
                   " back-to-back calls per side behind a blocking kernel, order alternating; CUDA events around the "
@@ -303,7 +309,8 @@ void run(const Args& a) {
 int main(int argc, char** argv) {
   gemmtune::Args a;
   const char* usage =
-      "usage: heldout_bench --db FILE --shapes FILE [--json OUT] [--rounds N] [--calls N] [--confirm]\n";
+      "usage: heldout_bench --db FILE --shapes FILE [--json OUT] [--rounds N] [--calls N] [--confirm] "
+      "[--fp32-equivalent]\n";
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     const bool has_value = i + 1 < argc;
@@ -315,6 +322,8 @@ int main(int argc, char** argv) {
       a.json_path = argv[++i];
     } else if (arg == "--confirm") {
       a.confirm = true;
+    } else if (arg == "--fp32-equivalent") {
+      a.fp32_equivalent = true;
     } else if ((arg == "--rounds" || arg == "--calls") && has_value) {
       const int v = std::atoi(argv[++i]);
       if (v < 1 || v > 1000) {
