@@ -44,14 +44,15 @@
 //
 // 3xtf32 (kSplit3x): x = big + small with big = tf32(x) rounded to nearest and small = x − big (exact in fp32, then
 // truncated to tf32 by the tensor core), and D += small·big + big·small + big·big, as the mma.sync family does
-// (kernels/mma_gemm.cuh: why, and why the promotion below). The register operand is split in registers as it is
-// loaded. The shared operand is split once per block and k tile, not once per warpgroup: the producer warpgroup's
-// three idle warps wait for the tile to land, round it to big in place, write small into a second swizzled A tile of
-// the stage, and arrive on the stage's ready barrier, which the consumers wait on (the cp.async kernel's threads split
-// the tile between two block barriers instead). A k tile's 12 wgmmas go into a fresh accumulator (scale-d = 0 on the
-// first), small products first, and once the group is complete FADD adds it into the running sum, which no wgmma
-// touches: the tensor core's truncating accumulation sees at most one k tile. Each group is waited for before the
-// next, so a warpgroup's tensor work pauses for the promotion; the other consumer warpgroup's group fills it.
+// (kernels/mma_gemm.cuh: why, and why the promotion below). The register operand is split in registers when it becomes
+// an operand, from the raw bits loaded while the previous group ran. The shared operand is split once per block and k
+// tile, not once per warpgroup: the producer warpgroup's three idle warps wait for the tile to land, round it to big in
+// place, write small into a second swizzled A tile of the stage, and arrive on the stage's ready barrier, which the
+// consumers wait on (the cp.async kernel's threads split the tile between two block barriers instead). A k tile's 12
+// wgmmas go into a fresh accumulator (scale-d = 0 on the first), small products first, and once the group is complete
+// FADD adds it into the running sum, which no wgmma touches: the tensor core's truncating accumulation sees at most one
+// k tile. Each group is waited for before the next, so a warpgroup's tensor work pauses for the promotion; the other
+// consumer warpgroup's group fills it.
 #pragma once
 
 #include <algorithm>
@@ -132,7 +133,8 @@ struct WgmmaLayout {
   // Persistent runs (launch_wgmma_layout decides) are for two consumer warpgroups: one alone is better served by
   // two blocks per SM, which its ~120 registers allow without the staged epilogue's code.
   static constexpr bool kMayPersist = T::threads == 256;
-  static_assert(!kSplit3x || kMayPersist, "3xtf32 holds a fresh accumulator too: two consumer warpgroups of 232 registers");
+  static_assert(!kSplit3x || kMayPersist,
+                "3xtf32 holds a fresh accumulator too: two consumer warpgroups of 232 registers");
   static constexpr std::uint32_t kStagingOffset = kPipelineBytes;
   static constexpr std::uint32_t kStagingBytes = kMayPersist ? 2 * 2 * kOutputChunkBytes : 0;
   static constexpr std::uint32_t kBarrierOffset =
@@ -534,8 +536,8 @@ __global__ void __launch_bounds__(T::threads + 128, T::threads == 128 && T::bm <
 #pragma unroll
           for (int q = 0; q < 4; ++q) frags[0].set(s, q, loaded[s][q]);
         wgmma::fence_operands(part);
-        issue_k_tile<T::bm, true>(part, frags[0], desc,
-                                  wgmma::sw128_kmajor_descriptor(stage_address + Layout::kSmallAOffset * sizeof(float)));
+        const std::uint32_t small_address = stage_address + Layout::kSmallAOffset * std::uint32_t{sizeof(float)};
+        issue_k_tile<T::bm, true>(part, frags[0], desc, wgmma::sw128_kmajor_descriptor(small_address));
         if (kt + 1 < k_tiles) fetch(g + 1, other);
         wgmma::wait_group<0>();
         wgmma::fence_operands(part);

@@ -19,7 +19,8 @@
 # against cuBLASLt fp32 heuristic-first as always. Its files carry a _fp32_equivalent suffix (heldout_bench_fp32_
 # equivalent.json, the work under OUT_DIR/heldout_fp32_equivalent/), so a default run's results stay as they are.
 #
-# usage: [CONFIRM=0|1|both] [FP32_EQUIVALENT=0|1] scripts/bench_heldout.sh [BUILD_DIR=build] [OUT_DIR=results/<gpu-slug>] [SEEDS=1,2] [COUNT=24]
+# usage: [CONFIRM=0|1|both] [FP32_EQUIVALENT=0|1] scripts/bench_heldout.sh [BUILD_DIR=build]
+#          [OUT_DIR=results/<gpu-slug>] [SEEDS=1,2] [COUNT=24]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
@@ -55,7 +56,8 @@ for seed in ${seeds//,/ }; do
     bench_jsons+=(--bench "$dir/bench.json")
   fi
   if [[ $confirm != 0 ]]; then
-    "$build/src/examples/heldout_bench" --confirm "${policy_flags[@]}" --db "$dir/heldout.db" --shapes "$dir/shapes.json" \
+    "$build/src/examples/heldout_bench" --confirm "${policy_flags[@]}" --db "$dir/heldout.db" \
+      --shapes "$dir/shapes.json" \
       --json "$dir/bench_confirm.json" > "$dir/bench_confirm.txt"
     confirm_jsons+=(--bench "$dir/bench_confirm.json")
   fi
@@ -73,7 +75,8 @@ else
 fi
 if ((${#confirm_jsons[@]})); then
   echo "== with the first-use trial (RuntimeOptions::confirm_standins) =="
-  python3 scripts/heldout_report.py "${confirm_jsons[@]}" "${torch_args[@]}" --out "$out/heldout_bench_confirm$suffix.json"
+  python3 scripts/heldout_report.py "${confirm_jsons[@]}" "${torch_args[@]}" \
+    --out "$out/heldout_bench_confirm$suffix.json"
 fi
 if ((${#bench_jsons[@]})); then
   echo "== the runtime's defaults =="
