@@ -52,4 +52,13 @@ DefaultCandidate default_candidate(const GemmProblem& p, cublasLtHandle_t lt, st
                    ", and no kernel variant of this build supports it");
 }
 
+std::optional<Candidate> unfused_challenger(const GemmProblem& p, const DefaultCandidate& d, cublasLtHandle_t lt,
+                                            std::size_t workspace_bytes) {
+  const GemmProblem g = pass_gemm(p);
+  if (!d.heuristic_first || d.candidate.lt_epilogue_kernel || g.epi == Epilogue{}) return std::nullopt;
+  const std::vector<Candidate> first = LtGemm(lt, g, LtEpilogueMode::Unfused).heuristic(1, workspace_bytes);
+  if (first.empty()) return std::nullopt;
+  return first[0];
+}
+
 }  // namespace gemmtune::runtime

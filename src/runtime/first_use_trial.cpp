@@ -19,11 +19,12 @@ double median(std::vector<double> v) {
 
 }  // namespace
 
-TrialResult first_use_trial(const CandidateLauncher& standin, const CandidateLauncher& fallback, std::size_t l2_bytes) {
+TrialResult first_use_trial(const CandidateLauncher& challenger, const CandidateLauncher& fallback,
+                            std::size_t l2_bytes) {
   constexpr double kBatchUs = 100, kBudgetUs = 1000;
   const CudaStream stream;
   const cudaStream_t s = stream.get();
-  const ProblemBuffers buffers(standin.gemm(), l2_bytes, (std::uint64_t{std::random_device{}()} << 32) | 1u, s);
+  const ProblemBuffers buffers(challenger.gemm(), l2_bytes, (std::uint64_t{std::random_device{}()} << 32) | 1u, s);
   BlockingKernel blocker;
   const CudaEvent start, stop;
   int next_set = 0;
@@ -37,16 +38,16 @@ TrialResult first_use_trial(const CandidateLauncher& standin, const CandidateLau
     return 1e3 * static_cast<double>(stop.elapsed_ms_since(start)) / calls;
   };
   // A first batch of each loads its kernels and gives the batch size: about 100 us of calls.
-  const double call_us = std::max({batch_us(standin, 2), batch_us(fallback, 2), 1.0});
+  const double call_us = std::max({batch_us(challenger, 2), batch_us(fallback, 2), 1.0});
   const int calls = std::clamp(static_cast<int>(kBatchUs / call_us), 1, 20);
   const int rounds = std::clamp(static_cast<int>(kBudgetUs / (2 * calls * call_us)), 3, 9);
   std::vector<double> a, b;
   for (int r = 0; r < rounds; ++r) {
-    const bool standin_first = r % 2 == 0;
-    const double first = batch_us(standin_first ? standin : fallback, calls);
-    const double second = batch_us(standin_first ? fallback : standin, calls);
-    a.push_back(standin_first ? first : second);
-    b.push_back(standin_first ? second : first);
+    const bool challenger_first = r % 2 == 0;
+    const double first = batch_us(challenger_first ? challenger : fallback, calls);
+    const double second = batch_us(challenger_first ? fallback : challenger, calls);
+    a.push_back(challenger_first ? first : second);
+    b.push_back(challenger_first ? second : first);
   }
   return {median(a), median(b), *std::max_element(a.begin(), a.end()), *std::min_element(b.begin(), b.end())};
 }

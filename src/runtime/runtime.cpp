@@ -160,38 +160,46 @@ class Runtime::Impl {
     refuse_during_capture(p, s);
     Choice choice = runtime::select_candidate(
         cache_.index, p, rules_, [this](const GemmProblem& q, const Candidate& c) { return unsupported(q, c); },
-        [this](const GemmProblem& q) {
-          return runtime::default_candidate(q, lt_.get(), workspace_.size(), device_.identity.sm_count);
-        });
+        [this](const GemmProblem& q) { return default_for(q); });
     if (options_.confirm_standins && choice.source == ChoiceSource::Nearest) confirm_standin(p, choice);
+    if (options_.confirm_standins && choice.source == ChoiceSource::Default) challenge_fused_default(p, choice);
     if (choice.is_miss()) misses_.record(p.key());
     return add_plan(p, choice);
   }
 
-  // The first-use trial (runtime/first_use_trial.hpp): the stand-in against heuristic-first on this problem, in a
+  runtime::DefaultCandidate default_for(const GemmProblem& p) const {
+    return runtime::default_candidate(p, lt_.get(), workspace_.size(), device_.identity.sm_count);
+  }
+
+  // The first-use trial (runtime/first_use_trial.hpp) of a challenger against heuristic-first on this problem, in a
   // workspace of the trial's own (the shared one may be in use by work already queued on the caller's stream).
-  void confirm_standin(const GemmProblem& p, Choice& choice) {
-    const runtime::DefaultCandidate d =
-        runtime::default_candidate(p, lt_.get(), workspace_.size(), device_.identity.sm_count);
-    if (!d.heuristic_first) return;  // nothing measured to confirm against: the default would be a guess
+  // True when the challenger won; *outcome gets the sentence with both times.
+  bool challenger_wins(const GemmProblem& p, const Candidate& challenger, const Candidate& heuristic_first,
+                       std::string* outcome) {
     if (!trial_workspace_.get()) trial_workspace_ = DeviceBuffer<unsigned char>(options_.workspace_bytes);
     const BorrowedWorkspace ws{trial_workspace_.get(), trial_workspace_.size()};
-    std::string outcome;
-    bool keep = false;
     try {
-      const CandidateLauncher standin(p, choice.candidate, lt_.get(), ws), fallback(p, d.candidate, lt_.get(), ws);
-      const runtime::TrialResult t = runtime::first_use_trial(standin, fallback, device_.l2_bytes);
-      keep = t.standin_wins();
+      const CandidateLauncher a(p, challenger, lt_.get(), ws), b(p, heuristic_first, lt_.get(), ws);
+      const runtime::TrialResult t = runtime::first_use_trial(a, b, device_.l2_bytes);
       char text[224];
       std::snprintf(text, sizeof(text),
                     "first-use trial on this problem: %.2f us per call (slowest batch %.2f) vs heuristic-first %.2f us "
                     "(fastest batch %.2f)",
-                    t.standin_us, t.standin_slowest_us, t.default_us, t.default_fastest_us);
-      outcome = text;
+                    t.challenger_us, t.challenger_slowest_us, t.default_us, t.default_fastest_us);
+      *outcome = text;
+      return t.challenger_wins();
     } catch (const Error& e) {
-      outcome = std::string("first-use trial failed (") + e.what() + ")";
+      *outcome = std::string("first-use trial failed (") + e.what() + ")";
+      return false;
     }
-    if (keep) {
+  }
+
+  // A nearby tuned shape's choice runs this problem only if it beats heuristic-first here.
+  void confirm_standin(const GemmProblem& p, Choice& choice) {
+    const runtime::DefaultCandidate d = default_for(p);
+    if (!d.heuristic_first) return;  // nothing measured to confirm against: the default would be a guess
+    std::string outcome;
+    if (challenger_wins(p, choice.candidate, d.candidate, &outcome)) {
       choice.why += "; confirmed by a " + outcome;
       return;
     }
@@ -200,6 +208,22 @@ class Runtime::Impl {
     choice.source = ChoiceSource::Default;
     choice.why = d.how + ", because the stand-in " + standin + " was not faster in a " + outcome + " (" +
                  choice.why + ")";
+  }
+
+  // Where the default is cuBLASLt's fused epilogue, its plain GEMM followed by our epilogue kernel is tried too.
+  void challenge_fused_default(const GemmProblem& p, Choice& choice) {
+    const runtime::DefaultCandidate d = default_for(p);
+    if (d.candidate.id() != choice.candidate.id()) return;
+    const std::optional<Candidate> unfused = runtime::unfused_challenger(p, d, lt_.get(), workspace_.size());
+    if (!unfused) return;
+    std::string outcome;
+    if (challenger_wins(p, *unfused, d.candidate, &outcome)) {
+      choice.candidate = *unfused;
+      choice.why = "cuBLASLt heuristic's first algo for the plain GEMM, then our epilogue kernel: faster than its "
+                   "fused epilogue in a " + outcome + " (the fused default: " + choice.why + ")";
+      return;
+    }
+    choice.why += "; " + unfused->id() + " (the plain GEMM, then our epilogue kernel) was not faster in a " + outcome;
   }
 
   const GemmPlan& add_plan(const GemmProblem& p, Choice choice) {

@@ -410,6 +410,39 @@ TEST_F(RuntimeCacheGpu, AFirstUseTrialDecidesAStandInAndExplainsItsTimes) {
   EXPECT_EQ(warnings.str(), "");
 }
 
+// With RuntimeOptions::confirm_standins an untuned problem whose default is cuBLASLt's fused epilogue puts the plain
+// GEMM followed by our epilogue kernel against it; whichever is kept, explain() gives both times and the result is
+// right. A problem without an epilogue has nothing to take apart, and without the option nothing is tried.
+TEST_F(RuntimeCacheGpu, AFirstUseTrialPutsThePlainGemmAndOurEpilogueAgainstAFusedDefault) {
+  // A shape where the fused GELU_BIAS call ran 1.6x the plain GEMM on the H200 (328x1816x136 tf32).
+  const GemmProblem fused = make(328, 1816, 136, "nn", OutputLayout::RowMajor, Activation::Gelu, true, 0.f, MathMode::Tf32);
+  const GemmProblem plain = make(328, 1816, 136, "nn", OutputLayout::RowMajor, Activation::None, false, 0.f, MathMode::Tf32);
+  RuntimeOptions o;
+  o.confirm_standins = true;
+  std::ostringstream warnings;
+  o.warnings = &warnings;
+  Runtime rt(db, 0, o);
+  rt.prepare(fused);
+  const std::string why = rt.explain(fused);
+  EXPECT_NE(why.find("[default] "), std::string::npos) << why;
+  EXPECT_NE(why.find("first-use trial on this problem: "), std::string::npos) << why;
+  EXPECT_NE(why.find(") vs heuristic-first "), std::string::npos) << why;
+  const std::string id = rt.candidate_id(fused);
+  if (id.size() > 4 && id.compare(id.size() - 4, 4, "+epi") == 0)
+    EXPECT_NE(why.find("then our epilogue kernel: faster than its fused epilogue"), std::string::npos) << why;
+  else
+    EXPECT_NE(why.find("(the plain GEMM, then our epilogue kernel) was not faster"), std::string::npos) << why;
+  expect_correct(rt, fused);
+
+  rt.prepare(plain);
+  EXPECT_EQ(rt.explain(plain).find("first-use trial"), std::string::npos) << rt.explain(plain);
+  expect_correct(rt, plain);
+
+  Runtime untried(db, 0, RuntimeOptions{});
+  EXPECT_EQ(untried.explain(fused).find("first-use trial"), std::string::npos) << untried.explain(fused);
+  EXPECT_EQ(warnings.str(), "");
+}
+
 // A split-k variant's partial tiles live in the runtime's shared workspace and its tickets in its plan: two plans of
 // one variant (an exact and a nearest problem) take turns on the stream, and a captured forward replays bit for bit.
 TEST_F(RuntimeCacheGpu, ASplitKVariantRunsInTheSharedWorkspaceAndReplaysInAGraphBitForBit) {
