@@ -3,7 +3,9 @@
 #include <cstdio>
 #include <iostream>
 #include <optional>
+#include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "common/error.hpp"
 #include "cuda/device_buffer.hpp"
@@ -161,8 +163,7 @@ class Runtime::Impl {
     Choice choice = runtime::select_candidate(
         cache_.index, p, rules_, [this](const GemmProblem& q, const Candidate& c) { return unsupported(q, c); },
         [this](const GemmProblem& q) { return default_for(q); });
-    if (options_.confirm_standins && choice.source == ChoiceSource::Nearest) confirm_standin(p, choice);
-    if (options_.confirm_standins && choice.source == ChoiceSource::Default) challenge_fused_default(p, choice);
+    if (options_.confirm_standins) decide_by_trial(p, choice);
     if (choice.is_miss()) misses_.record(p.key());
     return add_plan(p, choice);
   }
@@ -171,11 +172,15 @@ class Runtime::Impl {
     return runtime::default_candidate(p, lt_.get(), workspace_.size(), device_.identity.sm_count);
   }
 
+  struct TrialOutcome {
+    bool wins = false;
+    double challenger_us = 0;
+    std::string text;  // "first-use trial on this problem: ... vs heuristic-first ..."
+  };
+
   // The first-use trial (runtime/first_use_trial.hpp) of a challenger against heuristic-first on this problem, in a
   // workspace of the trial's own (the shared one may be in use by work already queued on the caller's stream).
-  // True when the challenger won; *outcome gets the sentence with both times.
-  bool challenger_wins(const GemmProblem& p, const Candidate& challenger, const Candidate& heuristic_first,
-                       std::string* outcome) {
+  TrialOutcome trial(const GemmProblem& p, const Candidate& challenger, const Candidate& heuristic_first) {
     if (!trial_workspace_.get()) trial_workspace_ = DeviceBuffer<unsigned char>(options_.workspace_bytes);
     const BorrowedWorkspace ws{trial_workspace_.get(), trial_workspace_.size()};
     try {
@@ -186,44 +191,65 @@ class Runtime::Impl {
                     "first-use trial on this problem: %.2f us per call (slowest batch %.2f) vs heuristic-first %.2f us "
                     "(fastest batch %.2f)",
                     t.challenger_us, t.challenger_slowest_us, t.default_us, t.default_fastest_us);
-      *outcome = text;
-      return t.challenger_wins();
+      return {t.challenger_wins(), t.challenger_us, text};
     } catch (const Error& e) {
-      *outcome = std::string("first-use trial failed (") + e.what() + ")";
-      return false;
+      return {false, 0, std::string("first-use trial failed (") + e.what() + ")"};
     }
   }
 
-  // A nearby tuned shape's choice runs this problem only if it beats heuristic-first here.
-  void confirm_standin(const GemmProblem& p, Choice& choice) {
+  // Every challenger of an untuned problem against heuristic-first: the stand-in and its alternatives (selection.hpp)
+  // and, where the default is cuBLASLt's fused epilogue, its plain GEMM followed by our epilogue kernel
+  // (default_candidate.hpp). The fastest one that wins its trial runs; none: the default.
+  void decide_by_trial(const GemmProblem& p, Choice& choice) {
     const runtime::DefaultCandidate d = default_for(p);
     if (!d.heuristic_first) return;  // nothing measured to confirm against: the default would be a guess
-    std::string outcome;
-    if (challenger_wins(p, choice.candidate, d.candidate, &outcome)) {
-      choice.why += "; confirmed by a " + outcome;
-      return;
+    if (choice.source == ChoiceSource::Default && choice.candidate.id() != d.candidate.id()) return;
+    struct Tried {
+      Candidate candidate;
+      std::string name;
+      TrialOutcome outcome;
+    };
+    std::vector<Tried> tried;
+    const bool had_standin = choice.source == ChoiceSource::Nearest;
+    if (had_standin) {
+      tried.push_back({choice.candidate, "the stand-in " + choice.candidate.id(), {}});
+      for (const Choice::Alternative& a : choice.trial_alternatives)
+        tried.push_back({a.candidate, a.candidate.id() + " (" + a.source + ")", {}});
     }
-    const std::string standin = choice.candidate.id();
-    choice.candidate = d.candidate;
-    choice.source = ChoiceSource::Default;
-    choice.why = d.how + ", because the stand-in " + standin + " was not faster in a " + outcome + " (" +
-                 choice.why + ")";
-  }
-
-  // Where the default is cuBLASLt's fused epilogue, its plain GEMM followed by our epilogue kernel is tried too.
-  void challenge_fused_default(const GemmProblem& p, Choice& choice) {
-    const runtime::DefaultCandidate d = default_for(p);
-    if (d.candidate.id() != choice.candidate.id()) return;
     const std::optional<Candidate> unfused = runtime::unfused_challenger(p, d, lt_.get(), workspace_.size());
-    if (!unfused) return;
-    std::string outcome;
-    if (challenger_wins(p, *unfused, d.candidate, &outcome)) {
-      choice.candidate = *unfused;
-      choice.why = "cuBLASLt heuristic's first algo for the plain GEMM, then our epilogue kernel: faster than its "
-                   "fused epilogue in a " + outcome + " (the fused default: " + choice.why + ")";
-      return;
+    if (unfused) tried.push_back({*unfused, unfused->id() + " (the plain GEMM, then our epilogue kernel)", {}});
+    if (tried.empty()) return;
+    const Tried* best = nullptr;
+    for (Tried& t : tried) {
+      t.outcome = trial(p, t.candidate, d.candidate);
+      if (t.outcome.wins && (!best || t.outcome.challenger_us < best->outcome.challenger_us)) best = &t;
     }
-    choice.why += "; " + unfused->id() + " (the plain GEMM, then our epilogue kernel) was not faster in a " + outcome;
+    std::string others;
+    for (const Tried& t : tried)
+      if (&t != best)
+        others += "; " + t.name +
+                  (t.outcome.wins ? " beat heuristic-first by less than " + best->candidate.id() + " in a "
+                                  : " was not faster in a ") +
+                  t.outcome.text;
+    const std::string before = choice.why;
+    if (!best) {
+      choice.candidate = d.candidate;
+      choice.source = ChoiceSource::Default;
+      choice.why = had_standin ? d.how + ", because no challenger beat it on this problem" + others + " (" + before + ")"
+                               : before + others;
+    } else if (had_standin && best == &tried.front()) {
+      choice.why = before + "; confirmed by a " + best->outcome.text + others;
+    } else if (unfused && best == &tried.back()) {
+      choice.candidate = best->candidate;
+      choice.source = ChoiceSource::Default;
+      choice.why = "cuBLASLt heuristic's first algo for the plain GEMM, then our epilogue kernel: faster than its "
+                   "fused epilogue in a " + best->outcome.text + others + " (the fused default: " +
+                   (had_standin ? d.how : before) + ")";
+    } else {
+      choice.candidate = best->candidate;
+      choice.why = best->name + " beat heuristic-first by the most in a " + best->outcome.text + others + " (" +
+                   before + ")";
+    }
   }
 
   const GemmPlan& add_plan(const GemmProblem& p, Choice choice) {

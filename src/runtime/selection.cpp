@@ -1,5 +1,6 @@
 #include "runtime/selection.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <vector>
 
@@ -67,6 +68,50 @@ std::string policy_note(const CacheEntry& e) {
          " vs fp64) and allowed by RuntimeOptions::fp32_equivalent";
 }
 
+std::string standin_text(const Neighbor& n) {
+  return "no exact entry; nearest tuned shape " + shape_of(n.entry->problem) + " at log-distance " +
+         fixed(n.distance, 2) + " stands in (" + tuned_text(*n.entry) + "; " + n.entry->evidence.describe() + ")" +
+         policy_note(*n.entry);
+}
+
+// The first-use trial's candidates (selection.hpp): the first becomes c's stand-in, the rest its trial_alternatives.
+// Neighbours in range that cannot be tried are noted in `rejected`; those beyond it are passed over in silence (there
+// may be hundreds). False when no tuned shape of the kind offers one.
+bool trial_candidates(const std::vector<Neighbor>& neighbors, const GemmProblem& p, const SelectionRules& rules,
+                      const SupportCheck& supports, std::vector<std::string>& rejected, Choice& c) {
+  std::vector<std::string> taken;
+  for (const Neighbor& n : neighbors) {
+    if (static_cast<int>(taken.size()) >= rules.max_trial_candidates) break;
+    const bool in_range = n.distance <= rules.max_nearest_distance;
+    const std::string name = "nearest " + shape_of(n.entry->problem) + "'s " + n.entry->candidate.id();
+    if (const std::string weak = transfer_refusal(*n.entry, 1.0); !weak.empty()) {
+      if (in_range) rejected.push_back(name + " is no candidate for a trial: " + weak);
+      continue;
+    }
+    const std::string id = n.entry->candidate.id();
+    if (std::find(taken.begin(), taken.end(), id) != taken.end()) continue;
+    std::string why = policy_refusal(*n.entry, p, rules);
+    if (why.empty()) why = supports(p, n.entry->candidate);
+    if (!why.empty()) {
+      if (in_range) rejected.push_back(name + " does not apply here: " + why);
+      continue;
+    }
+    taken.push_back(id);
+    if (taken.size() == 1) {
+      c.candidate = n.entry->candidate;
+      c.source = ChoiceSource::Nearest;
+      c.why = standin_text(n) + "; to be confirmed against heuristic-first on this problem";
+    } else {
+      c.trial_alternatives.push_back({n.entry->candidate, "chosen at " + shape_of(n.entry->problem) +
+                                                              ", log-distance " + fixed(n.distance, 2) + " (" +
+                                                              n.entry->evidence.describe() + ")"});
+    }
+  }
+  if (taken.empty()) return false;
+  for (const std::string& r : rejected) c.why += "; " + r;
+  return true;
+}
+
 }  // namespace
 
 const char* to_string(ChoiceSource s) {
@@ -95,9 +140,10 @@ Choice select_candidate(const CacheIndex& index, const GemmProblem& p, const Sel
     rejected.push_back("the exact entry " + e->candidate.id() + " no longer applies: " + why);
   }
 
+  const std::vector<Neighbor> neighbors = index.neighbors(p);
   std::vector<Neighbor> in_range;
   std::string beyond;  // the nearest shape too far away to be used, if that is why there is no nearest
-  for (const Neighbor& n : index.neighbors(p)) {
+  for (const Neighbor& n : neighbors) {
     if (n.distance <= rules.max_nearest_distance) {
       in_range.push_back(n);
       continue;
@@ -121,16 +167,10 @@ Choice select_candidate(const CacheIndex& index, const GemmProblem& p, const Sel
     }
     if (refusal.empty() && !in_range.empty()) refusal = agreement_refusal(in_range, rules.min_agreeing_neighbours);
   }
-  if (refusal.empty()) {
+  if (on_trial) {
+    if (trial_candidates(neighbors, p, rules, supports, rejected, c)) return c;
+  } else if (refusal.empty()) {
     for (const Neighbor& n : in_range) {
-      if (on_trial) {
-        const std::string weak = transfer_refusal(*n.entry, 1.0);
-        if (!weak.empty()) {
-          rejected.push_back("nearest " + shape_of(n.entry->problem) + "'s " + n.entry->candidate.id() +
-                             " is no candidate for a trial: " + weak);
-          continue;
-        }
-      }
       std::string why = policy_refusal(*n.entry, p, rules);
       if (why.empty()) why = supports(p, n.entry->candidate);
       if (!why.empty()) {
@@ -140,12 +180,8 @@ Choice select_candidate(const CacheIndex& index, const GemmProblem& p, const Sel
       }
       c.candidate = n.entry->candidate;
       c.source = ChoiceSource::Nearest;
-      c.why = "no exact entry; nearest tuned shape " + shape_of(n.entry->problem) + " at log-distance " +
-              fixed(n.distance, 2) + " stands in (" + tuned_text(*n.entry) + "; " + n.entry->evidence.describe() +
-              ")" + policy_note(*n.entry);
-      if (on_trial)
-        c.why += "; to be confirmed against heuristic-first on this problem";
-      else if (d.heuristic_first)
+      c.why = standin_text(n);
+      if (d.heuristic_first)
         c.why += "; all " + std::to_string(in_range.size()) + " tuned shape" + (in_range.size() == 1 ? "" : "s") +
                  " within " + fixed(rules.max_nearest_distance, 2) + " chose our kernels by x" +
                  fixed(rules.min_transfer_margin, 2) + " or more in every condition";

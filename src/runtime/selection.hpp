@@ -16,7 +16,11 @@
 // Then the nearest of them whose candidate runs this problem stands in; else the default. When the runtime
 // confirms stand-ins on first use (confirm_on_first_use), the trial on the real problem is the guard instead: the
 // nearest tuned shape in range whose own-variant choice beat heuristic-first at all (a margin is stored: the keep
-// rule cleared noise) is put to the trial, without the x1.10 or the agreement. Where the default is our
+// rule cleared noise) is put to the trial, without the x1.10 or the agreement, together with up to
+// max_trial_candidates − 1 other own variants that tuned shapes of the kind chose over heuristic-first, nearest
+// first and at any distance (a trial costs a millisecond each, and the variant that wins a kind's shapes is the best
+// guess for its others: on the H200's held-out shapes, own variants won the tuned bias+gelu shapes by 1.13-1.97x
+// over a fused cuBLASLt epilogue, while most untuned ones had no tuned shape in range). Where the default is our
 // own best guess (3xtf32, which cuBLASLt lacks), the nearest tuned shape that runs the problem stands in as before:
 // a measured variant of a near shape knows more than a guess.
 // An entry the fp32-equivalent policy admitted is taken only when the rules allow it, and as a nearest shape only for
@@ -26,6 +30,7 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "problem/candidate.hpp"
 #include "problem/gemm_problem.hpp"
@@ -42,6 +47,13 @@ struct Choice {
   std::string why;  // the explanation after the candidate id
   // A problem the cache had no usable exact entry for: what `sweep --from-misses` should tune.
   bool is_miss() const { return source == ChoiceSource::Nearest || source == ChoiceSource::Default; }
+  // With a first-use trial: more own variants to time against the default besides `candidate`, each with where it
+  // comes from ("chosen at 1024x1024x1024, log-distance 0.07, margin ..."). Empty otherwise.
+  struct Alternative {
+    Candidate candidate;
+    std::string source;
+  };
+  std::vector<Alternative> trial_alternatives;
 };
 
 // "" when candidate c can run problem p; otherwise why not.
@@ -63,6 +75,8 @@ struct SelectionRules {
   int min_agreeing_neighbours = 2;
   // The runtime times a stand-in against the default on the real problem before keeping it (see above).
   bool confirm_on_first_use = false;
+  // How many distinct own variants a first-use trial times against the default (the stand-in and alternatives).
+  int max_trial_candidates = 3;
   // Whether entries the fp32-equivalent policy admitted (3xtf32 for fp32 problems) may be used.
   bool fp32_equivalent = false;
   // Why the cache may be empty, for the explanation ("db 'x.db' not found"); "" when it was loaded.

@@ -297,6 +297,37 @@ TEST(FallbackEvidence, WithAFirstUseTrialAnyOwnVariantThatBeatHeuristicFirstIsPu
       << d.why;
 }
 
+TEST(FallbackEvidence, AFirstUseTrialAlsoTriesTheOwnVariantsOfFartherShapesUpToItsLimit) {
+  FakeChecks checks;
+  CacheEntry lt_won = test_entry(kHere, test_problem(1000, 1000, 1024), 21, 30);  // the nearest: a cuBLASLt algo
+  lt_won.evidence = margins(1.2, 1.2);
+  const CacheIndex index({lt_won, own_entry(kTuned, "tf32_a", margins(1.05, 1.04)),
+                          own_entry(test_problem(1024, 1024, 2048), "tf32_a", margins(1.3, 1.3)),  // a repeat
+                          own_entry(test_problem(4096, 1024, 1024), "tf32_b", margins(1.2, 1.1)),
+                          own_entry(test_problem(64, 8192, 8192), "tf32_c", margins(1.6, 1.5)),  // far beyond range
+                          own_entry(test_problem(8192, 64, 64), "tf32_d", margins(1.6, 1.5))},
+                         kHere);
+  SelectionRules r = rules();
+  r.confirm_on_first_use = true;
+  const Choice c = select_candidate(index, kUntuned, r, checks.supports(), lt_heuristic_default());
+  EXPECT_EQ(c.source, ChoiceSource::Nearest) << c.why;
+  EXPECT_EQ(c.candidate.id(), "own/tf32_a");
+  ASSERT_EQ(c.trial_alternatives.size(), 2u) << "three distinct variants in all, the limit";
+  EXPECT_EQ(c.trial_alternatives[0].candidate.id(), "own/tf32_b");
+  EXPECT_EQ(c.trial_alternatives[1].candidate.id(), "own/tf32_c");
+  EXPECT_NE(c.trial_alternatives[1].source.find("chosen at 64x8192x8192, log-distance "), std::string::npos)
+      << c.trial_alternatives[1].source;
+  EXPECT_NE(c.why.find("lt/a21-"), std::string::npos) << "the cuBLASLt choice in range is named as refused: " << c.why;
+
+  r.max_trial_candidates = 1;
+  EXPECT_TRUE(select_candidate(index, kUntuned, r, checks.supports(), lt_heuristic_default()).trial_alternatives.empty());
+
+  // Without the trial, the same cache gives no stand-in: the nearest tuned shape chose a cuBLASLt algo.
+  const Choice untried = select_candidate(index, kUntuned, rules(), checks.supports(), lt_heuristic_default());
+  EXPECT_EQ(untried.source, ChoiceSource::Default) << untried.why;
+  EXPECT_TRUE(untried.trial_alternatives.empty());
+}
+
 // An fp32 cache whose 2048³ entry is a 3xtf32 variant the fp32-equivalent policy admitted, next to a plain fp32 one.
 CacheIndex policy_cache() {
   CacheEntry admitted = test_entry(kHere, test_problem(2048, 2048, 2048, MathMode::Fp32), 0, 700);
