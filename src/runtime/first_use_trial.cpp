@@ -19,6 +19,11 @@ double median(std::vector<double> v) {
 
 }  // namespace
 
+double trial_noise_floor(const Candidate& heuristic_first) {
+  const bool clustered = heuristic_first.backend == Backend::Lt && heuristic_first.lt.cluster_shape > 2;  // 2: 1x1x1
+  return clustered ? 1.20 : 1.01;
+}
+
 TrialResult first_use_trial(const CandidateLauncher& challenger, const CandidateLauncher& fallback,
                             std::size_t l2_bytes) {
   constexpr double kBatchUs = 100, kBudgetUs = 1000;
@@ -49,7 +54,8 @@ TrialResult first_use_trial(const CandidateLauncher& challenger, const Candidate
     a.push_back(challenger_first ? first : second);
     b.push_back(challenger_first ? second : first);
   }
-  return {median(a), median(b), *std::max_element(a.begin(), a.end()), *std::min_element(b.begin(), b.end())};
+  return {median(a), median(b), *std::max_element(a.begin(), a.end()), *std::min_element(b.begin(), b.end()),
+          trial_noise_floor(fallback.candidate())};
 }
 
 }  // namespace gemmtune::runtime

@@ -1,5 +1,6 @@
 #include "gemmtune/runtime.hpp"
 
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <optional>
@@ -191,7 +192,11 @@ class Runtime::Impl {
                     "first-use trial on this problem: %.2f us per call (slowest batch %.2f) vs heuristic-first %.2f us "
                     "(fastest batch %.2f)",
                     t.challenger_us, t.challenger_slowest_us, t.default_us, t.default_fastest_us);
-      return {t.challenger_wins(), t.challenger_us, text};
+      std::string said = text;
+      if (t.noise_floor > 1.01)
+        said += ", which as a clustered algo must be beaten by " + std::to_string(std::lround((t.noise_floor - 1) * 100)) +
+                "%";
+      return {t.challenger_wins(), t.challenger_us, said};
     } catch (const Error& e) {
       return {false, 0, std::string("first-use trial failed (") + e.what() + ")"};
     }
@@ -201,6 +206,7 @@ class Runtime::Impl {
   // and, where the default is cuBLASLt's fused epilogue, its plain GEMM followed by our epilogue kernel
   // (default_candidate.hpp). The fastest one that wins its trial runs; none: the default.
   void decide_by_trial(const GemmProblem& p, Choice& choice) {
+    if (choice.source != ChoiceSource::Nearest && choice.source != ChoiceSource::Default) return;  // tuned, pinned
     const runtime::DefaultCandidate d = default_for(p);
     if (!d.heuristic_first) return;  // nothing measured to confirm against: the default would be a guess
     if (choice.source == ChoiceSource::Default && choice.candidate.id() != d.candidate.id()) return;

@@ -24,5 +24,32 @@ TEST(FirstUseTrial, AWinWithinTheOnePercentNoiseFloorIsRefused) {
   EXPECT_FALSE(t.challenger_wins());
 }
 
+TEST(FirstUseTrial, AClusteredDefaultMustBeBeatenByTwentyPercentAnyOtherByOne) {
+  Candidate clustered;
+  clustered.lt.algo_id = 43;
+  clustered.lt.cluster_shape = 8;  // one of the shapes above 1x1x1 (cl8 in a candidate id)
+  Candidate one_block = clustered;
+  one_block.lt.cluster_shape = 2;  // CUBLASLT_CLUSTER_SHAPE_1x1x1
+  Candidate automatic = clustered;
+  automatic.lt.cluster_shape = 0;  // CUBLASLT_CLUSTER_SHAPE_AUTO: the non-cluster algos report it
+  Candidate own;
+  own.backend = Backend::Own;
+  own.own_variant = "tf32_128x128x32_s3";
+  EXPECT_DOUBLE_EQ(trial_noise_floor(clustered), 1.20);
+  EXPECT_DOUBLE_EQ(trial_noise_floor(one_block), 1.01);
+  EXPECT_DOUBLE_EQ(trial_noise_floor(automatic), 1.01);
+  EXPECT_DOUBLE_EQ(trial_noise_floor(own), 1.01);
+
+  // 149x13824x2048 tf32 on the H200: the trial's numbers of a stand-in that then ran 0.88x.
+  TrialResult t{/*challenger_us=*/80.26, /*default_us=*/89.50, /*challenger_slowest_us=*/81.60,
+                /*default_fastest_us=*/84.45, trial_noise_floor(clustered)};
+  EXPECT_FALSE(t.challenger_wins());
+  t.noise_floor = trial_noise_floor(automatic);
+  EXPECT_TRUE(t.challenger_wins());
+  // 2568x640x104 tf32: a clustered default beaten by 64%, kept (it ran 1.61-1.84x).
+  const TrialResult big{17.0, 28.0, 17.2, 28.1, trial_noise_floor(clustered)};
+  EXPECT_TRUE(big.challenger_wins());
+}
+
 }  // namespace
 }  // namespace gemmtune::runtime

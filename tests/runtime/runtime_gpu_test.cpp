@@ -407,6 +407,12 @@ TEST_F(RuntimeCacheGpu, AFirstUseTrialDecidesAStandInAndExplainsItsTimes) {
   else
     EXPECT_NE(why.find("[default] cuBLASLt heuristic default"), std::string::npos) << why;
   expect_correct(rt, near);
+
+  // The tuned shape itself is an exact hit: nothing is put to a trial, whatever the default.
+  const std::string exact = rt.explain(tuned_fp32);
+  EXPECT_NE(exact.find("[exact]"), std::string::npos) << exact;
+  EXPECT_EQ(exact.find("first-use trial"), std::string::npos) << exact;
+  EXPECT_EQ(rt.candidate_id(tuned_fp32), own.id());
   EXPECT_EQ(warnings.str(), "");
 }
 
