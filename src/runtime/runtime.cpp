@@ -194,8 +194,8 @@ class Runtime::Impl {
                     t.challenger_us, t.challenger_slowest_us, t.default_us, t.default_fastest_us);
       std::string said = text;
       if (t.noise_floor > 1.01)
-        said += ", which as a clustered algo must be beaten by " + std::to_string(std::lround((t.noise_floor - 1) * 100)) +
-                "%";
+        said += ", which as a clustered algo must be beaten by " +
+                std::to_string(std::lround((t.noise_floor - 1) * 100)) + "%";
       return {t.challenger_wins(), t.challenger_us, said};
     } catch (const Error& e) {
       return {false, 0, std::string("first-use trial failed (") + e.what() + ")"};
@@ -241,8 +241,9 @@ class Runtime::Impl {
     if (!best) {
       choice.candidate = d.candidate;
       choice.source = ChoiceSource::Default;
-      choice.why = had_standin ? d.how + ", because no challenger beat it on this problem" + others + " (" + before + ")"
-                               : before + others;
+      choice.why = had_standin
+                       ? d.how + ", because no challenger beat it on this problem" + others + " (" + before + ")"
+                       : before + others;
     } else if (had_standin && best == &tried.front()) {
       choice.why = before + "; confirmed by a " + best->outcome.text + others;
     } else if (unfused && best == &tried.back()) {

@@ -421,8 +421,10 @@ TEST_F(RuntimeCacheGpu, AFirstUseTrialDecidesAStandInAndExplainsItsTimes) {
 // right. A problem without an epilogue has nothing to take apart, and without the option nothing is tried.
 TEST_F(RuntimeCacheGpu, AFirstUseTrialPutsThePlainGemmAndOurEpilogueAgainstAFusedDefault) {
   // A shape where the fused GELU_BIAS call ran 1.6x the plain GEMM on the H200 (328x1816x136 tf32).
-  const GemmProblem fused = make(328, 1816, 136, "nn", OutputLayout::RowMajor, Activation::Gelu, true, 0.f, MathMode::Tf32);
-  const GemmProblem plain = make(328, 1816, 136, "nn", OutputLayout::RowMajor, Activation::None, false, 0.f, MathMode::Tf32);
+  const GemmProblem fused =
+      make(328, 1816, 136, "nn", OutputLayout::RowMajor, Activation::Gelu, true, 0.f, MathMode::Tf32);
+  const GemmProblem plain =
+      make(328, 1816, 136, "nn", OutputLayout::RowMajor, Activation::None, false, 0.f, MathMode::Tf32);
   RuntimeOptions o;
   o.confirm_standins = true;
   std::ostringstream warnings;

@@ -320,7 +320,9 @@ TEST(FallbackEvidence, AFirstUseTrialAlsoTriesTheOwnVariantsOfFartherShapesUpToI
   EXPECT_NE(c.why.find("lt/a21-"), std::string::npos) << "the cuBLASLt choice in range is named as refused: " << c.why;
 
   r.max_trial_candidates = 1;
-  EXPECT_TRUE(select_candidate(index, kUntuned, r, checks.supports(), lt_heuristic_default()).trial_alternatives.empty());
+  const Choice one = select_candidate(index, kUntuned, r, checks.supports(), lt_heuristic_default());
+  EXPECT_EQ(one.candidate.id(), "own/tf32_a");
+  EXPECT_TRUE(one.trial_alternatives.empty());
 
   // Without the trial, the same cache gives no stand-in: the nearest tuned shape chose a cuBLASLt algo.
   const Choice untried = select_candidate(index, kUntuned, rules(), checks.supports(), lt_heuristic_default());
