@@ -44,10 +44,19 @@ __device__ __forceinline__ KTileRange slice_k_tiles(int k_tiles, int slices) {
   return {static_cast<int>(tiles * s / n), static_cast<int>(tiles * (s + 1) / n)};
 }
 
-// Call with the block's accumulators in `tile` (after the barrier that follows every put). Returns true when this
-// block holds the tile's whole sum and should run the epilogue; false when another slice's block will.
-template <class Output, int kRows, int kCols, int kThreads>
-__device__ __forceinline__ bool gather_split_k(float* tile, const SplitK& split, int tid) {
+// The barrier among the threads that hold the tile: the whole block, unless a kernel's warps specialize (wgmma: the
+// consumer warpgroups hold it, and the producer's warps are elsewhere).
+struct WholeBlockBarrier {
+  __device__ void operator()() const { __syncthreads(); }
+};
+
+// Call with the block's accumulators in `tile` (after the barrier that follows every put); threads 0 … kThreads − 1
+// call it, and `barrier` synchronizes exactly them. Returns true when this block holds the tile's whole sum and should
+// run the epilogue; false when another slice's block will. kBatch: how many of a thread's elements it sums at once
+// (all by default; fewer where registers are capped).
+template <class Output, int kRows, int kCols, int kThreads, int kBatch = kRows * kCols / kThreads,
+          class Barrier = WholeBlockBarrier>
+__device__ __forceinline__ bool gather_split_k(float* tile, const SplitK& split, int tid, Barrier barrier = {}) {
   constexpr int kFloats = kRows * kCols;
   constexpr int kPerThread = kFloats / kThreads;
   static_assert(kFloats % kThreads == 0, "threads split the tile evenly");
@@ -61,29 +70,33 @@ __device__ __forceinline__ bool gather_split_k(float* tile, const SplitK& split,
   for (int j = 0; j < kPerThread; ++j) __stcg(partials + slice * kFloats + tid + j * kThreads, at(j));
   // Release: this block's partial is visible device-wide before its ticket is.
   __threadfence();
-  __syncthreads();
+  barrier();
   __shared__ unsigned ticket;
   if (tid == 0) ticket = atomicAdd(split.tickets + blockIdx.x, 1u);
-  __syncthreads();
+  barrier();
   if (ticket != static_cast<unsigned>(split.slices - 1)) return false;
   __threadfence();  // acquire: the other slices' partials, published before their tickets
 
-  // Slice by slice, all of a thread's elements at once: kPerThread loads in flight per slice, not one.
-  float sum[kPerThread];
+  // Slice by slice, a batch of a thread's elements at once: kBatch loads in flight per slice, not one.
+  static_assert(kPerThread % kBatch == 0, "whole batches");
 #pragma unroll 1
-  for (int s = 0; s < split.slices; ++s) {
-    const float* const part = partials + s * kFloats + tid;
+  for (int j0 = 0; j0 < kPerThread; j0 += kBatch) {
+    float sum[kBatch];
+#pragma unroll 1
+    for (int s = 0; s < split.slices; ++s) {
+      const float* const part = partials + s * kFloats + tid + j0 * kThreads;
 #pragma unroll
-    for (int j = 0; j < kPerThread; ++j) {
-      const float v = s == slice ? at(j) : __ldcg(part + j * kThreads);
-      sum[j] = s == 0 ? v : sum[j] + v;
+      for (int j = 0; j < kBatch; ++j) {
+        const float v = s == slice ? at(j0 + j) : __ldcg(part + j * kThreads);
+        sum[j] = s == 0 ? v : sum[j] + v;
+      }
     }
-  }
 #pragma unroll
-  for (int j = 0; j < kPerThread; ++j) at(j) = sum[j];
+    for (int j = 0; j < kBatch; ++j) at(j0 + j) = sum[j];
+  }
   // Every slice has drawn its ticket, so none is left to count: the next launch starts from zero.
   if (tid == 0) split.tickets[blockIdx.x] = 0;
-  __syncthreads();
+  barrier();
   return true;
 }
 #endif

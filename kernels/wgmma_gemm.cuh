@@ -70,6 +70,7 @@
 #include "kernels/operand_view.cuh"
 #include "kernels/output_tile.cuh"
 #include "kernels/ptx.cuh"
+#include "kernels/split_k.cuh"
 #include "kernels/tile_loader.cuh"
 #include "kernels/tile_schedule.cuh"
 #include "kernels/wgmma.cuh"
@@ -80,6 +81,8 @@
 namespace gemmtune::kernels {
 
 constexpr int kBk = 32;  // one 128-byte swizzle row of tf32 per A-tile row
+// Split-k sums 16 of a thread's elements at a time (gather_split_k): all 64 at once spilled at the register caps.
+constexpr int kGatherBatch = 16;
 
 // An output chunk of the TMA kernel: 16 rows of Y × a warpgroup's 64 columns, as two boxes of 16 rows × 32 floats in
 // the 128-byte swizzle (the copy engine reads that layout; a plain one would put the 4 row pairs a warp writes at once
@@ -197,8 +200,10 @@ __device__ __forceinline__ void issue_k_tile(float (&d)[kRows / 2], const Regist
   wgmma::commit_group();
 }
 
-template <class T, bool kBKMajor, bool kSplit3x>
-__global__ void __launch_bounds__(T::threads) wgmma_tf32_kernel(OperandView a, OperandView b, EpilogueParams e) {
+// kSplitK: blockIdx.z is a slice of k (kernels/split_k.cuh), in both kernels.
+template <class T, bool kBKMajor, bool kSplit3x, bool kSplitK>
+__global__ void __launch_bounds__(T::threads)
+    wgmma_tf32_kernel(OperandView a, OperandView b, EpilogueParams e, SplitK split) {
   using Layout = WgmmaLayout<T, kBKMajor, kSplit3x>;
   using ATile = typename Layout::ATile;
   using BTile = typename Layout::BTile;
@@ -213,13 +218,14 @@ __global__ void __launch_bounds__(T::threads) wgmma_tf32_kernel(OperandView a, O
   const int frag_row = tid / 32 * 16 + lane / 4;  // block-tile column of Y in a[0]/a[2] and d[4i], d[4i+1]; +8: others
   const int t = lane % 4;
   const BlockTile block = grouped_block_tile(T::bm, T::bn, e.m, e.n);
-  const int k_tiles = static_cast<int>((a.k + kBk - 1) / kBk);
+  const KTileRange k_range = slice_k_tiles<kSplitK>(static_cast<int>((a.k + kBk - 1) / kBk), split.slices);
+  const int k_tiles = k_range.end - k_range.begin;
 
   const ChunkCursor<T::bm, kBk, T::threads> cursor_a(a, true, block.row0, tid);
   const ChunkCursor<T::bn, kBk, T::threads> cursor_b(b, kBKMajor, block.col0, tid);
   auto load_stage = [&](int kt) {
     float* const stage = smem + (kt % kStages) * Layout::kStageFloats;
-    const std::int64_t k0 = std::int64_t{kt} * kBk;
+    const std::int64_t k0 = std::int64_t{k_range.begin + kt} * kBk;
     load_tile_async<ATile>(stage, cursor_a, a.ptr, a.vec4, k0);
     load_tile_async<BTile>(stage + ATile::kFloats, cursor_b, b.ptr, b.vec4, k0);
   };
@@ -313,6 +319,8 @@ __global__ void __launch_bounds__(T::threads) wgmma_tf32_kernel(OperandView a, O
     for (int q = 0; q < 4; ++q)  // D (row, col) = Y (col, row)
       Output::put(smem, 8 * i + 2 * t + q % 2, frag_row + 8 * (q / 2), acc[4 * i + q]);
   __syncthreads();
+  if constexpr (kSplitK)
+    if (!gather_split_k<Output, T::bm, T::bn, T::threads, kGatherBatch>(smem, split, tid)) return;
   Output::finish(smem, e, block, tid);
 }
 
@@ -375,17 +383,23 @@ struct StagedOutput {
   }
 };
 
+// The split-k barrier of the TMA kernel (gather_split_k): the consumer warpgroups, which hold the output tile.
+template <int kThreads>
+struct ConsumerBarrier {
+  __device__ void operator()() const { pipeline::sync_first_threads<kThreads>(); }
+};
+
 // The producer is a whole warpgroup after the T::threads consumers, although one lane does its work: registers are
 // allocated per scheduler, whose share of a block is one warp of each warpgroup, so a lone producer warp would cost
 // as much. With two consumer warpgroups the producer hands its registers over (setmaxnreg): the cap at entry is
 // 65536 / 384 = 168, the producer drops to 40 and the consumers rise to 232 (3 warps × 32 lanes per scheduler:
 // 40 + 2 × 232 ≤ 512 registers each), room for m64n256's 128 accumulators. One consumer warpgroup of m64n64 or
 // m64n128 is capped at 128 registers, which it fits, so that two blocks share an SM.
-template <class T, bool kBKMajor, bool kSplit3x>
+template <class T, bool kBKMajor, bool kSplit3x, bool kSplitK>
 __global__ void __launch_bounds__(T::threads + 128, T::threads == 128 && T::bm <= 128 ? 2 : 1)
     wgmma_tf32_tma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                           const __grid_constant__ CUtensorMap map_y, const __grid_constant__ CUtensorMap map_z,
-                          std::int64_t k, EpilogueParams e) {
+                          std::int64_t k, EpilogueParams e, SplitK split) {
   using Layout = WgmmaLayout<T, kBKMajor, kSplit3x>;
   using ATile = typename Layout::ATile;
   using BTile = typename Layout::BTile;
@@ -394,6 +408,7 @@ __global__ void __launch_bounds__(T::threads + 128, T::threads == 128 && T::bm <
   constexpr bool kMayPersist = Layout::kMayPersist;
   constexpr int kSplitterWarps = 3;  // 3xtf32: the producer warpgroup's warps 1-3 split A tiles
   static_assert(kCluster == 1 || (kCluster == 2 && kMayPersist), "clusters of two, for two consumer warpgroups");
+  static_assert(!kSplitK || kCluster == 1, "a split block computes one tile: no pair to share A with");
   constexpr std::uint32_t kASliceBytes = ATile::kFloats / kCluster * sizeof(float);
   constexpr std::uint16_t kClusterMask = (1u << kCluster) - 1;
 
@@ -407,7 +422,9 @@ __global__ void __launch_bounds__(T::threads + 128, T::threads == 128 && T::bm <
   const auto ready = [barriers](int stage) { return barriers + 8u * static_cast<std::uint32_t>(2 * kStages + stage); };
 
   const int tid = threadIdx.x;
-  const int k_tiles = static_cast<int>((k + kBk - 1) / kBk);
+  // A split block's k tiles are its slice's (k tile kt is the slice's k_begin + kt); k_tiles may be 0 there.
+  const KTileRange k_range = slice_k_tiles<kSplitK>(static_cast<int>((k + kBk - 1) / kBk), split.slices);
+  const int k_begin = k_range.begin, k_tiles = k_range.end - k_range.begin;
   // A cluster works on cluster tiles of bm × kCluster·bn, its blocks side by side along n: they share the A tile, and
   // each copies its slice of it into all of them. A block whose tile lies past n still copies its slice; its B
   // arrives as zeros and its stores fall outside Y, where the copy engine drops them.
@@ -450,15 +467,16 @@ __global__ void __launch_bounds__(T::threads + 128, T::threads == 128 && T::bm <
           const std::uint32_t stage = smem_base + static_cast<std::uint32_t>(s) * Layout::kStageBytes;
           const std::uint32_t stage_b = stage + ATile::kFloats * sizeof(float);
           pipeline::mbarrier_arrive_expect_tx(full(s), Layout::kTileBytes);  // every slice of A lands here
+          const int k0 = (k_begin + kt) * kBk;
           if constexpr (kCluster > 1)
-            pipeline::tma_multicast_2d(stage + static_cast<std::uint32_t>(rank) * kASliceBytes, map_a, full(s),
-                                       kt * kBk, row0 + rank * (T::bm / kCluster), kClusterMask);
+            pipeline::tma_multicast_2d(stage + static_cast<std::uint32_t>(rank) * kASliceBytes, map_a, full(s), k0,
+                                       row0 + rank * (T::bm / kCluster), kClusterMask);
           else
-            pipeline::tma_load_2d(stage, map_a, full(s), kt * kBk, row0);
+            pipeline::tma_load_2d(stage, map_a, full(s), k0, row0);
           if (kBKMajor)
-            pipeline::tma_load_2d(stage_b, map_b, full(s), kt * kBk, col0);
+            pipeline::tma_load_2d(stage_b, map_b, full(s), k0, col0);
           else
-            pipeline::tma_load_2d(stage_b, map_b, full(s), col0, kt * kBk);
+            pipeline::tma_load_2d(stage_b, map_b, full(s), col0, k0);
         }
       }
       // The other blocks' consumers arrive on this block's empty barriers until they are done with its last stages:
@@ -568,15 +586,20 @@ __global__ void __launch_bounds__(T::threads + 128, T::threads == 128 && T::bm <
       for (int i = 0; i < T::bm / 2; ++i) acc[i] = 0.f;
       // The accumulators are fenced only around the k loop: inside it only the wgmmas (ordered volatile asm) touch
       // them, and a fence between two in-flight groups counts as a write, which makes ptxas serialize them (C7515).
-      fetch(first, std::integral_constant<int, 0>{});
-      wgmma::fence_operands(acc);
-      for (int kt = 0; kt < k_tiles; kt += 2) {
-        step(first, kt, std::integral_constant<int, 0>{});
-        if (kt + 1 < k_tiles) step(first, kt + 1, std::integral_constant<int, 1>{});
+      // A split block whose slice is empty has nothing to wait for: its partial is zero.
+      if (kSplitK && k_tiles == 0) {
+        wgmma::fence_operands(acc);
+      } else {
+        fetch(first, std::integral_constant<int, 0>{});
+        wgmma::fence_operands(acc);
+        for (int kt = 0; kt < k_tiles; kt += 2) {
+          step(first, kt, std::integral_constant<int, 0>{});
+          if (kt + 1 < k_tiles) step(first, kt + 1, std::integral_constant<int, 1>{});
+        }
+        wgmma::wait_group<0>();
+        wgmma::fence_operands(acc);
+        if constexpr (!kSplit3x) release(first + k_tiles - 1);  // 3xtf32 released every k tile in its step
       }
-      wgmma::wait_group<0>();
-      wgmma::fence_operands(acc);
-      if constexpr (!kSplit3x) release(first + k_tiles - 1);  // 3xtf32 released every k tile in its step
       if (staged) {
         with_activation(e.act, [&](auto act) {
           StagedOutput<T::bm>::template store<decltype(act)::value>(acc, bias, e, map_y, map_z, block, staging,
@@ -593,6 +616,10 @@ __global__ void __launch_bounds__(T::threads + 128, T::threads == 128 && T::bm <
           for (int q = 0; q < 4; ++q)  // D (row, col) = Y (col, row)
             Output::put(smem, 8 * i + 2 * t + q % 2, frag_row + 8 * (q / 2), acc[4 * i + q]);
         pipeline::sync_first_threads<T::threads>();
+        if constexpr (kSplitK)
+          if (!gather_split_k<Output, T::bm, T::bn, T::threads, kGatherBatch>(smem, split, tid,
+                                                                             ConsumerBarrier<T::threads>{}))
+            return;
         Output::finish(smem, e, block, tid);
       }
     };
@@ -663,11 +690,13 @@ unsigned resident_blocks(Kernel kernel, int threads, std::size_t smem_bytes, int
 }
 
 // The copy engine needs 16-byte aligned bases and row strides (vec4 on both operands); other problems take the
-// cp.async pipeline of the same tile.
-template <class T, bool kBKMajor, bool kSplit3x>
-void launch_wgmma_layout(const GemmProblem& p, const GemmOperands& x, cudaStream_t s) {
+// cp.async pipeline of the same tile. slices > 1 only where the tile has a split kernel (kSplitK).
+template <class T, bool kBKMajor, bool kSplit3x, bool kSplitK>
+void launch_wgmma_layout(const GemmProblem& p, const GemmOperands& x, int slices, const SplitKScratch& scratch,
+                         cudaStream_t s) {
   using Layout = WgmmaLayout<T, kBKMajor, kSplit3x>;
   const OperandView a = operand_a(p, x), b = operand_b(p, x);
+  const SplitK split = make_split_k(slices, scratch);
   if (a.vec4 && b.vec4) {
     // B's box is as wide as the padded tile row (BTile::kStride), so the copy lays out the padding itself. Each block
     // of a cluster copies its slice of the A tile (for all of them).
@@ -677,16 +706,17 @@ void launch_wgmma_layout(const GemmProblem& p, const GemmOperands& x, cudaStream
     const CUtensorMap map_b =
         kBKMajor ? tensor_map_2d(b.ptr, b.rows, b.k, b.ld, T::bn, kBoxWidth, CU_TENSOR_MAP_SWIZZLE_NONE)
                  : tensor_map_2d(b.ptr, b.k, b.rows, b.ld, kBk, kBoxWidth, CU_TENSOR_MAP_SWIZZLE_NONE);
-    const auto kernel = wgmma_tf32_tma_kernel<T, kBKMajor, kSplit3x>;
+    const auto kernel = wgmma_tf32_tma_kernel<T, kBKMajor, kSplit3x, kSplitK>;
     static std::once_flag attribute_set;
     raise_smem_limit_once(attribute_set, kernel, Layout::kTmaSmemBytes);
     // Persistent (fewer blocks than tiles) only with more than one wave of tiles and a row-major output the copy
-    // engine can store; the Y and Z maps are placeholders, never read, otherwise.
+    // engine can store, and never split (a split block's epilogue waits for the tile's other slices); the Y and Z
+    // maps are placeholders, never read, otherwise.
     static const unsigned resident = resident_blocks(kernel, T::threads + 128, Layout::kTmaSmemBytes, T::cluster);
     const unsigned grid = grouped_grid_size(T::bm, T::cluster * T::bn, p.m, p.n) * T::cluster;
     const EpilogueParams e = make_epilogue_params(p, x);
-    const bool persistent = Layout::kMayPersist && grid > resident && !e.transposed && e.dropout_p == 0.f &&
-                            e.n % 4 == 0 && aligned16(e.y) && (e.z == nullptr || aligned16(e.z));
+    const bool persistent = !kSplitK && Layout::kMayPersist && grid > resident && !e.transposed &&
+                            e.dropout_p == 0.f && e.n % 4 == 0 && aligned16(e.y) && (e.z == nullptr || aligned16(e.z));
     CUtensorMap map_y = map_a, map_z = map_a;
     if (persistent) {
       map_y = tensor_map_2d(e.y, p.m, p.n, p.n, kOutputChunkRows, kOutputBoxCols, CU_TENSOR_MAP_SWIZZLE_128B);
@@ -695,37 +725,53 @@ void launch_wgmma_layout(const GemmProblem& p, const GemmOperands& x, cudaStream
     if constexpr (T::cluster > 1) {
       const ClusterLaunch launch(dim3(persistent ? resident : grid), dim3(T::cluster), T::threads + 128,
                                  Layout::kTmaSmemBytes, s);
-      GT_CUDA_CALL(cudaLaunchKernelEx(&launch.config, kernel, map_a, map_b, map_y, map_z, p.k, e));
+      GT_CUDA_CALL(cudaLaunchKernelEx(&launch.config, kernel, map_a, map_b, map_y, map_z, p.k, e, split));
     } else {
-      kernel<<<persistent ? resident : grid, T::threads + 128, Layout::kTmaSmemBytes, s>>>(map_a, map_b, map_y, map_z,
-                                                                                          p.k, e);
+      const dim3 blocks(persistent ? resident : grid, 1, static_cast<unsigned>(slices));
+      kernel<<<blocks, T::threads + 128, Layout::kTmaSmemBytes, s>>>(map_a, map_b, map_y, map_z, p.k, e, split);
     }
   } else {
     // The copy engine cannot address these operands, so there is nothing to multicast: the cluster-less kernel (the
     // layout does not depend on the cluster).
-    const auto kernel = wgmma_tf32_kernel<typename T::Unclustered, kBKMajor, kSplit3x>;
+    const auto kernel = wgmma_tf32_kernel<typename T::Unclustered, kBKMajor, kSplit3x, kSplitK>;
     static std::once_flag attribute_set;
     raise_smem_limit_once(attribute_set, kernel, Layout::kSmemBytes);
-    kernel<<<grouped_grid_size(T::bm, T::bn, p.m, p.n), T::threads, Layout::kSmemBytes, s>>>(
-        a, b, make_epilogue_params(p, x));
+    const dim3 blocks(grouped_grid_size(T::bm, T::bn, p.m, p.n), 1, static_cast<unsigned>(slices));
+    kernel<<<blocks, T::threads, Layout::kSmemBytes, s>>>(a, b, make_epilogue_params(p, x), split);
   }
   GT_CUDA_CHECK_LAUNCH();
 }
 
-// B (as op(B)ᵀ) is K-major when transposed; A is K-major, as wgmma_problem_limits requires. The families have no
-// split-k kernel (compile_wgmma_variants says so), so slices is 1 and there is no scratch to use.
-template <class T, bool kSplit3x>
-void launch_wgmma(const GemmProblem& p, const GemmOperands& x, int /*slices*/, const SplitKScratch& /*scratch*/,
+// Split-k pays where a problem has too few output tiles for the SMs and a long k: skinny m against large n and k (a
+// batch of 100–400 tokens through an LLM projection: 176×4096×4096 is 64 tiles of 128×128). Only the unclustered
+// tiles a family lists in its SplitTiles get split kernels; each costs two more instantiations per layout.
+template <class T, class SplitTiles>
+struct HasWgmmaSplit;
+template <class T, class... Split>
+struct HasWgmmaSplit<T, TileList<Split...>> : std::bool_constant<(std::is_same_v<T, Split> || ...)> {};
+
+// B (as op(B)ᵀ) is K-major when transposed; A is K-major, as wgmma_problem_limits requires.
+template <class T, bool kSplit3x, bool kSplitCapable>
+void launch_wgmma(const GemmProblem& p, const GemmOperands& x, int slices, const SplitKScratch& scratch,
                   cudaStream_t s) {
+  const auto launch = [&](auto b_k_major) {
+    constexpr bool kBKMajor = decltype(b_k_major)::value;
+    if constexpr (kSplitCapable)
+      if (slices > 1) return launch_wgmma_layout<T, kBKMajor, kSplit3x, true>(p, x, slices, scratch, s);
+    launch_wgmma_layout<T, kBKMajor, kSplit3x, false>(p, x, 1, scratch, s);
+  };
   if (p.trans_b)
-    launch_wgmma_layout<T, true, kSplit3x>(p, x, s);
+    launch(std::true_type{});
   else
-    launch_wgmma_layout<T, false, kSplit3x>(p, x, s);
+    launch(std::false_type{});
 }
 
-template <bool kSplit3x, class... Tiles>
-std::vector<CompiledVariant> compile_wgmma_variants(TileList<Tiles...>) {
-  return {CompiledVariant{Tiles::config(), &launch_wgmma<Tiles, kSplit3x>, /*split_k=*/false}...};
+template <bool kSplit3x, class SplitTiles, class... Tiles>
+std::vector<CompiledVariant> compile_wgmma_variants(TileList<Tiles...>, SplitTiles) {
+  static_assert(((!HasWgmmaSplit<Tiles, SplitTiles>::value || Tiles::cluster == 1) && ...),
+                "split tiles are unclustered");
+  return {CompiledVariant{Tiles::config(), &launch_wgmma<Tiles, kSplit3x, HasWgmmaSplit<Tiles, SplitTiles>::value>,
+                          HasWgmmaSplit<Tiles, SplitTiles>::value}...};
 }
 
 }  // namespace gemmtune::kernels

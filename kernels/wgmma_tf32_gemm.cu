@@ -19,6 +19,11 @@ using WgmmaTiles = TileList<Tile<256, 128, 32, 256, 16, 0, 0, 4>,  // 2 warpgrou
                             Tile<64, 128, 32, 64, 16, 0, 0, 6>,
                             Tile<64, 64, 32, 64, 16, 0, 0, 4>>;    // 256-512: enough blocks to fill the SMs
 
+// Split over k (wgmma_gemm.cuh: HasWgmmaSplit) for m of about 64–400: 128 rows in two warpgroups, 64 rows (where m is
+// just over a multiple of 64), and one warpgroup's 128×64 (two blocks per SM, twice the tiles along n).
+using WgmmaSplitTiles = TileList<Tile<128, 128, 32, 128, 16, 0, 0, 4>, Tile<64, 128, 32, 64, 16, 0, 0, 6>,
+                                 Tile<128, 64, 32, 128, 16, 0, 0, 4>>;
+
 std::string wgmma_problem_limits(const GemmProblem& p) {
   if (p.trans_a)
     return "tf32 wgmma reads Aᵀ from shared memory K-major only, so A must be stored m×k (layouts nn, nt), not " +
@@ -42,7 +47,9 @@ std::string wgmma_device_limits() {
 
 }  // namespace
 
-std::vector<CompiledVariant> wgmma_tf32_variants() { return compile_wgmma_variants</*kSplit3x=*/false>(WgmmaTiles{}); }
+std::vector<CompiledVariant> wgmma_tf32_variants() {
+  return compile_wgmma_variants</*kSplit3x=*/false>(WgmmaTiles{}, WgmmaSplitTiles{});
+}
 
 FamilyLimits wgmma_limits() { return {&wgmma_problem_limits, &wgmma_device_limits}; }
 

@@ -32,7 +32,7 @@ TEST(KernelRegistry, HasAtLeastEightVariantsPerModeWithUniqueStableNames) {
   std::set<std::string> names;
   int per_mode[3] = {0, 0, 0};  // unsplit variants: each a tile shape of its own
   const std::regex name_format(
-      R"((fp32|tf32|3xtf32)_\d+x\d+x\d+_w\d+x\d+(_t\d+x\d+)?_s\d(_split\d|_c\d)?|wgmma_(tf32|3xtf32)_\d+x\d+x\d+_s\d(_c\d)?)");
+      R"((fp32|tf32|3xtf32)_\d+x\d+x\d+_w\d+x\d+(_t\d+x\d+)?_s\d(_split\d|_c\d)?|wgmma_(tf32|3xtf32)_\d+x\d+x\d+_s\d(_split\d|_c\d)?)");
   for (const KernelVariant& v : kernel_registry()) {
     EXPECT_TRUE(names.insert(v.name).second) << "duplicate " << v.name;
     EXPECT_TRUE(std::regex_match(v.name, name_format)) << v.name;

@@ -1,8 +1,12 @@
 // Every variant of both wgmma families (kernels/wgmma_gemm.cuh, sm_90a: tf32 and 3xtf32) vs the fp64 reference on the
 // layouts they run (nn, nt): every activation, save_z, dropout, both output layouts, and shapes with 1, 7, 127, 255,
 // 1000 and 4095 in every dimension; both pipelines (TMA when lda and ldb are multiples of 4, cp.async otherwise) on
-// edge tiles; the persistent path; and the layouts they refuse, with their reason.
+// edge tiles, split-k variants included (k = 4 leaves all but one slice empty); the persistent path; and the layouts
+// they refuse, with their reason.
 #include <gtest/gtest.h>
+
+#include <set>
+#include <string>
 
 #include "kernels/kernel_test_support.hpp"
 #include "kernels/registry.hpp"
@@ -49,6 +53,28 @@ TEST_P(WgmmaGemm, IsRegisteredExactlyWhenBuiltWithSm90aCode) {
 #else
   EXPECT_TRUE(variants().empty());
 #endif
+}
+
+// Split-k (blockIdx.z slices k) is compiled for three unclustered tf32 tiles only, for skinny m against large n and k;
+// each gets the registry's three slice counts. 3xtf32 has none.
+TEST_P(WgmmaGemm, SplitsKOnlyForTheUnclusteredTf32TilesItLists) {
+  std::set<std::string> split;
+  for (const KernelVariant* v : variants()) {
+    if (v->slices == 1) continue;
+    split.insert(v->name);
+    EXPECT_EQ(v->tile.cluster, 1) << v->name;
+  }
+#if defined(GEMMTUNE_HAVE_WGMMA)
+  if (GetParam().mode == MathMode::Tf32) {
+    std::set<std::string> expected;
+    for (const char* tile : {"128x128x32_s4", "64x128x32_s6", "128x64x32_s4"})
+      for (const char* slices : {"2", "4", "8"})
+        expected.insert(std::string("wgmma_tf32_") + tile + "_split" + slices);
+    EXPECT_EQ(split, expected);
+    return;
+  }
+#endif
+  EXPECT_TRUE(split.empty());
 }
 
 TEST_P(WgmmaGemm, RefusesTransposedAOnAnyMachine) {
