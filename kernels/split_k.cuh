@@ -22,8 +22,9 @@ inline SplitK make_split_k(int slices, const SplitKScratch& scratch) {
   return {slices, scratch.partials, scratch.tickets};
 }
 
-// Split-k pays only where the unsplit grid leaves SMs idle: only tiles up to kMaxTileFloats (each family's choice)
-// get a split instantiation, and the registry a variant per slice count.
+// Split-k pays only where the unsplit grid leaves SMs idle: only tiles up to kMaxTileFloats (each family's choice; the
+// wgmma family lists its split tiles instead, wgmma_gemm.cuh HasWgmmaSplit) get a split instantiation, and the
+// registry a variant per slice count.
 template <class T, int kMaxTileFloats>
 constexpr bool has_split_k() {
   return T::bm * T::bn <= kMaxTileFloats;

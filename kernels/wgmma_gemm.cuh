@@ -768,8 +768,6 @@ void launch_wgmma(const GemmProblem& p, const GemmOperands& x, int slices, const
 
 template <bool kSplit3x, class SplitTiles, class... Tiles>
 std::vector<CompiledVariant> compile_wgmma_variants(TileList<Tiles...>, SplitTiles) {
-  static_assert(((!HasWgmmaSplit<Tiles, SplitTiles>::value || Tiles::cluster == 1) && ...),
-                "split tiles are unclustered");
   return {CompiledVariant{Tiles::config(), &launch_wgmma<Tiles, kSplit3x, HasWgmmaSplit<Tiles, SplitTiles>::value>,
                           HasWgmmaSplit<Tiles, SplitTiles>::value}...};
 }
