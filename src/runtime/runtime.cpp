@@ -73,7 +73,9 @@ class Runtime::Impl {
   Impl(const std::string& db_path, int device, const RuntimeOptions& options)
       : options_(options), db_path_(db_path), device_(query_device(device)),
         device_key_(device_.identity.key()), cache_(runtime::load_cache(db_path, device_key_)),
-        lt_(make_lt_handle()), workspace_(options.workspace_bytes) {
+        lt_(make_lt_handle()), owned_workspace_(options.workspace ? 0 : options.workspace_bytes),
+        workspace_{options.workspace ? options.workspace : owned_workspace_.get(), options.workspace_bytes} {
+    if (options.workspace) require_device_memory(options.workspace, device);
     if (const std::string w = cache_.index.foreign_warning(); !w.empty()) warn(w);
     if (!cache_.db_found)
       rules_.cache_note = "the db '" + db_path + "' was not found";
@@ -139,6 +141,14 @@ class Runtime::Impl {
   cudaStream_t side_stream() const { return side_.get(); }
 
  private:
+  // A host or other-device pointer lent as the workspace would fault inside cuBLASLt; refuse it here instead.
+  static void require_device_memory(void* p, int device) {
+    cudaPointerAttributes a{};
+    GT_CUDA_CALL(cudaPointerGetAttributes(&a, p));
+    if (a.type != cudaMemoryTypeDevice || a.device != device)
+      throw InputError("RuntimeOptions::workspace must be device memory of GPU " + std::to_string(device));
+  }
+
   // Resolving allocates and builds descriptors: not capturable, so a first call inside a capture is refused
   // instead of breaking the capture halfway.
   static void refuse_during_capture(const GemmProblem& p, std::optional<cudaStream_t> s) {
@@ -152,7 +162,7 @@ class Runtime::Impl {
 
   std::string unsupported(const GemmProblem& p, const Candidate& c) const {
     try {
-      return CandidateLauncher::unsupported_reason(p, c, lt_.get(), workspace_.size());
+      return CandidateLauncher::unsupported_reason(p, c, lt_.get(), workspace_.bytes);
     } catch (const Error& e) {  // e.g. cublasLtMatmulAlgoInit refusing an algo id this cuBLASLt does not have
       return e.what();
     }
@@ -170,7 +180,7 @@ class Runtime::Impl {
   }
 
   runtime::DefaultCandidate default_for(const GemmProblem& p) const {
-    return runtime::default_candidate(p, lt_.get(), workspace_.size(), device_.identity.sm_count);
+    return runtime::default_candidate(p, lt_.get(), workspace_.bytes, device_.identity.sm_count);
   }
 
   struct TrialOutcome {
@@ -222,7 +232,7 @@ class Runtime::Impl {
       for (const Choice::Alternative& a : choice.trial_alternatives)
         tried.push_back({a.candidate, a.candidate.id() + " (" + a.source + ")", {}});
     }
-    const std::optional<Candidate> unfused = runtime::unfused_challenger(p, d, lt_.get(), workspace_.size());
+    const std::optional<Candidate> unfused = runtime::unfused_challenger(p, d, lt_.get(), workspace_.bytes);
     if (unfused) tried.push_back({*unfused, unfused->id() + " (the plain GEMM, then our epilogue kernel)", {}});
     if (tried.empty()) return;
     const Tried* best = nullptr;
@@ -260,8 +270,7 @@ class Runtime::Impl {
   }
 
   const GemmPlan& add_plan(const GemmProblem& p, Choice choice) {
-    auto plan = std::make_unique<GemmPlan>(p, std::move(choice), lt_.get(),
-                                           BorrowedWorkspace{workspace_.get(), workspace_.size()});
+    auto plan = std::make_unique<GemmPlan>(p, std::move(choice), lt_.get(), workspace_);
     return *plans_.emplace(p, std::move(plan)).first->second;
   }
 
@@ -272,7 +281,8 @@ class Runtime::Impl {
   runtime::LoadedCache cache_;
   runtime::SelectionRules rules_;
   LtHandle lt_;
-  DeviceBuffer<unsigned char> workspace_;
+  DeviceBuffer<unsigned char> owned_workspace_;  // empty where the caller lent RuntimeOptions::workspace
+  BorrowedWorkspace workspace_;
   CudaStream side_;                             // the backward's second GEMM, ordered inside the caller's stream
   DeviceBuffer<unsigned char> side_workspace_;  // its cuBLASLt workspace; allocated with the first backward
   DeviceBuffer<unsigned char> trial_workspace_;  // the first-use trials'; allocated with the first one

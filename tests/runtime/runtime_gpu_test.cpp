@@ -6,10 +6,12 @@
 #include <cstring>
 #include <optional>
 #include <sstream>
+#include <vector>
 
 #include <gtest/gtest.h>
 
 #include "common/error.hpp"
+#include "cuda/device_buffer.hpp"
 #include "cuda/device_info.hpp"
 #include "cuda/stream.hpp"
 #include "db/tuning_db.hpp"
@@ -487,6 +489,46 @@ TEST_F(RuntimeCacheGpu, ASplitKVariantRunsInTheSharedWorkspaceAndReplaysInAGraph
   GT_CUDA_CALL(cudaGraphDestroy(graph));
   EXPECT_EQ(to_host(d.Y.get(), d.Y.size()), eager);
   EXPECT_EQ(f.warnings.str(), "");
+}
+
+// RuntimeOptions::workspace: a cuBLASLt algo that needs workspace runs in the caller's buffer (its poison is
+// overwritten) and right; a host pointer is refused before anything runs.
+TEST_F(RuntimeCacheGpu, ALentWorkspaceIsWhereCuBLASLtWorksAndAHostPointerIsRefused) {
+  const GemmProblem p = make(64, 96, 8192, "nn", OutputLayout::RowMajor, Activation::None, false, 0.f, MathMode::Fp32);
+  const LtHandle h = make_lt_handle();
+  const LtGemm gemm(h.get(), p);
+  constexpr std::size_t kBytes = std::size_t{64} << 20;
+  std::optional<Candidate> needs_workspace;
+  for (const Candidate& c : gemm.heuristic(16, kBytes)) {
+    std::size_t needed = 0;
+    if (gemm.check(gemm.make_algo(c.lt), kBytes, &needed).empty() && needed > 0) {
+      needs_workspace = c;
+      break;
+    }
+  }
+  ASSERT_TRUE(needs_workspace) << "no heuristic algo of " << p.key() << " uses workspace";
+
+  DeviceBuffer<unsigned char> lent(kBytes);
+  GT_CUDA_CALL(cudaMemset(lent.get(), 0xff, lent.size()));
+  RuntimeOptions o;
+  o.workspace = lent.get();
+  o.workspace_bytes = lent.size();
+  Runtime rt(dir.path("none.db"), 0, o);
+  rt.pin(p, needs_workspace->id());
+  expect_correct(rt, p);
+  std::vector<unsigned char> after(4096);
+  GT_CUDA_CALL(cudaMemcpy(after.data(), lent.get(), after.size(), cudaMemcpyDeviceToHost));
+  EXPECT_TRUE(std::any_of(after.begin(), after.end(), [](unsigned char b) { return b != 0xff; }))
+      << needs_workspace->id() << " left the lent workspace untouched";
+
+  std::vector<unsigned char> host(1024);
+  o.workspace = host.data();
+  try {
+    Runtime refused(dir.path("none.db"), 0, o);
+    ADD_FAILURE() << "a host pointer was accepted as the workspace";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("must be device memory"), std::string::npos) << e.what();
+  }
 }
 
 TEST_F(RuntimeCacheGpu, EntriesWhoseAlgoNoLongerAppliesFallBackCleanly) {

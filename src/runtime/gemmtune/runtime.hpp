@@ -44,6 +44,12 @@ struct RuntimeOptions {
   // One cuBLASLt workspace, allocated once and shared by every plan; an algo that needs more is not used.
   // 64 MiB is what the tuner's profiles allow, so every cached algo fits.
   std::size_t workspace_bytes = std::size_t{64} << 20;
+  // The caller's device memory (workspace_bytes of it) to use as that workspace instead of allocating one, as
+  // cublasSetWorkspace does: a program that already keeps a cuBLASLt workspace shares it. It must outlive the Runtime
+  // and be used by nothing else while the runtime's work is queued. Where a workspace lies matters to some cuBLASLt
+  // algos (split-k partials, clustered kernels' flags: up to 6% on the H200 for the same algo in two buffers), so a
+  // side-by-side comparison with raw cuBLASLt hands both sides the same buffer. Null: the runtime allocates its own.
+  void* workspace = nullptr;
   // How far (Euclidean, in ln m, ln n, ln k) a tuned shape may be from the asked one to stand in for it.
   // ln 4: one dimension 4× off, or all three about 2.2× off. Beyond that, the heuristic knows more than a
   // tuning result of a very different shape.
