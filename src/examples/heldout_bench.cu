@@ -4,28 +4,34 @@
 // Per shape × mode × epilogue, two sides on the same inputs:
 //   runtime    gemmtune::Runtime with the seed's tuned db: an exact entry for the tuned half, the fallback (a nearby
 //              tuned shape's choice where the evidence allows, else cuBLASLt's heuristic default) for the other half;
-//   heuristic  raw cuBLASLt written here, as a user would: its own descriptors, the heuristic's first algo (64 MiB
-//              workspace, as the runtime), and its fused epilogue (GELU_BIAS for bias+gelu), none of gemmtune's
-//              launch code involved;
+//   heuristic  raw cuBLASLt written here, as a user would: its own descriptors, the heuristic's first algo, and its
+//              fused epilogue (GELU_BIAS for bias+gelu), none of gemmtune's launch code involved; in the same 64 MiB
+//              workspace the runtime is lent (RuntimeOptions::workspace), because where a workspace lies moves some
+//              cuBLASLt algos by up to 6% on the H200, and that is no part of either side's choice;
 // in four conditions:
 //   stream/warm   20 back-to-back calls launched into a stream, every call on the same buffers;
 //   stream/cold   the same, with L2 overwritten before the batch and the calls rotating over inputs past 2× L2;
 //   graph/warm    one CUDA graph of those 20 calls, captured once and replayed;
 //   graph/cold    the same with rotating inputs and L2 overwritten before each replay.
 // Each batch is queued behind a blocking kernel (host launch latency stays out) and timed with CUDA events around
-// the batch, divided by its calls; the two sides alternate which goes first; median over the rounds.
+// the batch, divided by its calls; the two sides alternate which goes first; median over the rounds. Rounds go on
+// past --rounds (up to --max-rounds) while the 95% interval of the median ratio is wider than ±1.5%: some clustered
+// cuBLASLt algos run each batch at one of several speeds (144x3072x13824 tf32 cold: 95 to 129 us per call).
 //
-//   heldout_bench --db FILE --shapes FILE [--json OUT] [--rounds N] [--calls N] [--confirm] [--fp32-equivalent]
+//   heldout_bench --db FILE --shapes FILE [--json OUT] [--rounds N] [--max-rounds N] [--calls N] [--confirm]
+//                 [--fp32-equivalent]
 // --confirm: the runtime confirms each stand-in on first use (RuntimeOptions::confirm_standins).
 // --fp32-equivalent: the runtime may run the db's policy-admitted 3xtf32 entries for fp32 problems
 // (RuntimeOptions::fp32_equivalent); heuristic-first stays cuBLASLt fp32.
 // The shapes file: {"seed": S, "shapes": [{"m": M, "n": N, "k": K, "tuned": true|false}, ...]}.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -51,6 +57,7 @@ struct Args {
   std::string shapes;
   std::string json_path;
   int rounds = 11;
+  int max_rounds = 101;
   int calls = 20;
   bool confirm = false;           // RuntimeOptions::confirm_standins
   bool fp32_equivalent = false;   // RuntimeOptions::fp32_equivalent
@@ -76,7 +83,8 @@ void set_desc(cublasLtMatmulDesc_t d, cublasLtMatmulDescAttributes_t attr, const
 // heuristic's first algo, its own fused epilogue. Nothing of gemmtune's launch path (LtGemm, CandidateLauncher).
 class RawHeuristicFirst {
  public:
-  RawHeuristicFirst(cublasLtHandle_t h, const GemmProblem& p) : h_(h), bias_(p.epi.bias) {
+  RawHeuristicFirst(cublasLtHandle_t h, const GemmProblem& p, const DeviceBuffer<unsigned char>& workspace)
+      : h_(h), bias_(p.epi.bias), workspace_(workspace) {
     if (p.trans_a || p.trans_b || p.out != OutputLayout::RowMajor)
       throw InputError("heldout_bench: only row-major NN problems");
     cublasLtMatmulDesc_t d = nullptr;
@@ -97,7 +105,7 @@ class RawHeuristicFirst {
     cublasLtMatmulPreference_t pref = nullptr;
     GT_LT_CALL(cublasLtMatmulPreferenceCreate(&pref));
     const LtPreference owned(pref);
-    const std::uint64_t ws = kWorkspace;
+    const std::uint64_t ws = workspace_.size();
     GT_LT_CALL(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof(ws)));
     cublasLtMatmulHeuristicResult_t result{};
     int returned = 0;
@@ -110,7 +118,6 @@ class RawHeuristicFirst {
     c.lt = LtGemm::read_algo_fields(algo_);
     c.heuristic_rank = 0;
     id_ = c.id();
-    workspace_ = DeviceBuffer<unsigned char>(std::max<std::size_t>(result.workspaceSize, 1));
   }
 
   void operator()(const GemmOperands& x, cudaStream_t s) const {
@@ -128,7 +135,7 @@ class RawHeuristicFirst {
   LtMatmulDesc desc_;
   LtMatrixLayout la_, lb_, ly_;
   cublasLtMatmulAlgo_t algo_{};
-  DeviceBuffer<unsigned char> workspace_;
+  const DeviceBuffer<unsigned char>& workspace_;
   std::string id_;
 };
 
@@ -145,6 +152,7 @@ struct Bench {
   BlockingKernel& blocker;
   DeviceBuffer<unsigned char>& flush;
   int rounds;
+  int max_rounds;
   int calls;
 };
 
@@ -154,7 +162,19 @@ struct SideBySide {
   // for tens of ms at a time, so the same call timed on both sides came out 0.95x or 1.2x as ratios of the sides'
   // medians (144x3072x13824 tf32: 94.8 and 112.9 us in one run); a round's two batches share that state.
   double b_over_a;
+  double ratio_low, ratio_high;  // the 95% interval of b_over_a (order statistics of the rounds' ratios)
+  int rounds;
 };
+
+// The distribution-free 95% interval of the median of sorted x: the order statistics n/2 ± 0.98·√n.
+std::pair<double, double> median_interval(std::vector<double> x) {
+  std::sort(x.begin(), x.end());
+  const double n = static_cast<double>(x.size()), half = 0.98 * std::sqrt(n);
+  const auto at = [&](double rank) {
+    return x[static_cast<std::size_t>(std::clamp(rank, 0.0, n - 1))];
+  };
+  return {at(std::floor(n / 2 - half)), at(std::ceil(n / 2 + half) - 1)};
+}
 
 // Two sides in one condition. call_a(x), call_b(x) enqueue one call on operands x.
 template <typename CallA, typename CallB>
@@ -188,15 +208,20 @@ SideBySide time_condition(const Condition& c, const ProblemBuffers& buffers, Cal
   batch_us(true);  // warm-up: the first replay uploads the graph; the first calls load the kernels
   batch_us(false);
   std::vector<double> ta, tb, ratio;
-  for (int r = 0; r < b.rounds; ++r) {
+  std::pair<double, double> interval{0, 0};
+  for (int r = 0; r < b.max_rounds; ++r) {
     const bool a_first = r % 2 == 0;
     const double first = batch_us(a_first);
     const double second = batch_us(!a_first);
     ta.push_back(a_first ? first : second);
     tb.push_back(a_first ? second : first);
     ratio.push_back(tb.back() / ta.back());
+    if (r + 1 < b.rounds) continue;
+    interval = median_interval(ratio);
+    const double mid = median(ratio);
+    if (interval.first >= mid / 1.015 && interval.second <= mid * 1.015) break;
   }
-  return {median(ta), median(tb), median(ratio)};
+  return {median(ta), median(tb), median(ratio), interval.first, interval.second, static_cast<int>(ratio.size())};
 }
 
 std::vector<HeldoutShape> read_shapes(const std::string& path, std::int64_t* seed) {
@@ -230,12 +255,15 @@ void run(const Args& a) {
   RuntimeOptions options;
   options.confirm_standins = a.confirm;
   options.fp32_equivalent = a.fp32_equivalent;
+  DeviceBuffer<unsigned char> workspace(kWorkspace);
+  options.workspace = workspace.get();
+  options.workspace_bytes = workspace.size();
   Runtime rt(a.db, 0, options);
   const CudaStream stream;
   const LtHandle lt = make_lt_handle();
   BlockingKernel blocker;
   DeviceBuffer<unsigned char> flush(2 * device.l2_bytes);
-  Bench bench{stream.get(), blocker, flush, a.rounds, a.calls};
+  Bench bench{stream.get(), blocker, flush, a.rounds, std::max(a.rounds, a.max_rounds), a.calls};
   std::mt19937_64 fresh(std::random_device{}());
 
   json records = json::array();
@@ -249,14 +277,14 @@ void run(const Args& a) {
         p.mode = mode;
         p.epi = Epilogue::parse(epilogue);
         const ProblemBuffers buffers(p, device.l2_bytes, fresh(), stream.get());
-        const RawHeuristicFirst raw(lt.get(), p);
+        const RawHeuristicFirst raw(lt.get(), p, workspace);
         rt.prepare(p);
         const std::string explanation = rt.explain(p);
         const std::string candidate = rt.candidate_id(p);
         const std::string shape_key =
             std::to_string(p.m) + "x" + std::to_string(p.n) + "x" + std::to_string(p.k);
         for (const Condition& c : kConditions) {
-          const auto [runtime_us, heuristic_us, speedup] = time_condition(
+          const SideBySide t = time_condition(
               c, buffers, [&](const GemmOperands& x) { rt.forward(p, x, stream.get()); },
               [&](const GemmOperands& x) { raw(x, stream.get()); }, bench);
           records.push_back({{"shape", shape_key},
@@ -266,9 +294,11 @@ void run(const Args& a) {
                              {"condition", c.l2()},
                              {"selection", shape.tuned ? "exact" : "fallback"},
                              {"runtime_source", source_of(explanation)},
-                             {"runtime_us", runtime_us},
-                             {"heuristic_us", heuristic_us},
-                             {"speedup", speedup},
+                             {"runtime_us", t.a_us},
+                             {"heuristic_us", t.b_us},
+                             {"speedup", t.b_over_a},
+                             {"speedup_interval", {t.ratio_low, t.ratio_high}},
+                             {"rounds", t.rounds},
                              {"torch_us", nullptr},
                              {"candidate", candidate},
                              {"heuristic_candidate", raw.id()},
@@ -279,7 +309,7 @@ void run(const Args& a) {
                              {"explain", explanation}});
           std::printf("%-5s %-9s %-18s %-6s %-4s %-8s runtime %9.2f us  heuristic %9.2f us  x%.3f  %s\n",
                       to_string(mode), epilogue, shape_key.c_str(), c.launch(), c.l2(),
-                      shape.tuned ? "exact" : "fallback", runtime_us, heuristic_us, speedup,
+                      shape.tuned ? "exact" : "fallback", t.a_us, t.b_us, t.b_over_a,
                       candidate.c_str());
           std::fflush(stdout);
         }
@@ -292,13 +322,15 @@ void run(const Args& a) {
   out["seed"] = seed;
   out["confirm_standins"] = a.confirm;
   out["fp32_equivalent"] = a.fp32_equivalent;
-  out["method"] = "per condition, median of " + std::to_string(a.rounds) + " rounds of one batch of " +
+  out["method"] = "per condition, median of " + std::to_string(a.rounds) + " rounds (up to " +
+                  std::to_string(std::max(a.rounds, a.max_rounds)) +
+                  " while the 95% interval of the median ratio is wider than +-1.5%) of one batch of " +
                   std::to_string(a.calls) +
                   " back-to-back calls per side behind a blocking kernel, order alternating; CUDA events around the "
                   "batch / calls; speedup: median over the rounds of heuristic / runtime within a round; stream: "
                   "launched into the stream, graph: one captured graph of the batch replayed; "
                   "warm: the same buffers every call; cold: L2 overwritten before the batch and the calls rotating "
-                  "over inputs past 2x L2";
+                  "over inputs past 2x L2; both sides in one 64 MiB cuBLASLt workspace (RuntimeOptions::workspace)";
   out["records"] = records;
   if (!a.json_path.empty()) write_json_file(a.json_path, out);
 }
@@ -309,8 +341,8 @@ void run(const Args& a) {
 int main(int argc, char** argv) {
   gemmtune::Args a;
   const char* usage =
-      "usage: heldout_bench --db FILE --shapes FILE [--json OUT] [--rounds N] [--calls N] [--confirm] "
-      "[--fp32-equivalent]\n";
+      "usage: heldout_bench --db FILE --shapes FILE [--json OUT] [--rounds N] [--max-rounds N] [--calls N] "
+      "[--confirm] [--fp32-equivalent]\n";
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     const bool has_value = i + 1 < argc;
@@ -324,13 +356,13 @@ int main(int argc, char** argv) {
       a.confirm = true;
     } else if (arg == "--fp32-equivalent") {
       a.fp32_equivalent = true;
-    } else if ((arg == "--rounds" || arg == "--calls") && has_value) {
+    } else if ((arg == "--rounds" || arg == "--max-rounds" || arg == "--calls") && has_value) {
       const int v = std::atoi(argv[++i]);
       if (v < 1 || v > 1000) {
         std::fprintf(stderr, "heldout_bench: %s must be 1..1000\n%s", arg.c_str(), usage);
         return 2;
       }
-      (arg == "--rounds" ? a.rounds : a.calls) = v;
+      (arg == "--rounds" ? a.rounds : arg == "--calls" ? a.calls : a.max_rounds) = v;
     } else {
       std::fprintf(stderr, "%s", usage);
       return 2;
