@@ -24,38 +24,42 @@ double trial_noise_floor(const Candidate& heuristic_first) {
   return clustered ? 1.20 : 1.01;
 }
 
-TrialResult first_use_trial(const CandidateLauncher& challenger, const CandidateLauncher& fallback,
-                            std::size_t l2_bytes) {
-  constexpr double kBatchUs = 100, kBudgetUs = 1000;
+WarmColdTrial first_use_trial(const CandidateLauncher& challenger, const CandidateLauncher& fallback,
+                              std::size_t l2_bytes) {
+  constexpr double kBatchUs = 100, kBudgetUs = 500;  // per L2 state
   const CudaStream stream;
   const cudaStream_t s = stream.get();
   const ProblemBuffers buffers(challenger.gemm(), l2_bytes, (std::uint64_t{std::random_device{}()} << 32) | 1u, s);
   BlockingKernel blocker;
   const CudaEvent start, stop;
   int next_set = 0;
-  const auto batch_us = [&](const CandidateLauncher& l, int calls) {
+  const auto batch_us = [&](const CandidateLauncher& l, int calls, bool cold) {
     blocker.block(s);
     start.record(s);
-    for (int i = 0; i < calls; ++i) l.launch(buffers.operands(next_set++), s);
+    for (int i = 0; i < calls; ++i) l.launch(buffers.operands(cold ? next_set++ : 0), s);
     stop.record(s);
     blocker.release();
     GT_CUDA_CALL(cudaStreamSynchronize(s));
     return 1e3 * static_cast<double>(stop.elapsed_ms_since(start)) / calls;
   };
   // A first batch of each loads its kernels and gives the batch size: about 100 us of calls.
-  const double call_us = std::max({batch_us(challenger, 2), batch_us(fallback, 2), 1.0});
+  const double call_us = std::max({batch_us(challenger, 2, true), batch_us(fallback, 2, true), 1.0});
   const int calls = std::clamp(static_cast<int>(kBatchUs / call_us), 1, 20);
   const int rounds = std::clamp(static_cast<int>(kBudgetUs / (2 * calls * call_us)), 3, 9);
-  std::vector<double> a, b;
-  for (int r = 0; r < rounds; ++r) {
-    const bool challenger_first = r % 2 == 0;
-    const double first = batch_us(challenger_first ? challenger : fallback, calls);
-    const double second = batch_us(challenger_first ? fallback : challenger, calls);
-    a.push_back(challenger_first ? first : second);
-    b.push_back(challenger_first ? second : first);
-  }
-  return {median(a), median(b), *std::max_element(a.begin(), a.end()), *std::min_element(b.begin(), b.end()),
-          trial_noise_floor(fallback.candidate())};
+  const auto trial = [&](bool cold) {
+    std::vector<double> a, b;
+    for (int r = 0; r < rounds; ++r) {
+      const bool challenger_first = r % 2 == 0;
+      const double first = batch_us(challenger_first ? challenger : fallback, calls, cold);
+      const double second = batch_us(challenger_first ? fallback : challenger, calls, cold);
+      a.push_back(challenger_first ? first : second);
+      b.push_back(challenger_first ? second : first);
+    }
+    return TrialResult{median(a), median(b), *std::max_element(a.begin(), a.end()),
+                       *std::min_element(b.begin(), b.end()), trial_noise_floor(fallback.candidate())};
+  };
+  const TrialResult warm = trial(false);
+  return {warm, trial(true)};
 }
 
 }  // namespace gemmtune::runtime

@@ -3,9 +3,11 @@
 // a nearby tuned shape's choice (its evidence was measured at another shape) and, where the default is a fused
 // cuBLASLt epilogue, the same heuristic's plain GEMM followed by our epilogue kernel (default_candidate.hpp).
 //
-// About a millisecond of GPU time, on scratch inputs of its own (rotating past 2× L2) and a stream of its own, with
-// batches of back-to-back calls queued behind a blocking kernel and the two sides alternating, as the tuner's
-// finalist stage does.
+// About a millisecond of GPU time, on scratch inputs and a stream of its own, with batches of back-to-back calls queued
+// behind a blocking kernel and the two sides alternating, as the tuner's finalist stage does; half of it warm (the
+// same inputs every call) and half cold (inputs rotating past 2× L2), and the challenger must win both: a cold-only
+// trial kept an fp32 split-k variant at 92×3072×359 bias+gelu that was 1.05-1.10× cold and 0.85-0.91× warm, where
+// heuristic-first gains more from resident inputs (H200).
 #pragma once
 
 #include <cstddef>
@@ -33,8 +35,16 @@ struct TrialResult {
 // trial timed at 80 us against 84-89 and that then ran 0.88-0.94x the default's 69-75 us.
 double trial_noise_floor(const Candidate& heuristic_first);
 
+// The trial in both L2 states.
+struct WarmColdTrial {
+  TrialResult warm, cold;
+  bool challenger_wins() const { return warm.challenger_wins() && cold.challenger_wins(); }
+  // What ranks winners against each other: the challenger's per-call time over both states.
+  double challenger_us() const { return warm.challenger_us + cold.challenger_us; }
+};
+
 // Both launchers must be of one problem. Synchronizes its own stream; never touches the caller's.
-TrialResult first_use_trial(const CandidateLauncher& challenger, const CandidateLauncher& fallback,
-                            std::size_t l2_bytes);
+WarmColdTrial first_use_trial(const CandidateLauncher& challenger, const CandidateLauncher& fallback,
+                              std::size_t l2_bytes);
 
 }  // namespace gemmtune::runtime

@@ -196,17 +196,18 @@ class Runtime::Impl {
     const BorrowedWorkspace ws{trial_workspace_.get(), trial_workspace_.size()};
     try {
       const CandidateLauncher a(p, challenger, lt_.get(), ws), b(p, heuristic_first, lt_.get(), ws);
-      const runtime::TrialResult t = runtime::first_use_trial(a, b, device_.l2_bytes);
-      char text[224];
+      const runtime::WarmColdTrial t = runtime::first_use_trial(a, b, device_.l2_bytes);
+      char text[320];
       std::snprintf(text, sizeof(text),
-                    "first-use trial on this problem: %.2f us per call (slowest batch %.2f) vs heuristic-first %.2f us "
-                    "(fastest batch %.2f)",
-                    t.challenger_us, t.challenger_slowest_us, t.default_us, t.default_fastest_us);
+                    "first-use trial on this problem: warm %.2f us per call (slowest batch %.2f) vs heuristic-first "
+                    "%.2f us (fastest batch %.2f), cold %.2f (slowest %.2f) vs %.2f (fastest %.2f)",
+                    t.warm.challenger_us, t.warm.challenger_slowest_us, t.warm.default_us, t.warm.default_fastest_us,
+                    t.cold.challenger_us, t.cold.challenger_slowest_us, t.cold.default_us, t.cold.default_fastest_us);
       std::string said = text;
-      if (t.noise_floor > 1.01)
+      if (t.cold.noise_floor > 1.01)
         said += ", which as a clustered algo must be beaten by " +
-                std::to_string(std::lround((t.noise_floor - 1) * 100)) + "%";
-      return {t.challenger_wins(), t.challenger_us, said};
+                std::to_string(std::lround((t.cold.noise_floor - 1) * 100)) + "% in both";
+      return {t.challenger_wins(), t.challenger_us(), said};
     } catch (const Error& e) {
       return {false, 0, std::string("first-use trial failed (") + e.what() + ")"};
     }

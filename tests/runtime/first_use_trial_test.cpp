@@ -51,5 +51,16 @@ TEST(FirstUseTrial, AClusteredDefaultMustBeBeatenByTwentyPercentAnyOtherByOne) {
   EXPECT_TRUE(big.challenger_wins());
 }
 
+// 92x3072x359 bias+gelu fp32 on the H200: a split-k stand-in that a cold-only trial kept; it then ran 0.85-0.91x
+// heuristic-first warm (18.0 us warm, 22.7 cold: resident inputs help heuristic-first, not the stand-in).
+TEST(FirstUseTrial, AChallengerThatWinsColdButLosesWarmIsRefused) {
+  const TrialResult warm{19.7, 18.0, 19.9, 17.9};
+  const TrialResult cold{20.6, 22.7, 20.8, 22.5};
+  EXPECT_TRUE(cold.challenger_wins());
+  EXPECT_FALSE((WarmColdTrial{warm, cold}.challenger_wins()));
+  EXPECT_TRUE((WarmColdTrial{cold, cold}.challenger_wins()));
+  EXPECT_DOUBLE_EQ((WarmColdTrial{warm, cold}.challenger_us()), 19.7 + 20.6);
+}
+
 }  // namespace
 }  // namespace gemmtune::runtime
