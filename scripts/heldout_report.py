@@ -111,7 +111,8 @@ def main():
         lo, hi = r.get("speedup_interval") or (float("nan"), float("nan"))
         kind = "the same algo as heuristic-first" if r.get("same_algo") else r["candidate"]
         print(f"below {TARGET_MIN}: {r['mode']} {r['shape']} {r['epilogue']} {r['launch']}/{r['condition']} "
-              f"x{r['speedup']:.3f} (95% interval {lo:.3f}-{hi:.3f}, {r.get('rounds', '?')} rounds), runtime ran {kind}")
+              f"x{r['speedup']:.3f} (95% interval {lo:.3f}-{hi:.3f}, {r.get('rounds', '?')} rounds), "
+              f"runtime ran {kind}")
     print(f"targets: every case >= {TARGET_MIN}x heuristic-first; geomean >= {TARGET_GEOMEAN['tf32']}x tf32 and "
           f">= {TARGET_GEOMEAN['fp32']}x fp32 in each condition; >= {TARGET_TORCH_TF32}x PyTorch eager tf32: "
           f"{'met' if met else 'MISSED'}")

@@ -390,7 +390,8 @@ void run(const Args& a) {
   BlockingKernel blocker;
   std::vector<json> fwd_cases, bwd_cases;
   for (const GemmProblem& p : forward) {
-    fwd_cases.push_back(forward_case(rt, p, lt.get(), {workspace.get(), workspace.size()}, device.l2_bytes, s, blocker));
+    fwd_cases.push_back(
+        forward_case(rt, p, lt.get(), {workspace.get(), workspace.size()}, device.l2_bytes, s, blocker));
     const json& c = fwd_cases.back();
     std::printf("forward  %-44s runtime %9.2f us  heuristic %9.2f us  x%.3f  %s\n", p.key().c_str(),
                 c["runtime_us"].get<double>(), c["heuristic_us"].get<double>(), c["speedup"].get<double>(),

@@ -65,14 +65,14 @@ struct RuntimeOptions {
   int min_agreeing_neighbours = 2;
   // Confirm each stand-in on first use: time it against cuBLASLt's heuristic-first on the real problem (about a
   // millisecond of GPU time on scratch inputs, a stream and a workspace of the trial's own, at prepare() or the
-  // problem's first call, outside any capture) and keep it only where it is faster by more than 1% with warm inputs
-  // and with cold ones; explain() gives the times. With the trial as the guard, up to three distinct own variants that tuned shapes of the kind chose
-  // over heuristic-first are tried, nearest first and at any distance (no x1.10, no agreement of the neighbours
-  // needed), and where the default is cuBLASLt's fused epilogue (bias, relu, gelu), also the same heuristic's plain
-  // GEMM followed by our epilogue kernel: the fused epilogue is often the slower way (runtime/default_candidate.hpp).
-  // The fastest winner runs. Off by default: the trial costs up to four milliseconds per untuned problem and 64 MiB at
-  // first use; scripts/bench_heldout.sh measures the runtime both ways (CONFIRM=both) so the default can follow the
-  // numbers.
+  // problem's first call, outside any capture) and keep it only where it is faster by more than 1% with warm inputs and
+  // with cold ones; explain() gives the times. With the trial as the guard, up to three distinct own variants that
+  // tuned shapes of the kind chose over heuristic-first are tried, nearest first and at any distance (no x1.10, no
+  // agreement of the neighbours needed), and where the default is cuBLASLt's fused epilogue (bias, relu, gelu), also
+  // the same heuristic's plain GEMM followed by our epilogue kernel: the fused epilogue is often the slower way
+  // (runtime/default_candidate.hpp). The fastest winner runs. Off by default: the trial costs up to four milliseconds
+  // per untuned problem and 64 MiB at first use; scripts/bench_heldout.sh measures the runtime both ways (CONFIRM=both)
+  // so the default can follow the numbers.
   bool confirm_standins = false;
   // Run a small backward's two GEMMs (gA, gB; m·n·k up to 512³) side by side: gB on a stream of the runtime's,
   // forked from and joined back into the caller's stream (captured into a graph as two edges), with a second
