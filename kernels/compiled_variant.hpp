@@ -12,17 +12,20 @@
 
 namespace gemmtune::kernels {
 
-// Split-k scratch a launch borrows (kernels/split_k.cuh): every slice's partial tile, and one ticket per output tile
-// that counts the slices done. Tickets must be zero before the first launch; each launch leaves them zero again.
-struct SplitKScratch {
+// Scratch a launch borrows. Split-k (kernels/split_k.cuh): every slice's partial tile, and one ticket per output tile
+// that counts the slices done; tickets must be zero before the first launch, and each launch leaves them zero again.
+// Staging (kernels/operand_staging.hpp): where a staged variant copies an operand the copy engine cannot address.
+struct LaunchScratch {
   float* partials = nullptr;
   std::size_t partial_floats = 0;
   unsigned* tickets = nullptr;
   std::size_t ticket_count = 0;
+  float* staging = nullptr;
+  std::size_t staging_floats = 0;
 };
 
 // slices: how many blocks share each output tile's k (1: a block computes its tile's whole k; scratch is unused).
-using LaunchFn = void (*)(const GemmProblem& p, const GemmOperands& x, int slices, const SplitKScratch& scratch,
+using LaunchFn = void (*)(const GemmProblem& p, const GemmOperands& x, int slices, const LaunchScratch& scratch,
                           cudaStream_t s);
 
 struct CompiledVariant {

@@ -348,7 +348,7 @@ __global__ void __maxnreg__(255) mma_gemm_kernel(OperandView a, OperandView b, E
 }
 
 template <class T, bool kSplit3x, bool kAKMajor, bool kBKMajor, bool kSplitK>
-void launch_mma_kernel(const GemmProblem& p, const GemmOperands& x, int slices, const SplitKScratch& scratch,
+void launch_mma_kernel(const GemmProblem& p, const GemmOperands& x, int slices, const LaunchScratch& scratch,
                        cudaStream_t s) {
   using Warp = MmaWarp<T, kSplit3x, kAKMajor, kBKMajor>;
   constexpr std::size_t kPipelineBytes =
@@ -372,7 +372,7 @@ void launch_mma_kernel(const GemmProblem& p, const GemmOperands& x, int slices, 
 constexpr int kMmaSplitMaxTile = 64 * 64;
 
 template <class T, bool kSplit3x, bool kAKMajor, bool kBKMajor>
-void launch_mma_layout(const GemmProblem& p, const GemmOperands& x, int slices, const SplitKScratch& scratch,
+void launch_mma_layout(const GemmProblem& p, const GemmOperands& x, int slices, const LaunchScratch& scratch,
                        cudaStream_t s) {
   if constexpr (has_split_k<T, kMmaSplitMaxTile>()) {
     if (slices > 1) return launch_mma_kernel<T, kSplit3x, kAKMajor, kBKMajor, true>(p, x, slices, scratch, s);
@@ -381,7 +381,7 @@ void launch_mma_layout(const GemmProblem& p, const GemmOperands& x, int slices, 
 }
 
 template <class T, bool kSplit3x>
-void launch_mma_gemm(const GemmProblem& p, const GemmOperands& x, int slices, const SplitKScratch& scratch,
+void launch_mma_gemm(const GemmProblem& p, const GemmOperands& x, int slices, const LaunchScratch& scratch,
                      cudaStream_t s) {
   // A is K-major unless transposed; B (as op(B)ᵀ) is K-major only when transposed.
   if (!p.trans_a && !p.trans_b)

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "common/error.hpp"
+#include "kernels/operand_staging.hpp"
 
 namespace gemmtune::kernels {
 namespace {
@@ -33,6 +34,9 @@ std::string variant_name(Family f, const TileConfig& t) {
 // Slice counts of the split-k variants, for the tiles whose family compiled a split kernel (kernels/split_k.cuh).
 constexpr int kSplitSlices[] = {2, 4, 8};
 
+// A staged variant copies at most 256 MiB per call (at ~3 TB/s, ~170 us of copy), a bound on its scratch too.
+constexpr std::size_t kMaxStagingFloats = std::size_t{64} << 20;
+
 // Clustered variants of a family that runs anywhere else (SIMT's k split over a cluster) need thread-block clusters.
 std::string cluster_device_limits() {
   int device = 0, clusters = 0;
@@ -45,17 +49,23 @@ std::string cluster_device_limits() {
   return clusters ? "" : "thread-block clusters need compute capability 9.0 or newer, which this GPU is not";
 }
 
+// Staged twins (KernelVariant::staged) only where the TMA pipeline is what an unaligned operand misses: wgmma.
 void add_family(std::vector<KernelVariant>& registry, Family family, MathMode mode,
                 const std::vector<CompiledVariant>& compiled, FamilyLimits limits = {}) {
-  for (const CompiledVariant& c : compiled) {
-    const std::string name = variant_name(family, c.tile);
-    FamilyLimits variant_limits = limits;
-    if (c.tile.cluster > 1 && !variant_limits.device) variant_limits.device = &cluster_device_limits;
-    registry.push_back(KernelVariant{name, family, c.tile, mode, 1, 1, c.launch, variant_limits});
-    if (!c.split_k) continue;
-    for (int slices : kSplitSlices)
-      registry.push_back(KernelVariant{name + "_split" + std::to_string(slices), family, c.tile, mode, 1, slices,
-                                       c.launch, limits});
+  const bool wgmma = family == Family::WgmmaTf32 || family == Family::Wgmma3xTf32;
+  for (const bool staged : {false, true}) {
+    if (staged && !wgmma) break;
+    const std::string suffix = staged ? "_staged" : "";
+    for (const CompiledVariant& c : compiled) {
+      const std::string name = variant_name(family, c.tile);
+      FamilyLimits variant_limits = limits;
+      if (c.tile.cluster > 1 && !variant_limits.device) variant_limits.device = &cluster_device_limits;
+      registry.push_back(KernelVariant{name + suffix, family, c.tile, mode, 1, 1, staged, c.launch, variant_limits});
+      if (!c.split_k) continue;
+      for (int slices : kSplitSlices)
+        registry.push_back(KernelVariant{name + "_split" + std::to_string(slices) + suffix, family, c.tile, mode, 1,
+                                         slices, staged, c.launch, limits});
+    }
   }
 }
 
@@ -98,6 +108,12 @@ std::string KernelVariant::unsupported_reason(const GemmProblem& p) const {
   }
   if (limits.problem)
     if (std::string why = limits.problem(p); !why.empty()) return why;
+  if (staged && staging_floats(p) == 0)
+    return "its operands' leading dimensions are multiples of 4 floats already: the unstaged twin runs the same kernel "
+           "without the copy";
+  if (staged && staging_floats(p) > kMaxStagingFloats)
+    return "staging would copy " + std::to_string(staging_floats(p) * sizeof(float) >> 20) + " MiB, more than " +
+           std::to_string(kMaxStagingFloats * sizeof(float) >> 20);
   return device_unsupported_reason();
 }
 
@@ -113,7 +129,20 @@ std::size_t KernelVariant::split_k_partial_floats(const GemmProblem& p) const {
   return split_k_tickets(p) * static_cast<std::size_t>(slices) * static_cast<std::size_t>(tile.bm * tile.bn);
 }
 
-void KernelVariant::launch(const GemmProblem& p, const GemmOperands& x, const SplitKScratch& scratch,
+std::size_t KernelVariant::staging_floats(const GemmProblem& p) const {
+  if (!staged) return 0;
+  // Null pointers count as aligned: what the problem's leading dimensions alone require.
+  const GemmOperands none;
+  const std::size_t a = staged_copy_floats(operand_a(p, none)), b = staged_copy_floats(operand_b(p, none));
+  return b == 0 ? a : (a + 63) / 64 * 64 + b;  // as stage_operands lays them out
+}
+
+std::size_t KernelVariant::scratch_floats(const GemmProblem& p) const {
+  const std::size_t staging = staging_floats(p), partials = split_k_partial_floats(p);
+  return staging > 0 ? staging_offset(partials) + staging : partials;
+}
+
+void KernelVariant::launch(const GemmProblem& p, const GemmOperands& x, const LaunchScratch& scratch,
                            cudaStream_t s) const {
   if (!x.A || !x.B || !x.Y || (p.epi.bias && !x.bias) || (p.epi.save_z && !x.Z))
     throw InputError("kernel " + name + ": missing operand pointer for " + p.key());
@@ -122,6 +151,9 @@ void KernelVariant::launch(const GemmProblem& p, const GemmOperands& x, const Sp
     throw InputError("kernel " + name + ": split-k scratch too small for " + p.key() + " (needs " +
                      std::to_string(split_k_partial_floats(p)) + " floats and " + std::to_string(split_k_tickets(p)) +
                      " tickets)");
+  if (staged && (!scratch.staging || scratch.staging_floats < staging_floats(p)))
+    throw InputError("kernel " + name + ": staging scratch too small for " + p.key() + " (needs " +
+                     std::to_string(staging_floats(p)) + " floats)");
   launch_fn(p, x, slices, scratch, s);
 }
 

@@ -28,6 +28,12 @@ struct KernelVariant {
   // Blocks that share each output tile's k (kernels/split_k.cuh); 1 for an unsplit variant. A split variant has its
   // unsplit twin's tile and launcher (which runs the tile's split instantiation), and a "_split<slices>" suffix.
   int slices;
+  // A "_staged" twin of a wgmma variant (kernels/operand_staging.hpp): where an operand's leading dimension is not a
+  // multiple of 4 floats, the TMA copy engine cannot address it and the unstaged variant falls back to its cp.async
+  // pipeline (on the H200, 1477x3072x690 tf32 ran 77 us against 37 at k = 692), so the staged one first copies that
+  // operand into scratch with a 16-byte row stride and runs the TMA pipeline. It runs only such problems: elsewhere its
+  // unstaged twin is the same kernel without the copy.
+  bool staged;
   LaunchFn launch_fn;
   FamilyLimits limits;
 
@@ -37,12 +43,19 @@ struct KernelVariant {
   // Empty when the current device can run this variant at all; otherwise why not. Families that need no particular
   // GPU answer empty even on a machine without one.
   std::string device_unsupported_reason() const;
-  // Split-k scratch a launch of p needs (SplitKScratch); both 0 for an unsplit variant.
+  // Split-k scratch a launch of p needs (LaunchScratch); both 0 for an unsplit variant.
   std::size_t split_k_partial_floats(const GemmProblem& p) const;
   std::size_t split_k_tickets(const GemmProblem& p) const;
-  // Asynchronous on s; no synchronization and no allocation (graph-capturable). p must be supported; a split variant
-  // needs scratch of the sizes above (kernels/split_k_scratch.hpp owns one), used by one launch at a time.
-  void launch(const GemmProblem& p, const GemmOperands& x, const SplitKScratch& scratch, cudaStream_t s) const;
+  // The staged copies of p's operands (0 unless staged), and where they start in a launch's scratch: after the
+  // partials, 256-byte aligned as the copy engine wants its bases.
+  std::size_t staging_floats(const GemmProblem& p) const;
+  static std::size_t staging_offset(std::size_t partial_floats) { return (partial_floats + 63) / 64 * 64; }
+  // All the scratch a launch of p needs, partials and copies: what a lent workspace must hold (LaunchScratchBuffer).
+  std::size_t scratch_floats(const GemmProblem& p) const;
+  // Asynchronous on s; no synchronization and no allocation (graph-capturable). p must be supported; a split or
+  // staged variant needs scratch of the sizes above (kernels/launch_scratch.hpp owns one), used by one launch at a
+  // time.
+  void launch(const GemmProblem& p, const GemmOperands& x, const LaunchScratch& scratch, cudaStream_t s) const;
 };
 
 const std::vector<KernelVariant>& kernel_registry();

@@ -189,7 +189,7 @@ __global__ void __launch_bounds__(T::threads, simt_min_blocks<T::threads>())
 }
 
 template <class T, bool kSplitK>
-void launch_simt_kernel(const GemmProblem& p, const GemmOperands& x, int slices, const SplitKScratch& scratch,
+void launch_simt_kernel(const GemmProblem& p, const GemmOperands& x, int slices, const LaunchScratch& scratch,
                         cudaStream_t s) {
   constexpr std::size_t kPipelineBytes =
       2 * std::size_t{PaddedTile<T::bm, T::bk>::kFloats + PaddedTile<T::bn, T::bk>::kFloats} * sizeof(float);
@@ -223,7 +223,7 @@ constexpr bool simt_has_split_k() {
 }
 
 template <class T>
-void launch_simt_gemm(const GemmProblem& p, const GemmOperands& x, int slices, const SplitKScratch& scratch,
+void launch_simt_gemm(const GemmProblem& p, const GemmOperands& x, int slices, const LaunchScratch& scratch,
                       cudaStream_t s) {
   if constexpr (simt_has_split_k<T>()) {
     if (slices > 1) return launch_simt_kernel<T, true>(p, x, slices, scratch, s);

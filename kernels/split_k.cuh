@@ -18,7 +18,7 @@ struct SplitK {
   unsigned* tickets;  // [tile]
 };
 
-inline SplitK make_split_k(int slices, const SplitKScratch& scratch) {
+inline SplitK make_split_k(int slices, const LaunchScratch& scratch) {
   return {slices, scratch.partials, scratch.tickets};
 }
 

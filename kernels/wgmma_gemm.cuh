@@ -67,6 +67,7 @@
 #include "kernels/cluster_launch.hpp"
 #include "kernels/compiled_variant.hpp"
 #include "kernels/epilogue.cuh"
+#include "kernels/operand_staging.hpp"
 #include "kernels/operand_view.cuh"
 #include "kernels/output_tile.cuh"
 #include "kernels/ptx.cuh"
@@ -689,13 +690,15 @@ unsigned resident_blocks(Kernel kernel, int threads, std::size_t smem_bytes, int
   return static_cast<unsigned>(std::max(1, clusters) * cluster);
 }
 
-// The copy engine needs 16-byte aligned bases and row strides (vec4 on both operands); other problems take the
-// cp.async pipeline of the same tile. slices > 1 only where the tile has a split kernel (kSplitK).
+// The copy engine needs 16-byte aligned bases and row strides (vec4 on both operands, after a staged variant's
+// copies); other problems take the cp.async pipeline of the same tile. slices > 1 only where the tile has a split
+// kernel (kSplitK).
 template <class T, bool kBKMajor, bool kSplit3x, bool kSplitK>
-void launch_wgmma_layout(const GemmProblem& p, const GemmOperands& x, int slices, const SplitKScratch& scratch,
+void launch_wgmma_layout(const GemmProblem& p, const GemmOperands& x, int slices, const LaunchScratch& scratch,
                          cudaStream_t s) {
   using Layout = WgmmaLayout<T, kBKMajor, kSplit3x>;
-  const OperandView a = operand_a(p, x), b = operand_b(p, x);
+  OperandView a = operand_a(p, x), b = operand_b(p, x);
+  stage_operands(a, b, scratch, s);  // a staged variant's copies; nothing without staging scratch
   const SplitK split = make_split_k(slices, scratch);
   if (a.vec4 && b.vec4) {
     // B's box is as wide as the padded tile row (BTile::kStride), so the copy lays out the padding itself. Each block
@@ -752,7 +755,7 @@ struct HasWgmmaSplit<T, TileList<Split...>> : std::bool_constant<(std::is_same_v
 
 // B (as op(B)ᵀ) is K-major when transposed; A is K-major, as wgmma_problem_limits requires.
 template <class T, bool kSplit3x, bool kSplitCapable>
-void launch_wgmma(const GemmProblem& p, const GemmOperands& x, int slices, const SplitKScratch& scratch,
+void launch_wgmma(const GemmProblem& p, const GemmOperands& x, int slices, const LaunchScratch& scratch,
                   cudaStream_t s) {
   const auto launch = [&](auto b_k_major) {
     constexpr bool kBKMajor = decltype(b_k_major)::value;

@@ -28,10 +28,10 @@ std::string CandidateLauncher::unsupported_reason(const GemmProblem& p, const Ca
     if (!v) return "no kernel variant named '" + c.own_variant + "' in this build";
     const GemmProblem vg = variant_gemm(g, *v);
     if (std::string why = v->unsupported_reason(vg); !why.empty()) return why;
-    const std::size_t scratch_bytes = v->split_k_partial_floats(vg) * sizeof(float);
+    const std::size_t scratch_bytes = v->scratch_floats(vg) * sizeof(float);
     if (scratch_bytes > max_workspace)
-      return "needs " + std::to_string(scratch_bytes) + " bytes of split-k scratch, more than the " +
-             std::to_string(max_workspace) + "-byte workspace";
+      return "needs " + std::to_string(scratch_bytes) + " bytes of " + (v->slices > 1 ? "split-k " : "staging ") +
+             "scratch, more than the " + std::to_string(max_workspace) + "-byte workspace";
     return "";
   }
   if (std::string why = LtGemm::unsupported_reason(g); !why.empty()) return why;
@@ -59,7 +59,7 @@ CandidateLauncher::CandidateLauncher(const GemmProblem& p, const Candidate& c, c
   if (c.backend == Backend::Own) {
     variant_ = kernels::find_kernel_variant(c.own_variant);
     variant_gemm_ = variant_gemm(gemm_, *variant_);
-    split_k_ = kernels::SplitKScratchBuffer(*variant_, variant_gemm_, static_cast<float*>(workspace.ptr),
+    scratch_ = kernels::LaunchScratchBuffer(*variant_, variant_gemm_, static_cast<float*>(workspace.ptr),
                                             workspace.bytes / sizeof(float));
     return;
   }
@@ -69,7 +69,7 @@ CandidateLauncher::CandidateLauncher(const GemmProblem& p, const Candidate& c, c
 
 void CandidateLauncher::launch(const GemmOperands& x, cudaStream_t s) const {
   if (variant_) {
-    variant_->launch(variant_gemm_, x, split_k_.view(), s);
+    variant_->launch(variant_gemm_, x, scratch_.view(), s);
     return;
   }
   lt_->run(algo_, x, workspace_.ptr, workspace_.bytes, s);

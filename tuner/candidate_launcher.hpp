@@ -12,7 +12,7 @@
 #include <cuda_runtime_api.h>
 
 #include "cuda/device_buffer.hpp"
-#include "kernels/split_k_scratch.hpp"
+#include "kernels/launch_scratch.hpp"
 #include "lt/lt_gemm.hpp"
 #include "problem/candidate.hpp"
 #include "problem/gemm_problem.hpp"
@@ -59,7 +59,7 @@ class CandidateLauncher {
   DeviceBuffer<unsigned char> owned_workspace_;
   BorrowedWorkspace workspace_;
   // A split variant's tickets are its own (two launchers never share them); its partials use the workspace.
-  kernels::SplitKScratchBuffer split_k_;
+  kernels::LaunchScratchBuffer scratch_;
 };
 
 }  // namespace gemmtune

@@ -19,7 +19,7 @@
 #include "cuda/stream.hpp"
 #include "kernels/reference_gemm.hpp"
 #include "kernels/registry.hpp"
-#include "kernels/split_k_scratch.hpp"
+#include "kernels/launch_scratch.hpp"
 #include "lt/lt_gemm.hpp"
 #include "lt/lt_handles.hpp"
 
@@ -111,7 +111,7 @@ OwnBests bench_own(const GemmProblem& p, const Inputs& in, cudaStream_t s) {
   OwnBests best;
   for (const kernels::KernelVariant& v : kernels::kernel_registry()) {
     if (!v.unsupported_reason(p).empty()) continue;
-    const kernels::SplitKScratchBuffer scratch(v, p);
+    const kernels::LaunchScratchBuffer scratch(v, p);
     const double us = median_us_per_call([&](int set) { v.launch(p, in.operands(set), scratch.view(), s); }, s);
     v.launch(p, in.operands(0), scratch.view(), s);  // the timed calls left another input set's product in Y
     const double err = verify(p, in.operands(0), s);

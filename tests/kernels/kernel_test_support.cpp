@@ -10,7 +10,7 @@
 #include "kernels/epilogue.cuh"
 #include "kernels/reference_gemm.hpp"
 #include "kernels/registry.hpp"
-#include "kernels/split_k_scratch.hpp"
+#include "kernels/launch_scratch.hpp"
 
 namespace gemmtune::test {
 
@@ -179,7 +179,7 @@ VariantErrors run_against_reference(const kernels::KernelVariant& v, const GemmP
   const std::size_t count = elements(p.m, p.n);
   DeviceBuffer<double> y_ref(count), z_ref(p.epi.save_z ? count : 0);
   kernels::reference_gemm(p, d.operands(), y_ref.get(), z_ref.get(), nullptr);
-  const kernels::SplitKScratchBuffer scratch(v, p);
+  const kernels::LaunchScratchBuffer scratch(v, p);
   v.launch(p, d.operands(), scratch.view(), nullptr);
   GT_CUDA_CALL(cudaGetLastError());
   VariantErrors e;
@@ -203,7 +203,10 @@ void check_each_variant(kernels::Family family, const std::vector<GemmProblem>* 
     }
     double worst = 0.0, worst_over_tolerance = 0.0;
     const std::vector<GemmProblem> problems = given ? *given : coverage_problems(v.mode);
+    int checked = 0;
     for (const GemmProblem& p : problems) {
+      if (v.staged && v.staging_floats(p) == 0) continue;  // nothing to stage: a staged variant refuses it
+      ++checked;
       ASSERT_EQ(v.unsupported_reason(p), "") << v.name << " " << p.key();
       const VariantErrors e = run_against_reference(v, p, seed++);
       const double tol = gemm_tolerance(p);
@@ -212,7 +215,8 @@ void check_each_variant(kernels::Family family, const std::vector<GemmProblem>* 
       worst = std::max({worst, e.y, e.z});
       worst_over_tolerance = std::max({worst_over_tolerance, e.y / tol, e.z / tol});
     }
-    std::cout << "[ checked  ] " << v.name << ": " << problems.size() << " problems, max relative error " << worst
+    ASSERT_GT(checked, 0) << v.name << ": no problem of the set has an operand to stage";
+    std::cout << "[ checked  ] " << v.name << ": " << checked << " problems, max relative error " << worst
               << " (max error/tolerance " << worst_over_tolerance << ")\n";
   }
   EXPECT_GE(variants, 8) << "variants of family " << kernels::to_string(family);

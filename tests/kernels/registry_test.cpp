@@ -11,7 +11,7 @@
 #include "kernels/epilogue.cuh"
 #include "kernels/kernel_test_support.hpp"
 #include "kernels/reference_gemm.hpp"
-#include "kernels/split_k_scratch.hpp"
+#include "kernels/launch_scratch.hpp"
 #include "support/gpu_test.hpp"
 
 namespace gemmtune::kernels {
@@ -28,11 +28,18 @@ GemmProblem problem_in(MathMode mode) {
   return p;
 }
 
+// problem_in, with k = 101 for a staged variant: A's rows (ld 101) are what it stages.
+GemmProblem problem_for(const KernelVariant& v) {
+  GemmProblem p = problem_in(v.mode);
+  if (v.staged) p.k = 101;
+  return p;
+}
+
 TEST(KernelRegistry, HasAtLeastEightVariantsPerModeWithUniqueStableNames) {
   std::set<std::string> names;
   int per_mode[3] = {0, 0, 0};  // unsplit variants: each a tile shape of its own
   const std::regex name_format(
-      R"((fp32|tf32|3xtf32)_\d+x\d+x\d+_w\d+x\d+(_t\d+x\d+)?_s\d(_split\d|_c\d)?|wgmma_(tf32|3xtf32)_\d+x\d+x\d+_s\d(_split\d|_c\d)?)");
+      R"((fp32|tf32|3xtf32)_\d+x\d+x\d+_w\d+x\d+(_t\d+x\d+)?_s\d(_split\d|_c\d)?|wgmma_(tf32|3xtf32)_\d+x\d+x\d+_s\d(_split\d|_c\d)?(_staged)?)");
   for (const KernelVariant& v : kernel_registry()) {
     EXPECT_TRUE(names.insert(v.name).second) << "duplicate " << v.name;
     EXPECT_TRUE(std::regex_match(v.name, name_format)) << v.name;
@@ -45,7 +52,7 @@ TEST(KernelRegistry, HasAtLeastEightVariantsPerModeWithUniqueStableNames) {
 
 TEST(KernelRegistry, VariantsSayWhyTheyCannotRunAProblem) {
   for (const KernelVariant& v : kernel_registry()) {
-    GemmProblem p = problem_in(v.mode);
+    GemmProblem p = problem_for(v);
     // A family bound to a GPU generation (wgmma: compute capability 9.0) refuses every problem elsewhere.
     if (v.device_unsupported_reason().empty())
       EXPECT_EQ(v.unsupported_reason(p), "") << v.name;
@@ -82,12 +89,14 @@ TEST(KernelRegistry, SplitVariantsShareTheirTwinsKernelAndNeedScratchPerTileAndS
       continue;
     }
     ++split_variants;
-    const std::string suffix = "_split" + std::to_string(v.slices);
+    const std::string suffix = "_split" + std::to_string(v.slices) + (v.staged ? "_staged" : "");
     ASSERT_GT(v.name.size(), suffix.size());
-    const KernelVariant* twin = find_kernel_variant(v.name.substr(0, v.name.size() - suffix.size()));
+    const KernelVariant* twin =
+        find_kernel_variant(v.name.substr(0, v.name.size() - suffix.size()) + (v.staged ? "_staged" : ""));
     ASSERT_NE(twin, nullptr) << v.name;
     EXPECT_EQ(twin->launch_fn, v.launch_fn) << v.name;
     EXPECT_EQ(twin->slices, 1) << v.name;
+    EXPECT_EQ(twin->staged, v.staged) << v.name;
     EXPECT_EQ(v.split_k_tickets(p), tiles) << v.name;
     EXPECT_EQ(v.split_k_partial_floats(p), tiles * static_cast<std::size_t>(v.slices * v.tile.bm * v.tile.bn))
         << v.name;
@@ -98,14 +107,81 @@ TEST(KernelRegistry, SplitVariantsShareTheirTwinsKernelAndNeedScratchPerTileAndS
 TEST(KernelRegistry, SplitVariantLaunchRefusesScratchSmallerThanItNeeds) {
   for (const KernelVariant& v : kernel_registry()) {
     if (v.slices == 1) continue;
-    const GemmProblem p = problem_in(v.mode);
+    const GemmProblem p = problem_for(v);
     const GemmOperands x{reinterpret_cast<const float*>(16), reinterpret_cast<const float*>(16),
                          reinterpret_cast<const float*>(16), reinterpret_cast<float*>(16)};
-    SplitKScratch scratch{reinterpret_cast<float*>(16), v.split_k_partial_floats(p) - 1,
-                          reinterpret_cast<unsigned*>(16), v.split_k_tickets(p)};
+    LaunchScratch scratch{reinterpret_cast<float*>(16), v.split_k_partial_floats(p) - 1,
+                          reinterpret_cast<unsigned*>(16), v.split_k_tickets(p), reinterpret_cast<float*>(16),
+                          v.staging_floats(p)};
     EXPECT_THROW(v.launch(p, x, scratch, nullptr), InputError) << v.name;
     EXPECT_THROW(v.launch(p, x, {}, nullptr), InputError) << v.name;
   }
+}
+
+// Staging exists for the TMA pipeline alone: every wgmma variant (split and clustered ones too) has a "_staged" twin
+// that launches the same kernel, and no other family has any.
+TEST(KernelRegistry, EveryWgmmaVariantAndNoOtherHasAStagedTwinOfTheSameKernel) {
+  int staged = 0;
+  for (const KernelVariant& v : kernel_registry()) {
+    const bool wgmma = v.family == Family::WgmmaTf32 || v.family == Family::Wgmma3xTf32;
+    const std::string suffix = "_staged";
+    const bool named = v.name.size() > suffix.size() && v.name.compare(v.name.size() - suffix.size(), suffix.size(),
+                                                                        suffix) == 0;
+    EXPECT_EQ(v.staged, named) << v.name;
+    if (!wgmma) {
+      EXPECT_FALSE(v.staged) << v.name;
+      continue;
+    }
+    const KernelVariant* twin =
+        find_kernel_variant(v.staged ? v.name.substr(0, v.name.size() - suffix.size()) : v.name + suffix);
+    ASSERT_NE(twin, nullptr) << v.name;
+    EXPECT_NE(twin->staged, v.staged) << v.name;
+    EXPECT_EQ(twin->launch_fn, v.launch_fn) << v.name;
+    EXPECT_EQ(twin->slices, v.slices) << v.name;
+    staged += v.staged;
+  }
+#if defined(GEMMTUNE_HAVE_WGMMA)
+  EXPECT_GE(staged, 16);
+#else
+  EXPECT_EQ(staged, 0);
+  GTEST_SKIP() << "this build has no sm_90a code, so no wgmma variants to stage";
+#endif
+}
+
+// A staged variant copies exactly the operands whose leading dimension is not a multiple of 4 floats (NN: A's is k,
+// B's is n), each with its row stride rounded up to 4, B after A at a 64-float boundary; after a split variant's
+// partials in the launch's scratch. Where both are aligned it refuses the problem: its twin runs the same kernel.
+TEST(KernelRegistry, AStagedVariantCopiesOnlyUnalignedOperandsAndRefusesAlignedProblems) {
+  const KernelVariant* plain = nullptr;
+  const KernelVariant* split = nullptr;
+  for (const KernelVariant& v : kernel_registry()) {
+    if (!v.staged || v.mode != MathMode::Tf32) continue;
+    if (!plain && v.slices == 1) plain = &v;
+    if (!split && v.slices > 1) split = &v;
+  }
+  if (!plain || !split) GTEST_SKIP() << "this build has no sm_90a code, so no staged wgmma variants";
+  const auto shape = [](std::int64_t m, std::int64_t n, std::int64_t k) {
+    GemmProblem p;
+    p.m = m;
+    p.n = n;
+    p.k = k;
+    p.mode = MathMode::Tf32;
+    return p;
+  };
+  EXPECT_EQ(plain->staging_floats(shape(1477, 3072, 690)), 1477u * 692u);               // A: m rows of k
+  EXPECT_EQ(plain->staging_floats(shape(664, 1115, 1024)), 1024u * 1116u);              // B: k rows of n
+  EXPECT_EQ(plain->staging_floats(shape(968, 81, 9677)), (968u * 9680u + 63) / 64 * 64 + 9677u * 84u);  // both
+  GemmProblem nt = shape(50, 30, 70);
+  nt.trans_b = true;  // B stored n×k: n rows of k
+  EXPECT_EQ(plain->staging_floats(nt), (50u * 72u + 63) / 64 * 64 + 30u * 72u);
+  const GemmProblem aligned = shape(1477, 3072, 692);
+  EXPECT_EQ(plain->staging_floats(aligned), 0u);
+  EXPECT_NE(plain->unsupported_reason(aligned).find("multiples of 4 floats already"), std::string::npos);
+  EXPECT_EQ(plain->unsupported_reason(shape(1477, 3072, 690)).find("already"), std::string::npos);
+  const GemmProblem skinny = shape(87, 4096, 6159);
+  EXPECT_EQ(split->scratch_floats(skinny),
+            KernelVariant::staging_offset(split->split_k_partial_floats(skinny)) + 87u * 6160u);
+  EXPECT_EQ(KernelVariant::staging_offset(65), 128u);
 }
 
 // The runtime replays our kernels inside CUDA graphs: capture must succeed (no sync, no allocation in launch) and the
@@ -114,9 +190,9 @@ TEST(KernelRegistry, EveryVariantLaunchIsCapturableInACudaGraph) {
   GT_REQUIRE_GPU();
   for (const KernelVariant& v : kernel_registry()) {
     if (!v.device_unsupported_reason().empty()) continue;
-    const GemmProblem p = problem_in(v.mode);
+    const GemmProblem p = problem_for(v);
     test::ProblemData d(p, 77);
-    const SplitKScratchBuffer scratch(v, p);
+    const LaunchScratchBuffer scratch(v, p);
     v.launch(p, d.operands(), scratch.view(), nullptr);  // first use sets the kernel attributes outside the capture
     GT_CUDA_CALL(cudaDeviceSynchronize());
     const std::vector<float> direct = test::to_host(d.Y.get(), d.Y.size());
@@ -169,7 +245,7 @@ TEST(KernelRegistry, EveryVariantReadsTheDropoutOffsetFromDeviceMemoryWhenItRuns
   int checked = 0;
   for (const KernelVariant& v : kernel_registry()) {
     if (!v.device_unsupported_reason().empty()) continue;
-    GemmProblem p = problem_in(v.mode);
+    GemmProblem p = problem_for(v);
     p.epi.act = Activation::None;  // Y is 0 exactly where an element was dropped: the mask can be read off Y
     p.epi.dropout_p = 0.3f;
     ASSERT_EQ(v.unsupported_reason(p), "") << v.name;
@@ -185,7 +261,7 @@ TEST(KernelRegistry, EveryVariantReadsTheDropoutOffsetFromDeviceMemoryWhenItRuns
     const auto count = static_cast<std::int64_t>(d.Y.size());
     DeviceBuffer<double> y_ref(d.Y.size());
     reference_gemm(p, by_value, y_ref.get(), nullptr, nullptr);
-    const SplitKScratchBuffer scratch(v, p);
+    const LaunchScratchBuffer scratch(v, p);
     v.launch(p, by_pointer, scratch.view(), nullptr);
     GT_CUDA_CALL(cudaDeviceSynchronize());
     EXPECT_LE(relative_frobenius_error(d.Y.get(), y_ref.get(), count, nullptr), test::gemm_tolerance(p)) << v.name;

@@ -8,7 +8,7 @@
 
 #include "kernels/kernel_test_support.hpp"
 #include "kernels/registry.hpp"
-#include "kernels/split_k_scratch.hpp"
+#include "kernels/launch_scratch.hpp"
 #include "support/gpu_test.hpp"
 
 namespace gemmtune::kernels {
@@ -24,7 +24,7 @@ std::vector<std::vector<float>> outputs_of(const KernelVariant& v, const GemmPro
   test::ProblemData d(p, seed);
   test::poison(d.Y);
   test::poison(d.Z);
-  const SplitKScratchBuffer scratch(v, p);
+  const LaunchScratchBuffer scratch(v, p);
   v.launch(p, d.operands(), scratch.view(), nullptr);
   GT_CUDA_CALL(cudaDeviceSynchronize());
   return {test::to_host(d.Y.get(), d.Y.size()), test::to_host(d.Z.get(), d.Z.size())};

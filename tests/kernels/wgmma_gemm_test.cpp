@@ -56,7 +56,7 @@ TEST_P(WgmmaGemm, IsRegisteredExactlyWhenBuiltWithSm90aCode) {
 }
 
 // Split-k (blockIdx.z slices k) is compiled for three unclustered tf32 tiles only, for skinny m against large n and k;
-// each gets the registry's three slice counts. 3xtf32 has none.
+// each gets the registry's three slice counts, each with its staged twin. 3xtf32 has none.
 TEST_P(WgmmaGemm, SplitsKOnlyForTheUnclusteredTf32TilesItLists) {
   std::set<std::string> split;
   for (const KernelVariant* v : variants()) {
@@ -69,7 +69,8 @@ TEST_P(WgmmaGemm, SplitsKOnlyForTheUnclusteredTf32TilesItLists) {
     std::set<std::string> expected;
     for (const char* tile : {"128x128x32_s4", "64x128x32_s6", "128x64x32_s4"})
       for (const char* slices : {"2", "4", "8"})
-        expected.insert(std::string("wgmma_tf32_") + tile + "_split" + slices);
+        for (const char* staged : {"", "_staged"})
+          expected.insert(std::string("wgmma_tf32_") + tile + "_split" + slices + staged);
     EXPECT_EQ(split, expected);
     return;
   }
@@ -97,8 +98,9 @@ TEST_P(WgmmaGemm, EveryVariantMatchesFp64ReferenceOnEdgeShapesBothLayoutsAndEpil
 }
 
 // The launcher picks the TMA pipeline when both leading dimensions are multiples of 4 floats (with cudaMalloc'd
-// operands), else the cp.async one. Edge tiles in every dimension for each: the TMA shapes keep lda and ldb aligned
-// (k = 4 is a single partial k tile); the cp.async ones have an odd k, so lda is not.
+// operands), else the cp.async one, or for a staged variant the TMA one on copies. Edge tiles in every dimension for
+// each: the TMA shapes keep lda and ldb aligned (k = 4 is a single partial k tile); the cp.async ones have an odd k, so
+// lda is not (and 261 columns: nor is NN's ldb, so a staged variant copies both).
 TEST_P(WgmmaGemm, BothPipelinesMatchFp64ReferenceOnEdgeTiles) {
   GT_REQUIRE_WGMMA_FAMILY();
   struct Shape {
@@ -122,8 +124,9 @@ TEST_P(WgmmaGemm, BothPipelinesMatchFp64ReferenceOnEdgeTiles) {
 
 // Two-warpgroup tiles run persistent, with bulk tensor stores of Y and Z, where a problem has more tiles than resident
 // blocks (2304² is 162 tiles of 256×128 and 324 of 128×128 for 132 SMs) and a row-major, aligned, n % 4 == 0 output
-// without dropout: the coverage shapes are too small to get there. save_z on each, and edge tiles in m, n and k. The
-// clustered variants' pairs of tiles along n: 2308 columns end in a pair whose second tile lies wholly past n.
+// without dropout: the coverage shapes are too small to get there (k = 101: a staged variant's too). save_z on each,
+// and edge tiles in m, n and k. The clustered variants' pairs of tiles along n: 2308 columns end in a pair whose
+// second tile lies wholly past n.
 TEST_P(WgmmaGemm, PersistentPathMatchesFp64ReferenceWithSaveZAndEdgeTiles) {
   GT_REQUIRE_WGMMA_FAMILY();
   std::vector<GemmProblem> problems;
@@ -136,6 +139,8 @@ TEST_P(WgmmaGemm, PersistentPathMatchesFp64ReferenceWithSaveZAndEdgeTiles) {
     p = problem(2310, 2308, 100, trans_b);
     p.epi.act = Activation::Sigmoid;
     p.epi.save_z = true;
+    problems.push_back(p);
+    p.k = 101;  // A's rows unaligned: the cp.async pipeline, or a staged variant's copy and then the persistent path
     problems.push_back(p);
   }
   test::check_family_against_reference(GetParam().family, problems);
