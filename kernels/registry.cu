@@ -162,6 +162,15 @@ const std::vector<KernelVariant>& kernel_registry() {
   return registry;
 }
 
+const KernelVariant& alignment_twin(const KernelVariant& v, const GemmProblem& p) {
+  const std::string suffix = "_staged";
+  const std::string unstaged = v.staged ? v.name.substr(0, v.name.size() - suffix.size()) : v.name;
+  const KernelVariant* staged = find_kernel_variant(unstaged + suffix);
+  if (!staged) return v;  // a family without staging
+  const KernelVariant* plain = find_kernel_variant(unstaged);
+  return staged->staging_floats(p) > 0 ? *staged : *plain;
+}
+
 const KernelVariant* find_kernel_variant(const std::string& name) {
   const auto& registry = kernel_registry();
   const auto it = std::find_if(registry.begin(), registry.end(), [&](const KernelVariant& v) { return v.name == name; });

@@ -60,5 +60,8 @@ struct KernelVariant {
 
 const std::vector<KernelVariant>& kernel_registry();
 const KernelVariant* find_kernel_variant(const std::string& name);  // nullptr if unknown
+// v, or its staged or unstaged twin: the one of the pair that p's alignment asks for (staged exactly where an operand
+// needs the copy). What carries a variant chosen at one shape over to another, whose alignment may differ.
+const KernelVariant& alignment_twin(const KernelVariant& v, const GemmProblem& p);
 
 }  // namespace gemmtune::kernels

@@ -23,7 +23,7 @@ const kernels::KernelVariant* best_guess_variant(const GemmProblem& g, int sm_co
   const kernels::KernelVariant* best = nullptr;
   for (const kernels::KernelVariant& v : kernels::kernel_registry())
     if (v.mode == g.mode && v.unsupported_reason(g).empty() && (!best || better(v, *best))) best = &v;
-  return best;
+  return best ? &kernels::alignment_twin(*best, g) : nullptr;  // the copy engine's pipeline where it needs staging
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include "cuda/device_buffer.hpp"
 #include "cuda/device_info.hpp"
 #include "cuda/stream.hpp"
+#include "kernels/registry.hpp"
 #include "lt/lt_handles.hpp"
 #include "problem/pass_gemm.hpp"
 #include "runtime/cache_index.hpp"
@@ -173,10 +174,20 @@ class Runtime::Impl {
     refuse_during_capture(p, s);
     Choice choice = runtime::select_candidate(
         cache_.index, p, rules_, [this](const GemmProblem& q, const Candidate& c) { return unsupported(q, c); },
-        [this](const GemmProblem& q) { return default_for(q); });
+        [this](const GemmProblem& q) { return default_for(q); }, &alignment_twin);
     if (options_.confirm_standins) decide_by_trial(p, choice);
     if (choice.is_miss()) misses_.record(p.key());
     return add_plan(p, choice);
+  }
+
+  // A tuned shape's own variant as it runs p: its staged twin where p's operands need staging, else the unstaged one.
+  static Candidate alignment_twin(const GemmProblem& p, const Candidate& c) {
+    if (c.backend != Backend::Own) return c;
+    const kernels::KernelVariant* v = kernels::find_kernel_variant(c.own_variant);
+    if (!v) return c;  // unsupported() says why it cannot run
+    Candidate twin = c;
+    twin.own_variant = kernels::alignment_twin(*v, pass_gemm(p)).name;
+    return twin;
   }
 
   runtime::DefaultCandidate default_for(const GemmProblem& p) const {

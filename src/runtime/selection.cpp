@@ -17,6 +17,19 @@ std::string shape_of(const GemmProblem& p) {
   return std::to_string(p.m) + "x" + std::to_string(p.n) + "x" + std::to_string(p.k);
 }
 
+// A neighbour's candidate as it would run p (TwinChooser), and the words for a change of twin.
+struct Carried {
+  Candidate candidate;
+  std::string note;  // "" when the candidate is the neighbour's own
+};
+
+Carried carry(const Neighbor& n, const GemmProblem& p, const TwinChooser& twin) {
+  Carried c{twin ? twin(p, n.entry->candidate) : n.entry->candidate, ""};
+  if (c.candidate.id() != n.entry->candidate.id())
+    c.note = " as its twin " + c.candidate.id() + " (staged or not as this problem's operand alignment asks)";
+  return c;
+}
+
 // "tuned median 16.20 us (run 7)", "(run 3 of other.db)" when it came through import or merge.
 std::string tuned_text(const CacheEntry& e) {
   std::string s = "tuned median " + fixed(e.stats.median_us, 2) + " us, run " + std::to_string(e.run_id);
@@ -38,12 +51,15 @@ std::string transfer_refusal(const CacheEntry& e, double min_margin) {
 // "" when the tuned shapes in range (each already a valid stand-in) agree, and are enough, to vouch for one variant.
 // One shape's win says little about its neighbours: on the H200's held-out shapes, 5 of 8 stand-ins vouched for by a
 // single tuned shape (or by two that chose different variants) ran 7-27% slower than heuristic-first.
-std::string agreement_refusal(const std::vector<Neighbor>& in_range, int min_agreeing) {
-  const std::string& first = in_range.front().entry->candidate.id();
+// Choices are compared as they would run p: a tile chosen staged at one shape and unstaged at another agrees.
+std::string agreement_refusal(const std::vector<Neighbor>& in_range, int min_agreeing, const GemmProblem& p,
+                              const TwinChooser& twin) {
+  const std::string first = carry(in_range.front(), p, twin).candidate.id();
   for (const Neighbor& n : in_range)
-    if (n.entry->candidate.id() != first)
-      return "the tuned shapes in range disagree (" + shape_of(in_range.front().entry->problem) + " chose " + first +
-             ", " + shape_of(n.entry->problem) + " chose " + n.entry->candidate.id() + ")";
+    if (carry(n, p, twin).candidate.id() != first)
+      return "the tuned shapes in range disagree (" + shape_of(in_range.front().entry->problem) + " chose " +
+             in_range.front().entry->candidate.id() + ", " + shape_of(n.entry->problem) + " chose " +
+             n.entry->candidate.id() + ")";
   if (static_cast<int>(in_range.size()) < min_agreeing)
     return "only " + std::to_string(in_range.size()) + " tuned shape in range chose " + first + "; " +
            std::to_string(min_agreeing) + " agreeing shapes are needed before its choice stands in";
@@ -68,17 +84,18 @@ std::string policy_note(const CacheEntry& e) {
          " vs fp64) and allowed by RuntimeOptions::fp32_equivalent";
 }
 
-std::string standin_text(const Neighbor& n) {
+std::string standin_text(const Neighbor& n, const Carried& c) {
   return "no exact entry; nearest tuned shape " + shape_of(n.entry->problem) + " at log-distance " +
-         fixed(n.distance, 2) + " stands in (" + tuned_text(*n.entry) + "; " + n.entry->evidence.describe() + ")" +
-         policy_note(*n.entry);
+         fixed(n.distance, 2) + " stands in" + c.note + " (" + tuned_text(*n.entry) + "; " +
+         n.entry->evidence.describe() + ")" + policy_note(*n.entry);
 }
 
 // The first-use trial's candidates (selection.hpp): the first becomes c's stand-in, the rest its trial_alternatives.
 // Neighbours in range that cannot be tried are noted in `rejected`; those beyond it are passed over in silence (there
 // may be hundreds). False when no tuned shape of the kind offers one.
 bool trial_candidates(const std::vector<Neighbor>& neighbors, const GemmProblem& p, const SelectionRules& rules,
-                      const SupportCheck& supports, std::vector<std::string>& rejected, Choice& c) {
+                      const SupportCheck& supports, const TwinChooser& twin, std::vector<std::string>& rejected,
+                      Choice& c) {
   std::vector<std::string> taken;
   for (const Neighbor& n : neighbors) {
     if (static_cast<int>(taken.size()) >= rules.max_trial_candidates) break;
@@ -88,23 +105,24 @@ bool trial_candidates(const std::vector<Neighbor>& neighbors, const GemmProblem&
       if (in_range) rejected.push_back(name + " is no candidate for a trial: " + weak);
       continue;
     }
-    const std::string id = n.entry->candidate.id();
+    const Carried carried = carry(n, p, twin);
+    const std::string id = carried.candidate.id();
     if (std::find(taken.begin(), taken.end(), id) != taken.end()) continue;
     std::string why = policy_refusal(*n.entry, p, rules);
-    if (why.empty()) why = supports(p, n.entry->candidate);
+    if (why.empty()) why = supports(p, carried.candidate);
     if (!why.empty()) {
       if (in_range) rejected.push_back(name + " does not apply here: " + why);
       continue;
     }
     taken.push_back(id);
     if (taken.size() == 1) {
-      c.candidate = n.entry->candidate;
+      c.candidate = carried.candidate;
       c.source = ChoiceSource::Nearest;
-      c.why = standin_text(n) + "; to be confirmed against heuristic-first on this problem";
+      c.why = standin_text(n, carried) + "; to be confirmed against heuristic-first on this problem";
     } else {
-      c.trial_alternatives.push_back({n.entry->candidate, "chosen at " + shape_of(n.entry->problem) +
-                                                              ", log-distance " + fixed(n.distance, 2) + " (" +
-                                                              n.entry->evidence.describe() + ")"});
+      c.trial_alternatives.push_back({carried.candidate, "chosen at " + shape_of(n.entry->problem) + carried.note +
+                                                             ", log-distance " + fixed(n.distance, 2) + " (" +
+                                                             n.entry->evidence.describe() + ")"});
     }
   }
   if (taken.empty()) return false;
@@ -125,7 +143,7 @@ const char* to_string(ChoiceSource s) {
 }
 
 Choice select_candidate(const CacheIndex& index, const GemmProblem& p, const SelectionRules& rules,
-                        const SupportCheck& supports, const DefaultChooser& fallback) {
+                        const SupportCheck& supports, const DefaultChooser& fallback, const TwinChooser& twin) {
   std::vector<std::string> rejected;  // cached candidates that no longer apply, in the order they were tried
   Choice c;
   if (const CacheEntry* e = index.exact(p)) {
@@ -165,22 +183,23 @@ Choice select_candidate(const CacheIndex& index, const GemmProblem& p, const Sel
                 " chose " + n.entry->candidate.id() + ": " + why;
       break;
     }
-    if (refusal.empty() && !in_range.empty()) refusal = agreement_refusal(in_range, rules.min_agreeing_neighbours);
+    if (refusal.empty() && !in_range.empty()) refusal = agreement_refusal(in_range, rules.min_agreeing_neighbours, p, twin);
   }
   if (on_trial) {
-    if (trial_candidates(neighbors, p, rules, supports, rejected, c)) return c;
+    if (trial_candidates(neighbors, p, rules, supports, twin, rejected, c)) return c;
   } else if (refusal.empty()) {
     for (const Neighbor& n : in_range) {
+      const Carried carried = carry(n, p, twin);
       std::string why = policy_refusal(*n.entry, p, rules);
-      if (why.empty()) why = supports(p, n.entry->candidate);
+      if (why.empty()) why = supports(p, carried.candidate);
       if (!why.empty()) {
         rejected.push_back("nearest " + shape_of(n.entry->problem) + "'s " + n.entry->candidate.id() +
                            " does not apply here: " + why);
         continue;
       }
-      c.candidate = n.entry->candidate;
+      c.candidate = carried.candidate;
       c.source = ChoiceSource::Nearest;
-      c.why = standin_text(n);
+      c.why = standin_text(n, carried);
       if (d.heuristic_first)
         c.why += "; all " + std::to_string(in_range.size()) + " tuned shape" + (in_range.size() == 1 ? "" : "s") +
                  " within " + fixed(rules.max_nearest_distance, 2) + " chose our kernels by x" +

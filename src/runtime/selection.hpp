@@ -66,6 +66,10 @@ struct DefaultCandidate {
 };
 // The candidate to use when the cache has nothing usable; throws when there is none.
 using DefaultChooser = std::function<DefaultCandidate(const GemmProblem& p)>;
+// What a tuned shape's candidate becomes when it stands in for p: for our wgmma variants, the twin staged or not as
+// p's alignment asks (kernels::alignment_twin); a shape tuned with aligned operands chose a tile, not the cp.async
+// pipeline that the same variant would fall back to at an unaligned p. Empty: the candidate as it is.
+using TwinChooser = std::function<Candidate(const GemmProblem& p, const Candidate& c)>;
 
 struct SelectionRules {
   double max_nearest_distance = 0;
@@ -84,6 +88,6 @@ struct SelectionRules {
 };
 
 Choice select_candidate(const CacheIndex& index, const GemmProblem& p, const SelectionRules& rules,
-                        const SupportCheck& supports, const DefaultChooser& fallback);
+                        const SupportCheck& supports, const DefaultChooser& fallback, const TwinChooser& twin = {});
 
 }  // namespace gemmtune::runtime

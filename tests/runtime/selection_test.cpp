@@ -330,6 +330,52 @@ TEST(FallbackEvidence, AFirstUseTrialAlsoTriesTheOwnVariantsOfFartherShapesUpToI
   EXPECT_TRUE(untried.trial_alternatives.empty());
 }
 
+// A GPU-free TwinChooser: "<v>" and "<v>_staged" are twins, staged exactly where the problem's k is not a multiple of 4
+// (what kernels::alignment_twin decides from the operands' leading dimensions).
+Candidate fake_alignment_twin(const GemmProblem& p, const Candidate& c) {
+  const std::string suffix = "_staged";
+  std::string plain = c.own_variant;
+  if (plain.size() > suffix.size() && plain.compare(plain.size() - suffix.size(), suffix.size(), suffix) == 0)
+    plain.resize(plain.size() - suffix.size());
+  Candidate twin = c;
+  twin.own_variant = p.k % 4 ? plain + suffix : plain;
+  return twin;
+}
+
+// Tuned shapes choose a tile; whether it runs staged is the asked problem's alignment: a variant chosen at aligned
+// shapes stands in for an unaligned one as its staged twin (and back), the neighbours agree across twins, a trial
+// tries the twin, and explain() says so.
+TEST(FallbackEvidence, AStandInRunsAsTheTwinItsOwnAlignmentAsksFor) {
+  FakeChecks checks;
+  const GemmProblem unaligned = test_problem(1000, 1000, 961);
+  const CacheIndex index({own_entry(kTuned, "wgmma_a", margins(1.25, 1.15)),
+                          own_entry(test_problem(1100, 1100, 999), "wgmma_a_staged", margins(1.3, 1.2))},
+                         kHere);
+  const Choice c = select_candidate(index, unaligned, rules(), checks.supports(), lt_heuristic_default(),
+                                    &fake_alignment_twin);
+  EXPECT_EQ(c.source, ChoiceSource::Nearest) << c.why;
+  EXPECT_EQ(c.candidate.id(), "own/wgmma_a_staged");
+  EXPECT_NE(c.why.find("stands in as its twin own/wgmma_a_staged (staged or not"), std::string::npos) << c.why;
+  EXPECT_EQ(checks.checked.back(), "own/wgmma_a_staged") << "the twin is what is re-checked";
+
+  const Choice aligned = select_candidate(index, kUntuned, rules(), checks.supports(), lt_heuristic_default(),
+                                          &fake_alignment_twin);
+  EXPECT_EQ(aligned.candidate.id(), "own/wgmma_a") << aligned.why;
+  EXPECT_EQ(aligned.why.find("as its twin"), std::string::npos) << "the nearest chose it as it is: " << aligned.why;
+
+  SelectionRules r = rules();
+  r.confirm_on_first_use = true;
+  const Choice tried = select_candidate(index, unaligned, r, checks.supports(), lt_heuristic_default(),
+                                        &fake_alignment_twin);
+  EXPECT_EQ(tried.candidate.id(), "own/wgmma_a_staged");
+  EXPECT_TRUE(tried.trial_alternatives.empty()) << "both neighbours' choices are one variant here";
+
+  // Without a chooser the candidates are taken as they are, and the two names disagree.
+  const Choice as_stored = select_candidate(index, unaligned, rules(), checks.supports(), lt_heuristic_default());
+  EXPECT_EQ(as_stored.source, ChoiceSource::Default) << as_stored.why;
+  EXPECT_NE(as_stored.why.find("disagree"), std::string::npos) << as_stored.why;
+}
+
 // An fp32 cache whose 2048³ entry is a 3xtf32 variant the fp32-equivalent policy admitted, next to a plain fp32 one.
 CacheIndex policy_cache() {
   CacheEntry admitted = test_entry(kHere, test_problem(2048, 2048, 2048, MathMode::Fp32), 0, 700);
