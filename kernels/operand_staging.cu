@@ -45,7 +45,7 @@ void stage_operands(OperandView& a, OperandView& b, const LaunchScratch& scratch
     v->ptr = copy;
     v->ld = ld;
     v->vec4 = true;
-    used += (floats + 63) / 64 * 64;
+    used += staging_boundary(floats);
   }
 }
 

@@ -22,6 +22,16 @@ inline std::size_t staged_copy_floats(const OperandView& v) {
   return static_cast<std::size_t>(stored_rows) * static_cast<std::size_t>((contiguous + 3) / 4 * 4);
 }
 
+// Where staged copies start: 64-float (256-byte) boundaries, as the copy engine wants its bases. One rule for the
+// scratch's sizing (KernelVariant) and for stage_operands' layout.
+inline std::size_t staging_boundary(std::size_t floats) { return (floats + 63) / 64 * 64; }
+
+// Floats stage_operands uses for a and b: b's copy after a's, at a boundary.
+inline std::size_t staged_copies_floats(const OperandView& a, const OperandView& b) {
+  const std::size_t floats_a = staged_copy_floats(a), floats_b = staged_copy_floats(b);
+  return floats_b == 0 ? floats_a : staging_boundary(floats_a) + floats_b;
+}
+
 // Copies each of a, b that TMA cannot read into scratch.staging (a first, b after it, 256-byte aligned) and points the
 // view at its copy. An operand whose copy does not fit the scratch is left as it is (the cp.async pipeline reads it).
 // Asynchronous on s, one copy kernel per staged operand.

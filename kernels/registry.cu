@@ -37,6 +37,9 @@ constexpr int kSplitSlices[] = {2, 4, 8};
 // A staged variant copies at most 256 MiB per call (at ~3 TB/s, ~170 us of copy), a bound on its scratch too.
 constexpr std::size_t kMaxStagingFloats = std::size_t{64} << 20;
 
+// What names a staged twin: "<its unstaged twin's name>_staged".
+const std::string kStagedSuffix = "_staged";
+
 // Clustered variants of a family that runs anywhere else (SIMT's k split over a cluster) need thread-block clusters.
 std::string cluster_device_limits() {
   int device = 0, clusters = 0;
@@ -55,7 +58,7 @@ void add_family(std::vector<KernelVariant>& registry, Family family, MathMode mo
   const bool wgmma = family == Family::WgmmaTf32 || family == Family::Wgmma3xTf32;
   for (const bool staged : {false, true}) {
     if (staged && !wgmma) break;
-    const std::string suffix = staged ? "_staged" : "";
+    const std::string suffix = staged ? kStagedSuffix : "";
     for (const CompiledVariant& c : compiled) {
       const std::string name = variant_name(family, c.tile);
       FamilyLimits variant_limits = limits;
@@ -108,11 +111,11 @@ std::string KernelVariant::unsupported_reason(const GemmProblem& p) const {
   }
   if (limits.problem)
     if (std::string why = limits.problem(p); !why.empty()) return why;
-  if (staged && staging_floats(p) == 0)
+  if (const std::size_t staging = staging_floats(p); staged && staging == 0)
     return "its operands' leading dimensions are multiples of 4 floats already: the unstaged twin runs the same kernel "
            "without the copy";
-  if (staged && staging_floats(p) > kMaxStagingFloats)
-    return "staging would copy " + std::to_string(staging_floats(p) * sizeof(float) >> 20) + " MiB, more than " +
+  else if (staging > kMaxStagingFloats)
+    return "staging would copy " + std::to_string(staging * sizeof(float) >> 20) + " MiB, more than " +
            std::to_string(kMaxStagingFloats * sizeof(float) >> 20);
   return device_unsupported_reason();
 }
@@ -133,9 +136,10 @@ std::size_t KernelVariant::staging_floats(const GemmProblem& p) const {
   if (!staged) return 0;
   // Null pointers count as aligned: what the problem's leading dimensions alone require.
   const GemmOperands none;
-  const std::size_t a = staged_copy_floats(operand_a(p, none)), b = staged_copy_floats(operand_b(p, none));
-  return b == 0 ? a : (a + 63) / 64 * 64 + b;  // as stage_operands lays them out
+  return staged_copies_floats(operand_a(p, none), operand_b(p, none));
 }
+
+std::size_t KernelVariant::staging_offset(std::size_t partial_floats) { return staging_boundary(partial_floats); }
 
 std::size_t KernelVariant::scratch_floats(const GemmProblem& p) const {
   const std::size_t staging = staging_floats(p), partials = split_k_partial_floats(p);
@@ -163,9 +167,8 @@ const std::vector<KernelVariant>& kernel_registry() {
 }
 
 const KernelVariant& alignment_twin(const KernelVariant& v, const GemmProblem& p) {
-  const std::string suffix = "_staged";
-  const std::string unstaged = v.staged ? v.name.substr(0, v.name.size() - suffix.size()) : v.name;
-  const KernelVariant* staged = find_kernel_variant(unstaged + suffix);
+  const std::string unstaged = v.staged ? v.name.substr(0, v.name.size() - kStagedSuffix.size()) : v.name;
+  const KernelVariant* staged = find_kernel_variant(unstaged + kStagedSuffix);
   if (!staged) return v;  // a family without staging
   const KernelVariant* plain = find_kernel_variant(unstaged);
   return staged->staging_floats(p) > 0 ? *staged : *plain;

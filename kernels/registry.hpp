@@ -49,7 +49,7 @@ struct KernelVariant {
   // The staged copies of p's operands (0 unless staged), and where they start in a launch's scratch: after the
   // partials, 256-byte aligned as the copy engine wants its bases.
   std::size_t staging_floats(const GemmProblem& p) const;
-  static std::size_t staging_offset(std::size_t partial_floats) { return (partial_floats + 63) / 64 * 64; }
+  static std::size_t staging_offset(std::size_t partial_floats);
   // All the scratch a launch of p needs, partials and copies: what a lent workspace must hold (LaunchScratchBuffer).
   std::size_t scratch_floats(const GemmProblem& p) const;
   // Asynchronous on s; no synchronization and no allocation (graph-capturable). p must be supported; a split or
