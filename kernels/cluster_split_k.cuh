@@ -13,9 +13,17 @@
 #include "kernels/epilogue.cuh"
 #include "kernels/output_tile.cuh"
 #include "kernels/ptx.cuh"
+#include "kernels/split_k.cuh"
 #include "kernels/tile_schedule.cuh"
 
 namespace gemmtune::kernels {
+
+// Whether a tile's rows split evenly into kSlices blocks' shares that are output tiles of their own.
+template <int kRows, int kCols, int kThreads, int kSlices>
+constexpr bool cluster_split_fits() {
+  return kRows % kSlices == 0 && kRows / kSlices % 8 == 0 && kRows / kSlices * kCols % (4 * kThreads) == 0 &&
+         kRows / kSlices % (kThreads / (kCols / 4)) == 0;
+}
 
 template <int kRows, int kCols, int kThreads, int kSlices>
 struct ClusterSplitK {
@@ -27,8 +35,11 @@ struct ClusterSplitK {
   static constexpr int kVectorsPerThread = kSliceRows * kCols / 4 / kThreads;
   static_assert(kVectorsPerThread * kThreads * 4 == kSliceRows * kCols, "threads split the block's rows evenly");
 
-  // Call with the block's accumulators put into `tile`; every thread of the block calls it, and the block exits after.
-  __device__ static void finish(float* tile, const EpilogueParams& e, BlockTile block, int tid) {
+  // Call with the block's accumulators put into `tile`; threads 0 … kThreads − 1 call it, `barrier` synchronizes
+  // exactly them, and the block exits after. Any other threads of the block (wgmma's producer) must meet the two
+  // cluster barriers in here with two cluster::sync() of their own.
+  template <class Barrier = WholeBlockBarrier>
+  __device__ static void finish(float* tile, const EpilogueParams& e, BlockTile block, int tid, Barrier barrier = {}) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     cluster::sync();  // every block's accumulators are in its shared memory
     const int row_begin = static_cast<int>(cluster::rank()) * kSliceRows;
@@ -50,11 +61,11 @@ struct ClusterSplitK {
     // Only this block reads its own rows, so the sums may replace them while the others still read theirs.
 #pragma unroll
     for (int j = 0; j < kVectorsPerThread; ++j) *reinterpret_cast<float4*>(tile + offset(j)) = sum[j];
-    __syncthreads();
+    barrier();
     SliceOutput::finish(tile + row_begin * Output::kStride, e, {block.row0 + row_begin, block.col0}, tid);
     cluster::sync();  // the other blocks are done reading this block's shared memory before it exits
 #else
-    (void)tile, (void)e, (void)block, (void)tid;
+    (void)tile, (void)e, (void)block, (void)tid, (void)barrier;
     __trap();  // clustered variants are refused below compute capability 9.0 (registry device limits)
 #endif
   }

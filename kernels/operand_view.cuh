@@ -50,11 +50,14 @@ inline OperandView operand_b(const GemmProblem& p, const GemmOperands& x) {
 // tile t is chunk tid + c·kThreads of the tile. Everything that does not change along k is computed once, so the loaders
 // keep a few registers per operand instead of an address per chunk. Floats outside the matrix are not read: valid()
 // says how many of a chunk's 4 are inside (0..4), and the loaders zero-fill the rest, so edge tiles need no other case.
-template <int kRows, int kBk, int kThreads>
+// kKMajorOnly: the operand is always K-major (wgmma's A), so only that walk must split evenly (192 rows do not split
+// evenly among 256 threads along the rows).
+template <int kRows, int kBk, int kThreads, bool kKMajorOnly = false>
 struct ChunkCursor {
   static constexpr int kChunks = kRows * kBk / 4 / kThreads;
   static_assert(kChunks * kThreads * 4 == kRows * kBk, "threads must split a tile into whole 4-float chunks");
-  static_assert(kThreads % (kBk / 4) == 0 && kThreads % (kRows / 4) == 0, "each thread's chunks share a k or a row");
+  static_assert(kThreads % (kBk / 4) == 0 && (kKMajorOnly || kThreads % (kRows / 4) == 0),
+                "each thread's chunks share a k or a row");
 
   const float* base;             // this thread's first chunk at k0 = 0
   std::int64_t chunk_step;       // stored distance between its consecutive chunks
@@ -69,7 +72,7 @@ struct ChunkCursor {
 
   // k_major is the operand's; MMA kernels pass it as a compile-time constant so the branches fold away.
   __device__ ChunkCursor(const OperandView& op, bool is_k_major, std::int64_t row0, int tid)
-      : k_major(is_k_major), rows_inside(row0 + kRows <= op.rows), k(op.k) {
+      : k_major(kKMajorOnly || is_k_major), rows_inside(row0 + kRows <= op.rows), k(op.k) {
     if (k_major) {
       r = tid / (kBk / 4);
       kk = tid % (kBk / 4) * 4;

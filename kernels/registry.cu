@@ -31,8 +31,11 @@ std::string variant_name(Family f, const TileConfig& t) {
   return t.cluster > 1 ? name + "_c" + std::to_string(t.cluster) : name;
 }
 
-// Slice counts of the split-k variants, for the tiles whose family compiled a split kernel (kernels/split_k.cuh).
-constexpr int kSplitSlices[] = {2, 4, 8};
+// Slice counts of the split-k variants, for the tiles whose family compiled a split kernel (kernels/split_k.cuh). The
+// count is a launch argument, not a template one, so more counts cost sweep time only: wgmma's split tiles take 3 and
+// 5 too, which fill 132 SMs where n has 40-44 or 24-26 tiles (3 × 44, 5 × 26 blocks).
+const std::vector<int> kSplitSlices = {2, 4, 8};
+const std::vector<int> kWgmmaSplitSlices = {2, 3, 4, 5, 8};
 
 // A staged variant copies at most 256 MiB per call (at ~3 TB/s, ~170 us of copy), a bound on its scratch too.
 constexpr std::size_t kMaxStagingFloats = std::size_t{64} << 20;
@@ -65,7 +68,7 @@ void add_family(std::vector<KernelVariant>& registry, Family family, MathMode mo
       if (c.tile.cluster > 1 && !variant_limits.device) variant_limits.device = &cluster_device_limits;
       registry.push_back(KernelVariant{name + suffix, family, c.tile, mode, 1, 1, staged, c.launch, variant_limits});
       if (!c.split_k) continue;
-      for (int slices : kSplitSlices)
+      for (int slices : wgmma ? kWgmmaSplitSlices : kSplitSlices)
         registry.push_back(KernelVariant{name + "_split" + std::to_string(slices) + suffix, family, c.tile, mode, 1,
                                          slices, staged, c.launch, limits});
     }

@@ -11,10 +11,11 @@ namespace gemmtune::kernels {
 // Issues this thread's cp.async copies of one rows×bk tile into `tile`, where Layout::offset(r, kk) places each float
 // (the 4 floats of a chunk must stay adjacent and 16-byte aligned): 16-byte chunks where the operand allows, else four
 // 4-byte copies; floats outside the matrix are zero-filled (src-size < copy size) and never read.
-template <class Layout, int kRows, int kBk, int kThreads>
-__device__ __forceinline__ void load_tile_async(float* tile, const ChunkCursor<kRows, kBk, kThreads>& cursor,
+template <class Layout, int kRows, int kBk, int kThreads, bool kKMajorOnly>
+__device__ __forceinline__ void load_tile_async(float* tile,
+                                                const ChunkCursor<kRows, kBk, kThreads, kKMajorOnly>& cursor,
                                                 const float* any_valid, bool vec4, std::int64_t k0) {
-  using Cursor = ChunkCursor<kRows, kBk, kThreads>;
+  using Cursor = ChunkCursor<kRows, kBk, kThreads, kKMajorOnly>;
   if (vec4 && cursor.interior(k0)) {
 #pragma unroll
     for (int c = 0; c < Cursor::kChunks; ++c)

@@ -65,6 +65,7 @@
 #include "cuda/cuda_call.hpp"
 #include "kernels/cluster.cuh"
 #include "kernels/cluster_launch.hpp"
+#include "kernels/cluster_split_k.cuh"
 #include "kernels/compiled_variant.hpp"
 #include "kernels/epilogue.cuh"
 #include "kernels/operand_staging.hpp"
@@ -118,7 +119,8 @@ struct PaddedBTile {
 template <class T, bool kBKMajor, bool kSplit3x>
 struct WgmmaLayout {
   static_assert(T::bk == kBk && T::wm == T::bm && T::wn == 16, "a warp owns 16 columns of Y × all bm rows, k tile 32");
-  static_assert(T::bn % 64 == 0 && (T::bm == 64 || T::bm == 128 || T::bm == 256), "m64 per warpgroup, n64/128/256");
+  static_assert(T::bn % 64 == 0 && (T::bm == 64 || T::bm == 128 || T::bm == 192 || T::bm == 256),
+                "m64 per warpgroup, n64/128/192/256 (kernels/wgmma.cuh spells out those)");
   static_assert(T::stages >= 3, "a stage for the running wgmma group, one for the next tile, one or more loading");
   using ATile = SwizzledATile<T::bm>;
   using BTile = PaddedBTile<T::bn, kBKMajor>;
@@ -222,7 +224,7 @@ __global__ void __launch_bounds__(T::threads)
   const KTileRange k_range = slice_k_tiles<kSplitK>(static_cast<int>((a.k + kBk - 1) / kBk), split.slices);
   const int k_tiles = k_range.end - k_range.begin;
 
-  const ChunkCursor<T::bm, kBk, T::threads> cursor_a(a, true, block.row0, tid);
+  const ChunkCursor<T::bm, kBk, T::threads, /*kKMajorOnly=*/true> cursor_a(a, true, block.row0, tid);
   const ChunkCursor<T::bn, kBk, T::threads> cursor_b(b, kBKMajor, block.col0, tid);
   auto load_stage = [&](int kt) {
     float* const stage = smem + (kt % kStages) * Layout::kStageFloats;
@@ -396,7 +398,12 @@ struct ConsumerBarrier {
 // 65536 / 384 = 168, the producer drops to 40 and the consumers rise to 232 (3 warps × 32 lanes per scheduler:
 // 40 + 2 × 232 ≤ 512 registers each), room for m64n256's 128 accumulators. One consumer warpgroup of m64n64 or
 // m64n128 is capped at 128 registers, which it fits, so that two blocks share an SM.
-template <class T, bool kBKMajor, bool kSplit3x, bool kSplitK>
+//
+// kClusterSlices > 1: the split-k slices of a tile (blockIdx.z) run as one cluster and add their partial tiles in
+// distributed shared memory (kernels/cluster_split_k.cuh), each block a share of the rows, instead of leaving them in
+// global memory for the last block (split_k.cuh). That last block's gather was latency-bound: at 176×4096×4096 the
+// 192×128 tile split four ways took 51 µs, against 28 µs for the same blocks' work unsplit (176×16384×1024).
+template <class T, bool kBKMajor, bool kSplit3x, bool kSplitK, int kClusterSlices = 1>
 __global__ void __launch_bounds__(T::threads + 128, T::threads == 128 && T::bm <= 128 ? 2 : 1)
     wgmma_tf32_tma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                           const __grid_constant__ CUtensorMap map_y, const __grid_constant__ CUtensorMap map_z,
@@ -410,6 +417,8 @@ __global__ void __launch_bounds__(T::threads + 128, T::threads == 128 && T::bm <
   constexpr int kSplitterWarps = 3;  // 3xtf32: the producer warpgroup's warps 1-3 split A tiles
   static_assert(kCluster == 1 || (kCluster == 2 && kMayPersist), "clusters of two, for two consumer warpgroups");
   static_assert(!kSplitK || kCluster == 1, "a split block computes one tile: no pair to share A with");
+  static_assert(kClusterSlices == 1 || (kSplitK && cluster_split_fits<T::bm, T::bn, T::threads, kClusterSlices>()),
+                "a cluster of slices splits the tile's rows evenly");
   constexpr std::uint32_t kASliceBytes = ATile::kFloats / kCluster * sizeof(float);
   constexpr std::uint16_t kClusterMask = (1u << kCluster) - 1;
 
@@ -500,6 +509,11 @@ __global__ void __launch_bounds__(T::threads + 128, T::threads == 128 && T::bm <
           __syncwarp();
           if (tid % 32 == 0) pipeline::mbarrier_arrive(ready(s));
         }
+    }
+    if constexpr (kClusterSlices > 1) {
+      __syncwarp();
+      cluster::sync();  // the two barriers of ClusterSplitK::finish, which the consumers run
+      cluster::sync();
     }
   } else {
     if constexpr (kMoveRegisters) pipeline::claim_registers<232>();
@@ -617,6 +631,11 @@ __global__ void __launch_bounds__(T::threads + 128, T::threads == 128 && T::bm <
           for (int q = 0; q < 4; ++q)  // D (row, col) = Y (col, row)
             Output::put(smem, 8 * i + 2 * t + q % 2, frag_row + 8 * (q / 2), acc[4 * i + q]);
         pipeline::sync_first_threads<T::threads>();
+        if constexpr (kClusterSlices > 1) {
+          ClusterSplitK<T::bm, T::bn, T::threads, kClusterSlices>::finish(smem, e, block, tid,
+                                                                          ConsumerBarrier<T::threads>{});
+          return;
+        }
         if constexpr (kSplitK)
           if (!gather_split_k<Output, T::bm, T::bn, T::threads, kGatherBatch>(smem, split, tid,
                                                                              ConsumerBarrier<T::threads>{}))
@@ -690,6 +709,30 @@ unsigned resident_blocks(Kernel kernel, int threads, std::size_t smem_bytes, int
   return static_cast<unsigned>(std::max(1, clusters) * cluster);
 }
 
+// A split TMA launch whose slice count one of kSlices is, where the tile's rows split evenly that many ways: as a
+// cluster of the slices (kClusterSlices). False, launching nothing, otherwise.
+template <class T, bool kBKMajor, bool kSplit3x, int... kSlices>
+bool launch_cluster_split(int slices, const CUtensorMap& map_a, const CUtensorMap& map_b, std::int64_t k,
+                          const EpilogueParams& e, const SplitK& split, unsigned grid, cudaStream_t s) {
+  using Layout = WgmmaLayout<T, kBKMajor, kSplit3x>;
+  const auto launch = [&](auto slices_constant) {
+    constexpr int kS = decltype(slices_constant)::value;
+    if constexpr (cluster_split_fits<T::bm, T::bn, T::threads, kS>()) {
+      if (slices != kS) return false;
+      const auto kernel = wgmma_tf32_tma_kernel<T, kBKMajor, kSplit3x, true, kS>;
+      static std::once_flag attribute_set;
+      raise_smem_limit_once(attribute_set, kernel, Layout::kTmaSmemBytes);
+      const ClusterLaunch cluster_launch(dim3(grid, 1, kS), dim3(1, 1, kS), T::threads + 128, Layout::kTmaSmemBytes, s);
+      // The Y and Z maps are placeholders: a split block finishes through OutputTile.
+      GT_CUDA_CALL(cudaLaunchKernelEx(&cluster_launch.config, kernel, map_a, map_b, map_a, map_a, k, e, split));
+      return true;
+    } else {
+      return false;
+    }
+  };
+  return (launch(std::integral_constant<int, kSlices>{}) || ...);
+}
+
 // The copy engine needs 16-byte aligned bases and row strides (vec4 on both operands, after a staged variant's
 // copies); other problems take the cp.async pipeline of the same tile. slices > 1 only where the tile has a split
 // kernel (kSplitK).
@@ -724,6 +767,12 @@ void launch_wgmma_layout(const GemmProblem& p, const GemmOperands& x, int slices
     if (persistent) {
       map_y = tensor_map_2d(e.y, p.m, p.n, p.n, kOutputChunkRows, kOutputBoxCols, CU_TENSOR_MAP_SWIZZLE_128B);
       if (e.z) map_z = tensor_map_2d(e.z, p.m, p.n, p.n, kOutputChunkRows, kOutputBoxCols, CU_TENSOR_MAP_SWIZZLE_128B);
+    }
+    if constexpr (kSplitK) {
+      if (launch_cluster_split<T, kBKMajor, kSplit3x, 2, 3, 4>(slices, map_a, map_b, p.k, e, split, grid, s)) {
+        GT_CUDA_CHECK_LAUNCH();
+        return;
+      }
     }
     if constexpr (T::cluster > 1) {
       const ClusterLaunch launch(dim3(persistent ? resident : grid), dim3(T::cluster), T::threads + 128,

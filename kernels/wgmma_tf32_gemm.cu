@@ -4,11 +4,14 @@
 namespace gemmtune::kernels {
 namespace {
 
-// bm is the wgmma's n (64, 128 or 256), bn is 64 per warpgroup. wm = bm, wn = 16: each warp owns 16 columns of Y.
+// bm is the wgmma's n (64, 128, 192 or 256), bn is 64 per warpgroup. wm = bm, wn = 16: each warp owns 16 columns of Y.
 // 128×256 (4 warpgroups) is left out: capped at 128 registers for 512 threads, its NN instantiation spills.
 //                          bm   bn   bk   wm  wn tm tn stages
 using WgmmaTiles = TileList<Tile<256, 128, 32, 256, 16, 0, 0, 4>,  // 2 warpgroups of m64n256: the 2048-4096 shapes
                             Tile<256, 128, 32, 256, 16, 0, 0, 4, 2>,  // pairs share A: a third less L2 traffic
+                            // m of 129-192 in one tile of rows: B crosses L2 once, not twice (4 stages: NT's 5 do
+                            // not fit 227 KB)
+                            Tile<192, 128, 32, 192, 16, 0, 0, 4>, Tile<192, 128, 32, 192, 16, 0, 0, 4, 2>,
                             Tile<128, 128, 32, 128, 16, 0, 0, 4, 2>,
                             Tile<256, 128, 32, 256, 16, 0, 0, 3>,
                             Tile<128, 128, 32, 128, 16, 0, 0, 4>,
@@ -22,7 +25,7 @@ using WgmmaTiles = TileList<Tile<256, 128, 32, 256, 16, 0, 0, 4>,  // 2 warpgrou
 // Split over k (wgmma_gemm.cuh: HasWgmmaSplit) for m of about 64–400: 128 rows in two warpgroups, 64 rows (where m is
 // just over a multiple of 64), and one warpgroup's 128×64 (two blocks per SM, twice the tiles along n).
 using WgmmaSplitTiles = TileList<Tile<128, 128, 32, 128, 16, 0, 0, 4>, Tile<64, 128, 32, 64, 16, 0, 0, 6>,
-                                 Tile<128, 64, 32, 128, 16, 0, 0, 4>>;
+                                 Tile<128, 64, 32, 128, 16, 0, 0, 4>, Tile<192, 128, 32, 192, 16, 0, 0, 4>>;
 
 std::string wgmma_problem_limits(const GemmProblem& p) {
   if (p.trans_a)

@@ -67,8 +67,8 @@ TEST_P(WgmmaGemm, SplitsKOnlyForTheUnclusteredTf32TilesItLists) {
 #if defined(GEMMTUNE_HAVE_WGMMA)
   if (GetParam().mode == MathMode::Tf32) {
     std::set<std::string> expected;
-    for (const char* tile : {"128x128x32_s4", "64x128x32_s6", "128x64x32_s4"})
-      for (const char* slices : {"2", "4", "8"})
+    for (const char* tile : {"128x128x32_s4", "64x128x32_s6", "128x64x32_s4", "192x128x32_s4"})
+      for (const char* slices : {"2", "3", "4", "5", "8"})
         for (const char* staged : {"", "_staged"})
           expected.insert(std::string("wgmma_tf32_") + tile + "_split" + slices + staged);
     EXPECT_EQ(split, expected);
