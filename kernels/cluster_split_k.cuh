@@ -18,7 +18,8 @@
 
 namespace gemmtune::kernels {
 
-// Whether a tile's rows split evenly into kSlices blocks' shares that are output tiles of their own.
+// Whether a tile's rows split evenly into kSlices blocks' shares that are output tiles of their own: what
+// ClusterSplitK requires, and what a launcher asks before it instantiates one.
 template <int kRows, int kCols, int kThreads, int kSlices>
 constexpr bool cluster_split_fits() {
   return kRows % kSlices == 0 && kRows / kSlices % 8 == 0 && kRows / kSlices * kCols % (4 * kThreads) == 0 &&
@@ -31,9 +32,9 @@ struct ClusterSplitK {
   static constexpr int kSliceRows = kRows / kSlices;
   // The block's rows of the tile: the same row stride, so it is an output tile of its own.
   using SliceOutput = OutputTile<kSliceRows, kCols, kThreads>;
-  static_assert(kRows % kSlices == 0 && SliceOutput::kStride == Output::kStride, "whole rows per block");
+  static_assert(cluster_split_fits<kRows, kCols, kThreads, kSlices>() && SliceOutput::kStride == Output::kStride,
+                "whole rows per block, which its threads split evenly");
   static constexpr int kVectorsPerThread = kSliceRows * kCols / 4 / kThreads;
-  static_assert(kVectorsPerThread * kThreads * 4 == kSliceRows * kCols, "threads split the block's rows evenly");
 
   // Call with the block's accumulators put into `tile`; threads 0 … kThreads − 1 call it, `barrier` synchronizes
   // exactly them, and the block exits after. Any other threads of the block (wgmma's producer) must meet the two

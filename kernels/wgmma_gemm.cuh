@@ -417,8 +417,7 @@ __global__ void __launch_bounds__(T::threads + 128, T::threads == 128 && T::bm <
   constexpr int kSplitterWarps = 3;  // 3xtf32: the producer warpgroup's warps 1-3 split A tiles
   static_assert(kCluster == 1 || (kCluster == 2 && kMayPersist), "clusters of two, for two consumer warpgroups");
   static_assert(!kSplitK || kCluster == 1, "a split block computes one tile: no pair to share A with");
-  static_assert(kClusterSlices == 1 || (kSplitK && cluster_split_fits<T::bm, T::bn, T::threads, kClusterSlices>()),
-                "a cluster of slices splits the tile's rows evenly");
+  static_assert(kClusterSlices == 1 || kSplitK, "a cluster of slices is a split-k launch");
   constexpr std::uint32_t kASliceBytes = ATile::kFloats / kCluster * sizeof(float);
   constexpr std::uint16_t kClusterMask = (1u << kCluster) - 1;
 
