@@ -28,10 +28,14 @@ struct LaunchScratch {
 using LaunchFn = void (*)(const GemmProblem& p, const GemmOperands& x, int slices, const LaunchScratch& scratch,
                           cudaStream_t s);
 
+// A family that picks each problem's slice count itself (the skinny family: as many as fill the GPU).
+using SlicesFn = int (*)(const GemmProblem& p);
+
 struct CompiledVariant {
   TileConfig tile;
   LaunchFn launch;
-  bool split_k;  // launch takes slices > 1 (kernels/split_k.cuh has_split_k)
+  bool split_k;  // the registry lists a `_split<slices>` variant per count (kernels/split_k.cuh has_split_k)
+  SlicesFn slices_for = nullptr;  // non-null: one variant, split as this says for each problem
 };
 
 // What a family cannot run beyond the checks every variant makes (mode, pass, shape): each says why not, or is empty.
@@ -49,5 +53,7 @@ std::vector<CompiledVariant> mma_3xtf32_variants();
 std::vector<CompiledVariant> wgmma_tf32_variants();
 std::vector<CompiledVariant> wgmma_3xtf32_variants();
 FamilyLimits wgmma_limits();  // both wgmma families'
+std::vector<CompiledVariant> skinny_variants();  // one list, registered for fp32 and for tf32 problems
+FamilyLimits skinny_limits();
 
 }  // namespace gemmtune::kernels

@@ -17,7 +17,7 @@ LaunchScratchBuffer::LaunchScratchBuffer(const KernelVariant& v, const GemmProbl
   if (view_.partial_floats > 0) view_.partials = base;
   view_.staging_floats = v.staging_floats(p);
   if (view_.staging_floats > 0) view_.staging = base + KernelVariant::staging_offset(view_.partial_floats);
-  if (v.slices == 1) return;
+  if (v.split_k_tickets(p) == 0) return;
   tickets_ = DeviceBuffer<unsigned>(v.split_k_tickets(p));
   // Once, and finished before any stream's launch: kernels leave tickets at zero, so launches and graph replays need
   // no reset.

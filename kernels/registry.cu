@@ -15,6 +15,7 @@ const char* name_prefix(Family f) {
     case Family::Mma3xTf32: return "3xtf32";
     case Family::WgmmaTf32: return "wgmma_tf32";
     case Family::Wgmma3xTf32: return "wgmma_3xtf32";
+    case Family::Skinny: return "skinny";
   }
   return "?";
 }
@@ -22,10 +23,13 @@ const char* name_prefix(Family f) {
 // "tf32_128x128x32_w64x64_s3"; SIMT variants add their thread tile: "fp32_128x128x8_w32x64_t8x8_s2". wgmma variants
 // leave out the warp tile, which the instruction fixes (16 columns of Y × the block's rows): "wgmma_tf32_256x128x32_s4",
 // and name their cluster where blocks run in clusters: "wgmma_tf32_256x128x32_s4_c2".
-std::string variant_name(Family f, const TileConfig& t) {
-  std::string name = std::string(name_prefix(f)) + "_" + std::to_string(t.bm) + "x" + std::to_string(t.bn) + "x" +
-                     std::to_string(t.bk);
-  if (f != Family::WgmmaTf32 && f != Family::Wgmma3xTf32) name += "_w" + std::to_string(t.wm) + "x" + std::to_string(t.wn);
+// Skinny variants name the problems' mode they serve, since one kernel serves two: "skinny_tf32_16x128x64_s4".
+std::string variant_name(Family f, MathMode mode, const TileConfig& t) {
+  std::string prefix = name_prefix(f);
+  if (f == Family::Skinny) prefix += std::string("_") + gemmtune::to_string(mode);
+  std::string name = prefix + "_" + std::to_string(t.bm) + "x" + std::to_string(t.bn) + "x" + std::to_string(t.bk);
+  const bool warp_tile_named = f == Family::SimtFp32 || f == Family::MmaTf32 || f == Family::Mma3xTf32;
+  if (warp_tile_named) name += "_w" + std::to_string(t.wm) + "x" + std::to_string(t.wn);
   if (t.tm > 0) name += "_t" + std::to_string(t.tm) + "x" + std::to_string(t.tn);
   name += "_s" + std::to_string(t.stages);
   return t.cluster > 1 ? name + "_c" + std::to_string(t.cluster) : name;
@@ -63,10 +67,12 @@ void add_family(std::vector<KernelVariant>& registry, Family family, MathMode mo
     if (staged && !wgmma) break;
     const std::string suffix = staged ? kStagedSuffix : "";
     for (const CompiledVariant& c : compiled) {
-      const std::string name = variant_name(family, c.tile);
+      const std::string name = variant_name(family, mode, c.tile);
       FamilyLimits variant_limits = limits;
       if (c.tile.cluster > 1 && !variant_limits.device) variant_limits.device = &cluster_device_limits;
-      registry.push_back(KernelVariant{name + suffix, family, c.tile, mode, 1, 1, staged, c.launch, variant_limits});
+      const int slices = c.slices_for ? KernelVariant::kSlicesPerProblem : 1;
+      registry.push_back(
+          KernelVariant{name + suffix, family, c.tile, mode, 1, slices, staged, c.launch, variant_limits, c.slices_for});
       if (!c.split_k) continue;
       for (int slices : wgmma ? kWgmmaSplitSlices : kSplitSlices)
         registry.push_back(KernelVariant{name + "_split" + std::to_string(slices) + suffix, family, c.tile, mode, 1,
@@ -80,6 +86,10 @@ std::vector<KernelVariant> build_registry() {
   add_family(registry, Family::SimtFp32, MathMode::Fp32, simt_fp32_variants());
   add_family(registry, Family::MmaTf32, MathMode::Tf32, mma_tf32_variants());
   add_family(registry, Family::Mma3xTf32, MathMode::Tf32x3, mma_3xtf32_variants());
+  // FFMA is exact fp32 arithmetic, which a tf32 problem allows (tf32 permits rounding the operands, it does not ask
+  // for it); where m is a decode batch the B stream, not the math, sets the time.
+  add_family(registry, Family::Skinny, MathMode::Fp32, skinny_variants(), skinny_limits());
+  add_family(registry, Family::Skinny, MathMode::Tf32, skinny_variants(), skinny_limits());
 #if defined(GEMMTUNE_HAVE_WGMMA)
   add_family(registry, Family::WgmmaTf32, MathMode::Tf32, wgmma_tf32_variants(), wgmma_limits());
   add_family(registry, Family::Wgmma3xTf32, MathMode::Tf32x3, wgmma_3xtf32_variants(), wgmma_limits());
@@ -96,6 +106,7 @@ const char* to_string(Family f) {
     case Family::Mma3xTf32: return "mma_3xtf32";
     case Family::WgmmaTf32: return "wgmma_tf32";
     case Family::Wgmma3xTf32: return "wgmma_3xtf32";
+    case Family::Skinny: return "skinny";
   }
   return "?";
 }
@@ -126,13 +137,13 @@ std::string KernelVariant::unsupported_reason(const GemmProblem& p) const {
 std::string KernelVariant::device_unsupported_reason() const { return limits.device ? limits.device() : ""; }
 
 std::size_t KernelVariant::split_k_tickets(const GemmProblem& p) const {
-  if (slices == 1) return 0;
+  if (slices_for(p) == 1) return 0;
   const auto tiles_m = static_cast<std::size_t>((p.m + tile.bm - 1) / tile.bm);
   return tiles_m * static_cast<std::size_t>((p.n + tile.bn - 1) / tile.bn);
 }
 
 std::size_t KernelVariant::split_k_partial_floats(const GemmProblem& p) const {
-  return split_k_tickets(p) * static_cast<std::size_t>(slices) * static_cast<std::size_t>(tile.bm * tile.bn);
+  return split_k_tickets(p) * static_cast<std::size_t>(slices_for(p)) * static_cast<std::size_t>(tile.bm * tile.bn);
 }
 
 std::size_t KernelVariant::staging_floats(const GemmProblem& p) const {
@@ -153,7 +164,8 @@ void KernelVariant::launch(const GemmProblem& p, const GemmOperands& x, const La
                            cudaStream_t s) const {
   if (!x.A || !x.B || !x.Y || (p.epi.bias && !x.bias) || (p.epi.save_z && !x.Z))
     throw InputError("kernel " + name + ": missing operand pointer for " + p.key());
-  if (slices > 1 && (!scratch.partials || !scratch.tickets || scratch.partial_floats < split_k_partial_floats(p) ||
+  const int split = slices_for(p);
+  if (split > 1 && (!scratch.partials || !scratch.tickets || scratch.partial_floats < split_k_partial_floats(p) ||
                      scratch.ticket_count < split_k_tickets(p)))
     throw InputError("kernel " + name + ": split-k scratch too small for " + p.key() + " (needs " +
                      std::to_string(split_k_partial_floats(p)) + " floats and " + std::to_string(split_k_tickets(p)) +
@@ -161,7 +173,7 @@ void KernelVariant::launch(const GemmProblem& p, const GemmOperands& x, const La
   if (staged && (!scratch.staging || scratch.staging_floats < staging_floats(p)))
     throw InputError("kernel " + name + ": staging scratch too small for " + p.key() + " (needs " +
                      std::to_string(staging_floats(p)) + " floats)");
-  launch_fn(p, x, slices, scratch, s);
+  launch_fn(p, x, split, scratch, s);
 }
 
 const std::vector<KernelVariant>& kernel_registry() {

@@ -13,7 +13,7 @@
 
 namespace gemmtune::kernels {
 
-enum class Family { SimtFp32, MmaTf32, Mma3xTf32, WgmmaTf32, Wgmma3xTf32 };
+enum class Family { SimtFp32, MmaTf32, Mma3xTf32, WgmmaTf32, Wgmma3xTf32, Skinny };
 
 const char* to_string(Family f);
 
@@ -27,6 +27,7 @@ struct KernelVariant {
   int alignment_floats;
   // Blocks that share each output tile's k (kernels/split_k.cuh); 1 for an unsplit variant. A split variant has its
   // unsplit twin's tile and launcher (which runs the tile's split instantiation), and a "_split<slices>" suffix.
+  // kSlicesPerProblem: the family picks the count for each problem (slices_fn; see slices_for).
   int slices;
   // A "_staged" twin of a wgmma variant (kernels/operand_staging.hpp): where an operand's leading dimension is not a
   // multiple of 4 floats, the TMA copy engine cannot address it and the unstaged variant falls back to its cp.async
@@ -36,6 +37,11 @@ struct KernelVariant {
   bool staged;
   LaunchFn launch_fn;
   FamilyLimits limits;
+  SlicesFn slices_fn = nullptr;  // set exactly when slices == kSlicesPerProblem
+
+  static constexpr int kSlicesPerProblem = 0;
+  // How many blocks share each output tile's k when this variant runs p.
+  int slices_for(const GemmProblem& p) const { return slices_fn ? slices_fn(p) : slices; }
 
   // Empty when it can run p on the current device; otherwise why not (mode mismatch, pass != Forward, invalid shape,
   // the family's layout or device limits).
@@ -43,7 +49,7 @@ struct KernelVariant {
   // Empty when the current device can run this variant at all; otherwise why not. Families that need no particular
   // GPU answer empty even on a machine without one.
   std::string device_unsupported_reason() const;
-  // Split-k scratch a launch of p needs (LaunchScratch); both 0 for an unsplit variant.
+  // Split-k scratch a launch of p needs (LaunchScratch); both 0 where p runs unsplit.
   std::size_t split_k_partial_floats(const GemmProblem& p) const;
   std::size_t split_k_tickets(const GemmProblem& p) const;
   // The staged copies of p's operands (0 unless staged), and where they start in a launch's scratch: after the

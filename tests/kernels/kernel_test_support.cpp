@@ -204,7 +204,8 @@ void check_each_variant(kernels::Family family, const std::vector<GemmProblem>* 
     double worst = 0.0, worst_over_tolerance = 0.0;
     const std::vector<GemmProblem> problems = given ? *given : coverage_problems(v.mode);
     int checked = 0;
-    for (const GemmProblem& p : problems) {
+    for (GemmProblem p : problems) {
+      p.mode = v.mode;  // a family may serve two modes (skinny: fp32 and tf32) with one list of problems
       if (v.staged && v.staging_floats(p) == 0) continue;  // nothing to stage: a staged variant refuses it
       ++checked;
       ASSERT_EQ(v.unsupported_reason(p), "") << v.name << " " << p.key();

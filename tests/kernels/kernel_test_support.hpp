@@ -82,7 +82,8 @@ VariantErrors run_against_reference(const kernels::KernelVariant& v, const GemmP
 // Every variant of `family` (at least eight) on every coverage problem of its mode; fails the test with the problem key
 // on the first error over tolerance, and prints each variant's worst error.
 void check_family_against_reference(kernels::Family family);
-// The same on given problems, for a family that supports only some layouts (each problem must be supported).
+// The same on given problems, for a family that supports only some layouts (each problem must be supported); each
+// runs in the mode of the variant.
 void check_family_against_reference(kernels::Family family, const std::vector<GemmProblem>& problems);
 
 }  // namespace gemmtune::test

@@ -28,10 +28,11 @@ GemmProblem problem_in(MathMode mode) {
   return p;
 }
 
-// problem_in, with k = 101 for a staged variant: A's rows (ld 101) are what it stages.
+// problem_in, with k = 101 for a staged variant: A's rows (ld 101) are what it stages; m = 30 for the skinny family.
 GemmProblem problem_for(const KernelVariant& v) {
   GemmProblem p = problem_in(v.mode);
   if (v.staged) p.k = 101;
+  if (v.family == Family::Skinny) p.m = 30;
   return p;
 }
 
@@ -39,7 +40,8 @@ TEST(KernelRegistry, HasAtLeastEightVariantsPerModeWithUniqueStableNames) {
   std::set<std::string> names;
   int per_mode[3] = {0, 0, 0};  // unsplit variants: each a tile shape of its own
   const std::regex name_format(
-      R"((fp32|tf32|3xtf32)_\d+x\d+x\d+_w\d+x\d+(_t\d+x\d+)?_s\d(_split\d|_c\d)?|wgmma_(tf32|3xtf32)_\d+x\d+x\d+_s\d(_split\d|_c\d)?(_staged)?)");
+      R"((fp32|tf32|3xtf32)_\d+x\d+x\d+_w\d+x\d+(_t\d+x\d+)?_s\d(_split\d|_c\d)?|)"
+      R"(wgmma_(tf32|3xtf32)_\d+x\d+x\d+_s\d(_split\d|_c\d)?(_staged)?|skinny_(fp32|tf32)_\d+x\d+x\d+_s\d)");
   for (const KernelVariant& v : kernel_registry()) {
     EXPECT_TRUE(names.insert(v.name).second) << "duplicate " << v.name;
     EXPECT_TRUE(std::regex_match(v.name, name_format)) << v.name;
@@ -83,6 +85,7 @@ TEST(KernelRegistry, SplitVariantsShareTheirTwinsKernelAndNeedScratchPerTileAndS
     const GemmProblem p = problem_in(v.mode);  // 300×200: 5×4 tiles of 64×64, 10×4 of 32×64
     const std::size_t tiles = static_cast<std::size_t>((p.m + v.tile.bm - 1) / v.tile.bm) *
                               static_cast<std::size_t>((p.n + v.tile.bn - 1) / v.tile.bn);
+    if (v.slices == KernelVariant::kSlicesPerProblem) continue;  // tests/kernels/skinny_gemm_test.cpp
     if (v.slices == 1) {
       EXPECT_EQ(v.split_k_tickets(p), 0u) << v.name;
       EXPECT_EQ(v.split_k_partial_floats(p), 0u) << v.name;
@@ -106,8 +109,9 @@ TEST(KernelRegistry, SplitVariantsShareTheirTwinsKernelAndNeedScratchPerTileAndS
 
 TEST(KernelRegistry, SplitVariantLaunchRefusesScratchSmallerThanItNeeds) {
   for (const KernelVariant& v : kernel_registry()) {
-    if (v.slices == 1) continue;
-    const GemmProblem p = problem_for(v);
+    GemmProblem p = problem_for(v);
+    if (v.slices == KernelVariant::kSlicesPerProblem) p.k = 11008;  // 30×200: 2 or 4 tiles, so k is split
+    if (v.slices_for(p) == 1) continue;
     const GemmOperands x{reinterpret_cast<const float*>(16), reinterpret_cast<const float*>(16),
                          reinterpret_cast<const float*>(16), reinterpret_cast<float*>(16)};
     LaunchScratch scratch{reinterpret_cast<float*>(16), v.split_k_partial_floats(p) - 1,

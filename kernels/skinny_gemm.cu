@@ -1,0 +1,238 @@
+// Skinny family: Y = act(A·B + bias) where m is a decode-time batch (1-64 rows) against a k×n weight, in IEEE FFMA.
+//
+// At m ≤ 16 each float of B is used m times, so the GEMM is a stream of B from DRAM: 16×2048×16384 moves 134 MB for
+// 1.1 GFLOP, 28 µs at the H200's 4.8 TB/s and 16 µs of FFMA. A tensor-core tile of 64 or 128 rows pads m and still
+// waits on B, and few output tiles leave most SMs idle (2×824×11008 is 7 tiles of 128 columns). So a block takes bm
+// rows × bn columns, streams its k×bn panel of B through a cp.async pipeline (`stages` chunks of bk rows in flight),
+// and the family splits k over as many blocks as fill the GPU (skinny_slices), the slices adding up through
+// split_k.cuh's tickets. Where it stands on the H200 (kernels/PERFORMANCE.md): 1.24-1.29x cuBLASLt's best at
+// m = 4-5 with few tiles or long k; 0.8-0.9x at m = 1-2 with long k, where cuBLASLt's kernel streams B at 4.3 TB/s and
+// this one at 3.7.
+//
+// 256 threads = bn/4 column groups (a float4 of B each) × kLanes k-lanes; lane l sums the 4-row groups l, l + kLanes,
+// … of each chunk, reading A's 4 floats of each of bm rows as one broadcast float4 (A sits in shared memory [row][k]):
+// per 4 rows of B a thread issues 4 + bm 16-byte loads for 16·bm FFMAs. The lanes add up in shared memory in lane
+// order, so results do not depend on timing.
+//
+// A must be K-major and B MN-major (NN): the one layout where both are read as 16-byte chunks along memory; the others
+// run on the tensor-core families. Any alignment: cp.async falls back to 4-byte copies where a leading dimension is
+// not a multiple of 4 floats.
+#include <algorithm>
+#include <mutex>
+
+#include "cuda/cuda_call.hpp"
+#include "kernels/compiled_variant.hpp"
+#include "kernels/epilogue.cuh"
+#include "kernels/operand_view.cuh"
+#include "kernels/output_tile.cuh"
+#include "kernels/split_k.cuh"
+#include "kernels/tile_loader.cuh"
+#include "kernels/tile_schedule.cuh"
+
+namespace gemmtune::kernels {
+namespace {
+
+constexpr int kSkinnyThreads = 256;  // 8 warps: the tiles' warp fields below only size the block
+
+// Shared memory of one tile shape: the pipeline's stages, and after the loop the lanes' partial sums followed by the
+// output tile, in the same bytes.
+template <class T>
+struct SkinnyLayout {
+  static_assert(T::threads == kSkinnyThreads, "the kernel's thread mapping assumes 256 threads");
+  static constexpr int kColGroups = T::bn / 4;
+  static constexpr int kLanes = kSkinnyThreads / kColGroups;
+  static_assert(kSkinnyThreads % kColGroups == 0, "column groups split the block evenly");
+  static_assert(T::bk % (4 * kLanes) == 0, "every lane takes whole 4-row groups of each chunk");
+  static constexpr int kAStride = T::bk + 4;  // keeps A's rows 16-byte aligned; reads are broadcasts anyway
+  static constexpr int kBFloats = T::bk * T::bn;
+  static constexpr int kStageFloats = kBFloats + T::bm * kAStride;
+  static constexpr int kALoaders = T::bm * T::bk / 4;  // one 4-float chunk of A each
+  static_assert(kALoaders <= kSkinnyThreads, "A's chunk fits the block's threads");
+  static constexpr int kLaneSumFloats = kLanes * T::bm * T::bn;
+  using Output = OutputTile<T::bm, T::bn, kSkinnyThreads>;
+  static constexpr std::size_t kBytes =
+      std::max(std::size_t{T::stages} * kStageFloats * sizeof(float), kLaneSumFloats * sizeof(float) + Output::kBytes);
+};
+
+template <class T, bool kSplitK>
+__global__ void __launch_bounds__(kSkinnyThreads, 1)
+    skinny_gemm_kernel(OperandView a, OperandView b, EpilogueParams e, SplitK split) {
+  using L = SkinnyLayout<T>;
+  struct BLayout {
+    __device__ static int offset(int c, int kk) { return kk * T::bn + c; }
+  };
+  struct ALayout {
+    __device__ static int offset(int r, int kk) { return r * L::kAStride + kk; }
+  };
+  extern __shared__ float4 shared_mem[];
+  float* const smem = reinterpret_cast<float*>(shared_mem);
+  const int tid = threadIdx.x;
+  const int group = tid % L::kColGroups, lane = tid / L::kColGroups;
+  const BlockTile block = grouped_block_tile(T::bm, T::bn, e.m, e.n);
+
+  const ChunkCursor<T::bn, T::bk, kSkinnyThreads> cursor_b(b, false, block.col0, tid);
+  const bool loads_a = tid < L::kALoaders;
+  const ChunkCursor<T::bm, T::bk, L::kALoaders, true> cursor_a(a, true, block.row0, loads_a ? tid : 0);
+  const KTileRange k_range = slice_k_tiles<kSplitK>(static_cast<int>((a.k + T::bk - 1) / T::bk), split.slices);
+  const int k_tiles = k_range.end - k_range.begin;
+  const auto load_stage = [&](int t) {
+    float* const stage = smem + (t % T::stages) * L::kStageFloats;
+    const std::int64_t k0 = std::int64_t{k_range.begin + t} * T::bk;
+    load_tile_async<BLayout>(stage, cursor_b, b.ptr, b.vec4, k0);
+    if (loads_a) load_tile_async<ALayout>(stage + L::kBFloats, cursor_a, a.ptr, a.vec4, k0);
+  };
+  // Groups are committed even when empty, so wait_group's count always means "all but the newest stages − 2".
+#pragma unroll
+  for (int t = 0; t < T::stages - 1; ++t) {
+    if (t < k_tiles) load_stage(t);
+    ptx::cp_async_commit();
+  }
+
+  float acc[T::bm][4] = {};
+#pragma unroll 1
+  for (int t = 0; t < k_tiles; ++t) {
+    ptx::cp_async_wait<T::stages - 2>();
+    // Tile t is in for every thread, and every thread is done with tile t − 1, whose stage the next load refills.
+    __syncthreads();
+    if (t + T::stages - 1 < k_tiles) load_stage(t + T::stages - 1);
+    ptx::cp_async_commit();
+    const float* const stage = smem + (t % T::stages) * L::kStageFloats;
+#pragma unroll
+    for (int q = 0; q < T::bk / 4 / L::kLanes; ++q) {
+      const int g = lane + q * L::kLanes;
+      float4 bv[4];
+#pragma unroll
+      for (int i = 0; i < 4; ++i)
+        bv[i] = *reinterpret_cast<const float4*>(stage + BLayout::offset(group * 4, g * 4 + i));
+#pragma unroll
+      for (int r = 0; r < T::bm; ++r) {
+        const float4 av = *reinterpret_cast<const float4*>(stage + L::kBFloats + ALayout::offset(r, g * 4));
+        const float ak[4] = {av.x, av.y, av.z, av.w};
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+          acc[r][0] = fmaf(ak[i], bv[i].x, acc[r][0]);
+          acc[r][1] = fmaf(ak[i], bv[i].y, acc[r][1]);
+          acc[r][2] = fmaf(ak[i], bv[i].z, acc[r][2]);
+          acc[r][3] = fmaf(ak[i], bv[i].w, acc[r][3]);
+        }
+      }
+    }
+  }
+  ptx::cp_async_wait<0>();
+  __syncthreads();  // the pipeline's bytes become the lanes' sums
+
+  float* const lane_sums = smem;
+#pragma unroll
+  for (int r = 0; r < T::bm; ++r)
+    *reinterpret_cast<float4*>(lane_sums + (lane * T::bm + r) * T::bn + group * 4) =
+        make_float4(acc[r][0], acc[r][1], acc[r][2], acc[r][3]);
+  __syncthreads();
+  float* const tile = smem + L::kLaneSumFloats;
+  using Output = typename L::Output;
+#pragma unroll
+  for (int j = 0; j < T::bm * T::bn / kSkinnyThreads; ++j) {
+    const int i = tid + j * kSkinnyThreads;
+    float sum = lane_sums[i];
+#pragma unroll
+    for (int l = 1; l < L::kLanes; ++l) sum += lane_sums[l * T::bm * T::bn + i];
+    Output::put(tile, i / T::bn, i % T::bn, sum);
+  }
+  __syncthreads();
+  if constexpr (kSplitK)
+    if (!gather_split_k<Output, T::bm, T::bn, kSkinnyThreads>(tile, split, tid)) return;
+  Output::finish(tile, e, block, tid);
+}
+
+// The most slices a problem is split into: the last block of a tile adds every slice's bm×bn partial.
+constexpr int kMaxSkinnySlices = 64;
+
+int sm_count() {
+  int device = 0, sms = 0;
+  if (cudaGetDevice(&device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) {
+    cudaGetLastError();  // clears it: sizing scratch without a GPU is not a failure of later CUDA calls
+    return 132;          // an H100's or H200's, so scratch sizes on a machine without a GPU are the ones it would use
+  }
+  return sms;
+}
+
+// The slice count whose critical path streams the fewest floats: each SM runs ceil(blocks / SMs) blocks of
+// ceil(k_tiles / s) chunks of bk×bn floats of B, and the tile's last block then reads s partials of bm×bn. Memory
+// bound, resident blocks per SM share its bandwidth, so the busiest SM's share is what a launch takes.
+template <class T>
+int skinny_slices(const GemmProblem& p) {
+  const std::int64_t tiles = ((p.m + T::bm - 1) / T::bm) * ((p.n + T::bn - 1) / T::bn);
+  const std::int64_t k_tiles = (p.k + T::bk - 1) / T::bk;
+  const std::int64_t sms = sm_count();
+  const int most = static_cast<int>(std::min<std::int64_t>(kMaxSkinnySlices, k_tiles));
+  int best = 1;
+  std::int64_t best_floats = 0;
+  for (int s = 1; s <= most; ++s) {
+    const std::int64_t waves = (tiles * s + sms - 1) / sms;
+    const std::int64_t floats = waves * ((k_tiles + s - 1) / s) * T::bk * T::bn + (s > 1 ? s * T::bm * T::bn : 0);
+    if (s == 1 || floats < best_floats) {
+      best = s;
+      best_floats = floats;
+    }
+  }
+  return best;
+}
+
+template <class T, bool kSplitK>
+void launch_skinny_kernel(const GemmProblem& p, const GemmOperands& x, int slices, const LaunchScratch& scratch,
+                          cudaStream_t s) {
+  constexpr std::size_t kSmemBytes = SkinnyLayout<T>::kBytes;
+  static std::once_flag attribute_set;
+  std::call_once(attribute_set, [] {
+    GT_CUDA_CALL(cudaFuncSetAttribute(skinny_gemm_kernel<T, kSplitK>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                      static_cast<int>(kSmemBytes)));
+  });
+  const dim3 grid(grouped_grid_size(T::bm, T::bn, p.m, p.n), 1, static_cast<unsigned>(slices));
+  skinny_gemm_kernel<T, kSplitK><<<grid, kSkinnyThreads, kSmemBytes, s>>>(
+      operand_a(p, x), operand_b(p, x), make_epilogue_params(p, x), make_split_k(slices, scratch));
+  GT_CUDA_CHECK_LAUNCH();
+}
+
+template <class T>
+void launch_skinny_gemm(const GemmProblem& p, const GemmOperands& x, int slices, const LaunchScratch& scratch,
+                        cudaStream_t s) {
+  if (slices > 1) return launch_skinny_kernel<T, true>(p, x, slices, scratch, s);
+  launch_skinny_kernel<T, false>(p, x, 1, scratch, s);
+}
+
+// Beyond 64 rows a tile of 8 or 16 reads B four or more times, and the tensor-core tiles win.
+constexpr std::int64_t kSkinnyMaxRows = 64;
+
+std::string skinny_problem_limits(const GemmProblem& p) {
+  if (p.trans_a || p.trans_b)
+    return "the skinny family reads A K-major and B MN-major: layout nn only, this problem is " + p.layout();
+  if (p.m > kSkinnyMaxRows)
+    return "the skinny family is for m up to " + std::to_string(kSkinnyMaxRows) + ", this problem has m = " +
+           std::to_string(p.m);
+  return "";
+}
+
+// bm × bn × bk, stages; wn = bn / 8 makes the 8 warps. 16 rows keep FFMA below the B stream at 4.8 TB/s (64 FFMAs
+// per 16-byte load of B: 74 per SM per clock of the 128 it has); 8 rows halve the padding where m ≤ 8. 128 columns
+// give narrow n more tiles, 256 fewer lanes to add up. 32-row chunks fit two blocks per SM. On the H200, 6 and 8
+// stages ran no faster than 4 (ncu at 1×14336×11008: DRAM 77%, L2 throughput 89%: the stream, not latency, is the
+// limit), and skipping a tile's padded rows inside the unrolled row loop made the 16-row tiles 10% slower.
+//                            bm   bn  bk  wm  wn tm tn stages
+using SkinnyTiles = TileList<Tile<8, 128, 32, 8, 16, 0, 0, 4>,
+                             Tile<8, 128, 64, 8, 16, 0, 0, 4>,
+                             Tile<16, 128, 64, 16, 16, 0, 0, 4>,
+                             Tile<8, 256, 32, 8, 32, 0, 0, 4>,
+                             Tile<16, 256, 32, 16, 32, 0, 0, 4>>;
+
+template <class... Tiles>
+std::vector<CompiledVariant> compile_all(TileList<Tiles...>) {
+  return {CompiledVariant{Tiles::config(), &launch_skinny_gemm<Tiles>, false, &skinny_slices<Tiles>}...};
+}
+
+}  // namespace
+
+std::vector<CompiledVariant> skinny_variants() { return compile_all(SkinnyTiles{}); }
+
+FamilyLimits skinny_limits() { return {&skinny_problem_limits, nullptr}; }
+
+}  // namespace gemmtune::kernels

@@ -1,0 +1,139 @@
+// The skinny family (kernels/skinny_gemm.cu): every variant, in fp32 and in tf32, vs the fp64 reference on NN problems
+// with 1 to 64 rows (edge tiles in every dimension, n and k not multiples of 4, every activation, save_z, dropout,
+// both output layouts), split and unsplit; split launches repeat bit for bit; and what it refuses, and why.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "kernels/kernel_test_support.hpp"
+#include "kernels/launch_scratch.hpp"
+#include "kernels/registry.hpp"
+#include "support/gpu_test.hpp"
+
+namespace gemmtune::kernels {
+namespace {
+
+std::vector<const KernelVariant*> skinny_variants() {
+  std::vector<const KernelVariant*> found;
+  for (const KernelVariant& v : kernel_registry())
+    if (v.family == Family::Skinny) found.push_back(&v);
+  return found;
+}
+
+GemmProblem nn(std::int64_t m, std::int64_t n, std::int64_t k, MathMode mode = MathMode::Tf32) {
+  GemmProblem p;
+  p.m = m;
+  p.n = n;
+  p.k = k;
+  p.mode = mode;
+  return p;
+}
+
+TEST(SkinnyGemm, ServesFp32AndTf32ProblemsWithOneVariantPerTileAndMode) {
+  int fp32 = 0, tf32 = 0;
+  for (const KernelVariant* v : skinny_variants()) {
+    EXPECT_EQ(v->slices, KernelVariant::kSlicesPerProblem) << v->name;
+    EXPECT_NE(v->slices_fn, nullptr) << v->name;
+    const std::string twin_name = v->mode == MathMode::Fp32 ? "skinny_tf32" + v->name.substr(11)
+                                                            : "skinny_fp32" + v->name.substr(11);
+    const KernelVariant* twin = find_kernel_variant(twin_name);
+    ASSERT_NE(twin, nullptr) << v->name;
+    EXPECT_EQ(twin->launch_fn, v->launch_fn) << v->name;
+    fp32 += v->mode == MathMode::Fp32;
+    tf32 += v->mode == MathMode::Tf32;
+  }
+  EXPECT_GE(fp32, 4);
+  EXPECT_EQ(fp32, tf32);
+}
+
+// Few tiles: k is split over enough blocks to occupy at least half of 132 SMs (the slices' partials cost the last block
+// time too, so the rule may stop short of all of them), and scratch holds every slice's partial tile. Many tiles
+// (16×16384 is 128 tiles of 16×128): no split, no scratch. The slice count never exceeds k's chunks.
+TEST(SkinnyGemm, SplitsKWhereTilesAreFewAndSizesScratchForEverySlice) {
+  for (const KernelVariant* v : skinny_variants()) {
+    const GemmProblem few = nn(2, 824, 11008, v->mode);
+    const std::size_t tiles = static_cast<std::size_t>((824 + v->tile.bn - 1) / v->tile.bn);
+    const int slices = v->slices_for(few);
+    EXPECT_GE(tiles * static_cast<std::size_t>(slices), 66u) << v->name;
+    EXPECT_EQ(v->split_k_tickets(few), tiles) << v->name;
+    EXPECT_EQ(v->split_k_partial_floats(few),
+              tiles * static_cast<std::size_t>(slices) * static_cast<std::size_t>(v->tile.bm * v->tile.bn))
+        << v->name;
+    if (v->tile.bm == 16 && v->tile.bn == 128) {
+      const GemmProblem many = nn(16, 16384, 1024, v->mode);
+      EXPECT_EQ(v->slices_for(many), 1) << v->name;
+      EXPECT_EQ(v->scratch_floats(many), 0u) << v->name;
+    }
+    const GemmProblem short_k = nn(1, 64, 2 * v->tile.bk, v->mode);
+    EXPECT_LE(v->slices_for(short_k), 2) << v->name;
+  }
+}
+
+TEST(SkinnyGemm, RefusesOtherLayoutsAndMoreThan64RowsSayingWhy) {
+  for (const KernelVariant* v : skinny_variants()) {
+    EXPECT_EQ(v->unsupported_reason(nn(64, 100, 100, v->mode)), "") << v->name;
+    EXPECT_NE(v->unsupported_reason(nn(65, 100, 100, v->mode)).find("m up to 64"), std::string::npos) << v->name;
+    GemmProblem p = nn(8, 100, 100, v->mode);
+    p.trans_b = true;
+    EXPECT_NE(v->unsupported_reason(p).find("layout nn only, this problem is nt"), std::string::npos) << v->name;
+    p = nn(8, 100, 100, v->mode);
+    p.trans_a = true;
+    EXPECT_NE(v->unsupported_reason(p).find("layout nn only"), std::string::npos) << v->name;
+    EXPECT_NE(v->unsupported_reason(nn(8, 100, 100, MathMode::Tf32x3)), "") << v->name;
+  }
+}
+
+TEST(SkinnyGemm, EveryVariantMatchesFp64ReferenceSplitAndUnsplitOnEdgeTilesAndEpilogues) {
+  GT_REQUIRE_GPU();
+  struct Shape {
+    std::int64_t m, n, k;
+  };
+  // Split (few tiles, long k) and unsplit (many tiles); n and k that are not multiples of 4 (4-byte copies); k shorter
+  // than one chunk; m of 1, an edge tile of 8 and 16 rows, and 64.
+  const Shape shapes[] = {{1, 127, 4095}, {2, 249, 11008}, {7, 1000, 1}, {16, 4100, 1000},
+                          {17, 255, 7},   {64, 130, 777},  {5, 8192, 96}, {33, 64, 2048}};
+  constexpr Activation kActivations[] = {Activation::None, Activation::Gelu, Activation::Relu, Activation::Sigmoid,
+                                         Activation::GeluErf, Activation::Tanh, Activation::LeakyRelu,
+                                         Activation::None};
+  std::vector<GemmProblem> problems;
+  for (int i = 0; i < 8; ++i) {
+    GemmProblem p = nn(shapes[i].m, shapes[i].n, shapes[i].k);
+    p.epi.bias = i % 3 != 2;
+    p.epi.act = kActivations[i];
+    p.epi.leaky_slope = 0.05f;
+    p.epi.save_z = i % 2 == 0;
+    p.epi.dropout_p = i % 4 == 1 ? 0.2f : 0.f;
+    p.out = i % 3 == 1 ? OutputLayout::Transposed : OutputLayout::RowMajor;
+    problems.push_back(p);
+  }
+  test::check_family_against_reference(Family::Skinny, problems);
+}
+
+// The last slice's block adds the partials in slice order whichever block finishes last.
+TEST(SkinnyGemm, SplitLaunchesRepeatBitForBit) {
+  GT_REQUIRE_GPU();
+  for (const KernelVariant* v : skinny_variants()) {
+    if (v->mode != MathMode::Tf32) continue;
+    GemmProblem p = nn(3, 700, 9000);
+    p.epi.bias = true;
+    p.epi.act = Activation::Gelu;
+    ASSERT_GT(v->slices_for(p), 1) << v->name;
+    test::ProblemData d(p, 4242);
+    const LaunchScratchBuffer scratch(*v, p);
+    std::vector<float> first;
+    for (int run = 0; run < 3; ++run) {
+      test::poison(d.Y);
+      v->launch(p, d.operands(), scratch.view(), nullptr);
+      GT_CUDA_CALL(cudaDeviceSynchronize());
+      const std::vector<float> y = test::to_host(d.Y.get(), d.Y.size());
+      if (run == 0)
+        first = y;
+      else
+        EXPECT_EQ(y, first) << v->name << " run " << run;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace gemmtune::kernels
