@@ -11,15 +11,16 @@
 # OUT_DIR defaults to results/<gpu-slug> (as bench_kernels.sh): heldout_bench.json lands there, the per-seed work
 # (shapes, profile, db, sweep and bench logs) under OUT_DIR/heldout/.
 #
-# CONFIRM=both also times the runtime with RuntimeOptions::confirm_standins on (the first-use trial), on the same
-# dbs, into OUT_DIR/heldout_bench_confirm.json; CONFIRM=1 times only that way.
+# The runtime is timed with RuntimeOptions::confirm_standins off (the evidence rules alone) into heldout_bench.json;
+# CONFIRM=both also times it with the option on (the first-use trial, the runtime's default), on the same dbs, into
+# OUT_DIR/heldout_bench_confirm.json; CONFIRM=1 times only that way.
 #
 # FP32_EQUIVALENT=1 runs the fp32-equivalent policy end to end: the tuned half's sweep lets fp32 problems take our
 # 3xtf32 variants (profile field fp32_equivalent) and the runtime may run them (RuntimeOptions::fp32_equivalent),
 # against cuBLASLt fp32 heuristic-first as always. Its files carry a _fp32_equivalent suffix (heldout_bench_fp32_
 # equivalent.json, the work under OUT_DIR/heldout_fp32_equivalent/), so a default run's results stay as they are.
 #
-# usage: [CONFIRM=0|1|both] [FP32_EQUIVALENT=0|1] scripts/bench_heldout.sh [BUILD_DIR=build]
+# usage: [CONFIRM=0|1|both (default)] [FP32_EQUIVALENT=0|1] scripts/bench_heldout.sh [BUILD_DIR=build]
 #          [OUT_DIR=results/<gpu-slug>] [SEEDS=1,2] [COUNT=24]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,7 +30,7 @@ slug=$("$build/gemmtune" devices --json | python3 -c 'import json,sys; print(jso
 out=${2:-results/$slug}
 seeds=${3:-1,2}
 count=${4:-24}
-confirm=${CONFIRM:-0}
+confirm=${CONFIRM:-both}
 case $confirm in 0 | 1 | both) ;; *) echo "bench_heldout: CONFIRM must be 0, 1 or both" >&2; exit 2 ;; esac
 suffix="" policy_flags=()
 case ${FP32_EQUIVALENT:-0} in
@@ -79,7 +80,7 @@ if ((${#confirm_jsons[@]})); then
     --out "$out/heldout_bench_confirm$suffix.json"
 fi
 if ((${#bench_jsons[@]})); then
-  echo "== the runtime's defaults =="
+  echo "== without the first-use trial (RuntimeOptions::confirm_standins off) =="
   python3 scripts/heldout_report.py "${bench_jsons[@]}" "${torch_args[@]}" --out "$out/heldout_bench$suffix.json"
 fi
 echo "bench_heldout: done in $((SECONDS - start)) s" >&2

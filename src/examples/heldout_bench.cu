@@ -20,7 +20,8 @@
 //
 //   heldout_bench --db FILE --shapes FILE [--json OUT] [--rounds N] [--max-rounds N] [--calls N] [--confirm]
 //                 [--fp32-equivalent]
-// --confirm: the runtime confirms each stand-in on first use (RuntimeOptions::confirm_standins).
+// --confirm: the runtime confirms each stand-in on first use (RuntimeOptions::confirm_standins, its default);
+// without it the option is off and the evidence rules alone decide.
 // --fp32-equivalent: the runtime may run the db's policy-admitted 3xtf32 entries for fp32 problems
 // (RuntimeOptions::fp32_equivalent); heuristic-first stays cuBLASLt fp32.
 // The shapes file: {"seed": S, "shapes": [{"m": M, "n": N, "k": K, "tuned": true|false}, ...]}.

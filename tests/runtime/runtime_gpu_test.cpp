@@ -54,10 +54,12 @@ GemmProblem make(std::int64_t m, std::int64_t n, std::int64_t k, const std::stri
   return p;
 }
 
-// A Runtime on a db path that does not exist (heuristic defaults), its warnings kept for the test.
+// A Runtime on a db path that does not exist (heuristic defaults), its warnings kept for the test. Without the
+// first-use trial, so the choices are the cache's and the evidence rules', not a timing's.
 struct Fixture {
   explicit Fixture(const std::string& db) {
     RuntimeOptions o;
+    o.confirm_standins = false;
     o.warnings = &warnings;
     rt.emplace(db, 0, o);
   }
@@ -448,7 +450,9 @@ TEST_F(RuntimeCacheGpu, AFirstUseTrialPutsThePlainGemmAndOurEpilogueAgainstAFuse
   EXPECT_EQ(rt.explain(plain).find("first-use trial"), std::string::npos) << rt.explain(plain);
   expect_correct(rt, plain);
 
-  Runtime untried(db, 0, RuntimeOptions{});
+  RuntimeOptions no_trial;
+  no_trial.confirm_standins = false;
+  Runtime untried(db, 0, no_trial);
   EXPECT_EQ(untried.explain(fused).find("first-use trial"), std::string::npos) << untried.explain(fused);
   EXPECT_EQ(warnings.str(), "");
 }
