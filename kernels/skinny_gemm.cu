@@ -18,6 +18,7 @@
 // run on the tensor-core families. Any alignment: cp.async falls back to 4-byte copies where a leading dimension is
 // not a multiple of 4 floats.
 #include <algorithm>
+#include <atomic>
 #include <mutex>
 
 #include "cuda/cuda_call.hpp"
@@ -146,13 +147,21 @@ __global__ void __launch_bounds__(kSkinnyThreads, 1)
 // The most slices a problem is split into: the last block of a tile adds every slice's bm×bn partial.
 constexpr int kMaxSkinnySlices = 64;
 
+// Asked at every launch (slices_for), so each device's answer is kept: a launch pays no CUDA attribute query.
 int sm_count() {
+  constexpr int kDevicesKept = 64;
+  static std::atomic<int> kept[kDevicesKept] = {};
   int device = 0, sms = 0;
-  if (cudaGetDevice(&device) != cudaSuccess ||
-      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) {
+  if (cudaGetDevice(&device) != cudaSuccess) {
     cudaGetLastError();  // clears it: sizing scratch without a GPU is not a failure of later CUDA calls
     return 132;          // an H100's or H200's, so scratch sizes on a machine without a GPU are the ones it would use
   }
+  if (device < kDevicesKept && (sms = kept[device].load(std::memory_order_relaxed)) > 0) return sms;
+  if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) {
+    cudaGetLastError();
+    return 132;
+  }
+  if (device < kDevicesKept) kept[device].store(sms, std::memory_order_relaxed);
   return sms;
 }
 
