@@ -136,14 +136,20 @@ std::string KernelVariant::unsupported_reason(const GemmProblem& p) const {
 
 std::string KernelVariant::device_unsupported_reason() const { return limits.device ? limits.device() : ""; }
 
-std::size_t KernelVariant::split_k_tickets(const GemmProblem& p) const {
-  if (slices_for(p) == 1) return 0;
+std::size_t KernelVariant::tickets_at(const GemmProblem& p, int split) const {
+  if (split == 1) return 0;
   const auto tiles_m = static_cast<std::size_t>((p.m + tile.bm - 1) / tile.bm);
   return tiles_m * static_cast<std::size_t>((p.n + tile.bn - 1) / tile.bn);
 }
 
+std::size_t KernelVariant::partial_floats_at(const GemmProblem& p, int split) const {
+  return tickets_at(p, split) * static_cast<std::size_t>(split) * static_cast<std::size_t>(tile.bm * tile.bn);
+}
+
+std::size_t KernelVariant::split_k_tickets(const GemmProblem& p) const { return tickets_at(p, slices_for(p)); }
+
 std::size_t KernelVariant::split_k_partial_floats(const GemmProblem& p) const {
-  return split_k_tickets(p) * static_cast<std::size_t>(slices_for(p)) * static_cast<std::size_t>(tile.bm * tile.bn);
+  return partial_floats_at(p, slices_for(p));
 }
 
 std::size_t KernelVariant::staging_floats(const GemmProblem& p) const {
@@ -164,11 +170,11 @@ void KernelVariant::launch(const GemmProblem& p, const GemmOperands& x, const La
                            cudaStream_t s) const {
   if (!x.A || !x.B || !x.Y || (p.epi.bias && !x.bias) || (p.epi.save_z && !x.Z))
     throw InputError("kernel " + name + ": missing operand pointer for " + p.key());
-  const int split = slices_for(p);
-  if (split > 1 && (!scratch.partials || !scratch.tickets || scratch.partial_floats < split_k_partial_floats(p) ||
-                     scratch.ticket_count < split_k_tickets(p)))
+  const int split = slices_for(p);  // once per launch: a family's per-problem rule is a loop over counts
+  if (split > 1 && (!scratch.partials || !scratch.tickets || scratch.partial_floats < partial_floats_at(p, split) ||
+                    scratch.ticket_count < tickets_at(p, split)))
     throw InputError("kernel " + name + ": split-k scratch too small for " + p.key() + " (needs " +
-                     std::to_string(split_k_partial_floats(p)) + " floats and " + std::to_string(split_k_tickets(p)) +
+                     std::to_string(partial_floats_at(p, split)) + " floats and " + std::to_string(tickets_at(p, split)) +
                      " tickets)");
   if (staged && (!scratch.staging || scratch.staging_floats < staging_floats(p)))
     throw InputError("kernel " + name + ": staging scratch too small for " + p.key() + " (needs " +

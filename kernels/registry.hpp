@@ -62,6 +62,11 @@ struct KernelVariant {
   // staged variant needs scratch of the sizes above (kernels/launch_scratch.hpp owns one), used by one launch at a
   // time.
   void launch(const GemmProblem& p, const GemmOperands& x, const LaunchScratch& scratch, cudaStream_t s) const;
+
+ private:
+  // The split-k scratch of p at a given slice count.
+  std::size_t tickets_at(const GemmProblem& p, int split) const;
+  std::size_t partial_floats_at(const GemmProblem& p, int split) const;
 };
 
 const std::vector<KernelVariant>& kernel_registry();
