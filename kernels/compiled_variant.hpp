@@ -53,7 +53,8 @@ std::vector<CompiledVariant> mma_3xtf32_variants();
 std::vector<CompiledVariant> wgmma_tf32_variants();
 std::vector<CompiledVariant> wgmma_3xtf32_variants();
 FamilyLimits wgmma_limits();  // both wgmma families'
-std::vector<CompiledVariant> skinny_variants();  // one list, registered for fp32 and for tf32 problems
-FamilyLimits skinny_limits();
+std::vector<CompiledVariant> skinny_variants();      // FFMA: one list, registered for fp32 and for tf32 problems
+std::vector<CompiledVariant> skinny_mma_variants();  // tf32 mma.sync, for tf32 problems
+FamilyLimits skinny_limits();                        // both skinny families'
 
 }  // namespace gemmtune::kernels

@@ -16,6 +16,7 @@ const char* name_prefix(Family f) {
     case Family::WgmmaTf32: return "wgmma_tf32";
     case Family::Wgmma3xTf32: return "wgmma_3xtf32";
     case Family::Skinny: return "skinny";
+    case Family::SkinnyMma: return "skinny_mma";
   }
   return "?";
 }
@@ -23,10 +24,11 @@ const char* name_prefix(Family f) {
 // "tf32_128x128x32_w64x64_s3"; SIMT variants add their thread tile: "fp32_128x128x8_w32x64_t8x8_s2". wgmma variants
 // leave out the warp tile, which the instruction fixes (16 columns of Y × the block's rows): "wgmma_tf32_256x128x32_s4",
 // and name their cluster where blocks run in clusters: "wgmma_tf32_256x128x32_s4_c2".
-// Skinny variants name the problems' mode they serve, since one kernel serves two: "skinny_tf32_16x128x64_s4".
+// Skinny variants name the problems' mode they serve, since one FFMA kernel serves two: "skinny_tf32_16x128x64_s4",
+// "skinny_mma_tf32_16x128x32_s4".
 std::string variant_name(Family f, MathMode mode, const TileConfig& t) {
   std::string prefix = name_prefix(f);
-  if (f == Family::Skinny) prefix += std::string("_") + gemmtune::to_string(mode);
+  if (f == Family::Skinny || f == Family::SkinnyMma) prefix += std::string("_") + gemmtune::to_string(mode);
   std::string name = prefix + "_" + std::to_string(t.bm) + "x" + std::to_string(t.bn) + "x" + std::to_string(t.bk);
   const bool warp_tile_named = f == Family::SimtFp32 || f == Family::MmaTf32 || f == Family::Mma3xTf32;
   if (warp_tile_named) name += "_w" + std::to_string(t.wm) + "x" + std::to_string(t.wn);
@@ -90,6 +92,7 @@ std::vector<KernelVariant> build_registry() {
   // for it); where m is a decode batch the B stream, not the math, sets the time.
   add_family(registry, Family::Skinny, MathMode::Fp32, skinny_variants(), skinny_limits());
   add_family(registry, Family::Skinny, MathMode::Tf32, skinny_variants(), skinny_limits());
+  add_family(registry, Family::SkinnyMma, MathMode::Tf32, skinny_mma_variants(), skinny_limits());
 #if defined(GEMMTUNE_HAVE_WGMMA)
   add_family(registry, Family::WgmmaTf32, MathMode::Tf32, wgmma_tf32_variants(), wgmma_limits());
   add_family(registry, Family::Wgmma3xTf32, MathMode::Tf32x3, wgmma_3xtf32_variants(), wgmma_limits());
@@ -107,6 +110,7 @@ const char* to_string(Family f) {
     case Family::WgmmaTf32: return "wgmma_tf32";
     case Family::Wgmma3xTf32: return "wgmma_3xtf32";
     case Family::Skinny: return "skinny";
+    case Family::SkinnyMma: return "skinny_mma";
   }
   return "?";
 }

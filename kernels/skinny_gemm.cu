@@ -1,18 +1,13 @@
-// Skinny family: Y = act(A·B + bias) where m is a decode-time batch (1-64 rows) against a k×n weight, in IEEE FFMA.
+// Skinny family: Y = act(A·B + bias) where m is a decode-time batch (1-64 rows) against a k×n weight.
 //
 // At m ≤ 16 each float of B is used m times, so the GEMM is a stream of B from DRAM: 16×2048×16384 moves 134 MB for
 // 1.1 GFLOP, 28 µs at the H200's 4.8 TB/s and 16 µs of FFMA. A tensor-core tile of 64 or 128 rows pads m and still
 // waits on B, and few output tiles leave most SMs idle (2×824×11008 is 7 tiles of 128 columns). So a block takes bm
 // rows × bn columns, streams its k×bn panel of B through a cp.async pipeline (`stages` chunks of bk rows in flight),
 // and the family splits k over as many blocks as fill the GPU (skinny_slices), the slices adding up through
-// split_k.cuh's tickets. Where it stands on the H200 (kernels/PERFORMANCE.md): 1.24-1.29x cuBLASLt's best at
-// m = 4-5 with few tiles or long k; 0.8-0.9x at m = 1-2 with long k, where cuBLASLt's kernel streams B at 4.3 TB/s and
-// this one at 3.7.
-//
-// 256 threads = bn/4 column groups (a float4 of B each) × kLanes k-lanes; lane l sums the 4-row groups l, l + kLanes,
-// … of each chunk, reading A's 4 floats of each of bm rows as one broadcast float4 (A sits in shared memory [row][k]):
-// per 4 rows of B a thread issues 4 + bm 16-byte loads for 16·bm FFMAs. The lanes add up in shared memory in lane
-// order, so results do not depend on timing.
+// split_k.cuh's tickets. Two kinds of math consume the stream: exact FFMA (FfmaMath, fp32 and tf32 problems) and tf32
+// mma.sync with n in the mma's rows (MmaMath, tf32 problems), for m where FFMA cannot keep up with B.
+// Where they stand on the H200: kernels/PERFORMANCE.md.
 //
 // A must be K-major and B MN-major (NN): the one layout where both are read as 16-byte chunks along memory; the others
 // run on the tensor-core families. Any alignment: cp.async falls back to 4-byte copies where a leading dimension is
@@ -35,40 +30,159 @@ namespace {
 
 constexpr int kSkinnyThreads = 256;  // 8 warps: the tiles' warp fields below only size the block
 
-// Shared memory of one tile shape: the pipeline's stages, and after the loop the lanes' partial sums followed by the
-// output tile, in the same bytes.
+// FFMA, exact fp32: 256 threads = bn/4 column groups (a float4 of B each) × kLanes k-lanes; lane l sums the 4-row
+// groups l, l + kLanes, … of each chunk, reading A's 4 floats of each of bm rows as one broadcast float4: per 4 rows
+// of B a thread issues 4 + bm 16-byte loads for 16·bm FFMAs. The lanes add up in shared memory in lane order, so
+// results do not depend on timing.
 template <class T>
-struct SkinnyLayout {
-  static_assert(T::threads == kSkinnyThreads, "the kernel's thread mapping assumes 256 threads");
+struct FfmaMath {
   static constexpr int kColGroups = T::bn / 4;
   static constexpr int kLanes = kSkinnyThreads / kColGroups;
   static_assert(kSkinnyThreads % kColGroups == 0, "column groups split the block evenly");
   static_assert(T::bk % (4 * kLanes) == 0, "every lane takes whole 4-row groups of each chunk");
+  static constexpr int kBStride = T::bn;
   static constexpr int kAStride = T::bk + 4;  // keeps A's rows 16-byte aligned; reads are broadcasts anyway
-  static constexpr int kBFloats = T::bk * T::bn;
-  static constexpr int kStageFloats = kBFloats + T::bm * kAStride;
-  static constexpr int kALoaders = T::bm * T::bk / 4;  // one 4-float chunk of A each
-  static_assert(kALoaders <= kSkinnyThreads, "A's chunk fits the block's threads");
-  static constexpr int kLaneSumFloats = kLanes * T::bm * T::bn;
-  using Output = OutputTile<T::bm, T::bn, kSkinnyThreads>;
-  static constexpr std::size_t kBytes =
-      std::max(std::size_t{T::stages} * kStageFloats * sizeof(float), kLaneSumFloats * sizeof(float) + Output::kBytes);
+  static constexpr int kSumFloats = kLanes * T::bm * T::bn;  // the lanes' partial sums, before the output tile
+
+  struct Acc {
+    float v[T::bm][4];
+  };
+
+  __device__ static void chunk(Acc& acc, const float* b, const float* a, int tid) {
+    const int group = tid % kColGroups, lane = tid / kColGroups;
+#pragma unroll
+    for (int q = 0; q < T::bk / 4 / kLanes; ++q) {
+      const int g = lane + q * kLanes;
+      float4 bv[4];
+#pragma unroll
+      for (int i = 0; i < 4; ++i) bv[i] = *reinterpret_cast<const float4*>(b + (g * 4 + i) * kBStride + group * 4);
+#pragma unroll
+      for (int r = 0; r < T::bm; ++r) {
+        const float4 av = *reinterpret_cast<const float4*>(a + r * kAStride + g * 4);
+        const float ak[4] = {av.x, av.y, av.z, av.w};
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+          acc.v[r][0] = fmaf(ak[i], bv[i].x, acc.v[r][0]);
+          acc.v[r][1] = fmaf(ak[i], bv[i].y, acc.v[r][1]);
+          acc.v[r][2] = fmaf(ak[i], bv[i].z, acc.v[r][2]);
+          acc.v[r][3] = fmaf(ak[i], bv[i].w, acc.v[r][3]);
+        }
+      }
+    }
+  }
+
+  // Call after a barrier that ends every read of the pipeline's bytes; ends with every put() done.
+  template <class Output>
+  __device__ static void to_tile(const Acc& acc, float* sums, float* tile, int tid) {
+    const int group = tid % kColGroups, lane = tid / kColGroups;
+#pragma unroll
+    for (int r = 0; r < T::bm; ++r)
+      *reinterpret_cast<float4*>(sums + (lane * T::bm + r) * T::bn + group * 4) =
+          make_float4(acc.v[r][0], acc.v[r][1], acc.v[r][2], acc.v[r][3]);
+    __syncthreads();
+#pragma unroll
+    for (int j = 0; j < T::bm * T::bn / kSkinnyThreads; ++j) {
+      const int i = tid + j * kSkinnyThreads;
+      float sum = sums[i];
+#pragma unroll
+      for (int l = 1; l < kLanes; ++l) sum += sums[l * T::bm * T::bn + i];
+      Output::put(tile, i / T::bn, i % T::bn, sum);
+    }
+    __syncthreads();
+  }
 };
 
-template <class T, bool kSplitK>
+// tf32 tensor cores, mma.sync m16n8k8 with the roles swapped: Yᵀ = Bᵀ·Aᵀ, so n fills the mma's 16 rows and m its 8
+// columns. m pads to a multiple of 8, not to a 64-row wgmma, and FFMA no longer bounds m = 9-64 (at 16 rows FFMA
+// needs half the SM's fp32 peak to keep up with the B stream). Warp w owns bn/8 columns over the whole chunk, so no
+// lanes add up. Per k8 step a thread loads its 4 elements of the 16×8 fragment of Bᵀ and 2 of Aᵀ per 8 rows of m.
+template <class T>
+struct MmaMath {
+  static constexpr int kWarps = kSkinnyThreads / 32;
+  static constexpr int kNTiles = T::bn / kWarps / 16;  // 16-column mma tiles per warp
+  static constexpr int kMTiles = T::bm / 8;
+  static_assert(kNTiles >= 1 && T::bn % (kWarps * 16) == 0 && T::bm % 8 == 0 && T::bk % 8 == 0,
+                "warps own whole 16-column tiles of whole 8-row groups of m");
+  // The Bᵀ fragment reads (k = t, n = g) and (k = t + 4, …): bank 8t + g with 8 floats of padding, conflict-free.
+  static constexpr int kBStride = T::bn + 8;
+  static constexpr int kAStride = T::bk + 4;  // the Aᵀ fragment reads (m = g, k = t): bank 4g + t
+  static constexpr int kSumFloats = 0;
+
+  struct Acc {
+    float v[kNTiles][kMTiles][4];
+  };
+
+  __device__ static void chunk(Acc& acc, const float* b, const float* a, int tid) {
+    const int warp = tid / 32, g = tid % 32 / 4, t = tid % 4;
+    const float* const bw = b + warp * kNTiles * 16 + g;
+#pragma unroll
+    for (int k8 = 0; k8 < T::bk; k8 += 8) {
+      std::uint32_t bt[kNTiles][4], at[kMTiles][2];
+#pragma unroll
+      for (int i = 0; i < kNTiles; ++i) {
+        const float* const col = bw + i * 16 + (k8 + t) * kBStride;
+        bt[i][0] = ptx::to_tf32(col[0]);
+        bt[i][1] = ptx::to_tf32(col[8]);
+        bt[i][2] = ptx::to_tf32(col[4 * kBStride]);
+        bt[i][3] = ptx::to_tf32(col[4 * kBStride + 8]);
+      }
+#pragma unroll
+      for (int j = 0; j < kMTiles; ++j) {
+        const float* const row = a + (j * 8 + g) * kAStride + k8 + t;
+        at[j][0] = ptx::to_tf32(row[0]);
+        at[j][1] = ptx::to_tf32(row[4]);
+      }
+#pragma unroll
+      for (int i = 0; i < kNTiles; ++i)
+#pragma unroll
+        for (int j = 0; j < kMTiles; ++j) ptx::mma_tf32(acc.v[i][j], bt[i], at[j]);
+    }
+  }
+
+  // The accumulator (n = g or g + 8, m = 2t or 2t + 1) lands at tile bank 8t + g (OutputTile's stride ≡ 4 mod 32).
+  template <class Output>
+  __device__ static void to_tile(const Acc& acc, float*, float* tile, int tid) {
+    const int warp = tid / 32, g = tid % 32 / 4, t = tid % 4;
+#pragma unroll
+    for (int i = 0; i < kNTiles; ++i)
+#pragma unroll
+      for (int j = 0; j < kMTiles; ++j) {
+        const int n = warp * kNTiles * 16 + i * 16 + g, m = j * 8 + 2 * t;
+        Output::put(tile, m, n, acc.v[i][j][0]);
+        Output::put(tile, m + 1, n, acc.v[i][j][1]);
+        Output::put(tile, m, n + 8, acc.v[i][j][2]);
+        Output::put(tile, m + 1, n + 8, acc.v[i][j][3]);
+      }
+    __syncthreads();
+  }
+};
+
+// Shared memory of one tile shape: the pipeline's stages (B's panel chunk [k][n], then A's rows [m][k]), and after the
+// loop the math's partial sums followed by the output tile, in the same bytes.
+template <class T, class Math>
+struct SkinnyLayout {
+  static_assert(T::threads == kSkinnyThreads, "the kernel's thread mapping assumes 256 threads");
+  static constexpr int kBFloats = T::bk * Math::kBStride;
+  static constexpr int kStageFloats = kBFloats + T::bm * Math::kAStride;
+  static constexpr int kALoaders = std::min(kSkinnyThreads, T::bm * T::bk / 4);  // 4-float chunks of A
+  using Output = OutputTile<T::bm, T::bn, kSkinnyThreads>;
+  static constexpr std::size_t kBytes = std::max(std::size_t{T::stages} * kStageFloats * sizeof(float),
+                                                 Math::kSumFloats * sizeof(float) + Output::kBytes);
+};
+
+template <class T, class Math, bool kSplitK>
 __global__ void __launch_bounds__(kSkinnyThreads, 1)
     skinny_gemm_kernel(OperandView a, OperandView b, EpilogueParams e, SplitK split) {
-  using L = SkinnyLayout<T>;
+  using L = SkinnyLayout<T, Math>;
   struct BLayout {
-    __device__ static int offset(int c, int kk) { return kk * T::bn + c; }
+    __device__ static int offset(int c, int kk) { return kk * Math::kBStride + c; }
   };
   struct ALayout {
-    __device__ static int offset(int r, int kk) { return r * L::kAStride + kk; }
+    __device__ static int offset(int r, int kk) { return r * Math::kAStride + kk; }
   };
   extern __shared__ float4 shared_mem[];
   float* const smem = reinterpret_cast<float*>(shared_mem);
   const int tid = threadIdx.x;
-  const int group = tid % L::kColGroups, lane = tid / L::kColGroups;
   const BlockTile block = grouped_block_tile(T::bm, T::bn, e.m, e.n);
 
   const ChunkCursor<T::bn, T::bk, kSkinnyThreads> cursor_b(b, false, block.col0, tid);
@@ -89,7 +203,7 @@ __global__ void __launch_bounds__(kSkinnyThreads, 1)
     ptx::cp_async_commit();
   }
 
-  float acc[T::bm][4] = {};
+  typename Math::Acc acc = {};
 #pragma unroll 1
   for (int t = 0; t < k_tiles; ++t) {
     ptx::cp_async_wait<T::stages - 2>();
@@ -98,47 +212,14 @@ __global__ void __launch_bounds__(kSkinnyThreads, 1)
     if (t + T::stages - 1 < k_tiles) load_stage(t + T::stages - 1);
     ptx::cp_async_commit();
     const float* const stage = smem + (t % T::stages) * L::kStageFloats;
-#pragma unroll
-    for (int q = 0; q < T::bk / 4 / L::kLanes; ++q) {
-      const int g = lane + q * L::kLanes;
-      float4 bv[4];
-#pragma unroll
-      for (int i = 0; i < 4; ++i)
-        bv[i] = *reinterpret_cast<const float4*>(stage + BLayout::offset(group * 4, g * 4 + i));
-#pragma unroll
-      for (int r = 0; r < T::bm; ++r) {
-        const float4 av = *reinterpret_cast<const float4*>(stage + L::kBFloats + ALayout::offset(r, g * 4));
-        const float ak[4] = {av.x, av.y, av.z, av.w};
-#pragma unroll
-        for (int i = 0; i < 4; ++i) {
-          acc[r][0] = fmaf(ak[i], bv[i].x, acc[r][0]);
-          acc[r][1] = fmaf(ak[i], bv[i].y, acc[r][1]);
-          acc[r][2] = fmaf(ak[i], bv[i].z, acc[r][2]);
-          acc[r][3] = fmaf(ak[i], bv[i].w, acc[r][3]);
-        }
-      }
-    }
+    Math::chunk(acc, stage, stage + L::kBFloats, tid);
   }
   ptx::cp_async_wait<0>();
-  __syncthreads();  // the pipeline's bytes become the lanes' sums
+  __syncthreads();  // the pipeline's bytes become the math's sums and the output tile
 
-  float* const lane_sums = smem;
-#pragma unroll
-  for (int r = 0; r < T::bm; ++r)
-    *reinterpret_cast<float4*>(lane_sums + (lane * T::bm + r) * T::bn + group * 4) =
-        make_float4(acc[r][0], acc[r][1], acc[r][2], acc[r][3]);
-  __syncthreads();
-  float* const tile = smem + L::kLaneSumFloats;
   using Output = typename L::Output;
-#pragma unroll
-  for (int j = 0; j < T::bm * T::bn / kSkinnyThreads; ++j) {
-    const int i = tid + j * kSkinnyThreads;
-    float sum = lane_sums[i];
-#pragma unroll
-    for (int l = 1; l < L::kLanes; ++l) sum += lane_sums[l * T::bm * T::bn + i];
-    Output::put(tile, i / T::bn, i % T::bn, sum);
-  }
-  __syncthreads();
+  float* const tile = smem + Math::kSumFloats;
+  Math::template to_tile<Output>(acc, smem, tile, tid);
   if constexpr (kSplitK)
     if (!gather_split_k<Output, T::bm, T::bn, kSkinnyThreads>(tile, split, tid)) return;
   Output::finish(tile, e, block, tid);
@@ -187,26 +268,26 @@ int skinny_slices(const GemmProblem& p) {
   return best;
 }
 
-template <class T, bool kSplitK>
+template <class T, class Math, bool kSplitK>
 void launch_skinny_kernel(const GemmProblem& p, const GemmOperands& x, int slices, const LaunchScratch& scratch,
                           cudaStream_t s) {
-  constexpr std::size_t kSmemBytes = SkinnyLayout<T>::kBytes;
+  constexpr std::size_t kSmemBytes = SkinnyLayout<T, Math>::kBytes;
   static std::once_flag attribute_set;
   std::call_once(attribute_set, [] {
-    GT_CUDA_CALL(cudaFuncSetAttribute(skinny_gemm_kernel<T, kSplitK>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+    GT_CUDA_CALL(cudaFuncSetAttribute(skinny_gemm_kernel<T, Math, kSplitK>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                       static_cast<int>(kSmemBytes)));
   });
   const dim3 grid(grouped_grid_size(T::bm, T::bn, p.m, p.n), 1, static_cast<unsigned>(slices));
-  skinny_gemm_kernel<T, kSplitK><<<grid, kSkinnyThreads, kSmemBytes, s>>>(
+  skinny_gemm_kernel<T, Math, kSplitK><<<grid, kSkinnyThreads, kSmemBytes, s>>>(
       operand_a(p, x), operand_b(p, x), make_epilogue_params(p, x), make_split_k(slices, scratch));
   GT_CUDA_CHECK_LAUNCH();
 }
 
-template <class T>
+template <class T, template <class> class Math>
 void launch_skinny_gemm(const GemmProblem& p, const GemmOperands& x, int slices, const LaunchScratch& scratch,
                         cudaStream_t s) {
-  if (slices > 1) return launch_skinny_kernel<T, true>(p, x, slices, scratch, s);
-  launch_skinny_kernel<T, false>(p, x, 1, scratch, s);
+  if (slices > 1) return launch_skinny_kernel<T, Math<T>, true>(p, x, slices, scratch, s);
+  launch_skinny_kernel<T, Math<T>, false>(p, x, 1, scratch, s);
 }
 
 // Beyond 64 rows a tile of 8 or 16 reads B four or more times, and the tensor-core tiles win.
@@ -221,26 +302,34 @@ std::string skinny_problem_limits(const GemmProblem& p) {
   return "";
 }
 
-// bm × bn × bk, stages; wn = bn / 8 makes the 8 warps. 16 rows keep FFMA below the B stream at 4.8 TB/s (64 FFMAs
-// per 16-byte load of B: 74 per SM per clock of the 128 it has); 8 rows halve the padding where m ≤ 8. 128 columns
-// give narrow n more tiles, 256 fewer lanes to add up. 32-row chunks fit two blocks per SM. On the H200, 6 and 8
-// stages ran no faster than 4 (ncu at 1×14336×11008: DRAM 77%, L2 throughput 89%: the stream, not latency, is the
+// bm × bn × bk, stages; wn = bn / 8 makes the 8 warps. FFMA: 16 rows keep FFMA below the B stream at 4.8 TB/s (64
+// FFMAs per 16-byte load of B: 74 per SM per clock of the 128 it has); 8 rows halve the padding where m ≤ 8. 128
+// columns give narrow n more tiles, 256 fewer lanes to add up. 32-row chunks fit two blocks per SM. On the H200, 6 and
+// 8 stages ran no faster than 4 (ncu at 1×14336×11008: DRAM 77%, L2 throughput 89%: the stream, not latency, is the
 // limit), and skipping a tile's padded rows inside the unrolled row loop made the 16-row tiles 10% slower.
-//                            bm   bn  bk  wm  wn tm tn stages
-using SkinnyTiles = TileList<Tile<8, 128, 32, 8, 16, 0, 0, 4>,
-                             Tile<8, 128, 64, 8, 16, 0, 0, 4>,
-                             Tile<16, 128, 64, 16, 16, 0, 0, 4>,
-                             Tile<8, 256, 32, 8, 32, 0, 0, 4>,
-                             Tile<16, 256, 32, 16, 32, 0, 0, 4>>;
+//                                bm   bn  bk  wm  wn tm tn stages
+using SkinnyFfmaTiles = TileList<Tile<8, 128, 32, 8, 16, 0, 0, 4>,
+                                 Tile<8, 128, 64, 8, 16, 0, 0, 4>,
+                                 Tile<16, 128, 64, 16, 16, 0, 0, 4>,
+                                 Tile<8, 256, 32, 8, 32, 0, 0, 4>,
+                                 Tile<16, 256, 32, 16, 32, 0, 0, 4>>;
+// mma: on the H200 (kernels/PERFORMANCE.md) 8 rows were the best of our kernels at m = 1-8 (3-7% ahead of FFMA's 8
+// rows), 16 and 32 rows at some m of 9-32. 256 columns and 64 rows never were (8 warps issuing mma.sync, one block
+// per SM, fall behind the 64-row wgmma from m = 32): they are left out.
+using SkinnyMmaTiles = TileList<Tile<8, 128, 32, 8, 16, 0, 0, 4>,
+                                Tile<16, 128, 32, 16, 16, 0, 0, 4>,
+                                Tile<32, 128, 32, 32, 16, 0, 0, 4>>;
 
-template <class... Tiles>
+template <template <class> class Math, class... Tiles>
 std::vector<CompiledVariant> compile_all(TileList<Tiles...>) {
-  return {CompiledVariant{Tiles::config(), &launch_skinny_gemm<Tiles>, false, &skinny_slices<Tiles>}...};
+  return {CompiledVariant{Tiles::config(), &launch_skinny_gemm<Tiles, Math>, false, &skinny_slices<Tiles>}...};
 }
 
 }  // namespace
 
-std::vector<CompiledVariant> skinny_variants() { return compile_all(SkinnyTiles{}); }
+std::vector<CompiledVariant> skinny_variants() { return compile_all<FfmaMath>(SkinnyFfmaTiles{}); }
+
+std::vector<CompiledVariant> skinny_mma_variants() { return compile_all<MmaMath>(SkinnyMmaTiles{}); }
 
 FamilyLimits skinny_limits() { return {&skinny_problem_limits, nullptr}; }
 

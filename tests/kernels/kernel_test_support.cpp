@@ -220,7 +220,7 @@ void check_each_variant(kernels::Family family, const std::vector<GemmProblem>* 
     std::cout << "[ checked  ] " << v.name << ": " << checked << " problems, max relative error " << worst
               << " (max error/tolerance " << worst_over_tolerance << ")\n";
   }
-  EXPECT_GE(variants, 8) << "variants of family " << kernels::to_string(family);
+  EXPECT_GE(variants, 3) << "variants of family " << kernels::to_string(family);
 }
 
 }  // namespace

@@ -28,11 +28,11 @@ GemmProblem problem_in(MathMode mode) {
   return p;
 }
 
-// problem_in, with k = 101 for a staged variant: A's rows (ld 101) are what it stages; m = 30 for the skinny family.
+// problem_in, with k = 101 for a staged variant: A's rows (ld 101) are what it stages; m = 30 for the skinny families.
 GemmProblem problem_for(const KernelVariant& v) {
   GemmProblem p = problem_in(v.mode);
   if (v.staged) p.k = 101;
-  if (v.family == Family::Skinny) p.m = 30;
+  if (v.family == Family::Skinny || v.family == Family::SkinnyMma) p.m = 30;
   return p;
 }
 
@@ -41,7 +41,7 @@ TEST(KernelRegistry, HasAtLeastEightVariantsPerModeWithUniqueStableNames) {
   int per_mode[3] = {0, 0, 0};  // unsplit variants: each a tile shape of its own
   const std::regex name_format(
       R"((fp32|tf32|3xtf32)_\d+x\d+x\d+_w\d+x\d+(_t\d+x\d+)?_s\d(_split\d|_c\d)?|)"
-      R"(wgmma_(tf32|3xtf32)_\d+x\d+x\d+_s\d(_split\d|_c\d)?(_staged)?|skinny_(fp32|tf32)_\d+x\d+x\d+_s\d)");
+      R"(wgmma_(tf32|3xtf32)_\d+x\d+x\d+_s\d(_split\d|_c\d)?(_staged)?|skinny_(mma_)?(fp32|tf32)_\d+x\d+x\d+_s\d)");
   for (const KernelVariant& v : kernel_registry()) {
     EXPECT_TRUE(names.insert(v.name).second) << "duplicate " << v.name;
     EXPECT_TRUE(std::regex_match(v.name, name_format)) << v.name;
