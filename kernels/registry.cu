@@ -73,8 +73,8 @@ void add_family(std::vector<KernelVariant>& registry, Family family, MathMode mo
       FamilyLimits variant_limits = limits;
       if (c.tile.cluster > 1 && !variant_limits.device) variant_limits.device = &cluster_device_limits;
       const int slices = c.slices_for ? KernelVariant::kSlicesPerProblem : 1;
-      registry.push_back(
-          KernelVariant{name + suffix, family, c.tile, mode, 1, slices, staged, c.launch, variant_limits, c.slices_for});
+      registry.push_back(KernelVariant{name + suffix, family, c.tile, mode, 1, slices, staged, c.launch,
+                                       variant_limits, c.slices_for});
       if (!c.split_k) continue;
       for (int slices : wgmma ? kWgmmaSplitSlices : kSplitSlices)
         registry.push_back(KernelVariant{name + "_split" + std::to_string(slices) + suffix, family, c.tile, mode, 1,
@@ -178,8 +178,8 @@ void KernelVariant::launch(const GemmProblem& p, const GemmOperands& x, const La
   if (split > 1 && (!scratch.partials || !scratch.tickets || scratch.partial_floats < partial_floats_at(p, split) ||
                     scratch.ticket_count < tickets_at(p, split)))
     throw InputError("kernel " + name + ": split-k scratch too small for " + p.key() + " (needs " +
-                     std::to_string(partial_floats_at(p, split)) + " floats and " + std::to_string(tickets_at(p, split)) +
-                     " tickets)");
+                     std::to_string(partial_floats_at(p, split)) + " floats and " +
+                     std::to_string(tickets_at(p, split)) + " tickets)");
   if (staged && (!scratch.staging || scratch.staging_floats < staging_floats(p)))
     throw InputError("kernel " + name + ": staging scratch too small for " + p.key() + " (needs " +
                      std::to_string(staging_floats(p)) + " floats)");

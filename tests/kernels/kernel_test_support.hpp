@@ -79,7 +79,7 @@ struct VariantErrors {
 // Fresh random inputs, NaN-poisoned outputs, one launch of v, relative Frobenius errors against the fp64 reference.
 VariantErrors run_against_reference(const kernels::KernelVariant& v, const GemmProblem& p, std::uint32_t seed);
 
-// Every variant of `family` (at least eight) on every coverage problem of its mode; fails the test with the problem key
+// Every variant of `family` (at least three) on every coverage problem of its mode; fails the test with the problem key
 // on the first error over tolerance, and prints each variant's worst error.
 void check_family_against_reference(kernels::Family family);
 // The same on given problems, for a family that supports only some layouts (each problem must be supported); each

@@ -1,6 +1,7 @@
 // The skinny families (kernels/skinny_gemm.cu): every variant, FFMA in fp32 and in tf32 and mma in tf32, vs the fp64
-// reference on NN problems with 1 to 64 rows (edge tiles in every dimension, n and k not multiples of 4, every activation, save_z, dropout,
-// both output layouts), split and unsplit; split launches repeat bit for bit; and what it refuses, and why.
+// reference on NN problems with 1 to 64 rows (edge tiles in every dimension, n and k not multiples of 4, every
+// activation, save_z, dropout, both output layouts), split and unsplit; split launches repeat bit for bit; and what
+// they refuse, and why.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -62,8 +63,9 @@ TEST(SkinnyGemm, MmaServesTf32ProblemsOnly) {
 }
 
 // Few tiles: k is split over enough blocks to occupy at least half of 132 SMs, a quarter for the largest partial tiles
-// (the slices' partials cost the last block time too, so the rule may stop short of all of them), and scratch holds every slice's partial tile. Many tiles
-// (16×16384 is 128 tiles of 16×128): no split, no scratch. The slice count never exceeds k's chunks.
+// (the slices' partials cost the last block time too, so the rule may stop short of all of them), and scratch holds
+// every slice's partial tile. Many tiles (16×16384 is 128 tiles of 16×128): no split, no scratch. The slice count
+// never exceeds k's chunks.
 TEST(SkinnyGemm, SplitsKWhereTilesAreFewAndSizesScratchForEverySlice) {
   for (const KernelVariant* v : skinny_variants()) {
     const GemmProblem few = nn(2, 824, 11008, v->mode);
