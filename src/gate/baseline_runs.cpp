@@ -97,9 +97,9 @@ CombinedBaseline combine_baseline_runs(const std::vector<BaselineRun>& runs,
       if (find_record(by_key[0], key) == nullptr) drop(key, "not in run 1 (" + runs[0].source + ")");
 
   const nlohmann::json& device = runs[0].document.at("device");
-  nlohmann::json recorded = {{"device", device.value("name", std::string())},
+  nlohmann::json recorded = {{"device", device.value("name", nlohmann::json())},
                              {"device_key", parsed[0].device_key},
-                             {"driver", device.value("driver", std::string())},
+                             {"driver", device.value("driver", nlohmann::json())},
                              {"cublaslt_version", device.value("cublaslt_version", nlohmann::json())},
                              {"cuda_runtime", device.value("cuda_runtime", nlohmann::json())},
                              {"gemmtune_version", parsed[0].gemmtune_version},

@@ -146,7 +146,10 @@ SweepProfile parse_sweep_profile(const std::string& json_text, const std::string
   SweepProfile p;
   if (!doc.contains("name") || !doc["name"].is_string()) r.fail("name", "must be a string");
   p.name = doc["name"].get<std::string>();
-  p.description = doc.value("description", std::string());
+  if (doc.contains("description")) {
+    if (!doc["description"].is_string()) r.fail("description", "must be a string");
+    p.description = doc["description"].get<std::string>();
+  }
 
   const std::vector<Shape> shapes = read_shapes(doc, r);
   const auto layouts = doc.contains("layouts") ? r.strings(doc, "layouts") : std::vector<std::string>{"nn"};

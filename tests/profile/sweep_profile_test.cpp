@@ -84,6 +84,14 @@ TEST(SweepProfile, ANumberBeyondADoublesRangeIsAnInputError) {
             std::string::npos);
 }
 
+// Found by fuzz_profile (tests/fuzz/regressions/fuzz_profile/description_not_a_string): a description that was
+// not a string threw the JSON library's type_error past the profile reader (exit 1, not 2).
+TEST(SweepProfile, ADescriptionThatIsNotAStringIsAnInputError) {
+  EXPECT_NE(error_of(R"({"name": "x", "description": 1, "shapes": [[1, 2, 3]]})").find("'description'"),
+            std::string::npos);
+  EXPECT_EQ(parse_sweep_profile(R"({"name": "x", "description": "d", "shapes": [[1, 2, 3]]})", "t").description, "d");
+}
+
 TEST(SweepProfile, CheckedInProfilesAllParse) {
   for (const char* name :
        {"quick", "ci", "default", "full", "kernels", "dev_3xtf32", "runtime_bench_fp32_equivalent"}) {
