@@ -172,9 +172,16 @@ std::size_t KernelVariant::scratch_floats(const GemmProblem& p) const {
 
 void KernelVariant::launch(const GemmProblem& p, const GemmOperands& x, const LaunchScratch& scratch,
                            cudaStream_t s) const {
+  launch(p, x, slices_for(p), scratch, s);
+}
+
+void KernelVariant::launch(const GemmProblem& p, const GemmOperands& x, int split, const LaunchScratch& scratch,
+                           cudaStream_t s) const {
   if (!x.A || !x.B || !x.Y || (p.epi.bias && !x.bias) || (p.epi.save_z && !x.Z))
     throw InputError("kernel " + name + ": missing operand pointer for " + p.key());
-  const int split = slices_for(p);  // once per launch: a family's per-problem rule is a loop over counts
+  const std::int64_t k_tiles = (p.k + tile.bk - 1) / tile.bk;
+  if (slices_fn ? split < 1 || split > k_tiles : split != slices)
+    throw InputError("kernel " + name + " cannot split " + p.key() + " into " + std::to_string(split) + " slices");
   if (split > 1 && (!scratch.partials || !scratch.tickets || scratch.partial_floats < partial_floats_at(p, split) ||
                     scratch.ticket_count < tickets_at(p, split)))
     throw InputError("kernel " + name + ": split-k scratch too small for " + p.key() + " (needs " +

@@ -49,7 +49,9 @@ struct KernelVariant {
   // Empty when the current device can run this variant at all; otherwise why not. Families that need no particular
   // GPU answer empty even on a machine without one.
   std::string device_unsupported_reason() const;
-  // Split-k scratch a launch of p needs (LaunchScratch); both 0 where p runs unsplit.
+  // Split-k scratch a launch of p needs (LaunchScratch); both 0 where p runs unsplit. Reserved for a wgmma split that
+  // sums in its cluster too (kernels/cluster_split_k.cuh, no scratch): an operand base that is not 16-byte aligned,
+  // known only at launch, sends it to the cp.async pipeline, which sums through these.
   std::size_t split_k_partial_floats(const GemmProblem& p) const;
   std::size_t split_k_tickets(const GemmProblem& p) const;
   // The staged copies of p's operands (0 unless staged), and where they start in a launch's scratch: after the
@@ -62,6 +64,11 @@ struct KernelVariant {
   // staged variant needs scratch of the sizes above (kernels/launch_scratch.hpp owns one), used by one launch at a
   // time.
   void launch(const GemmProblem& p, const GemmOperands& x, const LaunchScratch& scratch, cudaStream_t s) const;
+  // The same at a slice count the caller worked out once, slices_for(p), as a launcher does per problem: a family's
+  // per-problem rule is a loop over counts, host time that a runtime call should not pay every time. A count this
+  // variant cannot run (not its fixed one; beyond 1 … p's k tiles for a per-problem one) is an InputError.
+  void launch(const GemmProblem& p, const GemmOperands& x, int slices, const LaunchScratch& scratch,
+              cudaStream_t s) const;
 
  private:
   // The split-k scratch of p at a given slice count.

@@ -59,6 +59,7 @@ CandidateLauncher::CandidateLauncher(const GemmProblem& p, const Candidate& c, c
   if (c.backend == Backend::Own) {
     variant_ = kernels::find_kernel_variant(c.own_variant);
     variant_gemm_ = variant_gemm(gemm_, *variant_);
+    slices_ = variant_->slices_for(variant_gemm_);
     scratch_ = kernels::LaunchScratchBuffer(*variant_, variant_gemm_, static_cast<float*>(workspace.ptr),
                                             workspace.bytes / sizeof(float));
     return;
@@ -69,7 +70,7 @@ CandidateLauncher::CandidateLauncher(const GemmProblem& p, const Candidate& c, c
 
 void CandidateLauncher::launch(const GemmOperands& x, cudaStream_t s) const {
   if (variant_) {
-    variant_->launch(variant_gemm_, x, scratch_.view(), s);
+    variant_->launch(variant_gemm_, x, slices_, scratch_.view(), s);
     return;
   }
   lt_->run(algo_, x, workspace_.ptr, workspace_.bytes, s);

@@ -54,6 +54,7 @@ class CandidateLauncher {
   GemmProblem variant_gemm_;  // what an own variant launches: gemm_, in the variant's mode (problem/fp32_equivalent.hpp)
   Candidate candidate_;
   const kernels::KernelVariant* variant_ = nullptr;
+  int slices_ = 1;  // variant_->slices_for(variant_gemm_), worked out once rather than at every launch
   std::optional<LtGemm> lt_;
   cublasLtMatmulAlgo_t algo_{};
   DeviceBuffer<unsigned char> owned_workspace_;

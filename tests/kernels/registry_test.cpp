@@ -5,6 +5,8 @@
 #include <iostream>
 #include <regex>
 #include <set>
+#include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -119,6 +121,28 @@ TEST(KernelRegistry, SplitVariantLaunchRefusesScratchSmallerThanItNeeds) {
                           v.staging_floats(p)};
     EXPECT_THROW(v.launch(p, x, scratch, nullptr), InputError) << v.name;
     EXPECT_THROW(v.launch(p, x, {}, nullptr), InputError) << v.name;
+  }
+}
+
+// A launcher works out the slice count once per problem and passes it to every launch; a count the kernel cannot run
+// is refused before anything is launched, whatever scratch comes with it.
+TEST(KernelRegistry, LaunchRefusesASliceCountTheVariantCannotRun) {
+  const GemmOperands x{reinterpret_cast<const float*>(16), reinterpret_cast<const float*>(16),
+                       reinterpret_cast<const float*>(16), reinterpret_cast<float*>(16)};
+  for (const KernelVariant& v : kernel_registry()) {
+    const GemmProblem p = problem_for(v);
+    const int k_tiles = static_cast<int>((p.k + v.tile.bk - 1) / v.tile.bk);
+    const std::vector<int> refused = v.slices == KernelVariant::kSlicesPerProblem
+                                         ? std::vector<int>{0, -1, k_tiles + 1}
+                                         : std::vector<int>{0, v.slices + 1};
+    for (int slices : refused) {
+      try {
+        v.launch(p, x, slices, {}, nullptr);
+        ADD_FAILURE() << v.name << " launched " << slices << " slices";
+      } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("cannot split"), std::string::npos) << v.name << ": " << e.what();
+      }
+    }
   }
 }
 
