@@ -5,7 +5,8 @@
 //             three cuBLASLt GEMMs (gA, gB, and gBias = 1ᵀ·gZ as the bias reduction), heuristic-first each
 //   overhead  host time of one runtime call vs one raw cublasLtMatmul of the same algo, the GPU held busy, paired
 //             batch by batch (the median of per-round differences);
-//             and the cost of the per-call cache lookup
+//             and the cost of the per-call cache lookup; the same for a runtime call of one of our kernels against
+//             that kernel's own launch
 //
 // Timing: per round, one batch of 20 back-to-back calls of each side (order alternating between rounds), queued
 // behind a blocking kernel so host launch latency stays out, inputs rotating over sets larger than 2× L2; CUDA
@@ -31,6 +32,8 @@
 #include "cuda/stream.hpp"
 #include "gemmtune/runtime.hpp"
 #include "kernels/epilogue.cuh"
+#include "kernels/launch_scratch.hpp"
+#include "kernels/registry.hpp"
 #include "lt/lt_gemm.hpp"
 #include "problem/pass_gemm.hpp"
 #include "profile/sweep_profile.hpp"
@@ -330,6 +333,53 @@ json host_overhead(Runtime& rt, const std::string& db, const std::vector<GemmPro
           {"met", host.b_minus_a_ns <= 1000 && lookup_ns <= 200}};
 }
 
+// The same for one of our kernels: a runtime call pinned to a skinny variant against the variant's own launch, at a
+// decode-like shape nobody tuned. Also the host cost of that family's per-problem slice rule (a loop over counts),
+// which a launcher works out once per problem rather than at every call.
+json own_host_overhead(const std::string& db, std::size_t l2, cudaStream_t s, BlockingKernel& blocker) {
+  GemmProblem p;
+  p.m = 4;
+  p.n = 11008;
+  p.k = 1226;
+  p.epi.bias = true;
+  p.epi.act = Activation::Gelu;
+  const std::string variant_name = "skinny_mma_tf32_8x128x32_s4";
+  const kernels::KernelVariant* v = kernels::find_kernel_variant(variant_name);
+  if (!v) throw CheckError("runtime_bench: no kernel variant " + variant_name);
+  if (const std::string why = v->unsupported_reason(p); !why.empty())
+    throw CheckError("runtime_bench: " + variant_name + " cannot run " + p.key() + ": " + why);
+  const ProblemBuffers buffers(p, l2, fresh_seed(), s);
+  const GemmOperands x = buffers.operands(0);
+  const kernels::LaunchScratchBuffer scratch(*v, p);
+  const int slices = v->slices_for(p);
+  Runtime pinned(db);
+  pinned.pin(p, "own/" + variant_name);
+  pinned.forward(p, x, s);
+  v->launch(p, x, slices, scratch.view(), s);
+  const HostTimes host = paired_host_ns_per_call([&] { v->launch(p, x, slices, scratch.view(), s); },
+                                                 [&] { pinned.forward(p, x, s); }, s, blocker);
+
+  constexpr int kRules = 1 << 18;
+  int sum = 0;
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < kRules; ++i) {
+    p.k = 1226 + (i & 7);  // a problem the compiler cannot fold away
+    sum += v->slices_for(p);
+  }
+  const auto t1 = std::chrono::steady_clock::now();
+  if (sum <= 0) throw CheckError("runtime_bench: no slice count");
+  p.k = 1226;
+  return {{"problem", p.key()},
+          {"candidate", "own/" + variant_name},
+          {"slices", slices},
+          {"raw_launch_ns_per_call", host.a_ns},
+          {"runtime_ns_per_call", host.b_ns},
+          {"overhead_ns", host.b_minus_a_ns},
+          {"slice_rule_ns", std::chrono::duration<double, std::nano>(t1 - t0).count() / kRules},
+          {"target_overhead_ns", 1000},
+          {"met", host.b_minus_a_ns <= 1000}};
+}
+
 json summary(const std::vector<json>& cases, double target_min, double target_geomean) {
   std::vector<double> speedups;
   const json* worst = nullptr;
@@ -409,6 +459,7 @@ void run(const Args& a) {
                 c["unfused_bias_gemm_us"].get<double>());
   }
   const json overhead = host_overhead(rt, a.db, prepared, lt.get(), device.l2_bytes, s, blocker);
+  const json own_overhead = own_host_overhead(a.db, device.l2_bytes, s, blocker);
 
   json out;
   out["device"] = device.identity;
@@ -424,6 +475,7 @@ void run(const Args& a) {
   out["backward"] = bwd_cases;
   out["backward_summary"] = summary(bwd_cases, 0, 1.2);
   out["host_overhead"] = overhead;
+  out["own_host_overhead"] = own_overhead;
   const json& fs = out["forward_summary"];
   const json& bs = out["backward_summary"];
   std::printf("forward vs cuBLASLt heuristic-first: geomean x%.3f (target 1.05), min x%.3f at %s (target 0.98): %s\n",
@@ -438,6 +490,12 @@ void run(const Args& a) {
               overhead["raw_cublaslt_ns_per_call"].get<double>(), overhead["runtime_ns_per_call"].get<double>(),
               overhead["overhead_ns"].get<double>(), overhead["lookup_ns"].get<double>(),
               overhead["met"].get<bool>() ? "met" : "MISSED");
+  std::printf("host, own kernel %s at %s: its launch %.0f ns, runtime call %.0f ns, overhead %.0f ns (target 1000): "
+              "%s; the slice rule (worked out once per problem) %.0f ns\n",
+              own_overhead["candidate"].get<std::string>().c_str(), own_overhead["problem"].get<std::string>().c_str(),
+              own_overhead["raw_launch_ns_per_call"].get<double>(), own_overhead["runtime_ns_per_call"].get<double>(),
+              own_overhead["overhead_ns"].get<double>(), own_overhead["met"].get<bool>() ? "met" : "MISSED",
+              own_overhead["slice_rule_ns"].get<double>());
   if (!a.json_path.empty()) write_json_file(a.json_path, out);
 }
 
