@@ -22,8 +22,8 @@ const char* name_prefix(Family f) {
 }
 
 // "tf32_128x128x32_w64x64_s3"; SIMT variants add their thread tile: "fp32_128x128x8_w32x64_t8x8_s2". wgmma variants
-// leave out the warp tile, which the instruction fixes (16 columns of Y × the block's rows): "wgmma_tf32_256x128x32_s4",
-// and name their cluster where blocks run in clusters: "wgmma_tf32_256x128x32_s4_c2".
+// leave out the warp tile, which the instruction fixes (16 columns of Y × the block's rows):
+// "wgmma_tf32_256x128x32_s4", and name their cluster where blocks run in clusters: "wgmma_tf32_256x128x32_s4_c2".
 // Skinny variants name the problems' mode they serve, since one FFMA kernel serves two: "skinny_tf32_16x128x64_s4",
 // "skinny_mma_tf32_16x128x32_s4".
 std::string variant_name(Family f, MathMode mode, const TileConfig& t) {
@@ -208,7 +208,8 @@ const KernelVariant& alignment_twin(const KernelVariant& v, const GemmProblem& p
 
 const KernelVariant* find_kernel_variant(const std::string& name) {
   const auto& registry = kernel_registry();
-  const auto it = std::find_if(registry.begin(), registry.end(), [&](const KernelVariant& v) { return v.name == name; });
+  const auto it =
+      std::find_if(registry.begin(), registry.end(), [&](const KernelVariant& v) { return v.name == name; });
   return it == registry.end() ? nullptr : &*it;
 }
 

@@ -31,7 +31,8 @@ std::string CandidateLauncher::unsupported_reason(const GemmProblem& p, const Ca
     const std::size_t scratch_bytes = v->scratch_floats(vg) * sizeof(float);
     if (scratch_bytes > max_workspace)
       return "needs " + std::to_string(scratch_bytes) + " bytes of " +
-             (v->split_k_tickets(vg) > 0 ? "split-k " : "staging ") + "scratch, more than the " + std::to_string(max_workspace) + "-byte workspace";
+             (v->split_k_tickets(vg) > 0 ? "split-k " : "staging ") + "scratch, more than the " +
+             std::to_string(max_workspace) + "-byte workspace";
     return "";
   }
   if (std::string why = LtGemm::unsupported_reason(g); !why.empty()) return why;

@@ -51,7 +51,8 @@ class CandidateLauncher {
  private:
   GemmProblem problem_;
   GemmProblem gemm_;
-  GemmProblem variant_gemm_;  // what an own variant launches: gemm_, in the variant's mode (problem/fp32_equivalent.hpp)
+  // What an own variant launches: gemm_, in the variant's mode (problem/fp32_equivalent.hpp).
+  GemmProblem variant_gemm_;
   Candidate candidate_;
   const kernels::KernelVariant* variant_ = nullptr;
   int slices_ = 1;  // variant_->slices_for(variant_gemm_), worked out once rather than at every launch
