@@ -15,8 +15,10 @@
 //   graph/cold    the same with rotating inputs and L2 overwritten before each replay.
 // Each batch is queued behind a blocking kernel (host launch latency stays out) and timed with CUDA events around
 // the batch, divided by its calls; the two sides alternate which goes first; median over the rounds. Rounds go on
-// past --rounds (up to --max-rounds) while the 95% interval of the median ratio is wider than ±1.5%: some clustered
-// cuBLASLt algos run each batch at one of several speeds (144x3072x13824 tf32 cold: 95 to 129 us per call).
+// past --rounds (up to --max-rounds) while the 95% interval of the median ratio is wider than ±1%: some clustered
+// cuBLASLt algos run each batch at one of several speeds (144x3072x13824 tf32 cold: 95 to 129 us per call), and
+// short split-k calls vary by ±2% from round to round (167x160x5584 tf32 from a graph: two graphs of the very same
+// cuBLASLt calls gave medians of 41 rounds from 0.990 to 1.008 of each other), which ±1.5% left at the 0.98 bar.
 //
 //   heldout_bench --db FILE --shapes FILE [--json OUT] [--rounds N] [--max-rounds N] [--calls N] [--confirm]
 //                 [--fp32-equivalent]
@@ -220,7 +222,7 @@ SideBySide time_condition(const Condition& c, const ProblemBuffers& buffers, Cal
     if (r + 1 < b.rounds) continue;
     interval = median_interval(ratio);
     const double mid = median(ratio);
-    if (interval.first >= mid / 1.015 && interval.second <= mid * 1.015) break;
+    if (interval.first >= mid / 1.01 && interval.second <= mid * 1.01) break;
   }
   return {median(ta), median(tb), median(ratio), interval.first, interval.second, static_cast<int>(ratio.size())};
 }
@@ -325,7 +327,7 @@ void run(const Args& a) {
   out["fp32_equivalent"] = a.fp32_equivalent;
   out["method"] = "per condition, median of " + std::to_string(a.rounds) + " rounds (up to " +
                   std::to_string(std::max(a.rounds, a.max_rounds)) +
-                  " while the 95% interval of the median ratio is wider than +-1.5%) of one batch of " +
+                  " while the 95% interval of the median ratio is wider than +-1%) of one batch of " +
                   std::to_string(a.calls) +
                   " back-to-back calls per side behind a blocking kernel, order alternating; CUDA events around the "
                   "batch / calls; speedup: median over the rounds of heuristic / runtime within a round; stream: "

@@ -77,6 +77,9 @@ class Runtime::Impl {
         lt_(make_lt_handle()), owned_workspace_(options.workspace ? 0 : options.workspace_bytes),
         workspace_{options.workspace ? options.workspace : owned_workspace_.get(), options.workspace_bytes} {
     if (options.workspace) require_device_memory(options.workspace, device);
+    if (options.max_trial_candidates < 1)
+      throw InputError("RuntimeOptions::max_trial_candidates must be at least 1, not " +
+                       std::to_string(options.max_trial_candidates));
     if (const std::string w = cache_.index.foreign_warning(); !w.empty()) warn(w);
     if (!cache_.db_found)
       rules_.cache_note = "the db '" + db_path + "' was not found";
@@ -89,6 +92,7 @@ class Runtime::Impl {
     rules_.min_transfer_margin = options.min_transfer_margin;
     rules_.min_agreeing_neighbours = options.min_agreeing_neighbours;
     rules_.confirm_on_first_use = options.confirm_standins;
+    rules_.max_trial_candidates = options.max_trial_candidates;
     rules_.fp32_equivalent = options.fp32_equivalent;
   }
 

@@ -535,6 +535,17 @@ TEST_F(RuntimeCacheGpu, ALentWorkspaceIsWhereCuBLASLtWorksAndAHostPointerIsRefus
   }
 }
 
+TEST_F(RuntimeCacheGpu, ATrialOfNoCandidatesIsRefusedAtConstruction) {
+  RuntimeOptions o;
+  o.max_trial_candidates = 0;
+  try {
+    Runtime refused(dir.path("none.db"), 0, o);
+    ADD_FAILURE() << "max_trial_candidates 0 was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("max_trial_candidates must be at least 1"), std::string::npos) << e.what();
+  }
+}
+
 TEST_F(RuntimeCacheGpu, EntriesWhoseAlgoNoLongerAppliesFallBackCleanly) {
   const GemmProblem lt_problem = make(128, 96, 64, "nn", OutputLayout::RowMajor, Activation::Relu, true, 0.f, MathMode::Tf32);
   const GemmProblem own_problem = make(128, 96, 64, "nn", OutputLayout::RowMajor, Activation::None, false, 0.f, MathMode::Tf32x3);

@@ -309,6 +309,7 @@ TEST(FallbackEvidence, AFirstUseTrialAlsoTriesTheOwnVariantsOfFartherShapesUpToI
                          kHere);
   SelectionRules r = rules();
   r.confirm_on_first_use = true;
+  r.max_trial_candidates = 3;
   const Choice c = select_candidate(index, kUntuned, r, checks.supports(), lt_heuristic_default());
   EXPECT_EQ(c.source, ChoiceSource::Nearest) << c.why;
   EXPECT_EQ(c.candidate.id(), "own/tf32_a");
@@ -318,6 +319,11 @@ TEST(FallbackEvidence, AFirstUseTrialAlsoTriesTheOwnVariantsOfFartherShapesUpToI
   EXPECT_NE(c.trial_alternatives[1].source.find("chosen at 64x8192x8192, log-distance "), std::string::npos)
       << c.trial_alternatives[1].source;
   EXPECT_NE(c.why.find("lt/a21-"), std::string::npos) << "the cuBLASLt choice in range is named as refused: " << c.why;
+
+  r.max_trial_candidates = 8;  // more than the kind offers: every distinct own choice, nearest first
+  const Choice all = select_candidate(index, kUntuned, r, checks.supports(), lt_heuristic_default());
+  ASSERT_EQ(all.trial_alternatives.size(), 3u) << all.why;
+  EXPECT_EQ(all.trial_alternatives[2].candidate.id(), "own/tf32_d");
 
   r.max_trial_candidates = 1;
   const Choice one = select_candidate(index, kUntuned, r, checks.supports(), lt_heuristic_default());
