@@ -4,7 +4,7 @@ heldout_bench.json and prints the table: per mode x launch x condition, the runt
 heuristic-first (the records' paired `speedup`, else heuristic_us / runtime_us: geomean, min and its shape) for all shapes, the tuned (exact) half and
 the held-out (fallback) half, and over PyTorch eager (torch_us / runtime_us). Then the issue's targets.
 
-usage: heldout_report.py --bench seed1.json [--bench ...] [--torch torch.json] --out heldout_bench.json
+usage: heldout_report.py --bench seed1.json [--bench ...] [--torch torch.json [--torch ...]] --out heldout_bench.json
 """
 import argparse
 import json
@@ -39,7 +39,8 @@ def stats(records, field):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--bench", action="append", required=True)
-    ap.add_argument("--torch")
+    ap.add_argument("--torch", action="append", default=[],
+                    help="compare_torch.py JSON; several (runs of different seeds) are joined by seed")
     ap.add_argument("--out", required=True)
     args = ap.parse_args()
     records, device, method, slug, confirm = [], None, None, None, None
@@ -48,12 +49,14 @@ def main():
             doc = json.load(f)
         records += doc["records"]
         device, method, slug, confirm = doc["device"], doc["method"], doc.get("gpu_slug"), doc.get("confirm_standins")
-    torch_doc = None
-    if args.torch:
-        with open(args.torch) as f:
-            torch_doc = json.load(f)
-        key = lambda r: (r["seed"], r["shape"], r["mode"], r["epilogue"], r["launch"], r["condition"])
-        torch_us = {key(r): r["torch_us"] for r in torch_doc["records"]}
+    torch_doc, torch_us = None, {}
+    key = lambda r: (r["seed"], r["shape"], r["mode"], r["epilogue"], r["launch"], r["condition"])
+    for path in args.torch:
+        with open(path) as f:
+            doc = json.load(f)
+        torch_doc = torch_doc or doc  # the torch version and method of the first; the records of all
+        torch_us.update({key(r): r["torch_us"] for r in doc["records"]})
+    if torch_doc:
         for r in records:
             r["torch_us"] = torch_us.get(key(r))
 
