@@ -530,6 +530,36 @@ std::vector<MeasurementRecord> TuningDb::latest_measurements(const std::string& 
   return read_measurements(select);
 }
 
+std::vector<OwnVariantSpeed> TuningDb::own_variant_speeds(const std::string& device_key) const {
+  // heuristic_first(): the first (lowest id) Ok rank-0 cuBLASLt record of the run's problem; SQLite gives the bare
+  // median_us of the row that MIN(id) picked.
+  SqliteStatement select = db_.prepare(
+      "WITH h AS (SELECT run_id, problem_key, median_us, MIN(id) FROM measurements WHERE device_key = ?1 AND "
+      "backend = 'lt' AND heuristic_rank = 0 AND status = 'ok' GROUP BY run_id, problem_key) "
+      "SELECT m.problem_key AS problem_key, " + aliased_columns(kCandidateColumns, "m.") +
+      ", h.median_us / m.median_us AS speedup FROM measurements m JOIN problems_done d ON "
+      "d.device_key = m.device_key AND d.problem_key = m.problem_key AND d.run_id = m.run_id "
+      "JOIN h ON h.run_id = m.run_id AND h.problem_key = m.problem_key "
+      "WHERE m.device_key = ?1 AND m.backend = 'own' AND m.status = 'ok' AND m.fp32_equivalent = 0 "
+      "AND m.median_us > 0 ORDER BY m.problem_key");
+  select.bind(1, device_key);
+  std::vector<OwnVariantSpeed> speeds;
+  std::string key;  // rows come by problem: each key is parsed once
+  GemmProblem problem;
+  while (select.step()) {
+    OwnVariantSpeed v;
+    if (std::string k = select.column_text("problem_key"); k != key) {
+      problem = GemmProblem::parse_key(k);
+      key = std::move(k);
+    }
+    v.problem = problem;
+    v.candidate = read_candidate(select);
+    v.speedup = select.column_double("speedup");
+    speeds.push_back(std::move(v));
+  }
+  return speeds;
+}
+
 std::vector<MeasurementRecord> TuningDb::read_measurements(SqliteStatement& select) {
   std::vector<MeasurementRecord> records;
   while (select.step()) {

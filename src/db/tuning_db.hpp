@@ -47,6 +47,15 @@ struct DbMergeCounts {
   MergeCounts cache;                 // what happened to the source's algo cache entries
 };
 
+// One own variant's speed at one tuned shape, as the run that completed the shape measured it: heuristic-first's
+// median over the variant's (above 1: faster than cuBLASLt's first choice). It ranks the own variants that a
+// first-use trial tries on shapes nobody tuned (runtime/variant_ranking.hpp).
+struct OwnVariantSpeed {
+  GemmProblem problem;
+  Candidate candidate;
+  double speedup = 0;
+};
+
 class TuningDb {
  public:
   enum class Access {
@@ -101,6 +110,11 @@ class TuningDb {
   // Per problem this device key has done, the measurements of the run that completed it last: one sweep's records
   // whether it ran as one process or as shards merged into this db. In the order they were stored.
   std::vector<MeasurementRecord> latest_measurements(const std::string& device_key) const;
+  // Per problem this device key has done, every own variant that measured Ok in the run that completed it, against
+  // that run's heuristic-first (candidate_choice.hpp); a problem without one gives none. Candidates the
+  // fp32-equivalent policy admitted are left out: whether one may run is decided per cache entry, with its k.
+  // Ordered by problem key (a sort by candidate too made a 2,880-problem db's read 1.5x slower).
+  std::vector<OwnVariantSpeed> own_variant_speeds(const std::string& device_key) const;
 
   // Counts one miss per key (a key listed twice counts twice); one transaction. Keys must parse.
   void record_misses(const std::string& device_key, const std::vector<std::string>& problem_keys);

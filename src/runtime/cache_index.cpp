@@ -5,7 +5,6 @@
 #include <filesystem>
 #include <map>
 
-#include "db/tuning_db.hpp"
 
 namespace gemmtune::runtime {
 
@@ -17,7 +16,9 @@ double log_shape_distance(const GemmProblem& a, const GemmProblem& b) {
   return std::sqrt(dm * dm + dn * dn + dk * dk);
 }
 
-CacheIndex::CacheIndex(std::vector<CacheEntry> entries, const std::string& device_key) : device_key_(device_key) {
+CacheIndex::CacheIndex(std::vector<CacheEntry> entries, const std::string& device_key,
+                       std::vector<OwnVariantSpeed> speeds)
+    : device_key_(device_key) {
   std::map<std::string, std::size_t> foreign;  // ordered: the warning lists keys in a stable order
   for (CacheEntry& e : entries) {
     if (e.device_key != device_key) {
@@ -31,6 +32,13 @@ CacheIndex::CacheIndex(std::vector<CacheEntry> entries, const std::string& devic
     entries_.push_back(std::move(e));
   }
   for (const auto& [key, count] : foreign) foreign_keys_.push_back(key);
+  std::unordered_map<std::string, std::size_t> shape_of_key;  // problem key -> index in its kind's list
+  for (OwnVariantSpeed& v : speeds) {
+    std::vector<MeasuredShape>& kind = measured_by_kind_[v.problem.kind_key()];
+    const auto [it, added] = shape_of_key.emplace(v.problem.key(), kind.size());
+    if (added) kind.push_back({v.problem, {}});
+    kind[it->second].variants.push_back(std::move(v));
+  }
 }
 
 const CacheEntry* CacheIndex::exact(const GemmProblem& p) const {
@@ -54,6 +62,21 @@ std::vector<Neighbor> CacheIndex::neighbors(const GemmProblem& p) const {
   return out;
 }
 
+std::vector<MeasuredNeighbor> CacheIndex::measured_neighbors(const GemmProblem& p) const {
+  std::vector<MeasuredNeighbor> out;
+  const auto it = measured_by_kind_.find(p.kind_key());
+  if (it == measured_by_kind_.end()) return out;
+  for (const MeasuredShape& s : it->second) {
+    if (s.problem == p) continue;
+    out.push_back({&s, log_shape_distance(p, s.problem)});
+  }
+  std::sort(out.begin(), out.end(), [](const MeasuredNeighbor& a, const MeasuredNeighbor& b) {
+    if (a.distance != b.distance) return a.distance < b.distance;
+    return a.shape->problem.key() < b.shape->problem.key();
+  });
+  return out;
+}
+
 std::string CacheIndex::foreign_warning() const {
   if (foreign_count_ == 0) return "";
   std::string keys;
@@ -64,7 +87,7 @@ std::string CacheIndex::foreign_warning() const {
          device_key_ + "')";
 }
 
-LoadedCache load_cache(const std::string& db_path, const std::string& device_key) {
+LoadedCache load_cache(const std::string& db_path, const std::string& device_key, bool own_variant_speeds) {
   LoadedCache loaded;
   loaded.db_path = db_path;
   std::error_code ec;
@@ -74,7 +97,8 @@ LoadedCache load_cache(const std::string& db_path, const std::string& device_key
   }
   // Read-only: a program that only runs GEMMs must never migrate or otherwise rewrite its tuning db.
   const TuningDb db(db_path, TuningDb::Access::ReadOnly);
-  loaded.index = CacheIndex(db.cache_entries(), device_key);
+  loaded.index = CacheIndex(db.cache_entries(), device_key,
+                            own_variant_speeds ? db.own_variant_speeds(device_key) : std::vector<OwnVariantSpeed>{});
   loaded.db_found = true;
   return loaded;
 }

@@ -1,5 +1,6 @@
 // CacheIndex: the algo cache of one device key, in memory, as the runtime's selection asks it: the exact problem's
-// entry, and the tuned shapes of the same kind ordered by distance.
+// entry, and the tuned shapes of the same kind ordered by distance, with what their sweeps measured of every own
+// variant.
 //
 // Entries of other device keys are kept out (a cuBLASLt algo or a timing from another GPU, driver or cuBLASLt
 // version says nothing about this one) and counted, so the runtime can say once how many it ignored and why.
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "db/cache_entry.hpp"
+#include "db/tuning_db.hpp"
 #include "problem/gemm_problem.hpp"
 
 namespace gemmtune::runtime {
@@ -24,16 +26,30 @@ struct Neighbor {
   double distance = 0;
 };
 
+// A tuned shape as its sweep measured it: every own variant that ran Ok there, with its speed over heuristic-first.
+struct MeasuredShape {
+  GemmProblem problem;
+  std::vector<OwnVariantSpeed> variants;
+};
+
+struct MeasuredNeighbor {
+  const MeasuredShape* shape = nullptr;
+  double distance = 0;
+};
+
 class CacheIndex {
  public:
   CacheIndex() = default;
-  // Keeps the entries whose device key is device_key; the others are counted by foreign_*().
-  CacheIndex(std::vector<CacheEntry> entries, const std::string& device_key);
+  // Keeps the entries whose device key is device_key; the others are counted by foreign_*(). `speeds` are this
+  // device key's (TuningDb::own_variant_speeds); a cache that came through import has none.
+  CacheIndex(std::vector<CacheEntry> entries, const std::string& device_key, std::vector<OwnVariantSpeed> speeds = {});
 
   // The entry of exactly this problem, or null.
   const CacheEntry* exact(const GemmProblem& p) const;
   // Entries of p's kind (GemmProblem::kind_key) other than p itself, nearest first (ties: by problem key).
   std::vector<Neighbor> neighbors(const GemmProblem& p) const;
+  // The measured shapes of p's kind other than p itself, nearest first (ties: by problem key).
+  std::vector<MeasuredNeighbor> measured_neighbors(const GemmProblem& p) const;
 
   const std::string& device_key() const { return device_key_; }
   std::size_t size() const { return entries_.size(); }
@@ -47,6 +63,7 @@ class CacheIndex {
   std::vector<CacheEntry> entries_;
   std::unordered_map<std::string, std::size_t> by_key_;                 // problem key -> entry
   std::unordered_map<std::string, std::vector<std::size_t>> by_kind_;   // kind key -> entries
+  std::unordered_map<std::string, std::vector<MeasuredShape>> measured_by_kind_;
   std::size_t foreign_count_ = 0;
   std::vector<std::string> foreign_keys_;
 };
@@ -58,8 +75,10 @@ struct LoadedCache {
   std::string db_path;
 };
 
-// Reads every cache entry of db_path (read-only) and indexes those of device_key. A missing file gives an empty
+// Reads every cache entry of db_path (read-only) and indexes those of device_key; with own_variant_speeds, also what
+// its sweeps measured of every own variant for device_key (only a first-use trial asks: a db of 2,880 problems
+// takes about 0.3 s to read them). A missing file gives an empty
 // index with db_found false; a file that is not a gemmtune db, or a damaged one, throws InputError.
-LoadedCache load_cache(const std::string& db_path, const std::string& device_key);
+LoadedCache load_cache(const std::string& db_path, const std::string& device_key, bool own_variant_speeds = true);
 
 }  // namespace gemmtune::runtime

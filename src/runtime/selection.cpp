@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <vector>
 
+#include "runtime/variant_ranking.hpp"
+
 namespace gemmtune::runtime {
 namespace {
 
@@ -91,14 +93,46 @@ std::string standin_text(const Neighbor& n, const Carried& c) {
 }
 
 // The first-use trial's candidates (selection.hpp): the first becomes c's stand-in, the rest its trial_alternatives.
-// Neighbours in range that cannot be tried are noted in `rejected`; those beyond it are passed over in silence (there
-// may be hundreds). False when no tuned shape of the kind offers one.
-bool trial_candidates(const std::vector<Neighbor>& neighbors, const GemmProblem& p, const SelectionRules& rules,
-                      const SupportCheck& supports, const TwinChooser& twin, std::vector<std::string>& rejected,
-                      Choice& c) {
+// First the own variants ranked by what the sweeps measured at the kind's shapes (variant_ranking.hpp); then, for a
+// cache without measurements (imported) or to fill the list, the variants tuned shapes chose, nearest first.
+// Neighbours in range whose choice cannot be tried are noted in `rejected`; those beyond it are passed over in silence
+// (there may be hundreds). False when the kind offers no candidate.
+bool trial_candidates(const CacheIndex& index, const std::vector<Neighbor>& neighbors, const GemmProblem& p,
+                      const SelectionRules& rules, const SupportCheck& supports, const TwinChooser& twin,
+                      std::vector<std::string>& rejected, Choice& c) {
   std::vector<std::string> taken;
+  const auto take = [&](const Candidate& candidate, const std::string& why, const std::string& source) {
+    taken.push_back(candidate.id());
+    if (taken.size() == 1) {
+      c.candidate = candidate;
+      c.source = ChoiceSource::Nearest;
+      c.why = why + "; to be confirmed against heuristic-first on this problem";
+    } else {
+      c.trial_alternatives.push_back({candidate, source});
+    }
+  };
+  const auto full = [&] { return static_cast<int>(taken.size()) >= rules.max_trial_candidates; };
+
+  const std::vector<MeasuredNeighbor> measured = index.measured_neighbors(p);
+  const std::vector<RankedVariant> ranked = rank_own_variants(
+      measured, [&](const Candidate& m) { return twin ? twin(p, m) : m; });
+  int rank = 0;
+  for (const RankedVariant& r : ranked) {
+    if (full()) break;
+    ++rank;
+    if (!supports(p, r.candidate).empty()) continue;
+    const std::string evidence = "x" + fixed(r.speedup, 2) + " over heuristic-first at " + std::to_string(r.shapes) +
+                                 " measured shape" + (r.shapes == 1 ? "" : "s") + " of the kind, weighted toward " +
+                                 shape_of(measured.front().shape->problem) + " at log-distance " +
+                                 fixed(measured.front().distance, 2);
+    take(r.candidate,
+         "no exact entry; " + r.candidate.id() + " ranked first of the own variants the sweeps measured (" +
+             evidence + ")",
+         "ranked " + std::to_string(rank) + " of " + std::to_string(ranked.size()) + ": " + evidence);
+  }
+
   for (const Neighbor& n : neighbors) {
-    if (static_cast<int>(taken.size()) >= rules.max_trial_candidates) break;
+    if (full()) break;
     const bool in_range = n.distance <= rules.max_nearest_distance;
     const std::string name = "nearest " + shape_of(n.entry->problem) + "'s " + n.entry->candidate.id();
     if (const std::string weak = transfer_refusal(*n.entry, 1.0); !weak.empty()) {
@@ -106,24 +140,16 @@ bool trial_candidates(const std::vector<Neighbor>& neighbors, const GemmProblem&
       continue;
     }
     const Carried carried = carry(n, p, twin);
-    const std::string id = carried.candidate.id();
-    if (std::find(taken.begin(), taken.end(), id) != taken.end()) continue;
+    if (std::find(taken.begin(), taken.end(), carried.candidate.id()) != taken.end()) continue;
     std::string why = policy_refusal(*n.entry, p, rules);
     if (why.empty()) why = supports(p, carried.candidate);
     if (!why.empty()) {
       if (in_range) rejected.push_back(name + " does not apply here: " + why);
       continue;
     }
-    taken.push_back(id);
-    if (taken.size() == 1) {
-      c.candidate = carried.candidate;
-      c.source = ChoiceSource::Nearest;
-      c.why = standin_text(n, carried) + "; to be confirmed against heuristic-first on this problem";
-    } else {
-      c.trial_alternatives.push_back({carried.candidate, "chosen at " + shape_of(n.entry->problem) + carried.note +
-                                                             ", log-distance " + fixed(n.distance, 2) + " (" +
-                                                             n.entry->evidence.describe() + ")"});
-    }
+    take(carried.candidate, standin_text(n, carried),
+         "chosen at " + shape_of(n.entry->problem) + carried.note + ", log-distance " + fixed(n.distance, 2) + " (" +
+             n.entry->evidence.describe() + ")");
   }
   if (taken.empty()) return false;
   for (const std::string& r : rejected) c.why += "; " + r;
@@ -186,7 +212,7 @@ Choice select_candidate(const CacheIndex& index, const GemmProblem& p, const Sel
     if (refusal.empty() && !in_range.empty()) refusal = agreement_refusal(in_range, rules.min_agreeing_neighbours, p, twin);
   }
   if (on_trial) {
-    if (trial_candidates(neighbors, p, rules, supports, twin, rejected, c)) return c;
+    if (trial_candidates(index, neighbors, p, rules, supports, twin, rejected, c)) return c;
   } else if (refusal.empty()) {
     for (const Neighbor& n : in_range) {
       const Carried carried = carry(n, p, twin);

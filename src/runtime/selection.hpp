@@ -14,13 +14,13 @@
 //       margin the sweep stored with the entry; an entry without one never stands in), so that
 //   (c) the neighbours agree: one tuned shape nearby that the heuristic won, or won by little, vetoes the others.
 // Then the nearest of them whose candidate runs this problem stands in; else the default. When the runtime
-// confirms stand-ins on first use (confirm_on_first_use), the trial on the real problem is the guard instead: the
-// nearest tuned shape in range whose own-variant choice beat heuristic-first at all (a margin is stored: the keep
-// rule cleared noise) is put to the trial, without the x1.10 or the agreement, together with up to
-// max_trial_candidates − 1 other own variants that tuned shapes of the kind chose over heuristic-first, nearest
-// first and at any distance (a trial costs a millisecond each, and the variant that wins a kind's shapes is the best
-// guess for its others: on the H200's held-out shapes, own variants won the tuned bias+gelu shapes by 1.13-1.97x
-// over a fused cuBLASLt epilogue, while most untuned ones had no tuned shape in range). Where the default is our
+// confirms stand-ins on first use (confirm_on_first_use), the trial on the real problem is the guard instead, and the
+// question becomes which own variants are worth its time: up to max_trial_candidates of them, first the ones the
+// sweeps measured fastest over heuristic-first at the kind's tuned shapes, weighted toward the nearest
+// (variant_ranking.hpp: the winner at an untuned shape is often a variant no tuned shape chose), then, where the db
+// has no measurements (a cache that came through import) or the list is short, the own-variant choices of tuned
+// shapes that beat heuristic-first at all (a stored margin: the keep rule cleared noise), nearest first and at any
+// distance, without the x1.10 or the agreement (a trial costs a millisecond each). Where the default is our
 // own best guess (3xtf32, which cuBLASLt lacks), the nearest tuned shape that runs the problem stands in as before:
 // a measured variant of a near shape knows more than a guess.
 // An entry the fp32-equivalent policy admitted is taken only when the rules allow it, and as a nearest shape only for
@@ -48,7 +48,7 @@ struct Choice {
   // A problem the cache had no usable exact entry for: what `sweep --from-misses` should tune.
   bool is_miss() const { return source == ChoiceSource::Nearest || source == ChoiceSource::Default; }
   // With a first-use trial: more own variants to time against the default besides `candidate`, each with where it
-  // comes from ("chosen at 1024x1024x1024, log-distance 0.07, margin ..."). Empty otherwise.
+  // comes from ("ranked 2 of 40: x1.31 over heuristic-first at ...", "chosen at 1024x1024x1024, ..."). Empty otherwise.
   struct Alternative {
     Candidate candidate;
     std::string source;

@@ -240,6 +240,38 @@ TEST_F(TuningDbTest, ThePolicysAdmissionIsStoredWithTheMeasurementAndCarriedInto
   EXPECT_FALSE(db.cached(device.key(), p.key())->fp32_equivalent);
 }
 
+TEST_F(TuningDbTest, OwnVariantSpeedsAreOverHeuristicFirstOfTheRunThatCompletedEachProblem) {
+  TuningDb db(path());
+  const GemmProblem p = test_problem(1000, 1000, 1000), q = test_problem(512, 512, 512);
+  MeasurementRecord failed = own_record(p, "tf32_failed", 10.0);
+  failed.status = MeasureStatus::VerifyFailed;
+  MeasurementRecord admitted = own_record(p, "3xtf32_admitted", 10.0);
+  admitted.fp32_equivalent = true;
+  const std::int64_t first = db.begin_run(test_run(device));
+  // Two rank-0 cuBLASLt records (the fused heuristic's, then the unfused baseline's): the first is heuristic-first.
+  db.store_problem(first, p, {lt_record(p, 5, 100.0), lt_record(p, 10, 40.0), own_record(p, "tf32_a", 50.0),
+                              own_record(p, "tf32_b", 200.0), failed, admitted});
+  db.store_problem(first, q, {lt_record(q, 1, 30.0), own_record(q, "tf32_a", 20.0)});  // no heuristic-first
+  const DeviceIdentity other = test_device("NVIDIA Other GPU");
+  db.store_problem(db.begin_run(test_run(other)), p, {lt_record(p, 5, 100.0), own_record(p, "tf32_a", 10.0)});
+
+  std::vector<OwnVariantSpeed> speeds = db.own_variant_speeds(device.key());
+  ASSERT_EQ(speeds.size(), 2u);
+  EXPECT_EQ(speeds[0].problem, p);
+  EXPECT_EQ(speeds[0].candidate.id(), "own/tf32_a");
+  EXPECT_DOUBLE_EQ(speeds[0].speedup, 2.0);
+  EXPECT_EQ(speeds[1].candidate.id(), "own/tf32_b");
+  EXPECT_DOUBLE_EQ(speeds[1].speedup, 0.5);
+
+  // A later run of p replaces what the first measured there; q stays without a heuristic-first.
+  const std::int64_t later = db.begin_run(test_run(device));
+  db.store_problem(later, p, {lt_record(p, 5, 90.0), own_record(p, "tf32_a", 100.0)});
+  speeds = db.own_variant_speeds(device.key());
+  ASSERT_EQ(speeds.size(), 1u);
+  EXPECT_DOUBLE_EQ(speeds[0].speedup, 0.9);
+  EXPECT_EQ(db.own_variant_speeds(other.key()).size(), 1u);
+}
+
 TEST_F(TuningDbTest, ADbOfSchemaVersionTwoIsMigratedToCarryThePolicyFlag) {
   {
     SqliteDb old(path(), SqliteDb::Access::ReadWriteCreate);

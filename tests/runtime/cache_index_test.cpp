@@ -101,6 +101,29 @@ TEST(LoadCache, ReadsTheEntriesOfThisDeviceFromADbTheTestBuilt) {
   EXPECT_EQ(c.index.exact(test_problem(64, 64, 64))->candidate.lt.algo_id, 1);
 }
 
+TEST(LoadCache, CarriesTheOwnVariantSpeedsOfThisDeviceMeasuredAtTheKindsOtherShapes) {
+  const test::ScratchDir dir;
+  const std::string path = dir.path("t.db");
+  const GemmProblem near = test_problem(1024, 1024, 1024), far = test_problem(4096, 4096, 4096);
+  const GemmProblem other_kind = test_problem(1024, 1024, 1024, MathMode::Fp32);
+  {
+    TuningDb db(path);
+    const std::int64_t run = db.begin_run(test::test_run(test::test_device("NVIDIA Here")));
+    for (const GemmProblem& p : {far, near, other_kind})
+      db.store_problem(run, p, {test::lt_record(p, 5, 100.0), test::own_record(p, "tf32_a", 80.0)});
+  }
+  const LoadedCache c = load_cache(path, kHere);
+  const std::vector<MeasuredNeighbor> measured = c.index.measured_neighbors(test_problem(1000, 1000, 1000));
+  ASSERT_EQ(measured.size(), 2u) << "the fp32 shape is another kind";
+  EXPECT_EQ(measured[0].shape->problem, near);
+  EXPECT_EQ(measured[1].shape->problem, far);
+  ASSERT_EQ(measured[0].shape->variants.size(), 1u);
+  EXPECT_DOUBLE_EQ(measured[0].shape->variants[0].speedup, 1.25);
+  EXPECT_EQ(c.index.measured_neighbors(near).size(), 1u) << "a shape is not its own neighbour";
+  EXPECT_TRUE(load_cache(path, kThere).index.measured_neighbors(near).empty()) << "another device's measurements";
+  EXPECT_TRUE(load_cache(path, kHere, false).index.measured_neighbors(near).empty()) << "not asked for";
+}
+
 TEST(LoadCache, ACorruptDbIsAnInputErrorAndIsLeftAsItWas) {
   const test::ScratchDir dir;
   const std::string path = dir.path("corrupt.db");

@@ -336,6 +336,53 @@ TEST(FallbackEvidence, AFirstUseTrialAlsoTriesTheOwnVariantsOfFartherShapesUpToI
   EXPECT_TRUE(untried.trial_alternatives.empty());
 }
 
+// What a sweep measured at one tuned shape: each own variant's speed over heuristic-first there.
+std::vector<OwnVariantSpeed> measured_at(const GemmProblem& p, std::vector<std::pair<std::string, double>> variants) {
+  std::vector<OwnVariantSpeed> out;
+  for (const auto& [variant, speedup] : variants) {
+    OwnVariantSpeed v;
+    v.problem = p;
+    v.candidate.backend = Backend::Own;
+    v.candidate.own_variant = variant;
+    v.speedup = speedup;
+    out.push_back(v);
+  }
+  return out;
+}
+
+TEST(FallbackEvidence, AFirstUseTrialTriesTheVariantsMeasuredFastestNearbyBeforeTheChosenOnes) {
+  // kTuned chose tf32_a by x1.05, but its sweep timed tf32_x at x1.40; tf32_y, x1.20 there, cannot run kUntuned.
+  // A farther shape chose tf32_c, which no sweep here measured (its db came through import).
+  const CacheIndex index({own_entry(kTuned, "tf32_a", margins(1.05, 1.04)),
+                          own_entry(test_problem(64, 8192, 8192), "tf32_c", margins(1.6, 1.5))},
+                         kHere, measured_at(kTuned, {{"tf32_a", 1.05}, {"tf32_x", 1.4}, {"tf32_y", 1.2}, {"tf32_z", 0.8}}));
+  const SupportCheck supports = [](const GemmProblem&, const Candidate& c) -> std::string {
+    return c.own_variant == "tf32_y" ? "its tile does not fit" : "";
+  };
+  SelectionRules r = rules();
+  r.confirm_on_first_use = true;
+  r.max_trial_candidates = 8;
+  const Choice c = select_candidate(index, kUntuned, r, supports, lt_heuristic_default());
+  EXPECT_EQ(c.source, ChoiceSource::Nearest) << c.why;
+  EXPECT_EQ(c.candidate.id(), "own/tf32_x");
+  EXPECT_NE(c.why.find("own/tf32_x ranked first of the own variants the sweeps measured (x1.40 over heuristic-first "
+                       "at 1 measured shape of the kind, weighted toward 1024x1024x1024 at log-distance 0.07)"),
+            std::string::npos)
+      << c.why;
+  ASSERT_EQ(c.trial_alternatives.size(), 3u) << "x, a and z as measured (y cannot run here), then c as chosen";
+  EXPECT_EQ(c.trial_alternatives[0].candidate.id(), "own/tf32_a");
+  EXPECT_EQ(c.trial_alternatives[0].source.rfind("ranked 3 of 4: x1.05", 0), 0u) << c.trial_alternatives[0].source;
+  EXPECT_EQ(c.trial_alternatives[1].candidate.id(), "own/tf32_z") << "a variant slower nearby is still worth a try";
+  EXPECT_EQ(c.trial_alternatives[2].candidate.id(), "own/tf32_c");
+  EXPECT_EQ(c.trial_alternatives[2].source.rfind("chosen at 64x8192x8192", 0), 0u) << c.trial_alternatives[2].source;
+
+  r.max_trial_candidates = 2;
+  const Choice two = select_candidate(index, kUntuned, r, supports, lt_heuristic_default());
+  EXPECT_EQ(two.candidate.id(), "own/tf32_x");
+  ASSERT_EQ(two.trial_alternatives.size(), 1u);
+  EXPECT_EQ(two.trial_alternatives[0].candidate.id(), "own/tf32_a");
+}
+
 // A GPU-free TwinChooser: "<v>" and "<v>_staged" are twins, staged exactly where the problem's k is not a multiple of 4
 // (what kernels::alignment_twin decides from the operands' leading dimensions).
 Candidate fake_alignment_twin(const GemmProblem& p, const Candidate& c) {
