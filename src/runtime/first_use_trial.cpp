@@ -1,9 +1,11 @@
 #include "runtime/first_use_trial.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <random>
 #include <vector>
 
+#include "cuda/graph.hpp"
 #include "cuda/stream.hpp"
 #include "tuner/blocking_kernel.hpp"
 #include "tuner/problem_buffers.hpp"
@@ -24,42 +26,56 @@ double trial_noise_floor(const Candidate& heuristic_first) {
   return clustered ? 1.20 : 1.01;
 }
 
-WarmColdTrial first_use_trial(const CandidateLauncher& challenger, const CandidateLauncher& fallback,
-                              std::size_t l2_bytes) {
-  constexpr double kBatchUs = 100, kBudgetUs = 500;  // per L2 state
+ProgramTrial first_use_trial(const CandidateLauncher& challenger, const CandidateLauncher& fallback,
+                             std::size_t l2_bytes) {
+  constexpr double kBatchUs = 100, kBudgetUs = 500;  // per condition
   const CudaStream stream;
   const cudaStream_t s = stream.get();
   const ProblemBuffers buffers(challenger.gemm(), l2_bytes, (std::uint64_t{std::random_device{}()} << 32) | 1u, s);
   BlockingKernel blocker;
   const CudaEvent start, stop;
-  int next_set = 0;
-  const auto batch_us = [&](const CandidateLauncher& l, int calls, bool cold) {
+  const auto timed_us = [&](const std::function<void()>& enqueue, int calls) {
     blocker.block(s);
     start.record(s);
-    for (int i = 0; i < calls; ++i) l.launch(buffers.operands(cold ? next_set++ : 0), s);
+    enqueue();
     stop.record(s);
     blocker.release();
     GT_CUDA_CALL(cudaStreamSynchronize(s));
     return 1e3 * static_cast<double>(stop.elapsed_ms_since(start)) / calls;
   };
+  int next_set = 0;
+  const auto batch_us = [&](const CandidateLauncher& l, int calls, bool cold) {
+    return timed_us([&] { for (int i = 0; i < calls; ++i) l.launch(buffers.operands(cold ? next_set++ : 0), s); }, calls);
+  };
   // A first batch of each loads its kernels and gives the batch size: about 100 us of calls.
   const double call_us = std::max({batch_us(challenger, 2, true), batch_us(fallback, 2, true), 1.0});
   const int calls = std::clamp(static_cast<int>(kBatchUs / call_us), 1, 20);
   const int rounds = std::clamp(static_cast<int>(kBudgetUs / (2 * calls * call_us)), 3, 9);
-  const auto trial = [&](bool cold) {
+  // Rounds of one batch each, the side that goes first alternating.
+  const auto trial = [&](const std::function<double()>& challenger_batch, const std::function<double()>& default_batch) {
     std::vector<double> a, b;
     for (int r = 0; r < rounds; ++r) {
       const bool challenger_first = r % 2 == 0;
-      const double first = batch_us(challenger_first ? challenger : fallback, calls, cold);
-      const double second = batch_us(challenger_first ? fallback : challenger, calls, cold);
+      const double first = challenger_first ? challenger_batch() : default_batch();
+      const double second = challenger_first ? default_batch() : challenger_batch();
       a.push_back(challenger_first ? first : second);
       b.push_back(challenger_first ? second : first);
     }
     return TrialResult{median(a), median(b), *std::max_element(a.begin(), a.end()),
                        *std::min_element(b.begin(), b.end()), trial_noise_floor(fallback.candidate())};
   };
-  const TrialResult warm = trial(false);
-  return {warm, trial(true)};
+  ProgramTrial t;
+  t.warm = trial([&] { return batch_us(challenger, calls, false); }, [&] { return batch_us(fallback, calls, false); });
+  t.cold = trial([&] { return batch_us(challenger, calls, true); }, [&] { return batch_us(fallback, calls, true); });
+  const auto graph_of = [&](const CandidateLauncher& l) {
+    return CudaGraphExec::capture(s, [&] { for (int i = 0; i < calls; ++i) l.launch(buffers.operands(0), s); });
+  };
+  const CudaGraphExec challenger_graph = graph_of(challenger), default_graph = graph_of(fallback);
+  const auto replay_us = [&](const CudaGraphExec& g) { return timed_us([&] { g.launch(s); }, calls); };
+  replay_us(challenger_graph);  // the first replay uploads the graph
+  replay_us(default_graph);
+  t.graph = trial([&] { return replay_us(challenger_graph); }, [&] { return replay_us(default_graph); });
+  return t;
 }
 
 }  // namespace gemmtune::runtime

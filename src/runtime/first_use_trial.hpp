@@ -3,11 +3,16 @@
 // a nearby tuned shape's choice (its evidence was measured at another shape) and, where the default is a fused
 // cuBLASLt epilogue, the same heuristic's plain GEMM followed by our epilogue kernel (default_candidate.hpp).
 //
-// About a millisecond of GPU time, on scratch inputs and a stream of its own, with batches of back-to-back calls queued
-// behind a blocking kernel and the two sides alternating, as the tuner's finalist stage does; half of it warm (the
-// same inputs every call) and half cold (inputs rotating past 2× L2), and the challenger must win both: a cold-only
-// trial kept an fp32 split-k variant at 92×3072×359 bias+gelu that was 1.05-1.10× cold and 0.85-0.91× warm, where
-// heuristic-first gains more from resident inputs (H200).
+// About 1.5 ms of GPU time, on scratch inputs and a stream of its own, with batches of back-to-back calls queued
+// behind a blocking kernel and the two sides alternating, as the tuner's finalist stage does, in three conditions,
+// and the challenger must win each:
+//   stream warm (the same inputs every call) and stream cold (inputs rotating past 2× L2): a cold-only trial kept an
+//     fp32 split-k variant at 92×3072×359 bias+gelu that was 1.05-1.10× cold and 0.85-0.91× warm, where
+//     heuristic-first gains more from resident inputs (H200);
+//   graph warm (the warm batch captured as one CUDA graph and replayed): a graph closes the gaps between a cuBLASLt
+//     call's kernels, so a multi-kernel heuristic-first gains more there than one kernel does; a stream-only trial
+//     kept own/fp32_64x64x16_w32x32_t8x4_s2_split4 at 79×2048×520 bias+gelu fp32, 1.06× in a stream and 0.96× from a
+//     graph (H200). Graph cold is left out: the gaps are the same microseconds, a smaller part of a cold call.
 #pragma once
 
 #include <cstddef>
@@ -35,16 +40,16 @@ struct TrialResult {
 // trial timed at 80 us against 84-89 and that then ran 0.88-0.94x the default's 69-75 us.
 double trial_noise_floor(const Candidate& heuristic_first);
 
-// The trial in both L2 states.
-struct WarmColdTrial {
-  TrialResult warm, cold;
-  bool challenger_wins() const { return warm.challenger_wins() && cold.challenger_wins(); }
-  // What ranks winners against each other: the challenger's per-call time over both states.
-  double challenger_us() const { return warm.challenger_us + cold.challenger_us; }
+// The trial in its three conditions.
+struct ProgramTrial {
+  TrialResult warm, cold, graph;  // stream warm, stream cold, graph warm
+  bool challenger_wins() const { return warm.challenger_wins() && cold.challenger_wins() && graph.challenger_wins(); }
+  // What ranks winners against each other: the challenger's per-call time over the three.
+  double challenger_us() const { return warm.challenger_us + cold.challenger_us + graph.challenger_us; }
 };
 
 // Both launchers must be of one problem. Synchronizes its own stream; never touches the caller's.
-WarmColdTrial first_use_trial(const CandidateLauncher& challenger, const CandidateLauncher& fallback,
+ProgramTrial first_use_trial(const CandidateLauncher& challenger, const CandidateLauncher& fallback,
                               std::size_t l2_bytes);
 
 }  // namespace gemmtune::runtime

@@ -211,17 +211,20 @@ class Runtime::Impl {
     const BorrowedWorkspace ws{trial_workspace_.get(), trial_workspace_.size()};
     try {
       const CandidateLauncher a(p, challenger, lt_.get(), ws), b(p, heuristic_first, lt_.get(), ws);
-      const runtime::WarmColdTrial t = runtime::first_use_trial(a, b, device_.l2_bytes);
-      char text[320];
+      const runtime::ProgramTrial t = runtime::first_use_trial(a, b, device_.l2_bytes);
+      char text[480];
       std::snprintf(text, sizeof(text),
-                    "first-use trial on this problem: warm %.2f us per call (slowest batch %.2f) vs heuristic-first "
-                    "%.2f us (fastest batch %.2f), cold %.2f (slowest %.2f) vs %.2f (fastest %.2f)",
+                    "first-use trial on this problem: stream warm %.2f us per call (slowest batch %.2f) vs "
+                    "heuristic-first %.2f us (fastest batch %.2f), stream cold %.2f (slowest %.2f) vs %.2f (fastest "
+                    "%.2f), graph warm %.2f (slowest %.2f) vs %.2f (fastest %.2f)",
                     t.warm.challenger_us, t.warm.challenger_slowest_us, t.warm.default_us, t.warm.default_fastest_us,
-                    t.cold.challenger_us, t.cold.challenger_slowest_us, t.cold.default_us, t.cold.default_fastest_us);
+                    t.cold.challenger_us, t.cold.challenger_slowest_us, t.cold.default_us, t.cold.default_fastest_us,
+                    t.graph.challenger_us, t.graph.challenger_slowest_us, t.graph.default_us,
+                    t.graph.default_fastest_us);
       std::string said = text;
       if (t.cold.noise_floor > 1.01)
         said += ", which as a clustered algo must be beaten by " +
-                std::to_string(std::lround((t.cold.noise_floor - 1) * 100)) + "% in both";
+                std::to_string(std::lround((t.cold.noise_floor - 1) * 100)) + "% in each";
       return {t.challenger_wins(), t.challenger_us(), said};
     } catch (const Error& e) {
       return {false, 0, std::string("first-use trial failed (") + e.what() + ")"};

@@ -57,9 +57,22 @@ TEST(FirstUseTrial, AChallengerThatWinsColdButLosesWarmIsRefused) {
   const TrialResult warm{19.7, 18.0, 19.9, 17.9};
   const TrialResult cold{20.6, 22.7, 20.8, 22.5};
   EXPECT_TRUE(cold.challenger_wins());
-  EXPECT_FALSE((WarmColdTrial{warm, cold}.challenger_wins()));
-  EXPECT_TRUE((WarmColdTrial{cold, cold}.challenger_wins()));
-  EXPECT_DOUBLE_EQ((WarmColdTrial{warm, cold}.challenger_us()), 19.7 + 20.6);
+  EXPECT_FALSE((ProgramTrial{warm, cold, cold}.challenger_wins()));
+  EXPECT_TRUE((ProgramTrial{cold, cold, cold}.challenger_wins()));
+  EXPECT_DOUBLE_EQ((ProgramTrial{warm, cold, cold}.challenger_us()), 19.7 + 20.6 + 20.6);
+}
+
+// 79x2048x520 bias+gelu fp32 on the H200: a split-k variant that won a stream-only trial ran 0.96x from a graph,
+// where heuristic-first's kernels run without the gaps between them (16.5 vs 17.5 us in a stream, 15.7 vs 15.1 from
+// a graph).
+TEST(FirstUseTrial, AChallengerThatWinsInAStreamButLosesFromAGraphIsRefused) {
+  const TrialResult stream_warm{16.5, 17.5, 16.6, 17.4};
+  const TrialResult stream_cold{17.4, 19.2, 17.5, 19.1};
+  const TrialResult graph_warm{15.7, 15.1, 15.8, 15.0};
+  EXPECT_TRUE(stream_warm.challenger_wins());
+  EXPECT_TRUE(stream_cold.challenger_wins());
+  EXPECT_FALSE((ProgramTrial{stream_warm, stream_cold, graph_warm}.challenger_wins()));
+  EXPECT_TRUE((ProgramTrial{stream_warm, stream_cold, stream_warm}.challenger_wins()));
 }
 
 }  // namespace

@@ -63,24 +63,26 @@ struct RuntimeOptions {
   // held-out shapes (scripts/bench_heldout.sh), 5 of 8 stand-ins vouched for by one shape, or by two that disagreed,
   // ran 7-27% slower than heuristic-first.
   int min_agreeing_neighbours = 2;
-  // Confirm each stand-in on first use: time it against cuBLASLt's heuristic-first on the real problem (about a
-  // millisecond of GPU time on scratch inputs, a stream and a workspace of the trial's own, at prepare() or the
-  // problem's first call, outside any capture) and keep it only where it is faster by more than 1% with warm inputs and
-  // with cold ones; explain() gives the times. With the trial as the guard, up to max_trial_candidates distinct own
-  // variants that tuned shapes of the kind chose over heuristic-first are tried, nearest first and at any distance (no
-  // x1.10, no agreement of the neighbours needed), and where the default is cuBLASLt's fused epilogue (bias, relu,
-  // gelu), also the same heuristic's plain GEMM followed by our epilogue kernel: the fused epilogue is often the slower
-  // way (runtime/default_candidate.hpp). The fastest winner runs. On by default, as the held-out benchmark asks
-  // (scripts/bench_heldout.sh CONFIRM=both, H200, seeds 1-4): without it the runtime ran heuristic-first at every
-  // untuned shape; with it tf32 rose by 0.05-0.07 and fp32 by 0.02-0.04 in geomean in every condition. It costs about
-  // a millisecond per challenger (more for GEMMs over ~100 us) at an untuned problem's first call, and a second 64 MiB
-  // workspace; its choice may differ between runs where two candidates are within noise. Off: the evidence rules
-  // alone decide (no timing at first use).
+  // Confirm each stand-in on first use: time it against cuBLASLt's heuristic-first on the real problem (about 1.5 ms
+  // of GPU time on scratch inputs, a stream and a workspace of the trial's own, at prepare() or the problem's first
+  // call, outside any capture) and keep it only where it is faster by more than 1% in a stream with warm inputs, in a
+  // stream with cold ones and replayed from a CUDA graph (runtime/first_use_trial.hpp); explain() gives the times.
+  // With the trial as the guard, up to max_trial_candidates distinct own variants are tried: those the sweeps measured
+  // fastest over heuristic-first at the kind's tuned shapes, weighted toward the nearest (runtime/variant_ranking.hpp),
+  // then those tuned shapes chose (no x1.10, no agreement of the neighbours needed); and where the default is
+  // cuBLASLt's fused epilogue (bias, relu, gelu), also the same heuristic's plain GEMM followed by our epilogue
+  // kernel: the fused epilogue is often the slower way (runtime/default_candidate.hpp). The fastest winner runs. On
+  // by default, as the held-out benchmark asks (scripts/bench_heldout.sh CONFIRM=both, H200, seeds 1-4): without it
+  // the runtime ran heuristic-first at every untuned shape; with it tf32 rose by 0.05-0.07 and fp32 by 0.02-0.04 in
+  // geomean in every condition. It costs about 1.5 ms per challenger (more for GEMMs over ~100 us) at an untuned
+  // problem's first call, and a second 64 MiB workspace; its choice may differ between runs where two candidates are
+  // within noise. Off: the evidence rules alone decide (no timing at first use), and the db's measurements of every
+  // own variant are not read.
   bool confirm_standins = true;
-  // How many distinct own variants a first-use trial may time. The variant that wins an untuned shape is often not
-  // the nearest tuned shape's: on the H200's held-out shapes (sweeps of every candidate at the untuned bias+gelu
-  // tf32 shapes of seeds 1-4), the best of the nearest 3 distinct choices beat heuristic-first by 1.069x in geomean,
-  // of the nearest 8 by 1.102x, of every variant by 1.189x. Fewer: a shorter first call.
+  // How many distinct own variants a first-use trial may time. The variant that wins an untuned shape is often one no
+  // tuned shape chose: replayed over sweeps of every candidate at the untuned halves of the H200's held-out seeds 1-6,
+  // the best of 8 variants ranked by measured speed nearby beat heuristic-first by 1.158x in tf32 (of 12: 1.170x;
+  // of every variant: 1.184x), the nearest 8 distinct choices by 1.116x. Fewer: a shorter first call.
   int max_trial_candidates = 8;
   // Run a small backward's two GEMMs (gA, gB; m·n·k up to 512³) side by side: gB on a stream of the runtime's,
   // forked from and joined back into the caller's stream (captured into a graph as two edges), with a second
