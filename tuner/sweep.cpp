@@ -163,8 +163,11 @@ void decide_as_program_pays(ProblemResult& pr, const ProblemBuffers& buffers, co
   }
   const std::vector<std::vector<ConditionTime>> times =
       time_as_program(order, buffers, profile.timing, fin[0]->stats.median_us, flush, ctx);
-  const ProgramChoice choice =
-      choose_as_program_pays(times[0], std::vector<std::vector<ConditionTime>>(times.begin() + 1, times.end()));
+  std::vector<double> min_noise;  // per challenger
+  for (std::size_t i = 1; i < fin.size(); ++i)
+    min_noise.push_back(std::max(placement_noise(fin[0]->candidate), placement_noise(fin[i]->candidate)));
+  const ProgramChoice choice = choose_as_program_pays(
+      times[0], std::vector<std::vector<ConditionTime>>(times.begin() + 1, times.end()), min_noise);
   if (choice.challenger >= 0) pr.kept_record = index_of(fin[static_cast<std::size_t>(choice.challenger) + 1]);
   pr.evidence = choice.evidence;
 }

@@ -132,8 +132,13 @@ std::string MarginEvidence::describe() const {
          fixed(100 * noise, 1) + "%)";
 }
 
+double placement_noise(const Candidate& c) {
+  const bool workspace_bound = c.backend == Backend::Lt && (c.lt.splitk > 1 || c.lt.cluster_shape > 2);  // 2: 1x1x1
+  return workspace_bound ? kWorkspacePlacementNoise : kMinProgramNoise;
+}
+
 KeepVerdict keep_over_heuristic(const std::vector<ConditionTime>& candidate,
-                                const std::vector<ConditionTime>& heuristic) {
+                                const std::vector<ConditionTime>& heuristic, double min_noise) {
   KeepVerdict v;
   v.keep = !candidate.empty();
   for (const ConditionTime& c : candidate) {
@@ -146,7 +151,7 @@ KeepVerdict keep_over_heuristic(const std::vector<ConditionTime>& candidate,
     ConditionMargin m;
     m.condition = c.condition;
     m.margin = h->median_us / c.median_us;
-    m.noise = std::max({kMinProgramNoise, c.rel_spread, h->rel_spread});
+    m.noise = std::max({min_noise, c.rel_spread, h->rel_spread});
     if (m.margin < 1 + m.noise) v.keep = false;
     v.evidence.conditions.push_back(m);
   }
@@ -154,12 +159,14 @@ KeepVerdict keep_over_heuristic(const std::vector<ConditionTime>& candidate,
 }
 
 ProgramChoice choose_as_program_pays(const std::vector<ConditionTime>& heuristic,
-                                     const std::vector<std::vector<ConditionTime>>& challengers) {
+                                     const std::vector<std::vector<ConditionTime>>& challengers,
+                                     const std::vector<double>& min_noise) {
   ProgramChoice best;
   for (const ConditionTime& t : heuristic) best.evidence.conditions.push_back({t.condition, 1.0, kMinProgramNoise});
   double best_margin = 0;
   for (std::size_t i = 0; i < challengers.size(); ++i) {
-    const KeepVerdict v = keep_over_heuristic(challengers[i], heuristic);
+    const KeepVerdict v =
+        keep_over_heuristic(challengers[i], heuristic, i < min_noise.size() ? min_noise[i] : kMinProgramNoise);
     if (!v.keep || v.evidence.min_margin() <= best_margin) continue;
     best_margin = v.evidence.min_margin();
     best.challenger = static_cast<int>(i);

@@ -25,6 +25,15 @@ inline constexpr double kChoiceTieBand = 0.01;
 // The smallest noise bound a margin must clear. Two runs of the same kernel differ by about 1%; the runtime
 // benchmark measures in another process at another time, so a kept win must survive that twice: 2%.
 inline constexpr double kMinProgramNoise = 0.02;
+// The bound where either side is a cuBLASLt algo that keeps split-k partials in its workspace or runs in clusters:
+// where its workspace lies moves its time by up to 6%, and the sweep's workspace is not the program's (H200: one algo,
+// bit for bit, 3.0-5.3% slower from a 64 MiB allocation than from small ones at 305x8192x3072 tf32, clustered;
+// split-k 8 at 88x2036x4096 6% slower from a second buffer; scripts/dev/lt_workspace_probe). The held-out benchmark
+// ran two kept wins with 2-6% margins against such heuristic-firsts at 0.976x and 0.980x (334x416x4096 against
+// split-k 11, 6954x76x2208 against a clustered algo).
+inline constexpr double kWorkspacePlacementNoise = 0.06;
+// kWorkspacePlacementNoise for such a cuBLASLt algo, kMinProgramNoise for any other candidate.
+double placement_noise(const Candidate& c);
 
 // cuBLASLt's first choice among the records: the first verified rank-0 cuBLASLt record. The sweep enumerates the
 // fused heuristic's answers before the unfused baseline's, so that is its fused algo where it has one. Null if none.
@@ -81,8 +90,9 @@ struct KeepVerdict {
   bool keep = false;
   MarginEvidence evidence;
 };
+// min_noise: the smallest bound, max(placement_noise) of the two sides.
 KeepVerdict keep_over_heuristic(const std::vector<ConditionTime>& candidate,
-                                const std::vector<ConditionTime>& heuristic);
+                                const std::vector<ConditionTime>& heuristic, double min_noise = kMinProgramNoise);
 
 // The program-paid decision over the finalists: index into `challengers` of the one to keep (the largest worst-case
 // margin among those the keep rule keeps), or -1 for heuristic-first; and the kept one's evidence (for heuristic-
@@ -91,7 +101,9 @@ struct ProgramChoice {
   int challenger = -1;
   MarginEvidence evidence;
 };
+// min_noise: per challenger, its keep_over_heuristic bound (empty: kMinProgramNoise for each).
 ProgramChoice choose_as_program_pays(const std::vector<ConditionTime>& heuristic,
-                                     const std::vector<std::vector<ConditionTime>>& challengers);
+                                     const std::vector<std::vector<ConditionTime>>& challengers,
+                                     const std::vector<double>& min_noise = {});
 
 }  // namespace gemmtune

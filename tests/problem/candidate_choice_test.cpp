@@ -105,6 +105,44 @@ TEST(KeepRule, TheChallengerWithTheLargestWorstCaseMarginIsKeptElseHeuristicFirs
   EXPECT_EQ(none.evidence.min_margin(), 1.0) << "heuristic-first against itself";
 }
 
+TEST(KeepRule, AgainstACublasLtAlgoThatLivesInItsWorkspaceAWinMustClearSixPercent) {
+  Candidate split_k;
+  split_k.lt.algo_id = 21;
+  split_k.lt.splitk = 11;
+  Candidate clustered;
+  clustered.lt.algo_id = 43;
+  clustered.lt.cluster_shape = 5;
+  Candidate plain = clustered;
+  plain.lt.cluster_shape = 2;  // 1x1x1
+  Candidate automatic = clustered;
+  automatic.lt.cluster_shape = 0;
+  Candidate own;
+  own.backend = Backend::Own;
+  own.own_variant = "wgmma_tf32_128x64x32_s4_split4";  // our split-k: its partials are not cuBLASLt's workspace
+  EXPECT_DOUBLE_EQ(placement_noise(split_k), kWorkspacePlacementNoise);
+  EXPECT_DOUBLE_EQ(placement_noise(clustered), kWorkspacePlacementNoise);
+  EXPECT_DOUBLE_EQ(placement_noise(plain), kMinProgramNoise);
+  EXPECT_DOUBLE_EQ(placement_noise(automatic), kMinProgramNoise);
+  EXPECT_DOUBLE_EQ(placement_noise(own), kMinProgramNoise);
+
+  // 334x416x4096 tf32 on the H200: kept at x1.029 over split-k 11, then 0.976x in the held-out benchmark.
+  const std::vector<ConditionTime> heuristic = times(10.0, 12.0);
+  const std::vector<ConditionTime> small_win = times(10.0 / 1.16, 12.0 / 1.029);
+  EXPECT_TRUE(keep_over_heuristic(small_win, heuristic).keep);
+  const KeepVerdict refused = keep_over_heuristic(small_win, heuristic, placement_noise(split_k));
+  EXPECT_FALSE(refused.keep);
+  EXPECT_DOUBLE_EQ(refused.evidence.conditions[1].noise, kWorkspacePlacementNoise);
+  EXPECT_TRUE(keep_over_heuristic(times(9.0, 10.0), heuristic, placement_noise(split_k)).keep) << "x1.11 and x1.2";
+
+  // Per challenger: the x1.2 one faces the 6% bound and clears it; the x1.05 one would clear 2% but faces 6%.
+  const ProgramChoice c =
+      choose_as_program_pays(heuristic, {times(9.5, 11.4), times(8.0, 10.0)}, {kWorkspacePlacementNoise, 0.06});
+  EXPECT_EQ(c.challenger, 1);
+  const ProgramChoice none = choose_as_program_pays(heuristic, {times(9.5, 11.4)}, {kWorkspacePlacementNoise});
+  EXPECT_EQ(none.challenger, -1);
+  EXPECT_EQ(choose_as_program_pays(heuristic, {times(9.5, 11.4)}).challenger, 0) << "2% by default";
+}
+
 TEST(Finalists, HeuristicFirstThenTheFastestOthersWithinTheBand) {
   const std::vector<MeasurementRecord> records = {
       own_record("a", 10.0), lt_record(0, 21, 10.5), own_record("b", 9.0),  own_record("c", 9.5),
