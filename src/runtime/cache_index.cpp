@@ -7,6 +7,18 @@
 
 
 namespace gemmtune::runtime {
+namespace {
+
+// Nearest first; ties by problem key, so the order does not depend on the db's row order.
+template <class N, class ProblemOf>
+void sort_nearest_first(std::vector<N>& v, ProblemOf problem_of) {
+  std::sort(v.begin(), v.end(), [&](const N& a, const N& b) {
+    if (a.distance != b.distance) return a.distance < b.distance;
+    return problem_of(a).key() < problem_of(b).key();
+  });
+}
+
+}  // namespace
 
 double log_shape_distance(const GemmProblem& a, const GemmProblem& b) {
   const auto d = [](std::int64_t x, std::int64_t y) {
@@ -55,10 +67,7 @@ std::vector<Neighbor> CacheIndex::neighbors(const GemmProblem& p) const {
     if (e.problem == p) continue;
     out.push_back({&e, log_shape_distance(p, e.problem)});
   }
-  std::sort(out.begin(), out.end(), [](const Neighbor& a, const Neighbor& b) {
-    if (a.distance != b.distance) return a.distance < b.distance;
-    return a.entry->problem.key() < b.entry->problem.key();
-  });
+  sort_nearest_first(out, [](const Neighbor& n) -> const GemmProblem& { return n.entry->problem; });
   return out;
 }
 
@@ -70,10 +79,7 @@ std::vector<MeasuredNeighbor> CacheIndex::measured_neighbors(const GemmProblem& 
     if (s.problem == p) continue;
     out.push_back({&s, log_shape_distance(p, s.problem)});
   }
-  std::sort(out.begin(), out.end(), [](const MeasuredNeighbor& a, const MeasuredNeighbor& b) {
-    if (a.distance != b.distance) return a.distance < b.distance;
-    return a.shape->problem.key() < b.shape->problem.key();
-  });
+  sort_nearest_first(out, [](const MeasuredNeighbor& n) -> const GemmProblem& { return n.shape->problem; });
   return out;
 }
 

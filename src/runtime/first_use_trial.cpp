@@ -45,14 +45,18 @@ ProgramTrial first_use_trial(const CandidateLauncher& challenger, const Candidat
   };
   int next_set = 0;
   const auto batch_us = [&](const CandidateLauncher& l, int calls, bool cold) {
-    return timed_us([&] { for (int i = 0; i < calls; ++i) l.launch(buffers.operands(cold ? next_set++ : 0), s); }, calls);
+    const auto enqueue = [&] {
+      for (int i = 0; i < calls; ++i) l.launch(buffers.operands(cold ? next_set++ : 0), s);
+    };
+    return timed_us(enqueue, calls);
   };
   // A first batch of each loads its kernels and gives the batch size: about 100 us of calls.
   const double call_us = std::max({batch_us(challenger, 2, true), batch_us(fallback, 2, true), 1.0});
   const int calls = std::clamp(static_cast<int>(kBatchUs / call_us), 1, 20);
   const int rounds = std::clamp(static_cast<int>(kBudgetUs / (2 * calls * call_us)), 3, 9);
   // Rounds of one batch each, the side that goes first alternating.
-  const auto trial = [&](const std::function<double()>& challenger_batch, const std::function<double()>& default_batch) {
+  using Batch = std::function<double()>;
+  const auto trial = [&](const Batch& challenger_batch, const Batch& default_batch) {
     std::vector<double> a, b;
     for (int r = 0; r < rounds; ++r) {
       const bool challenger_first = r % 2 == 0;

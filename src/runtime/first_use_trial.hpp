@@ -11,8 +11,8 @@
 //     heuristic-first gains more from resident inputs (H200);
 //   graph warm (the warm batch captured as one CUDA graph and replayed): a graph closes the gaps between a cuBLASLt
 //     call's kernels, so a multi-kernel heuristic-first gains more there than one kernel does; a stream-only trial
-//     kept own/fp32_64x64x16_w32x32_t8x4_s2_split4 at 79×2048×520 bias+gelu fp32, 1.06× in a stream and 0.96× from a
-//     graph (H200). Graph cold is left out: the gaps are the same microseconds, a smaller part of a cold call.
+//     kept own/fp32_64x64x16_w32x32_t8x4_s2_split4 at 79×2048×520 bias+gelu fp32, 1.06× in a stream and 0.96×
+//     from a graph (H200). Graph cold is left out: the gaps are the same microseconds, a smaller part of a cold call.
 #pragma once
 
 #include <cstddef>

@@ -73,7 +73,8 @@ class Runtime::Impl {
  public:
   Impl(const std::string& db_path, int device, const RuntimeOptions& options)
       : options_(options), db_path_(db_path), device_(query_device(device)),
-        device_key_(device_.identity.key()), cache_(runtime::load_cache(db_path, device_key_, options.confirm_standins)),
+        device_key_(device_.identity.key()),
+        cache_(runtime::load_cache(db_path, device_key_, options.confirm_standins)),
         lt_(make_lt_handle()), owned_workspace_(options.workspace ? 0 : options.workspace_bytes),
         workspace_{options.workspace ? options.workspace : owned_workspace_.get(), options.workspace_bytes} {
     if (options.workspace) require_device_memory(options.workspace, device);

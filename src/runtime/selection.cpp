@@ -126,8 +126,8 @@ bool trial_candidates(const CacheIndex& index, const std::vector<Neighbor>& neig
                                  shape_of(measured.front().shape->problem) + " at log-distance " +
                                  fixed(measured.front().distance, 2);
     take(r.candidate,
-         "no exact entry; " + r.candidate.id() + " ranked first of the own variants the sweeps measured (" +
-             evidence + ")",
+         "no exact entry; " + r.candidate.id() + " ranked " + std::to_string(rank) + " of the " +
+             std::to_string(ranked.size()) + " own variants the sweeps measured (" + evidence + ")",
          "ranked " + std::to_string(rank) + " of " + std::to_string(ranked.size()) + ": " + evidence);
   }
 

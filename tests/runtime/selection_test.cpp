@@ -355,7 +355,8 @@ TEST(FallbackEvidence, AFirstUseTrialTriesTheVariantsMeasuredFastestNearbyBefore
   // A farther shape chose tf32_c, which no sweep here measured (its db came through import).
   const CacheIndex index({own_entry(kTuned, "tf32_a", margins(1.05, 1.04)),
                           own_entry(test_problem(64, 8192, 8192), "tf32_c", margins(1.6, 1.5))},
-                         kHere, measured_at(kTuned, {{"tf32_a", 1.05}, {"tf32_x", 1.4}, {"tf32_y", 1.2}, {"tf32_z", 0.8}}));
+                         kHere,
+                         measured_at(kTuned, {{"tf32_a", 1.05}, {"tf32_x", 1.4}, {"tf32_y", 1.2}, {"tf32_z", 0.8}}));
   const SupportCheck supports = [](const GemmProblem&, const Candidate& c) -> std::string {
     return c.own_variant == "tf32_y" ? "its tile does not fit" : "";
   };
@@ -365,7 +366,7 @@ TEST(FallbackEvidence, AFirstUseTrialTriesTheVariantsMeasuredFastestNearbyBefore
   const Choice c = select_candidate(index, kUntuned, r, supports, lt_heuristic_default());
   EXPECT_EQ(c.source, ChoiceSource::Nearest) << c.why;
   EXPECT_EQ(c.candidate.id(), "own/tf32_x");
-  EXPECT_NE(c.why.find("own/tf32_x ranked first of the own variants the sweeps measured (x1.40 over heuristic-first "
+  EXPECT_NE(c.why.find("own/tf32_x ranked 1 of the 4 own variants the sweeps measured (x1.40 over heuristic-first "
                        "at 1 measured shape of the kind, weighted toward 1024x1024x1024 at log-distance 0.07)"),
             std::string::npos)
       << c.why;
