@@ -36,6 +36,9 @@ struct Candidate {
   std::string id() const;
   // Inverse of id(); throws InputError. heuristic_rank is not part of the identity.
   static Candidate parse_id(const std::string& id);
+  // A cuBLASLt algo launched in thread-block clusters larger than 1x1x1 (cluster_shape 2 is 1x1x1; 0, AUTO, is what
+  // the non-cluster algos report).
+  bool lt_clustered() const { return backend == Backend::Lt && lt.cluster_shape > 2; }
 };
 
 const char* to_string(Backend b);

@@ -133,7 +133,7 @@ std::string MarginEvidence::describe() const {
 }
 
 double placement_noise(const Candidate& c) {
-  const bool workspace_bound = c.backend == Backend::Lt && (c.lt.splitk > 1 || c.lt.cluster_shape > 2);  // 2: 1x1x1
+  const bool workspace_bound = c.lt_clustered() || (c.backend == Backend::Lt && c.lt.splitk > 1);
   return workspace_bound ? kWorkspacePlacementNoise : kMinProgramNoise;
 }
 

@@ -22,8 +22,7 @@ double median(std::vector<double> v) {
 }  // namespace
 
 double trial_noise_floor(const Candidate& heuristic_first) {
-  const bool clustered = heuristic_first.backend == Backend::Lt && heuristic_first.lt.cluster_shape > 2;  // 2: 1x1x1
-  return clustered ? 1.20 : 1.01;
+  return heuristic_first.lt_clustered() ? 1.20 : 1.01;
 }
 
 ProgramTrial first_use_trial(const CandidateLauncher& challenger, const CandidateLauncher& fallback,
