@@ -43,11 +43,12 @@ ProgramTrial first_use_trial(const CandidateLauncher& challenger, const Candidat
     return 1e3 * static_cast<double>(stop.elapsed_ms_since(start)) / calls;
   };
   int next_set = 0;
+  // One batch of back-to-back calls; the graph condition captures the warm one.
+  const auto enqueue_batch = [&](const CandidateLauncher& l, int calls, bool cold) {
+    for (int i = 0; i < calls; ++i) l.launch(buffers.operands(cold ? next_set++ : 0), s);
+  };
   const auto batch_us = [&](const CandidateLauncher& l, int calls, bool cold) {
-    const auto enqueue = [&] {
-      for (int i = 0; i < calls; ++i) l.launch(buffers.operands(cold ? next_set++ : 0), s);
-    };
-    return timed_us(enqueue, calls);
+    return timed_us([&] { enqueue_batch(l, calls, cold); }, calls);
   };
   // A first batch of each loads its kernels and gives the batch size: about 100 us of calls.
   const double call_us = std::max({batch_us(challenger, 2, true), batch_us(fallback, 2, true), 1.0});
@@ -71,7 +72,7 @@ ProgramTrial first_use_trial(const CandidateLauncher& challenger, const Candidat
   t.warm = trial([&] { return batch_us(challenger, calls, false); }, [&] { return batch_us(fallback, calls, false); });
   t.cold = trial([&] { return batch_us(challenger, calls, true); }, [&] { return batch_us(fallback, calls, true); });
   const auto graph_of = [&](const CandidateLauncher& l) {
-    return CudaGraphExec::capture(s, [&] { for (int i = 0; i < calls; ++i) l.launch(buffers.operands(0), s); });
+    return CudaGraphExec::capture(s, [&] { enqueue_batch(l, calls, false); });
   };
   const CudaGraphExec challenger_graph = graph_of(challenger), default_graph = graph_of(fallback);
   const auto replay_us = [&](const CudaGraphExec& g) { return timed_us([&] { g.launch(s); }, calls); };
