@@ -44,7 +44,13 @@ CacheIndex::CacheIndex(std::vector<CacheEntry> entries, const std::string& devic
     entries_.push_back(std::move(e));
   }
   for (const auto& [key, count] : foreign) foreign_keys_.push_back(key);
+  add_measurements(std::move(speeds));
+}
+
+void CacheIndex::add_measurements(std::vector<OwnVariantSpeed> speeds) {
   std::unordered_map<std::string, std::size_t> shape_of_key;  // problem key -> index in its kind's list
+  for (const auto& [kind_key, shapes] : measured_by_kind_)
+    for (std::size_t i = 0; i < shapes.size(); ++i) shape_of_key.emplace(shapes[i].problem.key(), i);
   for (OwnVariantSpeed& v : speeds) {
     std::vector<MeasuredShape>& kind = measured_by_kind_[v.problem.kind_key()];
     const auto [it, added] = shape_of_key.emplace(v.problem.key(), kind.size());
@@ -93,7 +99,7 @@ std::string CacheIndex::foreign_warning() const {
          device_key_ + "')";
 }
 
-LoadedCache load_cache(const std::string& db_path, const std::string& device_key, bool own_variant_speeds) {
+LoadedCache load_cache(const std::string& db_path, const std::string& device_key) {
   LoadedCache loaded;
   loaded.db_path = db_path;
   std::error_code ec;
@@ -102,11 +108,16 @@ LoadedCache load_cache(const std::string& db_path, const std::string& device_key
     return loaded;
   }
   // Read-only: a program that only runs GEMMs must never migrate or otherwise rewrite its tuning db.
-  const TuningDb db(db_path, TuningDb::Access::ReadOnly);
-  loaded.index = CacheIndex(db.cache_entries(), device_key,
-                            own_variant_speeds ? db.own_variant_speeds(device_key) : std::vector<OwnVariantSpeed>{});
+  loaded.db = std::make_unique<const TuningDb>(db_path, TuningDb::Access::ReadOnly);
+  loaded.index = CacheIndex(loaded.db->cache_entries(), device_key);
   loaded.db_found = true;
   return loaded;
+}
+
+void read_measurements(LoadedCache& cache) {
+  if (cache.measurements_read) return;
+  cache.measurements_read = true;  // a read that throws is not retried at every later problem
+  if (cache.db) cache.index.add_measurements(cache.db->own_variant_speeds(cache.index.device_key()));
 }
 
 }  // namespace gemmtune::runtime

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -44,6 +45,9 @@ class CacheIndex {
   // device key's (TuningDb::own_variant_speeds); a cache that came through import has none.
   CacheIndex(std::vector<CacheEntry> entries, const std::string& device_key, std::vector<OwnVariantSpeed> speeds = {});
 
+  // Adds what the sweeps measured of own variants (this device key's) to what measured_neighbors() returns.
+  void add_measurements(std::vector<OwnVariantSpeed> speeds);
+
   // The entry of exactly this problem, or null.
   const CacheEntry* exact(const GemmProblem& p) const;
   // Entries of p's kind (GemmProblem::kind_key) other than p itself, nearest first (ties: by problem key).
@@ -68,17 +72,23 @@ class CacheIndex {
   std::vector<std::string> foreign_keys_;
 };
 
-// The cache as the runtime found it on disk.
+// The cache as the runtime found it on disk. The db stays open, read-only (SQLite holds no lock between reads), so
+// read_measurements can read the same file later even if it was renamed or replaced meanwhile.
 struct LoadedCache {
   CacheIndex index;
   bool db_found = false;
   std::string db_path;
+  std::unique_ptr<const TuningDb> db;  // null where db_found is false
+  bool measurements_read = false;
 };
 
-// Reads every cache entry of db_path (read-only) and indexes those of device_key; with own_variant_speeds, also what
-// its sweeps measured of every own variant for device_key (only a first-use trial asks: a db of 2,880 problems
-// takes about 0.3 s to read them). A missing file gives an empty
+// Reads every cache entry of db_path (read-only) and indexes those of device_key. A missing file gives an empty
 // index with db_found false; a file that is not a gemmtune db, or a damaged one, throws InputError.
-LoadedCache load_cache(const std::string& db_path, const std::string& device_key, bool own_variant_speeds = true);
+LoadedCache load_cache(const std::string& db_path, const std::string& device_key);
+
+// Adds to cache.index, on its first call only, what the db's sweeps measured of every own variant for the index's
+// device key. Only a first-use trial uses them and a db of 2,880 problems takes about 0.3 s to read them, so they are
+// read when the first untuned problem is met, not at load. Throws what TuningDb throws.
+void read_measurements(LoadedCache& cache);
 
 }  // namespace gemmtune::runtime

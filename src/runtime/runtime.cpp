@@ -74,7 +74,7 @@ class Runtime::Impl {
   Impl(const std::string& db_path, int device, const RuntimeOptions& options)
       : options_(options), db_path_(db_path), device_(query_device(device)),
         device_key_(device_.identity.key()),
-        cache_(runtime::load_cache(db_path, device_key_, options.confirm_standins)),
+        cache_(runtime::load_cache(db_path, device_key_)),
         lt_(make_lt_handle()), owned_workspace_(options.workspace ? 0 : options.workspace_bytes),
         workspace_{options.workspace ? options.workspace : owned_workspace_.get(), options.workspace_bytes} {
     if (options.workspace) require_device_memory(options.workspace, device);
@@ -177,12 +177,25 @@ class Runtime::Impl {
   const GemmPlan& resolve(const GemmProblem& p, std::optional<cudaStream_t> s) {
     p.validate();
     refuse_during_capture(p, s);
+    if (options_.confirm_standins && !cache_.index.exact(p)) read_measurements();
     Choice choice = runtime::select_candidate(
         cache_.index, p, rules_, [this](const GemmProblem& q, const Candidate& c) { return unsupported(q, c); },
         [this](const GemmProblem& q) { return default_for(q); }, &alignment_twin);
     if (options_.confirm_standins) decide_by_trial(p, choice);
     if (choice.is_miss()) misses_.record(p.key());
     return add_plan(p, choice);
+  }
+
+  // What the sweeps measured of every own variant, which ranks a first-use trial's challengers; read at the first
+  // untuned problem. A db that can no longer be read costs the ranking, not the program: the trial then tries the
+  // tuned shapes' choices alone.
+  void read_measurements() {
+    try {
+      runtime::read_measurements(cache_);
+    } catch (const Error& e) {
+      warn(std::string("cannot read the own variants' measurements from '") + cache_.db_path +
+           "', so first-use trials try only the nearby tuned shapes' choices: " + e.what());
+    }
   }
 
   // A tuned shape's own variant as it runs p: its staged twin where p's operands need staging, else the unstaged one.

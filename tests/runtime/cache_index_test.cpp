@@ -112,16 +112,36 @@ TEST(LoadCache, CarriesTheOwnVariantSpeedsOfThisDeviceMeasuredAtTheKindsOtherSha
     for (const GemmProblem& p : {far, near, other_kind})
       db.store_problem(run, p, {test::lt_record(p, 5, 100.0), test::own_record(p, "tf32_a", 80.0)});
   }
-  const LoadedCache c = load_cache(path, kHere);
+  LoadedCache c = load_cache(path, kHere);
+  EXPECT_TRUE(c.index.measured_neighbors(near).empty()) << "read at the first untuned problem, not at load";
+  read_measurements(c);
+  read_measurements(c);
   const std::vector<MeasuredNeighbor> measured = c.index.measured_neighbors(test_problem(1000, 1000, 1000));
-  ASSERT_EQ(measured.size(), 2u) << "the fp32 shape is another kind";
+  ASSERT_EQ(measured.size(), 2u) << "the fp32 shape is another kind; a second read adds nothing";
   EXPECT_EQ(measured[0].shape->problem, near);
   EXPECT_EQ(measured[1].shape->problem, far);
   ASSERT_EQ(measured[0].shape->variants.size(), 1u);
   EXPECT_DOUBLE_EQ(measured[0].shape->variants[0].speedup, 1.25);
   EXPECT_EQ(c.index.measured_neighbors(near).size(), 1u) << "a shape is not its own neighbour";
-  EXPECT_TRUE(load_cache(path, kThere).index.measured_neighbors(near).empty()) << "another device's measurements";
-  EXPECT_TRUE(load_cache(path, kHere, false).index.measured_neighbors(near).empty()) << "not asked for";
+  LoadedCache there = load_cache(path, kThere);
+  read_measurements(there);
+  EXPECT_TRUE(there.index.measured_neighbors(near).empty()) << "another device's measurements";
+}
+
+TEST(LoadCache, MeasurementsAreReadFromTheDbAsLoadedEvenIfItsFileWasReplacedSince) {
+  const test::ScratchDir dir;
+  const std::string path = dir.path("t.db");
+  const GemmProblem tuned = test_problem(1024, 1024, 1024);
+  {
+    TuningDb db(path);
+    const std::int64_t run = db.begin_run(test::test_run(test::test_device("NVIDIA Here")));
+    db.store_problem(run, tuned, {test::lt_record(tuned, 5, 100.0), test::own_record(tuned, "tf32_a", 80.0)});
+  }
+  LoadedCache c = load_cache(path, kHere);
+  std::filesystem::rename(path, dir.path("moved.db"));
+  test::write_bytes(path, "not a db");
+  read_measurements(c);
+  EXPECT_EQ(c.index.measured_neighbors(test_problem(1000, 1000, 1000)).size(), 1u);
 }
 
 TEST(LoadCache, ACorruptDbIsAnInputErrorAndIsLeftAsItWas) {
