@@ -22,7 +22,19 @@ double median(std::vector<double> v) {
 }  // namespace
 
 double trial_noise_floor(const Candidate& heuristic_first) {
-  return heuristic_first.lt_clustered() ? 1.20 : 1.01;
+  return heuristic_first.lt_clustered() ? 1.12 : 1.01;
+}
+
+DefaultFastest fastest_default(const std::vector<ProgramTrial>& trials) {
+  if (trials.empty()) return {};  // zeros, which no challenger beats
+  DefaultFastest d{trials.front().warm.default_fastest_us, trials.front().cold.default_fastest_us,
+                   trials.front().graph.default_fastest_us};
+  for (const ProgramTrial& t : trials) {
+    d.warm_us = std::min(d.warm_us, t.warm.default_fastest_us);
+    d.cold_us = std::min(d.cold_us, t.cold.default_fastest_us);
+    d.graph_us = std::min(d.graph_us, t.graph.default_fastest_us);
+  }
+  return d;
 }
 
 ProgramTrial first_use_trial(const CandidateLauncher& challenger, const CandidateLauncher& fallback,

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstddef>
+#include <vector>
 
 #include "tuner/candidate_launcher.hpp"
 
@@ -30,23 +31,43 @@ struct TrialResult {
   // The challenger is kept only where its slowest batch beats heuristic-first's fastest by the noise floor: a
   // millisecond of medians that caught a two-speed default at its slow speed kept a stand-in that ran 0.90-0.98x in
   // the held-out benchmark (270x14120x1064 bias+gelu tf32 on the H200).
-  bool challenger_wins() const { return challenger_slowest_us * noise_floor < default_fastest_us; }
+  bool beats(double default_fastest) const { return challenger_slowest_us * noise_floor < default_fastest; }
+  bool challenger_wins() const { return beats(default_fastest_us); }
 };
 
-// How much faster than heuristic-first's fastest batch a challenger's slowest must be. 1% in general. 20% where
+// How much faster than heuristic-first's fastest batch a challenger's slowest must be. 1% in general. 12% where
 // heuristic-first is a clustered cuBLASLt algo (cluster shape above 1x1x1): those run at one of two speeds, about 20%
 // apart, for tens of ms at a time (144x3072x13824 tf32: 94.8 and 112.9 us; 149x13824x2048 tf32: 69 and 84-89 us on
-// the H200), so a millisecond may see only the slow one. At 149x13824x2048 a 1% floor kept a stand-in that the
-// trial timed at 80 us against 84-89 and that then ran 0.88-0.94x the default's 69-75 us.
+// the H200), so one trial's millisecond may see only the slow one, and a problem's trials are judged against the
+// default's fastest batch over all of them (fastest_default). Over the 46 problems with a clustered default in the
+// held-out benchmark of seeds 1, 2 and 5-8 (H200, 77b59cf), the benchmark then timed the default at most 10.8% faster
+// than that (672x2048x1952 tf32 from a graph: 31.2 us against 35.0), and up to 21% faster than one trial's fastest
+// batch; 1.12 x 0.892 keeps a winner at 0.999x or better there. The 20% that one trial alone needed left the default
+// running at 6 of those problems where one of our kernels was 12-34% faster than the benchmark's default time.
 double trial_noise_floor(const Candidate& heuristic_first);
+
+// Heuristic-first's fastest batch per call in each condition over some trials of one problem.
+struct DefaultFastest {
+  double warm_us = 0, cold_us = 0, graph_us = 0;
+};
 
 // The trial in its three conditions.
 struct ProgramTrial {
   TrialResult warm, cold, graph;  // stream warm, stream cold, graph warm
-  bool challenger_wins() const { return warm.challenger_wins() && cold.challenger_wins() && graph.challenger_wins(); }
+  // Against heuristic-first's fastest batches over every trial of the problem (fastest_default).
+  bool challenger_wins(const DefaultFastest& d) const {
+    return warm.beats(d.warm_us) && cold.beats(d.cold_us) && graph.beats(d.graph_us);
+  }
+  // Against this trial's own.
+  bool challenger_wins() const {
+    return challenger_wins({warm.default_fastest_us, cold.default_fastest_us, graph.default_fastest_us});
+  }
   // What ranks winners against each other: the challenger's per-call time over the three.
   double challenger_us() const { return warm.challenger_us + cold.challenger_us + graph.challenger_us; }
 };
+
+// The default's fastest batch in each condition over `trials` (every trial of one problem); zeros for none.
+DefaultFastest fastest_default(const std::vector<ProgramTrial>& trials);
 
 // Both launchers must be of one problem. Synchronizes its own stream; never touches the caller's.
 ProgramTrial first_use_trial(const CandidateLauncher& challenger, const CandidateLauncher& fallback,

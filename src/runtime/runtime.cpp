@@ -213,8 +213,7 @@ class Runtime::Impl {
   }
 
   struct TrialOutcome {
-    bool wins = false;
-    double challenger_us = 0;
+    std::optional<runtime::ProgramTrial> times;  // none where the trial failed
     std::string text;  // "first-use trial on this problem: ... vs heuristic-first ..."
   };
 
@@ -235,19 +234,16 @@ class Runtime::Impl {
                     t.cold.challenger_us, t.cold.challenger_slowest_us, t.cold.default_us, t.cold.default_fastest_us,
                     t.graph.challenger_us, t.graph.challenger_slowest_us, t.graph.default_us,
                     t.graph.default_fastest_us);
-      std::string said = text;
-      if (t.cold.noise_floor > 1.01)
-        said += ", which as a clustered algo must be beaten by " +
-                std::to_string(std::lround((t.cold.noise_floor - 1) * 100)) + "% in each";
-      return {t.challenger_wins(), t.challenger_us(), said};
+      return {t, text};
     } catch (const Error& e) {
-      return {false, 0, std::string("first-use trial failed (") + e.what() + ")"};
+      return {std::nullopt, std::string("first-use trial failed (") + e.what() + ")"};
     }
   }
 
   // Every challenger of an untuned problem against heuristic-first: the stand-in and its alternatives (selection.hpp)
   // and, where the default is cuBLASLt's fused epilogue, its plain GEMM followed by our epilogue kernel
-  // (default_candidate.hpp). The fastest one that wins its trial runs; none: the default.
+  // (default_candidate.hpp). The fastest one that beats heuristic-first's fastest batches over all of the problem's
+  // trials (first_use_trial.hpp: fastest_default) runs; none: the default.
   void decide_by_trial(const GemmProblem& p, Choice& choice) {
     if (choice.source != ChoiceSource::Nearest && choice.source != ChoiceSource::Default) return;  // tuned, pinned
     const runtime::DefaultCandidate d = default_for(p);
@@ -268,18 +264,35 @@ class Runtime::Impl {
     const std::optional<Candidate> unfused = runtime::unfused_challenger(p, d, lt_.get(), workspace_.bytes);
     if (unfused) tried.push_back({*unfused, unfused->id() + " (the plain GEMM, then our epilogue kernel)", {}});
     if (tried.empty()) return;
-    const Tried* best = nullptr;
+    std::vector<runtime::ProgramTrial> times;
     for (Tried& t : tried) {
       t.outcome = trial(p, t.candidate, d.candidate);
-      if (t.outcome.wins && (!best || t.outcome.challenger_us < best->outcome.challenger_us)) best = &t;
+      if (t.outcome.times) times.push_back(*t.outcome.times);
     }
+    const runtime::DefaultFastest fastest = runtime::fastest_default(times);
+    const auto wins = [&](const Tried& t) { return t.outcome.times && t.outcome.times->challenger_wins(fastest); };
+    const Tried* best = nullptr;
+    for (const Tried& t : tried)
+      if (wins(t) && (!best || t.outcome.times->challenger_us() < best->outcome.times->challenger_us())) best = &t;
     std::string others;
     for (const Tried& t : tried)
       if (&t != best)
         others += "; " + t.name +
-                  (t.outcome.wins ? " beat heuristic-first by less than " + best->candidate.id() + " in a "
-                                  : " was not faster in a ") +
+                  (wins(t) ? " beat heuristic-first by less than " + best->candidate.id() + " in a "
+                           : " was not faster in a ") +
                   t.outcome.text;
+    if (!times.empty()) {
+      char text[240];
+      std::snprintf(text, sizeof(text),
+                    "; each challenger's slowest batch was held against heuristic-first's fastest over the %zu "
+                    "trials (stream warm %.2f us, stream cold %.2f, graph warm %.2f)",
+                    times.size(), fastest.warm_us, fastest.cold_us, fastest.graph_us);
+      others += text;
+      const double floor = runtime::trial_noise_floor(d.candidate);
+      if (floor > 1.01)
+        others += ", which as a clustered algo it must beat by " + std::to_string(std::lround((floor - 1) * 100)) +
+                  "% in each";
+    }
     const std::string before = choice.why;
     if (!best) {
       choice.candidate = d.candidate;

@@ -24,7 +24,7 @@ TEST(FirstUseTrial, AWinWithinTheOnePercentNoiseFloorIsRefused) {
   EXPECT_FALSE(t.challenger_wins());
 }
 
-TEST(FirstUseTrial, AClusteredDefaultMustBeBeatenByTwentyPercentAnyOtherByOne) {
+TEST(FirstUseTrial, AClusteredDefaultMustBeBeatenByTwelvePercentAnyOtherByOne) {
   Candidate clustered;
   clustered.lt.algo_id = 43;
   clustered.lt.cluster_shape = 8;  // one of the shapes above 1x1x1 (cl8 in a candidate id)
@@ -35,7 +35,7 @@ TEST(FirstUseTrial, AClusteredDefaultMustBeBeatenByTwentyPercentAnyOtherByOne) {
   Candidate own;
   own.backend = Backend::Own;
   own.own_variant = "tf32_128x128x32_s3";
-  EXPECT_DOUBLE_EQ(trial_noise_floor(clustered), 1.20);
+  EXPECT_DOUBLE_EQ(trial_noise_floor(clustered), 1.12);
   EXPECT_DOUBLE_EQ(trial_noise_floor(one_block), 1.01);
   EXPECT_DOUBLE_EQ(trial_noise_floor(automatic), 1.01);
   EXPECT_DOUBLE_EQ(trial_noise_floor(own), 1.01);
@@ -46,6 +46,8 @@ TEST(FirstUseTrial, AClusteredDefaultMustBeBeatenByTwentyPercentAnyOtherByOne) {
   EXPECT_FALSE(t.challenger_wins());
   t.noise_floor = trial_noise_floor(automatic);
   EXPECT_TRUE(t.challenger_wins());
+  // 2184x1024x2048 tf32: ours at 38.1 us slowest against the clustered default's 45.8 fastest (it ran 1.19-1.20x).
+  EXPECT_TRUE((TrialResult{37.8, 46.1, 38.1, 45.8, trial_noise_floor(clustered)}.challenger_wins()));
   // 2568x640x104 tf32: a clustered default beaten by 64%, kept (it ran 1.61-1.84x).
   const TrialResult big{17.0, 28.0, 17.2, 28.1, trial_noise_floor(clustered)};
   EXPECT_TRUE(big.challenger_wins());
@@ -73,6 +75,29 @@ TEST(FirstUseTrial, AChallengerThatWinsInAStreamButLosesFromAGraphIsRefused) {
   EXPECT_TRUE(stream_cold.challenger_wins());
   EXPECT_FALSE((ProgramTrial{stream_warm, stream_cold, graph_warm}.challenger_wins()));
   EXPECT_TRUE((ProgramTrial{stream_warm, stream_cold, stream_warm}.challenger_wins()));
+}
+
+// 149x13824x2048 tf32 on the H200, seed 2 of the held-out benchmark: a clustered default's fastest batch was 83.7-87.3
+// us in one challenger's trial and 72.7-74.4 in another's, and the benchmark then timed it at 71.5-77.1. A challenger
+// at 81 us beat the first by 7% and would have run about 0.9x; against the fastest over both it loses.
+TEST(FirstUseTrial, EachChallengerIsHeldAgainstTheDefaultsFastestBatchOverEveryTrialOfTheProblem) {
+  const double floor = 1.01;
+  const TrialResult slow_phase{80.0, 86.6, 81.0, 86.3, floor};
+  const TrialResult fast_phase{61.0, 73.3, 61.5, 72.7, floor};
+  const ProgramTrial caught_slow{slow_phase, slow_phase, slow_phase}, caught_fast{fast_phase, fast_phase, fast_phase};
+  EXPECT_TRUE(caught_slow.challenger_wins()) << "against its own trial alone";
+  const DefaultFastest over_both = fastest_default({caught_slow, caught_fast});
+  EXPECT_DOUBLE_EQ(over_both.warm_us, 72.7);
+  EXPECT_DOUBLE_EQ(over_both.cold_us, 72.7);
+  EXPECT_DOUBLE_EQ(over_both.graph_us, 72.7);
+  EXPECT_FALSE(caught_slow.challenger_wins(over_both));
+  EXPECT_TRUE(caught_fast.challenger_wins(over_both));
+}
+
+TEST(FirstUseTrial, WithNoTrialNoChallengerWins) {
+  const DefaultFastest none = fastest_default({});
+  const TrialResult fast{1.0, 100.0, 1.0, 100.0};
+  EXPECT_FALSE((ProgramTrial{fast, fast, fast}.challenger_wins(none)));
 }
 
 }  // namespace

@@ -406,6 +406,7 @@ TEST_F(RuntimeCacheGpu, AFirstUseTrialDecidesAStandInAndExplainsItsTimes) {
   EXPECT_NE(why.find(" us per call (slowest batch "), std::string::npos) << why;
   EXPECT_NE(why.find(") vs heuristic-first "), std::string::npos) << why;
   EXPECT_NE(why.find(" us (fastest batch "), std::string::npos) << why;
+  EXPECT_NE(why.find("slowest batch was held against heuristic-first's fastest over the "), std::string::npos) << why;
   if (rt.candidate_id(near) == own.id())
     EXPECT_NE(why.find("[nearest]"), std::string::npos) << why;
   else
