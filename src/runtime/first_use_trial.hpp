@@ -32,7 +32,6 @@ struct TrialResult {
   // millisecond of medians that caught a two-speed default at its slow speed kept a stand-in that ran 0.90-0.98x in
   // the held-out benchmark (270x14120x1064 bias+gelu tf32 on the H200).
   bool beats(double default_fastest) const { return challenger_slowest_us * noise_floor < default_fastest; }
-  bool challenger_wins() const { return beats(default_fastest_us); }
 };
 
 // How much faster than heuristic-first's fastest batch a challenger's slowest must be. 1% in general. 12% where
@@ -57,10 +56,6 @@ struct ProgramTrial {
   // Against heuristic-first's fastest batches over every trial of the problem (fastest_default).
   bool challenger_wins(const DefaultFastest& d) const {
     return warm.beats(d.warm_us) && cold.beats(d.cold_us) && graph.beats(d.graph_us);
-  }
-  // Against this trial's own.
-  bool challenger_wins() const {
-    return challenger_wins({warm.default_fastest_us, cold.default_fastest_us, graph.default_fastest_us});
   }
   // What ranks winners against each other: the challenger's per-call time over the three.
   double challenger_us() const { return warm.challenger_us + cold.challenger_us + graph.challenger_us; }
