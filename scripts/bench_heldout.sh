@@ -20,7 +20,10 @@
 # against cuBLASLt fp32 heuristic-first as always. Its files carry a _fp32_equivalent suffix (heldout_bench_fp32_
 # equivalent.json, the work under OUT_DIR/heldout_fp32_equivalent/), so a default run's results stay as they are.
 #
-# usage: [CONFIRM=0|1|both (default)] [FP32_EQUIVALENT=0|1] scripts/bench_heldout.sh [BUILD_DIR=build]
+# TRIAL_CANDIDATES=N times the trial with RuntimeOptions::max_trial_candidates N instead of its default, into
+# bench_confirm_trialN.json per seed and OUT_DIR/heldout_bench_confirm_trialN.json, beside a default run's files.
+#
+# usage: [CONFIRM=0|1|both (default)] [FP32_EQUIVALENT=0|1] [TRIAL_CANDIDATES=N] scripts/bench_heldout.sh [BUILD_DIR=build]
 #          [OUT_DIR=results/<gpu-slug>] [SEEDS=1,2] [COUNT=24]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -38,6 +41,12 @@ case ${FP32_EQUIVALENT:-0} in
   1) suffix=_fp32_equivalent policy_flags=(--fp32-equivalent) ;;
   *) echo "bench_heldout: FP32_EQUIVALENT must be 0 or 1" >&2; exit 2 ;;
 esac
+trial_suffix="" trial_flags=()
+if [[ -n ${TRIAL_CANDIDATES:-} ]]; then
+  [[ $TRIAL_CANDIDATES =~ ^[0-9]+$ && $confirm != 0 ]] ||
+    { echo "bench_heldout: TRIAL_CANDIDATES must be a number, with CONFIRM=1 or both" >&2; exit 2; }
+  trial_suffix=_trial$TRIAL_CANDIDATES trial_flags=(--max-trial-candidates "$TRIAL_CANDIDATES")
+fi
 for tool in "$build/gemmtune" "$build/src/examples/heldout_bench"; do
   [[ -x $tool ]] || { echo "bench_heldout: $tool is missing (build it first; this script builds nothing)" >&2; exit 2; }
 done
@@ -57,10 +66,10 @@ for seed in ${seeds//,/ }; do
     bench_jsons+=(--bench "$dir/bench.json")
   fi
   if [[ $confirm != 0 ]]; then
-    "$build/src/examples/heldout_bench" --confirm "${policy_flags[@]}" --db "$dir/heldout.db" \
+    "$build/src/examples/heldout_bench" --confirm "${trial_flags[@]}" "${policy_flags[@]}" --db "$dir/heldout.db" \
       --shapes "$dir/shapes.json" \
-      --json "$dir/bench_confirm.json" > "$dir/bench_confirm.txt"
-    confirm_jsons+=(--bench "$dir/bench_confirm.json")
+      --json "$dir/bench_confirm$trial_suffix.json" > "$dir/bench_confirm$trial_suffix.txt"
+    confirm_jsons+=(--bench "$dir/bench_confirm$trial_suffix.json")
   fi
   echo "bench_heldout: seed $seed measured in $((SECONDS - start)) s" >&2
   shape_files+=(--shapes "$dir/shapes.json")
@@ -77,7 +86,7 @@ fi
 if ((${#confirm_jsons[@]})); then
   echo "== with the first-use trial (RuntimeOptions::confirm_standins) =="
   python3 scripts/heldout_report.py "${confirm_jsons[@]}" "${torch_args[@]}" \
-    --out "$out/heldout_bench_confirm$suffix.json"
+    --out "$out/heldout_bench_confirm$trial_suffix$suffix.json"
 fi
 if ((${#bench_jsons[@]})); then
   echo "== without the first-use trial (RuntimeOptions::confirm_standins off) =="

@@ -21,9 +21,11 @@
 // cuBLASLt calls gave medians of 41 rounds from 0.990 to 1.008 of each other), which ±1.5% left at the 0.98 bar.
 //
 //   heldout_bench --db FILE --shapes FILE [--json OUT] [--rounds N] [--max-rounds N] [--calls N] [--confirm]
-//                 [--fp32-equivalent]
+//                 [--max-trial-candidates N] [--fp32-equivalent]
 // --confirm: the runtime confirms each stand-in on first use (RuntimeOptions::confirm_standins, its default);
 // without it the option is off and the evidence rules alone decide.
+// --max-trial-candidates: with --confirm, RuntimeOptions::max_trial_candidates (1-64), so one build can compare
+// trials of different lengths on the same dbs.
 // --fp32-equivalent: the runtime may run the db's policy-admitted 3xtf32 entries for fp32 problems
 // (RuntimeOptions::fp32_equivalent); heuristic-first stays cuBLASLt fp32.
 // The shapes file: {"seed": S, "shapes": [{"m": M, "n": N, "k": K, "tuned": true|false}, ...]}.
@@ -63,6 +65,7 @@ struct Args {
   int max_rounds = 101;
   int calls = 20;
   bool confirm = false;           // RuntimeOptions::confirm_standins
+  int max_trial_candidates = RuntimeOptions{}.max_trial_candidates;
   bool fp32_equivalent = false;   // RuntimeOptions::fp32_equivalent
 };
 
@@ -257,6 +260,7 @@ void run(const Args& a) {
   const DeviceInfo device = query_device(0);
   RuntimeOptions options;
   options.confirm_standins = a.confirm;
+  options.max_trial_candidates = a.max_trial_candidates;
   options.fp32_equivalent = a.fp32_equivalent;
   DeviceBuffer<unsigned char> workspace(kWorkspace);
   options.workspace = workspace.get();
@@ -308,6 +312,7 @@ void run(const Args& a) {
                              {"same_algo", candidate == raw.id()},
                              {"seed", seed},
                              {"confirm_standins", a.confirm},
+                             {"max_trial_candidates", a.max_trial_candidates},
                              {"fp32_equivalent", a.fp32_equivalent},
                              {"explain", explanation}});
           std::printf("%-5s %-9s %-18s %-6s %-4s %-8s runtime %9.2f us  heuristic %9.2f us  x%.3f  %s\n",
@@ -324,6 +329,7 @@ void run(const Args& a) {
   out["db"] = a.db;
   out["seed"] = seed;
   out["confirm_standins"] = a.confirm;
+  out["max_trial_candidates"] = a.max_trial_candidates;
   out["fp32_equivalent"] = a.fp32_equivalent;
   out["method"] = "per condition, median of " + std::to_string(a.rounds) + " rounds (up to " +
                   std::to_string(std::max(a.rounds, a.max_rounds)) +
@@ -343,9 +349,10 @@ void run(const Args& a) {
 
 int main(int argc, char** argv) {
   gemmtune::Args a;
+  bool trial_candidates_given = false;
   const char* usage =
       "usage: heldout_bench --db FILE --shapes FILE [--json OUT] [--rounds N] [--max-rounds N] [--calls N] "
-      "[--confirm] [--fp32-equivalent]\n";
+      "[--confirm] [--max-trial-candidates N] [--fp32-equivalent]\n";
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     const bool has_value = i + 1 < argc;
@@ -366,10 +373,22 @@ int main(int argc, char** argv) {
         return 2;
       }
       (arg == "--rounds" ? a.rounds : arg == "--calls" ? a.calls : a.max_rounds) = v;
+    } else if (arg == "--max-trial-candidates" && has_value) {
+      a.max_trial_candidates = std::atoi(argv[++i]);
+      if (a.max_trial_candidates < 1 || a.max_trial_candidates > 64) {
+        std::fprintf(stderr, "heldout_bench: --max-trial-candidates must be 1..64\n%s", usage);
+        return 2;
+      }
+      trial_candidates_given = true;
     } else {
       std::fprintf(stderr, "%s", usage);
       return 2;
     }
+  }
+  if (trial_candidates_given && !a.confirm) {
+    std::fprintf(stderr, "heldout_bench: --max-trial-candidates needs --confirm (without it nothing is tried)\n%s",
+                 usage);
+    return 2;
   }
   if (a.db.empty() || a.shapes.empty()) {
     std::fprintf(stderr, "heldout_bench: --db and --shapes are required\n%s", usage);
