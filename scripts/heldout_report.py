@@ -44,11 +44,19 @@ def main():
     ap.add_argument("--out", required=True)
     args = ap.parse_args()
     records, device, method, slug, confirm = [], None, None, None, None
+    trial_lengths = {}  # max_trial_candidates -> a file with it (files from before it was recorded have none)
     for path in args.bench:
         with open(path) as f:
             doc = json.load(f)
         records += doc["records"]
         device, method, slug, confirm = doc["device"], doc["method"], doc.get("gpu_slug"), doc.get("confirm_standins")
+        if doc.get("max_trial_candidates") is not None:
+            trial_lengths.setdefault(doc["max_trial_candidates"], path)
+    if len(trial_lengths) > 1:
+        print("heldout_report: the --bench files ran different first-use trial lengths (max_trial_candidates " +
+              ", ".join(f"{n} in {p}" for n, p in sorted(trial_lengths.items())) + "); join each length apart",
+              file=sys.stderr)
+        return 2
     torch_doc, torch_us = None, {}
     key = lambda r: (r["seed"], r["shape"], r["mode"], r["epilogue"], r["launch"], r["condition"])
     for path in args.torch:
@@ -91,7 +99,8 @@ def main():
     for r in records:
         if r["launch"] == "stream" and r["condition"] == "warm":
             sources[(r["selection"], r["runtime_source"])] = sources.get((r["selection"], r["runtime_source"]), 0) + 1
-    out = {"device": device, "gpu_slug": slug, "confirm_standins": confirm, "method": method, "torch": torch_doc and torch_doc.get("torch"),
+    out = {"device": device, "gpu_slug": slug, "confirm_standins": confirm,
+           "max_trial_candidates": next(iter(trial_lengths), None), "method": method, "torch": torch_doc and torch_doc.get("torch"),
            "torch_method": torch_doc and torch_doc.get("method"), "seeds": seeds, "shapes": len(shapes),
            "targets": {"min_vs_heuristic": TARGET_MIN, "geomean_vs_heuristic": TARGET_GEOMEAN,
                        "geomean_vs_torch_tf32": TARGET_TORCH_TF32},
