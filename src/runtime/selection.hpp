@@ -81,7 +81,7 @@ struct SelectionRules {
   bool confirm_on_first_use = false;
   // How many distinct own variants a first-use trial times against the default (the stand-in and alternatives):
   // RuntimeOptions::max_trial_candidates.
-  int max_trial_candidates = 8;
+  int max_trial_candidates = 12;
   // Whether entries the fp32-equivalent policy admitted (3xtf32 for fp32 problems) may be used.
   bool fp32_equivalent = false;
   // Why the cache may be empty, for the explanation ("db 'x.db' not found"); "" when it was loaded.
