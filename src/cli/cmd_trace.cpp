@@ -1,6 +1,7 @@
 // gemmtune trace: where any program's GPU time goes, without nsys. Runs the command with our CUPTI injection
-// library (and, with --gemms, the cublasLtMatmul shim), gathers the per-process records into one trace file and
-// prints the tables; `trace show` prints a saved trace's tables, `trace diff` how the time moved between two.
+// library (and, with --gemms, the shim in front of cuBLAS's and cuBLASLt's GEMM entry points), gathers the
+// per-process records into one trace file and prints the tables; `trace show` prints a saved trace's tables,
+// `trace diff` how the time moved between two.
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
@@ -26,7 +27,7 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr const char* kInjectLibrary = "libgemmtune_trace_inject.so";
-constexpr const char* kLtShimLibrary = "libgemmtune_trace_lt.so";
+constexpr const char* kGemmShimLibrary = "libgemmtune_trace_gemms.so";
 
 struct TraceArgs {
   std::vector<std::string> command;
@@ -155,7 +156,7 @@ void run_trace(const TraceArgs& a) {
   ensure_parent_dir(a.db);
   const CategoryRules rules = category_rules(a.categories);
   const std::string inject = find_trace_library(kInjectLibrary);
-  const std::string shim = a.gemms ? find_trace_library(kLtShimLibrary) : "";
+  const std::string shim = a.gemms ? find_trace_library(kGemmShimLibrary) : "";
 
   const ScratchDir records;
   std::vector<std::string> env = {std::string("CUDA_INJECTION64_PATH=") + inject,
@@ -178,6 +179,7 @@ void run_trace(const TraceArgs& a) {
   t.exit_code = status;
   t.wall_ms = wall_ms;
   t.gemms = a.gemms;
+  if (a.gemms) t.gemm_coverage = gemm_coverage(t, KernelNames(t, rules)).fraction();
   const bool recorded = !t.kernels.empty() || !t.copies.empty();
   // Asked only when nothing was recorded, so a traced run never pays for a CUDA start-up in gemmtune itself.
   std::string gpu_note;
@@ -213,7 +215,7 @@ void register_trace(CLI::App& app) {
   cmd->footer("Usage: gemmtune trace [OPTIONS] -- CMD ARGS...   |   gemmtune trace show FILE.json   |   "
               "gemmtune trace diff BEFORE.json AFTER.json");
   cmd->add_option("--out", a->out, "Write the trace file (for `trace show` and `trace diff`)");
-  cmd->add_flag("--gemms", a->gemms, "Record each cublasLtMatmul call's problem and the GPU time of its kernels");
+  cmd->add_flag("--gemms", a->gemms, "Record each cuBLAS and cuBLASLt GEMM call's problem and the GPU time of its kernels");
   cmd->add_option("--db", a->db, "With --gemms: record the tunable problems as misses in this tuning db");
   cmd->add_option("--format", a->format, "table, csv, json or md")->capture_default_str();
   cmd->add_option("--table", a->table, "Print one table: summary, kernels, categories, nvtx, ranges, range_kernels, gemms");

@@ -22,6 +22,12 @@ std::int64_t packed_ld(const LtMatrix& x) {
   return static_cast<std::int64_t>(x.order == CUBLASLT_ORDER_ROW ? x.cols : x.rows);
 }
 
+// A single column (of a column-order matrix) or row (of a row-order one) is contiguous at any leading dimension.
+bool is_packed(const LtMatrix& x) {
+  const std::uint64_t lines = x.order == CUBLASLT_ORDER_ROW ? x.rows : x.cols;
+  return lines <= 1 || x.ld == packed_ld(x);
+}
+
 struct Epi {
   bool known = false;
   Epilogue epi;
@@ -66,8 +72,8 @@ std::string raw_shape(const LtCallDesc& c) {
   return s.str();
 }
 
-LtCallProblem not_tunable(const LtCallDesc& c, const std::string& why) {
-  LtCallProblem r;
+GemmCallProblem not_tunable(const LtCallDesc& c, const std::string& why) {
+  GemmCallProblem r;
   r.reason = why;
   r.shape = raw_shape(c);
   return r;
@@ -100,6 +106,24 @@ std::string lt_data_type_name(int type) {
   }
 }
 
+std::string compute_type_name(int compute) {
+  switch (compute) {
+    case CUBLAS_COMPUTE_16F: return "16F";
+    case CUBLAS_COMPUTE_16F_PEDANTIC: return "16F_PEDANTIC";
+    case CUBLAS_COMPUTE_32F: return "32F";
+    case CUBLAS_COMPUTE_32F_PEDANTIC: return "32F_PEDANTIC";
+    case CUBLAS_COMPUTE_32F_FAST_16F: return "32F_FAST_16F";
+    case CUBLAS_COMPUTE_32F_FAST_16BF: return "32F_FAST_16BF";
+    case CUBLAS_COMPUTE_32F_FAST_TF32: return "32F_FAST_TF32";
+    case CUBLAS_COMPUTE_32F_EMULATED_16BFX9: return "32F_EMULATED_16BFX9";
+    case CUBLAS_COMPUTE_64F: return "64F";
+    case CUBLAS_COMPUTE_64F_PEDANTIC: return "64F_PEDANTIC";
+    case CUBLAS_COMPUTE_32I: return "32I";
+    case CUBLAS_COMPUTE_32I_PEDANTIC: return "32I_PEDANTIC";
+    default: return std::to_string(compute);
+  }
+}
+
 std::string lt_epilogue_name(std::uint32_t e) {
   switch (e) {
     case CUBLASLT_EPILOGUE_DEFAULT: return "none";
@@ -122,7 +146,7 @@ std::string lt_epilogue_name(std::uint32_t e) {
   }
 }
 
-LtCallProblem lt_call_problem(const LtCallDesc& c) {
+GemmCallProblem lt_call_problem(const LtCallDesc& c) {
   if (!c.a || !c.b || !c.d) return not_tunable(c, "the shim could not read the matrix layouts");
   const LtMatrix& A = *c.a;
   const LtMatrix& B = *c.b;
@@ -136,7 +160,8 @@ LtCallProblem lt_call_problem(const LtCallDesc& c) {
   else if (c.compute == CUBLAS_COMPUTE_32F_FAST_TF32)
     mode = MathMode::Tf32;
   else
-    return not_tunable(c, "compute type " + std::to_string(c.compute) + ": not tunable yet (32F and 32F_FAST_TF32 only)");
+    return not_tunable(c, "compute type " + compute_type_name(c.compute) +
+                              ": not tunable yet (32F and 32F_FAST_TF32 only)");
   for (const LtMatrix* x : {&A, &B, &D})
     if (x->batch > 1) return not_tunable(c, "batched (" + std::to_string(x->batch) + "): not tunable yet");
   for (const LtMatrix* x : {&A, &B, &D})
@@ -163,7 +188,7 @@ LtCallProblem lt_call_problem(const LtCallDesc& c) {
                               std::to_string(b_cols) + ", D " + std::to_string(D.rows) + "x" +
                               std::to_string(D.cols) + ")");
   for (const LtMatrix* x : {&A, &B, &D})
-    if (x->ld != packed_ld(*x))
+    if (!is_packed(*x))
       return not_tunable(c, "leading dimension " + std::to_string(x->ld) + " where " + std::to_string(packed_ld(*x)) +
                                 " is packed (a strided view): not tunable yet");
 
@@ -197,7 +222,7 @@ LtCallProblem lt_call_problem(const LtCallDesc& c) {
   } catch (const InputError& err) {
     return not_tunable(c, err.what());
   }
-  LtCallProblem r;
+  GemmCallProblem r;
   r.tunable = true;
   r.problem = p;
   r.shape = dims(static_cast<std::uint64_t>(p.m), static_cast<std::uint64_t>(p.n), static_cast<std::uint64_t>(p.k)) +

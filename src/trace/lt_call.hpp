@@ -14,7 +14,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "problem/gemm_problem.hpp"
+#include "trace/call_problem.hpp"
 
 namespace gemmtune {
 
@@ -45,19 +45,13 @@ struct LtCallDesc {
   bool operator==(const LtCallDesc& o) const;
 };
 
-struct LtCallProblem {
-  bool tunable = false;
-  GemmProblem problem;   // valid when tunable
-  std::string reason;    // why not tunable ("bf16 data: not tunable yet")
-  std::string shape;     // what the call is, tunable or not: "1024x4096x1024 nt fp32 bias", "bf16 64x64x64 batch 8"
-};
-
 // The gemmtune problem of one call: a pure function, tested for every layout and epilogue.
-LtCallProblem lt_call_problem(const LtCallDesc& call);
+GemmCallProblem lt_call_problem(const LtCallDesc& call);
 
-// Readable names of cuBLASLt's values, for reasons and tables.
+// Readable names of cuBLAS's and cuBLASLt's values, for reasons and tables.
 std::string lt_data_type_name(int type);
 std::string lt_epilogue_name(std::uint32_t epilogue);
+std::string compute_type_name(int compute);  // cublasComputeType_t: "32F_FAST_TF32"
 
 void to_json(nlohmann::json& j, const LtCallDesc& d);
 // Throws InputError naming the field when j is not a call description.

@@ -109,7 +109,8 @@ std::string read_text(const std::filesystem::path& p) {
 
 }  // namespace
 
-void add_raw_process(Trace& t, const std::string& cupti_jsonl, const std::string& lt_jsonl, const std::string& where) {
+void add_raw_process(Trace& t, const std::string& cupti_jsonl, const std::string& gemms_jsonl,
+                     const std::string& where) {
   bool truncated = false;
   const std::vector<json> lines = parse_lines(cupti_jsonl, where, &truncated);
   if (lines.empty()) throw InputError(where + ": empty record file");
@@ -125,16 +126,23 @@ void add_raw_process(Trace& t, const std::string& cupti_jsonl, const std::string
 
   // The shim's signatures: (sig number) -> index into t.gemms_called.
   std::unordered_map<std::uint32_t, std::size_t> gemm_of_signature;
-  if (!lt_jsonl.empty()) {
-    bool lt_truncated = false;
-    for (const json& j : parse_lines(lt_jsonl, where + " (gemms)", &lt_truncated)) {
+  if (!gemms_jsonl.empty()) {
+    bool gemms_truncated = false;
+    for (const json& j : parse_lines(gemms_jsonl, where + " (gemms)", &gemms_truncated)) {
       const JsonFields f(j, where + " (gemms)");
-      if (f.string("t") != "lt") continue;
+      const std::string type = f.string("t");
       TraceGemm g;
       g.pid = process.pid;
+      if (type == "lt") {
+        f.object("desc");
+        g.call = f.parse("desc", [&] { return j.at("desc").get<LtCallDesc>(); });
+      } else if (type == "blas") {
+        f.object("call");
+        g.call = f.parse("call", [&] { return j.at("call").get<BlasCallDesc>(); });
+      } else {
+        continue;
+      }
       g.calls = u64(f, "calls");
-      f.object("desc");
-      g.desc = f.parse("desc", [&] { return j.at("desc").get<LtCallDesc>(); });
       gemm_of_signature[u32(f, "sig")] = t.gemms_called.size();
       t.gemms_called.push_back(g);
     }
@@ -205,7 +213,7 @@ void add_raw_process(Trace& t, const std::string& cupti_jsonl, const std::string
       k.launch_ns = it->second.ns;
     }
     if (const auto it = external_of.find(correlation); it != external_of.end()) {
-      const auto g = gemm_of_signature.find(trace_raw::lt_signature_of(it->second));
+      const auto g = gemm_of_signature.find(trace_raw::gemm_signature_of(it->second));
       if (g != gemm_of_signature.end()) {
         k.gemm = g->second;
         k.gemm_call = static_cast<std::uint32_t>(it->second & 0xffffffffu);
@@ -249,8 +257,8 @@ Trace read_raw_records(const std::string& dir) {
   for (const fs::path& f : files) {
     const std::string name = f.filename().string();
     const std::string pid = name.substr(0, name.size() - std::string(trace_raw::kCuptiSuffix).size());
-    const fs::path lt = f.parent_path() / (pid + trace_raw::kLtSuffix);
-    add_raw_process(t, read_text(f), fs::exists(lt) ? read_text(lt) : std::string(), f.string());
+    const fs::path gemms = f.parent_path() / (pid + trace_raw::kGemmsSuffix);
+    add_raw_process(t, read_text(f), fs::exists(gemms) ? read_text(gemms) : std::string(), f.string());
   }
   std::sort(t.kernels.begin(), t.kernels.end(),
             [](const TraceKernel& a, const TraceKernel& b) { return a.start < b.start; });

@@ -55,7 +55,41 @@ const json& array_at(const json& j, const JsonFields& f, const char* name) {
   return v;
 }
 
+json gemm_call_json(const TraceGemm& g) {
+  json j = {{"pid", g.pid}, {"calls", g.calls}};
+  if (const auto* lt = std::get_if<LtCallDesc>(&g.call))
+    j["desc"] = *lt;
+  else
+    j["blas"] = std::get<BlasCallDesc>(g.call);
+  return j;
+}
+
+// A cublasLtMatmul call keeps its version-1 field, "desc"; a cuBLAS call is "blas".
+TraceGemm gemm_call_from(const json& j, const JsonFields& f) {
+  TraceGemm g;
+  g.pid = static_cast<int>(f.integer("pid"));
+  g.calls = unsigned_field(f, "calls");
+  if (f.has("blas")) {
+    f.object("blas");  // an object, or a clear error
+    g.call = f.parse("blas", [&] { return j.at("blas").get<BlasCallDesc>(); });
+  } else {
+    f.object("desc");
+    g.call = f.parse("desc", [&] { return j.at("desc").get<LtCallDesc>(); });
+  }
+  return g;
+}
+
 }  // namespace
+
+std::string TraceGemm::api() const {
+  if (const auto* blas = std::get_if<BlasCallDesc>(&call)) return blas->api;
+  return "cublasLtMatmul";
+}
+
+GemmCallProblem TraceGemm::problem() const {
+  if (const auto* blas = std::get_if<BlasCallDesc>(&call)) return blas_call_problem(*blas);
+  return lt_call_problem(std::get<LtCallDesc>(call));
+}
 
 json trace_to_json(const Trace& t) {
   json j;
@@ -115,8 +149,8 @@ json trace_to_json(const Trace& t) {
                            {"end", r.end},
                            {"depth", r.depth}});
   j["gemm_calls"] = json::array();
-  for (const TraceGemm& g : t.gemms_called)
-    j["gemm_calls"].push_back({{"pid", g.pid}, {"calls", g.calls}, {"desc", g.desc}});
+  for (const TraceGemm& g : t.gemms_called) j["gemm_calls"].push_back(gemm_call_json(g));
+  j["gemm_coverage"] = t.gemm_coverage ? json(*t.gemm_coverage) : json(nullptr);
   return j;
 }
 
@@ -126,8 +160,8 @@ Trace trace_from_json(const json& j, const std::string& where) {
   if (schema != kTraceSchema)
     throw InputError(where + ": not a gemmtune trace (schema '" + schema + "', expected '" + kTraceSchema + "')");
   const std::int64_t version = root.integer("schema_version");
-  if (version != kTraceSchemaVersion)
-    throw InputError(where + ": trace schema_version " + std::to_string(version) + ", this gemmtune reads " +
+  if (version != 1 && version != kTraceSchemaVersion)
+    throw InputError(where + ": trace schema_version " + std::to_string(version) + ", this gemmtune reads 1 and " +
                      std::to_string(kTraceSchemaVersion));
   Trace t;
   t.command = string_array(j, root, "command");
@@ -148,14 +182,14 @@ Trace trace_from_json(const json& j, const std::string& where) {
   }
   const std::vector<std::string> names = string_array(j, root, "kernel_names");
   const auto gemm_objects = root.objects("gemm_calls");
-  for (std::size_t i = 0; i < gemm_objects.size(); ++i) {
-    const JsonFields& f = gemm_objects[i];
-    TraceGemm g;
-    g.pid = static_cast<int>(f.integer("pid"));
-    g.calls = unsigned_field(f, "calls");
-    f.object("desc");  // an object, or a clear error
-    g.desc = f.parse("desc", [&] { return j.at("gemm_calls")[i].at("desc").get<LtCallDesc>(); });
-    t.gemms_called.push_back(g);
+  for (std::size_t i = 0; i < gemm_objects.size(); ++i)
+    t.gemms_called.push_back(gemm_call_from(j.at("gemm_calls")[i], gemm_objects[i]));
+  if (version >= 2) {
+    if (!root.has("gemm_coverage")) root.fail("gemm_coverage", "missing");
+    if (!j.at("gemm_coverage").is_null()) {
+      t.gemm_coverage = root.number("gemm_coverage");
+      if (*t.gemm_coverage < 0 || *t.gemm_coverage > 1) root.fail("gemm_coverage", "must be a fraction in [0, 1]");
+    }
   }
   const json& kernels = array_at(j, root, "kernels");
   const auto kernel_objects = root.objects("kernels");

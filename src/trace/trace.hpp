@@ -1,5 +1,6 @@
 // Trace: what `gemmtune trace` recorded of one program run, as kept in the trace file (schema "gemmtune.trace",
-// schema_version 1). Times are CUPTI timestamps in ns (one clock for GPU activity, API calls and NVTX ranges).
+// schema_version 2; version 1 files, whose GEMM calls are all cublasLtMatmul calls, are read too). Times are CUPTI
+// timestamps in ns (one clock for GPU activity, API calls and NVTX ranges).
 // Every table (trace/trace_tables.hpp) and the diff are computed from this, so a trace can be re-read with other
 // category rules.
 #pragma once
@@ -7,16 +8,18 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "trace/blas_call.hpp"
 #include "trace/lt_call.hpp"
 
 namespace gemmtune {
 
 inline constexpr const char* kTraceSchema = "gemmtune.trace";
-inline constexpr int kTraceSchemaVersion = 1;
+inline constexpr int kTraceSchemaVersion = 2;
 
 struct TraceKernel {
   int pid = 0;
@@ -27,7 +30,7 @@ struct TraceKernel {
   // The API call that launched it, when recorded: its thread and time (to place it in an NVTX range).
   std::optional<std::uint32_t> launch_tid;
   std::uint64_t launch_ns = 0;
-  // The cublasLtMatmul call (index into Trace::gemms, and the call's number) it ran for, with --gemms.
+  // The cuBLAS or cuBLASLt call (index into Trace::gemms_called, and the call's number) it ran for, with --gemms.
   std::optional<std::size_t> gemm;
   std::uint32_t gemm_call = 0;
 
@@ -58,11 +61,16 @@ struct TraceRange {
   std::uint64_t duration() const { return end > start ? end - start : 0; }
 };
 
-// One distinct cublasLtMatmul call signature of one process, and how often it was called.
+// One distinct GEMM call signature of one process (a cublasLtMatmul call, or a call of one of cuBLAS's GEMM entry
+// points), and how often it was called.
 struct TraceGemm {
   int pid = 0;
   std::uint64_t calls = 0;
-  LtCallDesc desc;
+  std::variant<LtCallDesc, BlasCallDesc> call;
+
+  // "cublasLtMatmul", "cublasSgemm_v2", ...
+  std::string api() const;
+  GemmCallProblem problem() const;
 };
 
 struct TraceProcess {
@@ -83,6 +91,9 @@ struct Trace {
   std::vector<TraceCopy> copies;
   std::vector<TraceRange> ranges;
   std::vector<TraceGemm> gemms_called;
+  // With --gemms: the share of GEMM-category kernel time that ran for a recorded call, as `gemmtune trace` computed
+  // it with its category rules when it wrote the file (trace_tables.hpp, gemm_coverage); absent without GEMM time.
+  std::optional<double> gemm_coverage;
 };
 
 // The trace file: throws InputError (exit 2) naming the file and what is wrong for a file that is not a trace of

@@ -104,6 +104,9 @@ std::vector<Table> trace_diff_tables(const Trace& before, const Trace& after, co
   const Moved& gemm = categories[kGemmCategory];
   total_row("GEMM kernel time (ms)", gemm.before.ns / 1e6, gemm.after.ns / 1e6, 3);
   total_row("GEMM (% of kernel time)", bk > 0 ? 100 * gemm.before.ns / bk : 0, ak > 0 ? 100 * gemm.after.ns / ak : 0, 1);
+  if (before.gemms || after.gemms)
+    total_row("GEMM coverage (%)", 100 * gemm_coverage(before, bn).fraction().value_or(0),
+              100 * gemm_coverage(after, an).fraction().value_or(0), 1);
 
   std::vector<Table> out{totals,
                          moved_table("diff_categories", "Kernel time by category, before and after", "Category", false,
@@ -125,7 +128,7 @@ std::vector<Table> trace_diff_tables(const Trace& before, const Trace& after, co
       gemm_rows.push_back(m);
     }
     Table t = moved_table("diff_gemms", "GEMM problems, before and after", "Problem", false, gemm_rows, bk, ak);
-    t.notes.push_back("Before n / After n: cublasLtMatmul calls.");
+    t.notes.push_back("Before n / After n: cuBLAS and cuBLASLt calls.");
     out.push_back(std::move(t));
   }
   out[1].notes.push_back("Shares are of each trace's own kernel time; Moved is after minus before.");

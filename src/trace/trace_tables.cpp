@@ -4,11 +4,11 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <set>
 #include <unordered_map>
 
 #include "common/error.hpp"
 #include "trace/demangle.hpp"
-#include "trace/lt_call.hpp"
 
 namespace gemmtune {
 namespace {
@@ -140,9 +140,10 @@ KernelNames::KernelNames(const Trace& t, const CategoryRules& rules) {
 std::vector<GemmUse> gemm_uses(const Trace& t) {
   std::vector<GemmUse> uses;
   std::map<std::string, std::size_t> index;
+  std::vector<std::set<std::string>> apis;
   std::vector<std::size_t> use_of_call(t.gemms_called.size());
   for (std::size_t i = 0; i < t.gemms_called.size(); ++i) {
-    const LtCallProblem p = lt_call_problem(t.gemms_called[i].desc);
+    const GemmCallProblem p = t.gemms_called[i].problem();
     const std::string label = p.tunable ? p.problem.key() : p.shape;
     auto it = index.find(label + "\n" + p.reason);
     if (it == index.end()) {
@@ -153,10 +154,14 @@ std::vector<GemmUse> gemm_uses(const Trace& t) {
       u.problem = p.problem;
       u.reason = p.reason;
       uses.push_back(u);
+      apis.emplace_back();
     }
     uses[it->second].calls += t.gemms_called[i].calls;
+    apis[it->second].insert(t.gemms_called[i].api());
     use_of_call[i] = it->second;
   }
+  for (std::size_t u = 0; u < uses.size(); ++u)
+    for (const std::string& api : apis[u]) uses[u].apis += (uses[u].apis.empty() ? "" : ",") + api;
   for (const TraceKernel& k : t.kernels) {
     if (!k.gemm) continue;
     GemmUse& u = uses[use_of_call[*k.gemm]];
@@ -167,6 +172,32 @@ std::vector<GemmUse> gemm_uses(const Trace& t) {
     return a.gpu_ns != b.gpu_ns ? a.gpu_ns > b.gpu_ns : a.label < b.label;
   });
   return uses;
+}
+
+std::optional<double> GemmCoverage::fraction() const {
+  if (gemm_ns <= 0) return std::nullopt;
+  return recorded_ns / gemm_ns;
+}
+
+std::optional<double> GemmCoverage::tunable_fraction() const {
+  if (gemm_ns <= 0) return std::nullopt;
+  return tunable_ns / gemm_ns;
+}
+
+GemmCoverage gemm_coverage(const Trace& t, const KernelNames& names) {
+  std::vector<bool> tunable(t.gemms_called.size());
+  for (std::size_t i = 0; i < t.gemms_called.size(); ++i) tunable[i] = t.gemms_called[i].problem().tunable;
+  GemmCoverage c;
+  for (std::size_t i = 0; i < t.kernels.size(); ++i) {
+    if (names.category(i) != kGemmCategory) continue;
+    const TraceKernel& k = t.kernels[i];
+    const double ns = static_cast<double>(k.duration());
+    c.gemm_ns += ns;
+    if (!k.gemm) continue;
+    c.recorded_ns += ns;
+    if (tunable[*k.gemm]) c.tunable_ns += ns;
+  }
+  return c;
 }
 
 std::vector<long> kernel_ranges(const Trace& t) {
@@ -251,6 +282,10 @@ Table summary_table(const Trace& t, const KernelNames& names) {
     for (const std::string& e : p.errors) tab.notes.push_back("process " + std::to_string(p.pid) + ": " + e);
   }
   row("Records dropped by CUPTI", TableCell::count(dropped));
+  if (t.gemms) {
+    const std::optional<double> coverage = gemm_coverage(t, names).fraction();
+    row("GEMM coverage (%)", coverage ? TableCell::num(100.0 * *coverage, 1) : TableCell("-"));
+  }
   if (!t.gpu_note.empty()) tab.notes.push_back(t.gpu_note);
   tab.notes.push_back("GPU busy: kernels, memcpys and memsets on any device, overlaps counted once.");
   return tab;
@@ -400,10 +435,10 @@ Table range_kernel_table(const Trace& t, const KernelNames& names) {
   return tab;
 }
 
-Table gemm_table(const Trace& t) {
+Table gemm_table(const Trace& t, const KernelNames& names) {
   Table tab{"gemms",
-            "GEMM problems run through cublasLtMatmul",
-            {"Time (%)", "GPU time (us)", "Calls", "Avg/call (us)", "Kernels", "Tunable", "Problem"},
+            "GEMM problems run through cuBLAS and cuBLASLt",
+            {"Time (%)", "GPU time (us)", "Calls", "Avg/call (us)", "Kernels", "API", "Tunable", "Problem"},
             {},
             {}};
   const double total = kernel_total_ns(t);
@@ -412,10 +447,22 @@ Table gemm_table(const Trace& t) {
     attributed += u.gpu_ns;
     tab.rows.push_back({pct(u.gpu_ns, total), us(u.gpu_ns), TableCell::count(u.calls),
                         us(u.calls ? u.gpu_ns / static_cast<double>(u.calls) : 0.0), TableCell::count(u.kernels),
-                        u.tunable ? "yes" : "no: " + u.reason, u.label});
+                        u.apis, u.tunable ? "yes" : "no: " + u.reason, u.label});
   }
+  const GemmCoverage c = gemm_coverage(t, names);
   tab.notes.push_back("Time (%) is a share of all kernel time; the calls above account for " +
                       format_duration_ns(attributed) + " of " + format_duration_ns(total) + ".");
+  if (c.fraction()) {
+    char text[256];
+    std::snprintf(text, sizeof(text),
+                  "GEMM coverage: %.1f%% of GEMM kernel time (%s of %s) ran for a call above; %.1f%% for a "
+                  "tunable one.",
+                  100.0 * *c.fraction(), format_duration_ns(c.recorded_ns).c_str(),
+                  format_duration_ns(c.gemm_ns).c_str(), 100.0 * *c.tunable_fraction());
+    tab.notes.push_back(text);
+  } else {
+    tab.notes.push_back("GEMM coverage: no GEMM kernel ran.");
+  }
   tab.notes.push_back("Tunable problems are gemmtune problem keys: `gemmtune trace --gemms --db FILE` records them as "
                       "misses for `gemmtune sweep --from-misses`.");
   return tab;
@@ -442,7 +489,7 @@ std::vector<Table> trace_tables(const Trace& t, const CategoryRules& rules, cons
   if (want("nvtx") && (ranges || !only.empty())) out.push_back(nvtx_table(t));
   if (want("ranges") && (ranges || !only.empty())) out.push_back(range_table(t, names));
   if (want("range_kernels") && (ranges || !only.empty())) out.push_back(range_kernel_table(t, names));
-  if (want("gemms") && (t.gemms || !only.empty())) out.push_back(gemm_table(t));
+  if (want("gemms") && (t.gemms || !only.empty())) out.push_back(gemm_table(t, names));
   return out;
 }
 

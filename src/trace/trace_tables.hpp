@@ -1,9 +1,11 @@
 // The tables of a trace, in the form of `nsys stats` (cuda_gpu_kern_sum, nvtx_sum) that the seed's workflow reads:
-// a summary, kernels, categories, NVTX ranges, kernels per top-level range and, with --gemms, the GEMM problems.
+// a summary, kernels, categories, NVTX ranges, kernels per top-level range and, with --gemms, the GEMM problems and
+// how much of the GEMM kernel time the recorded calls cover.
 // All times are GPU times from CUPTI activity records; Time (%) is a share of all kernel time unless a table says
 // otherwise.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -43,18 +45,30 @@ class KernelNames {
   std::vector<std::string> names_, categories_;
 };
 
-// One row of the GEMM table: the calls of one distinct problem (or one untunable call shape).
+// One row of the GEMM table: the calls of one distinct problem (or one untunable call shape), through whichever
+// entry points.
 struct GemmUse {
   std::string label;        // the problem key, or the call's shape for one that is not tunable
   bool tunable = false;
   GemmProblem problem;
   std::string reason;       // why not tunable
+  std::string apis;         // the entry points that ran it: "cublasLtMatmul", "cublasSgemm_v2,cublasGemmEx"
   std::uint64_t calls = 0;
   std::uint64_t kernels = 0;
   double gpu_ns = 0;
 };
 // Sorted by GPU time, largest first.
 std::vector<GemmUse> gemm_uses(const Trace& t);
+
+// How much of the GEMM-category kernel time ran for a recorded call (any call the shim saw), and for a call whose
+// problem is tunable.
+struct GemmCoverage {
+  double gemm_ns = 0, recorded_ns = 0, tunable_ns = 0;
+  // recorded_ns / gemm_ns; nullopt without GEMM kernel time.
+  std::optional<double> fraction() const;
+  std::optional<double> tunable_fraction() const;
+};
+GemmCoverage gemm_coverage(const Trace& t, const KernelNames& names);
 
 // Which top-level NVTX range launched each kernel: index into t.ranges, or -1. A kernel belongs to the range of
 // its own process that holds its launch time, on its launching thread where that thread has one, else on any thread
@@ -67,7 +81,7 @@ Table category_table(const Trace& t, const KernelNames& names);
 Table nvtx_table(const Trace& t);
 Table range_table(const Trace& t, const KernelNames& names);
 Table range_kernel_table(const Trace& t, const KernelNames& names);
-Table gemm_table(const Trace& t);
+Table gemm_table(const Trace& t, const KernelNames& names);
 
 // Every table that has something to show, in print order; `only` (a table id) selects one; InputError if unknown.
 std::vector<Table> trace_tables(const Trace& t, const CategoryRules& rules, const std::string& only = "");

@@ -44,11 +44,12 @@ TEST(TraceCli, ShowPrintsEveryTableInEveryFormat) {
   ASSERT_EQ(r.exit_code, 0) << r.output;
   for (const char* title : {"Summary:", "CUDA GPU kernel summary (cuda_gpu_kern_sum):", "Kernel time by category:",
                             "NVTX range summary (nvtx_sum):", "GPU time by top-level NVTX range:",
-                            "Kernels per top-level NVTX range:", "GEMM problems run through cublasLtMatmul:"})
+                            "Kernels per top-level NVTX range:", "GEMM problems run through cuBLAS and cuBLASLt:"})
     EXPECT_TRUE(contains(r.output, title)) << title << "\n" << r.output;
   r = run_gemmtune({"trace", "show", dir.path("t.json"), "--format", "csv", "--table", "gemms"});
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_TRUE(contains(r.output, "27.8,10.000,1,10.000,1,yes,fwd:64x256x128:nt:row:bias:tf32\n")) << r.output;
+  EXPECT_TRUE(contains(r.output, "27.8,10.000,1,10.000,1,cublasLtMatmul,yes,fwd:64x256x128:nt:row:bias:tf32\n"))
+      << r.output;
   for (const char* format : {"json", "md"}) {
     r = run_gemmtune({"trace", "show", dir.path("t.json"), "--format", format});
     EXPECT_EQ(r.exit_code, 0) << format << ": " << r.output;

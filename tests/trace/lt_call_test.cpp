@@ -93,7 +93,7 @@ TEST(LtCallProblem, EveryLayoutEpilogueAndModeOfARowMajorCallMapsBackToItsProble
         for (const Epilogue& e : tunable_epilogues()) {
           // Distinct m, n, k so a swapped dimension cannot go unnoticed.
           const GemmProblem p = problem(96, 256, 40, ta, tb, e, mode);
-          const LtCallProblem r = lt_call_problem(row_major_call(p));
+          const GemmCallProblem r = lt_call_problem(row_major_call(p));
           ASSERT_TRUE(r.tunable) << p.key() << ": " << r.reason;
           EXPECT_EQ(r.problem.key(), p.key());
           ++checked;
@@ -114,7 +114,7 @@ TEST(LtCallProblem, PyTorchLinearWithBiasIsAnNtProblemWithBias) {
   c.bias = true;
   c.alpha = 1.0;
   c.beta = 0.0;
-  const LtCallProblem r = lt_call_problem(c);
+  const GemmCallProblem r = lt_call_problem(c);
   ASSERT_TRUE(r.tunable) << r.reason;
   EXPECT_EQ(r.problem.key(), "fwd:64x256x128:nt:row:bias:tf32");
   EXPECT_EQ(r.shape, "64x256x128 nt tf32 bias");
@@ -132,7 +132,7 @@ TEST(LtCallProblem, AColumnMajorCallWithoutSwapIsReadAsTheEquivalentTransposedPr
   c.c = c.d = col(96, 256);
   c.alpha = 1.0;
   c.beta = 0.0;
-  const LtCallProblem r = lt_call_problem(c);
+  const GemmCallProblem r = lt_call_problem(c);
   ASSERT_TRUE(r.tunable) << r.reason;
   EXPECT_EQ(r.problem.key(), "fwd:256x96x40:tt:row:none:fp32");
 }
@@ -146,7 +146,7 @@ TEST(LtCallProblem, RowOrderMatricesAreRowMajorOperandsDirectly) {
   c.c = c.d = row(96, 256);
   c.alpha = 1.0;
   c.beta = 0.0;
-  const LtCallProblem r = lt_call_problem(c);
+  const GemmCallProblem r = lt_call_problem(c);
   ASSERT_TRUE(r.tunable) << r.reason;
   EXPECT_EQ(r.problem.key(), "fwd:96x256x40:nt:row:none:fp32");
 }
@@ -162,7 +162,7 @@ TEST(LtCallProblem, ARowOrderCallWithBiasIsTheTransposedStoreOfTheSwappedProduct
   c.bias = true;
   c.alpha = 1.0;
   c.beta = 0.0;
-  const LtCallProblem r = lt_call_problem(c);
+  const GemmCallProblem r = lt_call_problem(c);
   ASSERT_TRUE(r.tunable) << r.reason;
   // gemmtune A = op(B)ᵀ (256×40, stored 40×256 row-major: transposed), B = op(A)ᵀ (40×96, stored 96×40: transposed).
   EXPECT_EQ(r.problem.key(), "fwd:256x96x40:tt:col:bias+relu:tf32");
@@ -200,7 +200,7 @@ TEST(LtCallProblem, CallsOutsideTheProblemModelAreListedWithTheirReason) {
     LtCallDesc c = row_major_call(problem(96, 256, 40, false, false, Epilogue{}, MathMode::Fp32));
     ASSERT_TRUE(lt_call_problem(c).tunable);
     u.change(c);
-    const LtCallProblem r = lt_call_problem(c);
+    const GemmCallProblem r = lt_call_problem(c);
     EXPECT_FALSE(r.tunable) << u.what;
     EXPECT_NE(r.reason.find(u.reason_part), std::string::npos) << u.what << ": " << r.reason;
     EXPECT_FALSE(r.shape.empty()) << u.what;

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include "common/error.hpp"
 #include "support/scratch_dir.hpp"
@@ -72,10 +73,26 @@ TEST(RawRecords, KernelsCarryTheirLaunchAndTheirCublasLtCall) {
   EXPECT_EQ(with_gemm, 3);
 }
 
+TEST(RawRecords, CublasAndCublasLtCallsShareOneSignatureSequence) {
+  const Trace t = test::torch_step_trace();
+  ASSERT_EQ(t.gemms_called.size(), 5u);
+  EXPECT_EQ(t.gemms_called[0].api(), "cublasLtMatmul");
+  EXPECT_EQ(t.gemms_called[1].api(), "cublasSgemm_v2");
+  EXPECT_EQ(t.gemms_called[3].api(), "cublasSgemmStridedBatched");
+  std::map<std::string, std::size_t> gemm_of;
+  for (const TraceKernel& k : t.kernels)
+    if (k.gemm) gemm_of[k.name] = *k.gemm;
+  EXPECT_EQ(gemm_of.size(), 5u);  // the gemv and the elementwise kernel ran for no recorded call
+  EXPECT_EQ(gemm_of["sm90_xmma_gemm_f32f32_tf32f32_f32_nt_n_tilesize128x128x32_cublas"], 0u);
+  EXPECT_EQ(gemm_of["sm80_xmma_gemm_f32f32_tf32f32_f32_tn_n_tilesize64x64x32_cublas"], 2u);
+  EXPECT_EQ(gemm_of["splitKreduce_kernel"], 2u);  // the second kernel of the same call
+  EXPECT_EQ(gemm_of["cutlass_80_simt_sgemm_128x64_8x5_nn_align1"], 3u);
+}
+
 TEST(RawRecords, ADirectoryOfProcessFilesBecomesOneTrace) {
   const test::ScratchDir dir;
   std::filesystem::copy_file(test::trace_fixture_path("mlp_step.cupti.jsonl"), dir.path("4242.cupti.jsonl"));
-  std::filesystem::copy_file(test::trace_fixture_path("mlp_step.lt.jsonl"), dir.path("4242.lt.jsonl"));
+  std::filesystem::copy_file(test::trace_fixture_path("mlp_step.gemms.jsonl"), dir.path("4242.gemms.jsonl"));
   {
     // A second process that was killed: no end line, and its last line cut short.
     std::ofstream f(dir.path("77.cupti.jsonl"));
@@ -107,8 +124,8 @@ TEST(RawRecords, AFileOfAnotherFormatIsAnInputError) {
 }
 
 TEST(RawRecords, ExternalIdsPackSignatureAndCall) {
-  const std::uint64_t id = trace_raw::lt_external_id(3, 17);
-  EXPECT_EQ(trace_raw::lt_signature_of(id), 3u);
+  const std::uint64_t id = trace_raw::gemm_external_id(3, 17);
+  EXPECT_EQ(trace_raw::gemm_signature_of(id), 3u);
   EXPECT_EQ(id & 0xffffffffu, 17u);
 }
 

@@ -65,5 +65,18 @@ TEST(TraceDiff, KernelsAndGemmProblemsMoveToo) {
   EXPECT_DOUBLE_EQ(*launches[3].number, -1);
 }
 
+TEST(TraceDiff, GemmCoverageIsComparedBeforeAndAfter) {
+  const Trace before = test::torch_step_trace();
+  Trace after = before;
+  for (TraceKernel& k : after.kernels) k.gemm.reset();  // traced without the shim's attribution
+  const std::vector<Table> tables = trace_diff_tables(before, after, test::default_category_rules());
+  const std::vector<TableCell>* coverage = nullptr;
+  for (const auto& r : tables[0].rows)
+    if (r.front().text == "GEMM coverage (%)") coverage = &r;
+  ASSERT_NE(coverage, nullptr);
+  EXPECT_DOUBLE_EQ(*(*coverage)[1].number, 90);
+  EXPECT_DOUBLE_EQ(*(*coverage)[2].number, 0);
+}
+
 }  // namespace
 }  // namespace gemmtune

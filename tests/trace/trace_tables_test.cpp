@@ -169,11 +169,53 @@ TEST(TraceTables, GemmProblemsWithCountAndShare) {
   EXPECT_FALSE(uses[1].tunable);
   EXPECT_NE(uses[1].reason.find("bf16"), std::string::npos);
   EXPECT_EQ(uses[2].label, "fwd:256x128x64:tn:row:none:tf32");
-  const Table g = gemm_table(t);
+  const Table g = gemm_table(t, KernelNames(t, test::default_category_rules()));
   const auto* r = row_named(g, "fwd:64x256x128:nt:row:bias:tf32");
   ASSERT_NE(r, nullptr);
   EXPECT_NEAR(number(*r, column(g, "Time (%)")), 100.0 * 10 / 36, 0.05);
   EXPECT_EQ(r->at(column(g, "Tunable")).text, "yes");
+}
+
+TEST(TraceTables, CublasAndCublasLtCallsOfOneProblemShareItsRow) {
+  const Trace t = test::torch_step_trace();
+  const std::vector<GemmUse> uses = gemm_uses(t);
+  ASSERT_EQ(uses.size(), 4u);
+  EXPECT_EQ(uses[0].label, "fwd:64x256x128:nt:row:bias:tf32");
+  EXPECT_EQ(uses[0].apis, "cublasLtMatmul");
+  // The tn product's two kernels (the GEMM and its split-k reduction) tie with the nn product at 5000 ns.
+  EXPECT_EQ(uses[1].label, "fwd:256x128x64:tn:row:none:tf32");
+  EXPECT_EQ(uses[1].kernels, 2u);
+  EXPECT_DOUBLE_EQ(uses[1].gpu_ns, 5000);
+  EXPECT_EQ(uses[2].label, "fwd:64x128x256:nn:row:none:tf32");
+  EXPECT_EQ(uses[2].apis, "cublasGemmEx,cublasSgemm_v2");
+  EXPECT_EQ(uses[2].calls, 2u);
+  EXPECT_FALSE(uses[3].tunable);
+  EXPECT_NE(uses[3].reason.find("batched (4)"), std::string::npos) << uses[3].reason;
+  EXPECT_NE(uses[3].label.find("batch 4"), std::string::npos) << uses[3].label;
+  EXPECT_EQ(uses[3].apis, "cublasSgemmStridedBatched");
+}
+
+TEST(TraceTables, GemmCoverageIsTheShareOfGemmKernelTimeFromRecordedCalls) {
+  const Trace t = test::torch_step_trace();
+  const KernelNames names(t, test::default_category_rules());
+  const GemmCoverage c = gemm_coverage(t, names);
+  EXPECT_DOUBLE_EQ(c.gemm_ns, 20000);
+  EXPECT_DOUBLE_EQ(c.recorded_ns, 18000);
+  EXPECT_DOUBLE_EQ(c.tunable_ns, 16000);
+  EXPECT_DOUBLE_EQ(c.fraction().value_or(-1), 0.9);
+  EXPECT_DOUBLE_EQ(c.tunable_fraction().value_or(-1), 0.8);
+  EXPECT_NEAR(metric(summary_table(t, names), "GEMM coverage (%)"), 90.0, 1e-9);
+  const Table g = gemm_table(t, names);
+  bool noted = false;
+  for (const std::string& n : g.notes) noted = noted || n.rfind("GEMM coverage: 90.0% of GEMM kernel time", 0) == 0;
+  EXPECT_TRUE(noted);
+  const auto* batched = g.rows.back().data();
+  EXPECT_EQ(batched[column(g, "API")].text, "cublasSgemmStridedBatched");
+  EXPECT_EQ(batched[column(g, "Tunable")].text.rfind("no: batched (4)", 0), 0u) << batched[column(g, "Tunable")].text;
+  // Without a GEMM kernel there is no coverage to state.
+  Trace none = t;
+  none.kernels.clear();
+  EXPECT_FALSE(gemm_coverage(none, KernelNames(none, test::default_category_rules())).fraction().has_value());
 }
 
 TEST(TraceTables, AnUnknownTableIsAnInputError) {

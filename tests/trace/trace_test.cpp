@@ -40,13 +40,38 @@ TEST(TraceFile, ATraceSurvivesTheFileRoundTrip) {
   ASSERT_EQ(back.ranges.size(), t.ranges.size());
   EXPECT_EQ(back.ranges[1].depth, t.ranges[1].depth);
   ASSERT_EQ(back.gemms_called.size(), 3u);
-  EXPECT_TRUE(back.gemms_called[0].desc == t.gemms_called[0].desc);
+  EXPECT_TRUE(back.gemms_called[0].call == t.gemms_called[0].call);
   EXPECT_EQ(back.copies.size(), 2u);
   // Each kernel name is stored once.
   const nlohmann::json j = trace_to_json(t);
   EXPECT_EQ(j.at("kernel_names").size(), 6u);
   EXPECT_EQ(j.at("schema"), "gemmtune.trace");
-  EXPECT_EQ(j.at("schema_version"), 1);
+  EXPECT_EQ(j.at("schema_version"), 2);
+}
+
+TEST(TraceFile, CublasCallsAndTheGemmCoverageSurviveTheRoundTrip) {
+  Trace t = test::torch_step_trace();
+  t.gemm_coverage = 0.9;
+  const Trace back = trace_from_json(trace_to_json(t), "t.json");
+  ASSERT_EQ(back.gemms_called.size(), t.gemms_called.size());
+  for (std::size_t i = 0; i < t.gemms_called.size(); ++i) {
+    EXPECT_TRUE(back.gemms_called[i].call == t.gemms_called[i].call) << i;
+    EXPECT_EQ(back.gemms_called[i].calls, t.gemms_called[i].calls);
+  }
+  EXPECT_EQ(back.gemm_coverage, 0.9);
+  t.gemm_coverage.reset();
+  EXPECT_FALSE(trace_from_json(trace_to_json(t), "t.json").gemm_coverage.has_value());
+}
+
+TEST(TraceFile, AVersionOneTraceIsStillRead) {
+  // Version 1: cublasLtMatmul calls only, under "desc", and no gemm_coverage.
+  nlohmann::json j = trace_to_json(test::mlp_step_trace());
+  j["schema_version"] = 1;
+  j.erase("gemm_coverage");
+  const Trace t = trace_from_json(j, "old.json");
+  ASSERT_EQ(t.gemms_called.size(), 3u);
+  EXPECT_EQ(t.gemms_called[0].api(), "cublasLtMatmul");
+  EXPECT_FALSE(t.gemm_coverage.has_value());
 }
 
 TEST(TraceFile, SchemaErrorsNameTheFileAndField) {
@@ -57,8 +82,8 @@ TEST(TraceFile, SchemaErrorsNameTheFileAndField) {
   j["schema"] = "gemmtune.sweep";
   EXPECT_NE(error_of(j).find("not a gemmtune trace"), std::string::npos);
   j = good;
-  j["schema_version"] = 2;
-  EXPECT_NE(error_of(j).find("schema_version 2"), std::string::npos);
+  j["schema_version"] = 3;
+  EXPECT_NE(error_of(j).find("schema_version 3"), std::string::npos);
   j = good;
   j.erase("kernels");
   EXPECT_NE(error_of(j).find("t.json: kernels: missing"), std::string::npos) << error_of(j);
@@ -80,6 +105,15 @@ TEST(TraceFile, SchemaErrorsNameTheFileAndField) {
   j = good;
   j["gemm_calls"][0]["desc"]["d"]["rows"] = -4;
   EXPECT_NE(error_of(j).find("gemm_calls[0].desc"), std::string::npos) << error_of(j);
+  j = trace_to_json(test::torch_step_trace());
+  j["gemm_calls"][1]["blas"]["m"] = "tall";
+  EXPECT_NE(error_of(j).find("gemm_calls[1].blas"), std::string::npos) << error_of(j);
+  j = good;
+  j["gemm_coverage"] = 1.5;
+  EXPECT_NE(error_of(j).find("gemm_coverage: must be a fraction"), std::string::npos) << error_of(j);
+  j = good;
+  j.erase("gemm_coverage");
+  EXPECT_NE(error_of(j).find("gemm_coverage: missing"), std::string::npos) << error_of(j);
   j = good;
   j["wall_ms"] = "fast";
   EXPECT_NE(error_of(j).find("wall_ms: expected a number"), std::string::npos) << error_of(j);

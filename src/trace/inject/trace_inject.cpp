@@ -7,7 +7,7 @@
 //
 // It records kernel, memcpy, memset and NVTX marker activity, the runtime/driver launch calls (thread and time of
 // each launch, so kernels can be put in the NVTX range that launched them) and the external correlation ids the
-// cublasLtMatmul shim pushes. Records stream to <GEMMTUNE_TRACE_DIR>/<pid>.cupti.jsonl as CUPTI hands over each
+// GEMM shim pushes. Records stream to <GEMMTUNE_TRACE_DIR>/<pid>.cupti.jsonl as CUPTI hands over each
 // buffer; at exit the buffers are flushed and an end line says how many records CUPTI dropped.
 //
 // No exceptions leave this library and it never ends the program: a failure is written into the file as an
@@ -37,7 +37,7 @@ namespace raw = gemmtune::trace_raw;
 
 constexpr std::size_t kBufferBytes = 4u << 20;
 constexpr std::size_t kRecordAlignment = 8;
-constexpr auto kLtCorrelationKind = CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM1;  // CUSTOM0 is CuptiKernelTimer's
+constexpr auto kGemmCorrelationKind = CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM1;  // CUSTOM0 is CuptiKernelTimer's
 
 constexpr CUpti_ActivityKind kKinds[] = {
     CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,  CUPTI_ACTIVITY_KIND_MEMSET,
@@ -160,7 +160,7 @@ void format_record(Output& o, const CUpti_Activity* record, std::string& out) {
     }
     case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: {
       const auto* x = reinterpret_cast<const CUpti_ActivityExternalCorrelation*>(record);
-      if (x->externalKind != kLtCorrelationKind) break;
+      if (x->externalKind != kGemmCorrelationKind) break;
       append_format(out, "{\"t\":\"x\",\"c\":%u,\"id\":%" PRIu64 "}\n", x->correlationId, x->externalId);
       break;
     }
@@ -199,13 +199,13 @@ void CUPTIAPI buffer_completed(CUcontext, std::uint32_t, std::uint8_t* buffer, s
   std::free(buffer);
 }
 
-int push_lt_correlation(std::uint64_t id) {
-  return static_cast<int>(cuptiActivityPushExternalCorrelationId(kLtCorrelationKind, id));
+int push_gemm_correlation(std::uint64_t id) {
+  return static_cast<int>(cuptiActivityPushExternalCorrelationId(kGemmCorrelationKind, id));
 }
 
-int pop_lt_correlation() {
+int pop_gemm_correlation() {
   std::uint64_t id = 0;
-  return static_cast<int>(cuptiActivityPopExternalCorrelationId(kLtCorrelationKind, &id));
+  return static_cast<int>(cuptiActivityPopExternalCorrelationId(kGemmCorrelationKind, &id));
 }
 
 void at_exit() {
@@ -248,7 +248,7 @@ void start() {
   }
   std::atexit(at_exit);
   if (auto set_hooks = reinterpret_cast<raw::SetHooksFn>(::dlsym(RTLD_DEFAULT, raw::kSetHooksSymbol)))
-    set_hooks(push_lt_correlation, pop_lt_correlation);
+    set_hooks(push_gemm_correlation, pop_gemm_correlation);
 }
 
 std::once_flag started;

@@ -1,6 +1,6 @@
-// The --gemms shim (libgemmtune_trace_lt.so) in front of a program, on a CPU: a fake cuBLASLt stands in for the
-// real one (tests/trace/fake_cublaslt). What the shim writes must map to the problem the program ran, every call
-// must still reach cuBLASLt, and outside `gemmtune trace` it must write nothing.
+// The --gemms shim (libgemmtune_trace_gemms.so) in front of a cuBLASLt program, on a CPU: a fake cuBLASLt stands in
+// for the real one (tests/trace/fake_cublaslt). What the shim writes must map to the problem the program ran, every
+// call must still reach cuBLASLt, and outside `gemmtune trace` it must write nothing.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -18,10 +18,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::vector<fs::path> lt_files(const fs::path& dir) {
+std::vector<fs::path> gemm_files(const fs::path& dir) {
   std::vector<fs::path> out;
   for (const auto& e : fs::directory_iterator(dir))
-    if (e.path().string().find(trace_raw::kLtSuffix) != std::string::npos) out.push_back(e.path());
+    if (e.path().string().find(trace_raw::kGemmsSuffix) != std::string::npos) out.push_back(e.path());
   return out;
 }
 
@@ -30,11 +30,11 @@ TEST(LtShim, RecordsEachDistinctCallWithItsCountAndPassesEveryCallThrough) {
   const fs::path dir = fs::path(scratch.path("records"));
   fs::create_directories(dir);
   const ProcessOutput r = capture_process(
-      {"env", std::string("LD_PRELOAD=") + GEMMTUNE_TRACE_LT_SHIM, std::string(trace_raw::kDirEnv) + "=" + dir.string(),
+      {"env", std::string("LD_PRELOAD=") + GEMMTUNE_TRACE_GEMM_SHIM, std::string(trace_raw::kDirEnv) + "=" + dir.string(),
        GEMMTUNE_FAKE_LT_CALLER});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("fake cuBLASLt saw 3 calls"), std::string::npos) << r.out;
-  const std::vector<fs::path> files = lt_files(dir);
+  const std::vector<fs::path> files = gemm_files(dir);
   ASSERT_EQ(files.size(), 1u);
   std::ifstream in(files[0]);
   std::vector<nlohmann::json> lines;
@@ -42,11 +42,11 @@ TEST(LtShim, RecordsEachDistinctCallWithItsCountAndPassesEveryCallThrough) {
   ASSERT_EQ(lines.size(), 2u);
   EXPECT_EQ(lines[0].at("sig"), 1);
   EXPECT_EQ(lines[0].at("calls"), 2);
-  const LtCallProblem linear = lt_call_problem(lines[0].at("desc").get<LtCallDesc>());
+  const GemmCallProblem linear = lt_call_problem(lines[0].at("desc").get<LtCallDesc>());
   ASSERT_TRUE(linear.tunable) << linear.reason << "\n" << lines[0].dump();
   EXPECT_EQ(linear.problem.key(), "fwd:64x256x128:nt:row:bias:tf32");
   EXPECT_EQ(lines[1].at("calls"), 1);
-  const LtCallProblem bf16 = lt_call_problem(lines[1].at("desc").get<LtCallDesc>());
+  const GemmCallProblem bf16 = lt_call_problem(lines[1].at("desc").get<LtCallDesc>());
   EXPECT_FALSE(bf16.tunable);
   EXPECT_NE(bf16.reason.find("bf16"), std::string::npos) << bf16.reason;
 }
@@ -54,7 +54,7 @@ TEST(LtShim, RecordsEachDistinctCallWithItsCountAndPassesEveryCallThrough) {
 TEST(LtShim, OutsideGemmtuneTraceItOnlyPassesCallsThrough) {
   const test::ScratchDir scratch;
   const ProcessOutput r =
-      capture_process({"env", std::string("LD_PRELOAD=") + GEMMTUNE_TRACE_LT_SHIM, GEMMTUNE_FAKE_LT_CALLER});
+      capture_process({"env", std::string("LD_PRELOAD=") + GEMMTUNE_TRACE_GEMM_SHIM, GEMMTUNE_FAKE_LT_CALLER});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("fake cuBLASLt saw 3 calls"), std::string::npos) << r.out;
 }

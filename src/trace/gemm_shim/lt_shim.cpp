@@ -1,0 +1,155 @@
+// The GEMM shim's interceptor of cublasLtMatmul (libgemmtune_trace_gemms.so; trace/gemm_shim/recorder.hpp).
+//
+// Each call's matmul descriptor and matrix layouts are read back (cublasLtMatmulDescGetAttribute,
+// cublasLtMatrixLayoutGetAttribute) into a description line (trace/lt_call.hpp); identical descriptions share one
+// signature number. cuBLASLt's functions are found at run time (the next cublasLtMatmul in link order, the
+// attribute getters in the library that defines it), never linked: a link would load the toolkit's cuBLASLt beside
+// the program's own (PyTorch ships one).
+#include <cublasLt.h>
+
+#include <cinttypes>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "trace/gemm_shim/recorder.hpp"
+
+namespace {
+
+using gemmtune::gemm_shim::CallScope;
+
+using MatmulFn = cublasStatus_t (*)(cublasLtHandle_t, cublasLtMatmulDesc_t, const void*, const void*,
+                                    cublasLtMatrixLayout_t, const void*, cublasLtMatrixLayout_t, const void*,
+                                    const void*, cublasLtMatrixLayout_t, void*, cublasLtMatrixLayout_t,
+                                    const cublasLtMatmulAlgo_t*, void*, size_t, cudaStream_t);
+using DescGetFn = cublasStatus_t (*)(cublasLtMatmulDesc_t, cublasLtMatmulDescAttributes_t, void*, size_t, size_t*);
+using LayoutGetFn = cublasStatus_t (*)(cublasLtMatrixLayout_t, cublasLtMatrixLayoutAttribute_t, void*, size_t,
+                                       size_t*);
+
+struct LtFunctions {
+  MatmulFn matmul = nullptr;
+  DescGetFn desc_get = nullptr;
+  LayoutGetFn layout_get = nullptr;
+};
+
+const LtFunctions& lt() {
+  static const LtFunctions f = [] {
+    const auto find = [](const char* name) {
+      return gemmtune::gemm_shim::real_symbol(name, {"libcublasLt.so.13", "libcublasLt.so.12", "libcublasLt.so"});
+    };
+    LtFunctions r;
+    r.matmul = reinterpret_cast<MatmulFn>(find("cublasLtMatmul"));
+    r.desc_get = reinterpret_cast<DescGetFn>(find("cublasLtMatmulDescGetAttribute"));
+    r.layout_get = reinterpret_cast<LayoutGetFn>(find("cublasLtMatrixLayoutGetAttribute"));
+    return r;
+  }();
+  return f;
+}
+
+// Attributes have different widths (int32, uint32, int64, pointers); each is read into the low bytes of a zeroed
+// 64-bit value (little-endian), at the size cuBLASLt says it has. false when cuBLASLt refuses.
+bool desc_attr(const LtFunctions& fn, cublasLtMatmulDesc_t d, cublasLtMatmulDescAttributes_t attr,
+               std::uint64_t* value) {
+  std::size_t size = 0;
+  *value = 0;
+  if (fn.desc_get(d, attr, nullptr, 0, &size) != CUBLAS_STATUS_SUCCESS || size == 0 || size > sizeof(*value))
+    return false;
+  return fn.desc_get(d, attr, value, size, &size) == CUBLAS_STATUS_SUCCESS;
+}
+
+bool layout_attr(const LtFunctions& fn, cublasLtMatrixLayout_t l, cublasLtMatrixLayoutAttribute_t attr,
+                 std::uint64_t* value) {
+  std::size_t size = 0;
+  *value = 0;
+  if (fn.layout_get(l, attr, nullptr, 0, &size) != CUBLAS_STATUS_SUCCESS || size == 0 || size > sizeof(*value))
+    return false;
+  return fn.layout_get(l, attr, value, size, &size) == CUBLAS_STATUS_SUCCESS;
+}
+
+// Sign-extends a 32-bit attribute (cudaDataType's "unset" is -1).
+long long as_int32(std::uint64_t v) { return static_cast<std::int32_t>(static_cast<std::uint32_t>(v)); }
+
+std::string describe_layout(const LtFunctions& fn, cublasLtMatrixLayout_t l) {
+  if (!l) return "null";
+  std::uint64_t type = 0, order = 0, rows = 0, cols = 0, ld = 0, batch = 0, stride = 0;
+  if (!layout_attr(fn, l, CUBLASLT_MATRIX_LAYOUT_TYPE, &type) ||
+      !layout_attr(fn, l, CUBLASLT_MATRIX_LAYOUT_ROWS, &rows) ||
+      !layout_attr(fn, l, CUBLASLT_MATRIX_LAYOUT_COLS, &cols) || !layout_attr(fn, l, CUBLASLT_MATRIX_LAYOUT_LD, &ld))
+    return "null";
+  layout_attr(fn, l, CUBLASLT_MATRIX_LAYOUT_ORDER, &order);  // absent: column order, the default
+  if (!layout_attr(fn, l, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &batch)) batch = 1;
+  layout_attr(fn, l, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &stride);
+  char text[256];
+  std::snprintf(text, sizeof(text),
+                "{\"type\":%lld,\"order\":%lld,\"rows\":%" PRIu64 ",\"cols\":%" PRIu64 ",\"ld\":%" PRId64
+                ",\"batch\":%lld,\"stride\":%" PRId64 "}",
+                as_int32(type), as_int32(order), rows, cols, static_cast<std::int64_t>(ld), as_int32(batch),
+                static_cast<std::int64_t>(stride));
+  return text;
+}
+
+// alpha and beta are read only where they live on the host and their type is known; elsewhere they stay null.
+std::string describe_scalar(const void* p, long long scale_type, long long pointer_mode) {
+  if (!p || pointer_mode != CUBLASLT_POINTER_MODE_HOST) return "null";
+  char text[64];
+  if (scale_type == CUDA_R_32F) {
+    float v;
+    std::memcpy(&v, p, sizeof(v));
+    std::snprintf(text, sizeof(text), "%.9g", static_cast<double>(v));
+  } else if (scale_type == CUDA_R_64F) {
+    double v;
+    std::memcpy(&v, p, sizeof(v));
+    std::snprintf(text, sizeof(text), "%.17g", v);
+  } else {
+    return "null";
+  }
+  return text;
+}
+
+std::string describe_call(const LtFunctions& fn, cublasLtMatmulDesc_t d, const void* alpha, const void* beta,
+                          cublasLtMatrixLayout_t a, cublasLtMatrixLayout_t b, cublasLtMatrixLayout_t c,
+                          cublasLtMatrixLayout_t dl) {
+  std::uint64_t compute = 0, scale = 0, mode = 0, ta = 0, tb = 0, epi = 0, bias = 0, bias_type = 0, aux = 0,
+                aux_ld = 0, aux_type = 0;
+  desc_attr(fn, d, CUBLASLT_MATMUL_DESC_COMPUTE_TYPE, &compute);
+  desc_attr(fn, d, CUBLASLT_MATMUL_DESC_SCALE_TYPE, &scale);
+  desc_attr(fn, d, CUBLASLT_MATMUL_DESC_POINTER_MODE, &mode);
+  desc_attr(fn, d, CUBLASLT_MATMUL_DESC_TRANSA, &ta);
+  desc_attr(fn, d, CUBLASLT_MATMUL_DESC_TRANSB, &tb);
+  if (!desc_attr(fn, d, CUBLASLT_MATMUL_DESC_EPILOGUE, &epi)) epi = CUBLASLT_EPILOGUE_DEFAULT;
+  desc_attr(fn, d, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias);
+  if (!desc_attr(fn, d, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bias_type)) bias_type = 0xffffffffu;
+  desc_attr(fn, d, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER, &aux);
+  desc_attr(fn, d, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD, &aux_ld);
+  if (!desc_attr(fn, d, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_DATA_TYPE, &aux_type)) aux_type = 0xffffffffu;
+  const long long pointer_mode = as_int32(mode);
+  char head[512];
+  std::snprintf(head, sizeof(head),
+                "\"compute\":%lld,\"scale\":%lld,\"pointer_mode\":%lld,\"transa\":%lld,\"transb\":%lld,"
+                "\"epilogue\":%" PRIu64 ",\"bias\":%s,\"bias_type\":%lld,\"aux\":%s,\"aux_ld\":%" PRId64
+                ",\"aux_type\":%lld",
+                as_int32(compute), as_int32(scale), pointer_mode, as_int32(ta), as_int32(tb), epi,
+                bias ? "true" : "false", as_int32(bias_type), aux ? "true" : "false",
+                static_cast<std::int64_t>(aux_ld), as_int32(aux_type));
+  return std::string("{") + head + ",\"alpha\":" + describe_scalar(alpha, as_int32(scale), pointer_mode) +
+         ",\"beta\":" + describe_scalar(beta, as_int32(scale), pointer_mode) + ",\"a\":" + describe_layout(fn, a) +
+         ",\"b\":" + describe_layout(fn, b) + ",\"c\":" + describe_layout(fn, c) + ",\"d\":" + describe_layout(fn, dl) +
+         "}";
+}
+
+}  // namespace
+
+extern "C" __attribute__((visibility("default"))) cublasStatus_t cublasLtMatmul(
+    cublasLtHandle_t handle, cublasLtMatmulDesc_t desc, const void* alpha, const void* A, cublasLtMatrixLayout_t a,
+    const void* B, cublasLtMatrixLayout_t b, const void* beta, const void* C, cublasLtMatrixLayout_t c, void* D,
+    cublasLtMatrixLayout_t d, const cublasLtMatmulAlgo_t* algo, void* workspace, size_t workspace_bytes,
+    cudaStream_t stream) {
+  const LtFunctions& f = lt();
+  if (!f.matmul) return CUBLAS_STATUS_NOT_INITIALIZED;  // no cuBLASLt behind us: the caller could not have linked one
+  const CallScope scope([&]() -> std::uint64_t {
+    if (!f.desc_get || !f.layout_get) return 0;
+    return gemmtune::gemm_shim::record_lt_call(describe_call(f, desc, alpha, beta, a, b, c, d));
+  });
+  return f.matmul(handle, desc, alpha, A, a, B, b, beta, C, c, D, d, algo, workspace, workspace_bytes, stream);
+}

@@ -1,0 +1,69 @@
+// What the GEMM shim's interceptors share (libgemmtune_trace_gemms.so: lt_shim.cpp in front of cublasLtMatmul,
+// blas_shim.cpp in front of cuBLAS's GEMM entry points): whether this process is traced, the distinct call
+// signatures with their call counts, written to <GEMMTUNE_TRACE_DIR>/<pid>.gemms.jsonl at exit, and the CUPTI
+// external correlation id pushed around each call, so every kernel the call launches is tagged with its signature
+// in CUPTI's records. Nothing here throws or ends the program; a call the shim cannot describe still runs.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <initializer_list>
+#include <string>
+#include <tuple>
+
+namespace gemmtune::gemm_shim {
+
+// A cuBLAS call's signature: every argument that decides its problem (the fields of trace/blas_call.hpp), compared
+// and hashed as values on the call path and written as JSON only at exit.
+struct BlasSignature {
+  const char* api = "";  // the entry point's name
+  int transa = 0, transb = 0;
+  std::int64_t m = 0, n = 0, k = 0, lda = 0, ldb = 0, ldc = 0;
+  int a_type = 0, b_type = 0, c_type = 0, compute = -1, math_mode = -1, pointer_mode = 0;
+  bool has_scalars = false;  // alpha and beta were host values of a type the shim reads
+  double alpha = 0, beta = 0;
+  std::int64_t batch = 1, stride_a = 0, stride_b = 0, stride_c = 0;
+
+  auto fields() const {
+    return std::tie(api, transa, transb, m, n, k, lda, ldb, ldc, a_type, b_type, c_type, compute, math_mode,
+                    pointer_mode, has_scalars, alpha, beta, batch, stride_a, stride_b, stride_c);
+  }
+  bool operator==(const BlasSignature& o) const { return fields() == o.fields(); }
+};
+
+// The external correlation id of one call of this signature (its number and the call's); counts the call. 0 when
+// the process is not traced.
+std::uint64_t record_lt_call(const std::string& desc_json);
+std::uint64_t record_blas_call(const BlasSignature& signature);
+
+// The real function `name`: the next definition in link order (RTLD_NEXT), else the one in an already loaded
+// library of one of these sonames. RTLD_NEXT sees only the global scope, and Python loads extension modules
+// RTLD_LOCAL, so PyTorch's cuBLAS (a dependency of one) is found by its soname: it is loaded, since its caller is
+// calling it.
+void* real_symbol(const char* name, std::initializer_list<const char*> sonames);
+
+// Around one intercepted call. Only the outermost intercepted call on a thread is recorded: one the library makes
+// through an exported symbol of its own (or of cuBLASLt) while serving the program's call is part of that call.
+class CallScope {
+ public:
+  // record() returns the call's external correlation id (record_*_call); it runs only for an outermost call.
+  template <typename Record>
+  explicit CallScope(Record&& record) {
+    if (enter()) pushed_ = push(std::forward<Record>(record)());
+  }
+  ~CallScope() {
+    if (pushed_) pop();
+    leave();
+  }
+  CallScope(const CallScope&) = delete;
+  CallScope& operator=(const CallScope&) = delete;
+
+ private:
+  static bool enter();  // true for the outermost call on this thread of a traced process
+  static void leave();
+  static bool push(std::uint64_t id);  // false for id 0 or when the injection library gave no hooks
+  static void pop();
+  bool pushed_ = false;
+};
+
+}  // namespace gemmtune::gemm_shim
