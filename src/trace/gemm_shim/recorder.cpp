@@ -41,6 +41,7 @@ struct Signature {
 struct State {
   std::mutex mu;
   bool recording = false;
+  pid_t pid = 0;  // the process that records: a forked child inherits the signatures and must not write them
   std::string path;
   std::unordered_map<std::string, std::uint32_t> lt_index;  // description -> 1-based signature number
   std::unordered_map<BlasSignature, std::uint32_t, BlasSignatureHash> blas_index;
@@ -54,7 +55,8 @@ State* make_state() {
   auto* s = new State;
   const char* dir = std::getenv(raw::kDirEnv);
   if (dir && *dir) {
-    s->path = std::string(dir) + "/" + std::to_string(::getpid()) + raw::kGemmsSuffix;
+    s->pid = ::getpid();
+    s->path = std::string(dir) + "/" + std::to_string(s->pid) + raw::kGemmsSuffix;
     s->recording = true;
     std::atexit(write_signatures);
   }
@@ -96,7 +98,7 @@ void write_blas(std::FILE* f, const BlasSignature& b) {
 void write_signatures() {
   State& s = state();
   std::lock_guard<std::mutex> lock(s.mu);
-  if (s.signatures.empty()) return;
+  if (s.signatures.empty() || ::getpid() != s.pid) return;
   std::FILE* f = std::fopen(s.path.c_str(), "w");
   if (!f) {
     std::fprintf(stderr, "gemmtune trace: cannot write %s: %s\n", s.path.c_str(), std::strerror(errno));
