@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The docs cite only what exists: every relative link and every repository path in README.md, docs/*.md,
 results/README.md and kernels/PERFORMANCE.md names a file or folder of the tree (a link's #anchor, a heading of its
-target), and every script a user is given (scripts/, not scripts/dev/) is named in README.md or a docs page.
+target), every docs/ page is linked from README.md (its map of docs/), and every script a user is given (scripts/,
+not scripts/dev/) is named in README.md or a docs page.
 
 A repository path is a word in `code` that starts with one of the tree's top folders (src/, scripts/, kernels/,
 docs/, bench/, ...). Inside fenced code blocks only words that end in a file extension count, as the design diagram
@@ -92,9 +93,14 @@ def check(root):
                 continue
             if not os.path.exists(os.path.join(root, cited)):
                 missing.append(f"{name}:{number}: {cited}: no such file or folder")
+    with open(os.path.join(root, "README.md"), encoding="utf-8") as f:
+        readme_links = {os.path.normpath(t.partition("#")[0]) for t in LINK.findall(f.read())}
+    for name in doc_files(root):
+        if name.startswith("docs/") and name not in readme_links:
+            missing.append(f"{name}: a docs page README.md does not link to (add it to the map of docs/)")
     scripts = os.path.join(root, "scripts")
     for folder, dirs, files in os.walk(scripts):
-        dirs[:] = [d for d in dirs if os.path.relpath(os.path.join(folder, d), scripts) != "dev"]
+        dirs[:] = [d for d in dirs if d != "__pycache__" and os.path.relpath(os.path.join(folder, d), scripts) != "dev"]
         for f in files:
             rel = os.path.relpath(os.path.join(folder, f), root)
             if rel not in cited_text:
