@@ -11,9 +11,9 @@
 # OUT_DIR defaults to results/<gpu-slug> (as bench_kernels.sh): heldout_bench.json lands there, the per-seed work
 # (shapes, profile, db, sweep and bench logs) under OUT_DIR/heldout/.
 #
-# The runtime is timed with RuntimeOptions::confirm_standins off (the evidence rules alone) into heldout_bench.json;
-# CONFIRM=both also times it with the option on (the first-use trial, the runtime's default), on the same dbs, into
-# OUT_DIR/heldout_bench_confirm.json; CONFIRM=1 times only that way.
+# The runtime as it runs by default (RuntimeOptions::confirm_standins on: the first-use trial) goes into
+# heldout_bench.json. CONFIRM=both (the default) also times it with the option off (the evidence rules alone), on the
+# same dbs, into OUT_DIR/heldout_bench_no_trial.json; CONFIRM=0 times only that way, CONFIRM=1 only the default.
 #
 # FP32_EQUIVALENT=1 runs the fp32-equivalent policy end to end: the tuned half's sweep lets fp32 problems take our
 # 3xtf32 variants (profile field fp32_equivalent) and the runtime may run them (RuntimeOptions::fp32_equivalent),
@@ -21,7 +21,7 @@
 # equivalent.json, the work under OUT_DIR/heldout_fp32_equivalent/), so a default run's results stay as they are.
 #
 # TRIAL_CANDIDATES=N times the trial with RuntimeOptions::max_trial_candidates N instead of its default, into
-# bench_confirm_trialN.json per seed and OUT_DIR/heldout_bench_confirm_trialN.json, beside a default run's files.
+# bench_trialN.json per seed and OUT_DIR/heldout_bench_trialN.json, beside a default run's files.
 #
 # usage: [CONFIRM=0|1|both (default)] [FP32_EQUIVALENT=0|1] [TRIAL_CANDIDATES=N] scripts/bench_heldout.sh [BUILD_DIR=build]
 #          [OUT_DIR=results/<gpu-slug>] [SEEDS=1,2] [COUNT=24]
@@ -62,14 +62,14 @@ for seed in ${seeds//,/ }; do
   "$build/gemmtune" cache show --db "$dir/heldout.db" > "$dir/cache.txt"
   if [[ $confirm != 1 ]]; then
     "$build/src/examples/heldout_bench" "${policy_flags[@]}" --db "$dir/heldout.db" --shapes "$dir/shapes.json" \
-      --json "$dir/bench.json" > "$dir/bench.txt"
-    bench_jsons+=(--bench "$dir/bench.json")
+      --json "$dir/bench_no_trial.json" > "$dir/bench_no_trial.txt"
+    bench_jsons+=(--bench "$dir/bench_no_trial.json")
   fi
   if [[ $confirm != 0 ]]; then
     "$build/src/examples/heldout_bench" --confirm "${trial_flags[@]}" "${policy_flags[@]}" --db "$dir/heldout.db" \
       --shapes "$dir/shapes.json" \
-      --json "$dir/bench_confirm$trial_suffix.json" > "$dir/bench_confirm$trial_suffix.txt"
-    confirm_jsons+=(--bench "$dir/bench_confirm$trial_suffix.json")
+      --json "$dir/bench$trial_suffix.json" > "$dir/bench$trial_suffix.txt"
+    confirm_jsons+=(--bench "$dir/bench$trial_suffix.json")
   fi
   echo "bench_heldout: seed $seed measured in $((SECONDS - start)) s" >&2
   shape_files+=(--shapes "$dir/shapes.json")
@@ -86,10 +86,10 @@ fi
 if ((${#confirm_jsons[@]})); then
   echo "== with the first-use trial (RuntimeOptions::confirm_standins) =="
   python3 scripts/heldout_report.py "${confirm_jsons[@]}" "${torch_args[@]}" \
-    --out "$out/heldout_bench_confirm$trial_suffix$suffix.json"
+    --out "$out/heldout_bench$trial_suffix$suffix.json"
 fi
 if ((${#bench_jsons[@]})); then
   echo "== without the first-use trial (RuntimeOptions::confirm_standins off) =="
-  python3 scripts/heldout_report.py "${bench_jsons[@]}" "${torch_args[@]}" --out "$out/heldout_bench$suffix.json"
+  python3 scripts/heldout_report.py "${bench_jsons[@]}" "${torch_args[@]}" --out "$out/heldout_bench_no_trial$suffix.json"
 fi
 echo "bench_heldout: done in $((SECONDS - start)) s" >&2

@@ -3,10 +3,14 @@
 heldout_bench.json and prints the table: per mode x launch x condition, the runtime's speedup over raw cuBLASLt
 heuristic-first (the records' paired `speedup`, else heuristic_us / runtime_us: geomean, min and its shape) for all shapes, the tuned (exact) half and
 the held-out (fallback) half, and over PyTorch eager (torch_us / runtime_us). Then the issue's targets.
+--bench also reads a joined file, gzipped or not (results/<gpu>/heldout_bench.json.gz), and --seeds keeps the records
+of some seeds only: a seed pair's figures come back out of a pool of several.
 
-usage: heldout_report.py --bench seed1.json [--bench ...] [--torch torch.json [--torch ...]] --out heldout_bench.json
+usage: heldout_report.py --bench seed1.json [--bench ...] [--torch torch.json [--torch ...]] [--seeds 1,2]
+                         --out heldout_bench.json
 """
 import argparse
+import gzip
 import json
 import math
 import sys
@@ -41,14 +45,16 @@ def main():
     ap.add_argument("--bench", action="append", required=True)
     ap.add_argument("--torch", action="append", default=[],
                     help="compare_torch.py JSON; several (runs of different seeds) are joined by seed")
+    ap.add_argument("--seeds", type=lambda v: {int(x) for x in v.split(",")},
+                    help="comma-separated seeds: keep only their records")
     ap.add_argument("--out", required=True)
     args = ap.parse_args()
     records, device, method, slug, confirm = [], None, None, None, None
     trial_lengths = {}  # max_trial_candidates -> a file with it (files from before it was recorded have none)
     for path in args.bench:
-        with open(path) as f:
+        with (gzip.open if path.endswith(".gz") else open)(path, "rt") as f:
             doc = json.load(f)
-        records += doc["records"]
+        records += [r for r in doc["records"] if args.seeds is None or r["seed"] in args.seeds]
         device, method, slug, confirm = doc["device"], doc["method"], doc.get("gpu_slug"), doc.get("confirm_standins")
         if doc.get("max_trial_candidates") is not None:
             trial_lengths.setdefault(doc["max_trial_candidates"], path)
@@ -111,7 +117,7 @@ def main():
         json.dump(out, f, indent=1)
 
     print(f"held-out benchmark: {len(shapes)} shapes from seeds {seeds}, {len(records)} records -> {args.out} "
-          f"(keep as results/{slug}/{args.out.rsplit('/', 1)[-1]})")
+          f"(keep as results/{slug}/{args.out.rsplit('/', 1)[-1]}.gz, gzip -9 -n, listed in results/README.md)")
     print("runtime speedup over raw cuBLASLt heuristic-first (paired per round) and over PyTorch eager:")
     print(header)
     for line in lines:

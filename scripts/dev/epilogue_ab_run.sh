@@ -9,7 +9,7 @@ filter='Philox*:Dropout*:Activation*:EpilogueParams*:KernelRegistry*:ReferenceGe
 summary=()
 run_version() {
   local name=$1
-  bash scripts/device_build.sh >/tmp/build_$name.log 2>&1 || { tail -30 /tmp/build_$name.log; summary+=("$name build failed"); return; }
+  bash scripts/dev/device_build.sh >/tmp/build_$name.log 2>&1 || { tail -30 /tmp/build_$name.log; summary+=("$name build failed"); return; }
   build/tests/gemmtune_tests --gtest_filter="$filter" >"$out/${name}_tests.log" 2>&1
   summary+=("$name tests rc=$? $(grep -E '^\[  (PASSED|FAILED)' "$out/${name}_tests.log" | tr '\n' ' ')")
   build/gemmtune sweep --profile profiles/dev_epilogue.json --modes tf32 --backends own,lt --no-db \

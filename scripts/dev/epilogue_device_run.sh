@@ -21,7 +21,7 @@ while [[ $# -gt 0 ]]; do
 done
 [[ ${#variants[@]} -gt 0 ]] || variants=(wgmma_tf32_256x128x32_s4)
 
-bash scripts/device_build.sh >"$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }
+bash scripts/dev/device_build.sh >"$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }
 summary=()
 if [[ $tests == 1 ]]; then
   build/tests/gemmtune_tests --gtest_filter='Philox*:Dropout*:Activation*:EpilogueParams*:KernelRegistry*:ReferenceGemm*:EpilogueKernel*:SimtGemm*:Mma*:Wgmma*' \

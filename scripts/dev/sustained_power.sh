@@ -6,7 +6,7 @@
 set -uo pipefail
 export PATH=$PATH:/usr/local/cuda/bin
 out=${OUT:-/tmp/sustained_power}
-bash scripts/device_build.sh > "$out/build.txt" 2>&1; echo "build rc=$?"
+bash scripts/dev/device_build.sh > "$out/build.txt" 2>&1; echo "build rc=$?"
 for round in 1 2; do
 for c in own/wgmma_tf32_256x128x32_s4_c2 lt/a43-t24-s34-k1-r0-w1-c0-cl5-i0 own/wgmma_tf32_256x128x32_s4; do
   f="$out/power_${round}_$(echo $c | tr '/' '_').csv"

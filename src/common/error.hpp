@@ -6,7 +6,7 @@
 
 namespace gemmtune {
 
-// The CLI's exit codes are a contract with CI scripts (DESIGN.md): keep the numbers.
+// The CLI's exit codes are a contract with CI scripts (docs/design.md, "Exit codes"): keep the numbers.
 enum class ExitCode : int { Ok = 0, CheckFailed = 1, BadInput = 2, NoGpu = 3 };
 
 // Every gemmtune failure carries the exit code the CLI should end with.

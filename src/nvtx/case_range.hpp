@@ -5,8 +5,9 @@
 // e.g. fwd:1024x1024x1024:nn:row:bias+gelu:tf32|lt|a21-t18-s8-k1-r0-w0-c0-cl0-i0
 //      fwd:1024x1024x1024:nn:row:none:tf32|own|tf32_128x128x32_w64x64_s3
 //
-// Why not DESIGN.md's "gemmtune/<problem>/<candidate>": ncu's --nvtx-include reads '@' as the end of the domain name
-// and '/' as the boundary between nested push/pop ranges, so a name with '/' in it can never be matched as one range.
+// Why not the first design's "gemmtune/<problem>/<candidate>" (docs/design.md): ncu's --nvtx-include reads '@' as the
+// end of the domain name and '/' as the boundary between nested push/pop ranges, so a name with '/' in it can never
+// be matched as one range.
 // The domain takes the place of the "gemmtune/" prefix, and '|' (which neither a problem key nor a candidate id may
 // contain) separates the parts, so a name splits back into its problem key and candidate id without ambiguity.
 //

@@ -3,12 +3,12 @@
 # by value against the offset read from device memory. Builds nothing: BUILD_DIR must hold gemmtune_tests, mlp_step
 # and, configured with -DGEMMTUNE_DEV_TOOLS=ON, kernels/dev_tools/dropout_offset_bench. Logs go to OUT_DIR; a summary
 # table prints last. Exit 0 only if every step passed.
-#   usage: scripts/dev/dropout_check.sh [BUILD_DIR=build] [OUT_DIR=/tmp/dropout_check]
+#   usage: scripts/dropout_check.sh [BUILD_DIR=build] [OUT_DIR=/tmp/dropout_check]
 set -uo pipefail
 build=$(cd "${1:-build}" && pwd) || exit 2
 out=${2:-/tmp/dropout_check}
 mkdir -p "$out" && out=$(cd "$out" && pwd) || exit 2
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 status=0
 summary=()
 

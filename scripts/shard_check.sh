@@ -2,7 +2,7 @@
 # Shards, merge, kill/resume and --devices on one GPU (issue 14). Builds nothing: takes a build directory with
 # gemmtune and an output directory, runs, and prints a verdict table last. About 5-7 minutes on an H200.
 #
-#   scripts/dev/shard_check.sh build /tmp/shard_check
+#   scripts/shard_check.sh build /tmp/shard_check
 #
 # 1. `ci` swept unsharded into one db, then as 4 shards one after another into 4 dbs, merged with `cache merge`:
 #    the merged db must have the same problem keys, and per problem the same chosen candidate or one within the

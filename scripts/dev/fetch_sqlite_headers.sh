@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Unpacks Debian's libsqlite3-dev into .deps/sqlite (ignored by git) for building on a machine without it.
 set -euo pipefail
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$root"
 [[ -f .deps/sqlite/usr/include/sqlite3.h ]] && exit 0
 tmp=$(mktemp -d)

@@ -12,9 +12,9 @@
 # Prints a short table last. PARTS (default all: accuracy,tests,speed,runtime) runs a subset, e.g. to split the work
 # over two calls (PARTS=accuracy,tests,speed then PARTS=runtime): about 4 + 4 minutes on an H200.
 #
-# usage: scripts/dev/accuracy_check.sh BUILD_DIR OUT_DIR
+# usage: scripts/accuracy_check.sh BUILD_DIR OUT_DIR
 set -uo pipefail
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=$(cd "${1:?usage: accuracy_check.sh BUILD_DIR OUT_DIR}" && pwd)
 out=${2:?usage: accuracy_check.sh BUILD_DIR OUT_DIR}
 parts=",${PARTS:-accuracy,tests,speed,runtime},"

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Builds gemmtune on a GPU machine that has the CUDA toolkit, CMake and the libraries but no SQLite headers and no
-# network (the lent H100: see DEVICE notes). Run scripts/fetch_sqlite_headers.sh on a networked machine first and
+# network (the lent H100: see DEVICE notes). Run scripts/dev/fetch_sqlite_headers.sh on a networked machine first and
 # bring its .deps/ along. Builds sm_90 only: that is the machine the numbers are for.
 set -euo pipefail
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 build=${BUILD_DIR:-$root/build}
 sqlite_args=()
 if [[ -f $root/.deps/sqlite/usr/include/sqlite3.h ]]; then

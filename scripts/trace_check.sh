@@ -2,7 +2,7 @@
 # GPU checks of `gemmtune trace` (issue 17). Builds nothing: takes a build directory (with gemmtune, its two trace
 # libraries and mlp_step) and an output directory; logs, trace files and dbs go there; a short table prints last.
 #
-#   scripts/dev/trace_check.sh BUILD_DIR OUT_DIR [PARTS]     PARTS: torch,mlp,cross (default: all three)
+#   scripts/trace_check.sh BUILD_DIR OUT_DIR [PARTS]     PARTS: torch,mlp,cross (default: all three)
 #
 # Each part fits one 10-minute device call (its sweeps stop at 240 s); run them as separate calls if need be.
 #
@@ -25,7 +25,7 @@ build=$(cd "$1" && pwd)
 out=$2
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 G=$build/gemmtune
 mlp_step=$(find "$build" -maxdepth 3 -type f -name mlp_step -perm -u+x | head -1)
 export PYTHONUNBUFFERED=1
