@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # GPU proof of issue 38: `gemmtune trace --gemms` records the GEMMs a PyTorch training step sends through cuBLAS as
-# well as those it sends through cuBLASLt. Builds gemmtune (scripts/device_build.sh; BUILD_DIR as there), then, on
+# well as those it sends through cuBLASLt. Builds gemmtune (scripts/dev/device_build.sh; BUILD_DIR as there), then, on
 # scripts/trace_torch_step.py (4 Linear layers 1024-4096-4096-4096-1024, 777 tokens, AdamW), writes under
 # OUT_DIR/results/<gpu-slug>/:
 #   trace_torch_cublas_imports.txt   the cuBLAS symbols libtorch_cuda.so imports (nm -D --undefined-only), and which
@@ -37,7 +37,7 @@ summary=()
 note() { summary+=("$1"); echo "== $1"; }
 
 t0=$SECONDS
-if ! BUILD_DIR=$build bash "$here/scripts/device_build.sh" >"$out/build.log" 2>&1; then
+if ! BUILD_DIR=$build bash "$here/scripts/dev/device_build.sh" >"$out/build.log" 2>&1; then
   tail -40 "$out/build.log"
   echo "build failed (see $out/build.log)"
   exit 1
