@@ -45,8 +45,10 @@ py::object attribute_or_none(py::handle obj, const char* attr, const std::string
   raise_type_error_from(e, name + ": reading its " + attr + " failed");
 }
 
+std::string type_name(py::handle obj) { return py::str(py::type::of(obj).attr("__name__")); }
+
 std::int64_t to_int64(py::handle v, const std::string& what) {
-  if (!py::isinstance<py::int_>(v)) throw py::type_error(what + " must be an int, not " + std::string(py::str(py::type::of(v).attr("__name__"))));
+  if (!py::isinstance<py::int_>(v)) throw py::type_error(what + " must be an int, not " + type_name(v));
   return v.cast<std::int64_t>();
 }
 
@@ -135,8 +137,8 @@ ArrayView read_dlpack(const py::object& dlpack, const std::string& name, const E
     throw py::type_error(name + ": __dlpack__() did not return an unconsumed DLPack capsule");
   // Read, not consumed: the capsule keeps its name, so dropping it runs the producer's deleter, and the memory stays
   // the caller's array's.
-  const auto* managed = static_cast<const dlpack::DLManagedTensor*>(PyCapsule_GetPointer(capsule.ptr(), dlpack::kCapsuleName));
-  const dlpack::DLTensor& t = managed->dl_tensor;
+  const dlpack::DLTensor& t =
+      static_cast<const dlpack::DLManagedTensor*>(PyCapsule_GetPointer(capsule.ptr(), dlpack::kCapsuleName))->dl_tensor;
   ArrayView v;
   v.protocol = "__dlpack__";
   v.device = cuda_device_of(t.device.device_type, t.device.device_id, name);
@@ -162,7 +164,7 @@ ArrayView read_array(py::handle obj, const std::string& name, ElementType type, 
   if (py::object dlpack = attribute_or_none(obj, "__dlpack__", name); !dlpack.is_none())
     return read_dlpack(dlpack, name, spec, dlpack_stream);
   throw py::type_error(name + ": a CUDA device array is needed (an object with __cuda_array_interface__ or "
-                              "__dlpack__), not " + std::string(py::str(py::type::of(obj).attr("__name__"))));
+                              "__dlpack__), not " + type_name(obj));
 }
 
 void bind_array_view(py::module_& m) {

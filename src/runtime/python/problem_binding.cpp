@@ -67,7 +67,8 @@ void bind_problem(py::module_& m) {
       .def_readonly("k", &GemmProblem::k)
       .def_readonly("trans_a", &GemmProblem::trans_a)
       .def_readonly("trans_b", &GemmProblem::trans_b)
-      .def_property_readonly("out", [](const GemmProblem& p) { return p.out == OutputLayout::Transposed ? "col" : "row"; })
+      .def_property_readonly("out",
+                             [](const GemmProblem& p) { return p.out == OutputLayout::Transposed ? "col" : "row"; })
       .def_property_readonly("bias", [](const GemmProblem& p) { return p.epi.bias; })
       .def_property_readonly("act", [](const GemmProblem& p) { return to_string(p.epi.act); })
       .def_property_readonly("leaky_slope", [](const GemmProblem& p) { return p.epi.leaky_slope; })

@@ -251,6 +251,10 @@ class Runtime:
         self._rt = _gemmtune.Runtime(db, device, fp32_equivalent=bool(fp32_equivalent), **given)
         _live.add(self)
 
+    def __repr__(self):
+        return (f"gemmtune.Runtime(db={self.db!r}, device={self.device}: {self.cache_size} cache entries for "
+                f"{self.device_key!r})")
+
     def __enter__(self):
         return self
 

@@ -73,6 +73,17 @@ def _address(t):
     return t.data_ptr() if t is not None else 0
 
 
+# The current stream's handle, asked for at every call: torch.cuda.current_stream() builds a Stream object each time
+# (microseconds a layer, which an eager step of small layers feels); the raw getter Inductor's kernels use does not.
+_raw_current_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+
+
+def _current_stream(device):
+    if _raw_current_stream is not None:
+        return _raw_current_stream(device.index)
+    return torch.cuda.current_stream(device).cuda_stream
+
+
 class _FusedLinearFunction(torch.autograd.Function):
     """Y = dropout(act(X·Wᵀ + b)) forward and backward through the layer's Runtime; Z is kept only where the backward
     needs it (an activation and a gradient to compute)."""
@@ -84,7 +95,7 @@ class _FusedLinearFunction(torch.autograd.Function):
         trans_b = not _stored_transposed(weight, "weight")  # [out, in] row-major is B = Wᵀ stored transposed
         save_z = layer.activation != "none" and any(ctx.needs_input_grad[:3])
         problem = layer._problem(x.shape[0], trans_a, trans_b, bias is not None, save_z, p)
-        stream = torch.cuda.current_stream(x.device).cuda_stream
+        stream = _current_stream(x.device)
         y = torch.empty((problem.m, problem.n), dtype=torch.float32, device=x.device)
         z = torch.empty_like(y) if save_z else None
         offset = layer._draw_offset(stream) if p > 0 else None
@@ -104,7 +115,7 @@ class _FusedLinearFunction(torch.autograd.Function):
         gx = _empty(p.m, p.k, p.trans_a, x) if need_x else None
         gw = _empty(p.n, p.k, not p.trans_b, weight) if need_w else None
         gb = torch.empty(p.n, dtype=torch.float32, device=x.device) if need_bias else None
-        stream = torch.cuda.current_stream(x.device).cuda_stream
+        stream = _current_stream(x.device)
         ctx.runtime._rt.backward(p, x.data_ptr(), weight.data_ptr(), _address(z), grad_y.data_ptr(), _address(gx),
                                  _address(gw), _address(gb), ctx.seed, 0, _address(offset), stream)
         return gx, gw, gb, None, None
