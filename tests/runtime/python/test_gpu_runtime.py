@@ -118,9 +118,9 @@ class RuntimeGpuTest(GpuTestCase):
         y_ref.backward(gY.double())
         for name, g, leaf in zip(("gA", "gB", "gBias"), grads, leaves):
             self.assert_close(g, leaf.grad, "tf32", (M, N, K), name + " with the regenerated mask")
-        again = self.rt.forward(A, B, bias, act="gelu", dropout=p, seed=42, offset=5)
-        self.assertTrue(torch.equal(again, Y), "the same seed and offset must give the same mask")
-        next_step = self.rt.forward(A, B, bias, act="gelu", dropout=p, seed=42, offset=6)
+        again, _ = self.rt.forward(A, B, bias, act="gelu", dropout=p, seed=42, offset=5, save_z=True)
+        self.assertTrue(torch.equal(again, Y), "the same problem, seed and offset must give the same bits")
+        next_step, _ = self.rt.forward(A, B, bias, act="gelu", dropout=p, seed=42, offset=6, save_z=True)
         self.assertGreater(((next_step != 0) != keep).double().mean().item(), 0.2, "a new offset, a new mask")
 
     def test_transposed_views_are_read_and_written_in_place(self):
@@ -157,18 +157,17 @@ class RuntimeGpuTest(GpuTestCase):
         torch.cuda.synchronize()
         self.assertEqual(counter.item(), 10)
         for i, replay in enumerate(replays):
-            eager = self.rt.forward(A, B, act="none", dropout=p, seed=9, offset=7 + i)
+            eager, _ = self.rt.forward(A, B, act="none", dropout=p, seed=9, offset=7 + i, z=poisoned(M, N))
             self.assertTrue(torch.equal(replay, eager), f"replay {i + 1} must equal the eager call at offset {7 + i}")
         self.assertFalse(torch.equal(replays[0] != 0, replays[1] != 0), "each replay draws its own mask")
 
     def test_calls_wait_for_the_stream_an_array_interface_names(self):
         producer, consumer = torch.cuda.Stream(), torch.cuda.Stream()
-        A, B, source = torch.zeros(M, K, device="cuda"), randn(K, N), randn(M, K)
+        A, B, source, out = torch.zeros(M, K, device="cuda"), randn(K, N), randn(M, K), poisoned(M, N)
         torch.cuda.synchronize()
         with torch.cuda.stream(producer):
             torch.cuda._sleep(50_000_000)  # tens of milliseconds: the consumer would read zeros if it did not wait
             A.copy_(source)
-        out = poisoned(M, N)
         self.rt.forward(WrittenOnStream(A, producer), B, out=out, stream=consumer)
         consumer.synchronize()
         y_ref, _, _ = self.reference(source, B, None, "none")

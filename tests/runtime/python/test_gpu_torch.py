@@ -115,6 +115,7 @@ class FusedLinearGpuTest(GpuTestCase):
         with torch.cuda.stream(side):
             torch.cuda._sleep(50_000_000)  # had the layer run on another stream, it would read zeros
             x.copy_(source)
+            self.assertEqual(gt._current_stream(x.device), side.cuda_stream)
             y = layer(x)
         side.synchronize()
         with torch.no_grad():
