@@ -356,7 +356,10 @@ class Runtime:
         """Resolves a problem ahead of its first call (allocation, algo build, a first-use trial), e.g. before
         capturing a CUDA graph. Takes a gemmtune.Problem, a problem key, or the forward's arguments; backward=True
         also prepares its backward (both GEMMs and the gZ pass)."""
-        self._rt.prepare(self._problem(A, B, bias, kwargs), bool(backward))
+        problem = self._problem(A, B, bias, kwargs)
+        self._rt.prepare(problem, False)
+        if backward:
+            self._rt.prepare(problem, True)
 
     def prepared(self, A, B=None, bias=None, **kwargs):
         """Whether a problem (as prepare takes it) is resolved, so its calls are capturable."""
