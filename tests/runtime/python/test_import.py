@@ -49,6 +49,14 @@ class ProblemTest(unittest.TestCase):
             gemmtune.Problem(8, 8, 8, dropout=1.0)
 
 
+class RuntimeArgumentTest(unittest.TestCase):
+    def test_runtime_arguments_are_checked_before_the_gpu_is_asked(self):
+        with self.assertRaisesRegex(TypeError, "^db: "):
+            gemmtune.Runtime(3)
+        with self.assertRaisesRegex(TypeError, "^device: "):
+            gemmtune.Runtime("t.db", "cuda:0")
+
+
 class NoGpuTest(unittest.TestCase):
     def test_runtime_without_a_gpu_raises_no_gpu_error_and_the_process_lives_on(self):
         # In a child process, so that an abort (the failure this guards against) fails the test instead of the run.

@@ -10,6 +10,7 @@ plan_backward() are the same checks without a Runtime or a GPU: what a call woul
 """
 import atexit
 import math
+import os
 import sys
 import weakref
 from dataclasses import dataclass
@@ -238,8 +239,9 @@ class Runtime:
                  confirm_standins=None, max_trial_candidates=None, concurrent_backward=None):
         if db is None:
             db = DEFAULT_DB
-        if not isinstance(db, str):
-            raise TypeError(f"db: a path string is needed, not {type(db).__name__}")
+        if not isinstance(db, (str, os.PathLike)):
+            raise TypeError(f"db: a path is needed, not {type(db).__name__}")
+        db = os.fspath(db)
         if isinstance(device, bool) or not isinstance(device, int):
             raise TypeError(f"device: a CUDA device index (int) is needed, not {type(device).__name__}")
         options = {"workspace_bytes": workspace_bytes, "workspace": workspace,
