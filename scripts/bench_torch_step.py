@@ -38,9 +38,6 @@ import sys
 import tempfile
 import time
 
-# A fresh Inductor cache, before torch is imported: compile_s must include the autotuning, not an earlier run's.
-os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", tempfile.mkdtemp(prefix="gemmtune-bench-inductor-"))
-
 VARIANTS = ("nn_eager", "fused_eager", "nn_graph", "fused_graph", "compiled")
 MODES = ("tf32", "fp32", "fp32_equivalent")
 BLOCKS = 4
@@ -253,6 +250,9 @@ def tune(torch, gemmtune, d, tokens, mode, init_state, x, target, db):
 
 
 def run(args):
+    # A fresh Inductor cache, set before torch is imported: compile_s must include the autotuning, not an earlier
+    # run's cached choices.
+    os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", tempfile.mkdtemp(prefix="gemmtune-bench-inductor-"))
     import torch
     import gemmtune
 
