@@ -23,13 +23,13 @@ step() {
   timeout "$limit" "$@" >"$out/$name.log" 2>&1
   rc=$?
   [[ $rc == 0 ]] || status=1
-  summary+=("$name|rc=$rc|$(($(date +%s) - start)) s")
+  summary+=("$(printf '%-8s rc=%-4s %5s s' "$name" "$rc" "$(($(date +%s) - start))")")
   return $rc
 }
 
 if ! step build 420 bash "$root/scripts/device_build.sh"; then
   tail -20 "$out/build.log"
-  printf '%s\n' "${summary[@]}" | column -t -s'|'
+  printf '%s\n' "${summary[@]}"
   exit 1
 fi
 export PYTHONPATH=$build/python${PYTHONPATH:+:$PYTHONPATH}
@@ -49,8 +49,8 @@ print("cli device keys:   ", cli_keys)
 print("same key" if python_key in cli_keys else "DIFFERENT keys: sweep_misses preloads this process's cuBLASLt")
 PY
 
-step tests 480 ctest --test-dir "$build" -R '^python\.' --output-on-failure
-grep -E '^(FAIL|ERROR):|skipped ' "$out/tests.log" | sort -u >"$out/tests_notes.txt"
+step tests 480 ctest --test-dir "$build" -R '^python\.' -V
+grep -E '(FAIL|ERROR):|skipped ' "$out/tests.log" | sed 's/^[0-9]*: //' | sort -u >"$out/tests_notes.txt"
 
 bench_args=(--sizes 1024 --tokens 1000 --modes tf32 --variants nn_eager,fused_eager,nn_graph,fused_graph
             --steps 20 --timed-steps 20 --out "$out/torch_step_smoke.json")
@@ -61,9 +61,9 @@ echo "== keys =="
 tail -3 "$out/keys.log"
 echo "== python tests: failures and skips (details in tests.log) =="
 cat "$out/tests_notes.txt"
-grep -E 'tests passed|tests failed' "$out/tests.log"
+grep -E '% tests passed' "$out/tests.log"
 echo "== bench_torch_step =="
 grep -vE '^(tuned|d=[0-9]+ tokens)' "$out/bench.log" | tail -25
 echo "== summary =="
-printf '%s\n' "${summary[@]}" | column -t -s'|'
+printf '%s\n' "${summary[@]}"
 exit $status
