@@ -8,8 +8,9 @@ set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_PACKAGE_CONTACT "gemmtune maintainers <gemmtune@localhost>")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "GEMM autotuner for NVIDIA GPUs: CLI, runtime library, profiles")
 string(CONCAT CPACK_DEBIAN_PACKAGE_DESCRIPTION
-  "The gemmtune CLI, the gemmtune_runtime library and header, sweep profiles, ncu section sets and the report "
-  "script. Needs the NVIDIA driver and the CUDA ${CUDAToolkit_VERSION_MAJOR} libraries "
+  "The gemmtune CLI, the gemmtune_runtime library and header, the Python package gemmtune (where it was built), "
+  "sweep profiles, ncu section sets and the report script. Needs the NVIDIA driver and the CUDA "
+  "${CUDAToolkit_VERSION_MAJOR} libraries "
   "libcudart.so.${CUDAToolkit_VERSION_MAJOR}, libcublasLt.so.${CUDAToolkit_VERSION_MAJOR} and libcupti, which come "
   "with the CUDA toolkit (looked up in ${CUDAToolkit_LIBRARY_DIR}, then the loader's path).")
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)

@@ -7,7 +7,9 @@ GEMMTUNE_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD_DIR=${BUILD_DIR:-$GEMMTUNE_ROOT/build}
 
 # Debian/Ubuntu package names of everything the build and the tests need (the CUDA toolkit is a prerequisite).
-PACKAGES=(cmake ninja-build g++ libsqlite3-dev nlohmann-json3-dev libcli11-dev libgtest-dev python3 python3-matplotlib clang)
+# pybind11-dev and python3-dev build the Python package; python3-torch (CPU-only) lets gemmtune.torch's CPU tests run.
+PACKAGES=(cmake ninja-build g++ libsqlite3-dev nlohmann-json3-dev libcli11-dev libgtest-dev python3 python3-matplotlib clang
+          pybind11-dev python3-dev python3-torch)
 
 install_missing_packages() {
   local missing=()
@@ -28,7 +30,8 @@ install_missing_packages() {
   fi
   echo "gemmtune: installing ${missing[*]}" >&2
   $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+  # No recommends: python3-torch's alone would add 50 packages (Qt, VA drivers) that no test uses.
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
 
 find_nvcc() {

@@ -1,0 +1,49 @@
+"""What the GPU tests share: the skip (printed, and read by ctest as Skipped), fp64 references of every activation,
+and the project's tolerances (relative Frobenius error: tf32 1e-3, fp32 and 3xtf32 1e-6·√k)."""
+import math
+import os
+import tempfile
+import unittest
+
+ACTIVATIONS = ("none", "relu", "leaky_relu", "gelu", "gelu_erf", "sigmoid", "tanh")
+LEAKY_SLOPE = 0.01
+
+
+def require_gpu_and_torch():
+    """Raises unittest.SkipTest("gemmtune test skipped: ...") where this machine has no usable GPU or no CUDA
+    PyTorch; returns the torch module otherwise."""
+    import gemmtune
+    with tempfile.TemporaryDirectory() as tmp:
+        try:
+            gemmtune.Runtime(os.path.join(tmp, "probe.db"))
+        except gemmtune.NoGpuError as e:
+            raise unittest.SkipTest(f"gemmtune test skipped: no usable GPU ({e})")
+    try:
+        import torch
+    except ImportError:
+        raise unittest.SkipTest("gemmtune test skipped: the GPU tests need PyTorch")
+    if not torch.cuda.is_available():
+        raise unittest.SkipTest("gemmtune test skipped: this PyTorch has no CUDA")
+    return torch
+
+
+def reference_activation(torch, act):
+    F = torch.nn.functional
+    return {"none": lambda z: z, "relu": F.relu, "leaky_relu": lambda z: F.leaky_relu(z, LEAKY_SLOPE),
+            "gelu": lambda z: F.gelu(z, approximate="tanh"), "gelu_erf": F.gelu, "sigmoid": torch.sigmoid,
+            "tanh": torch.tanh}[act]
+
+
+def tolerance(mode, *dims):
+    return 1e-3 if mode == "tf32" else 1e-6 * math.sqrt(max(dims))
+
+
+def relative_error(got, ref):
+    ref = ref.double()
+    return float((got.double() - ref).norm() / ref.norm())
+
+
+class GpuTestCase(unittest.TestCase):
+    def assert_close(self, got, ref, mode, dims, what):
+        error, bound = relative_error(got, ref), tolerance(mode, *dims)
+        self.assertLessEqual(error, bound, f"{what}: relative Frobenius error {error:.3g} > {bound:.3g} ({mode})")
