@@ -27,7 +27,7 @@ step() {
   return $rc
 }
 
-if ! step build 420 bash "$root/scripts/device_build.sh"; then
+if ! step build 420 bash "$root/scripts/dev/device_build.sh"; then
   tail -20 "$out/build.log"
   printf '%s\n' "${summary[@]}"
   exit 1
