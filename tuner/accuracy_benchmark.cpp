@@ -10,9 +10,9 @@
 #include "cuda/stream.hpp"
 #include "kernels/reference_gemm.hpp"
 #include "kernels/registry.hpp"
+#include "launch/candidate_launcher.hpp"
+#include "launch/random_fill.hpp"
 #include "lt/lt_gemm.hpp"
-#include "tuner/candidate_launcher.hpp"
-#include "tuner/random_fill.hpp"
 
 namespace gemmtune {
 namespace {

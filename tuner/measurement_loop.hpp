@@ -6,13 +6,13 @@
 
 #include <cuda_runtime_api.h>
 
+#include "launch/blocking_kernel.hpp"
+#include "launch/candidate_launcher.hpp"
+#include "launch/problem_buffers.hpp"
 #include "problem/measurement.hpp"
 #include "cuda/device_buffer.hpp"
 #include "profile/sweep_profile.hpp"
-#include "tuner/blocking_kernel.hpp"
 #include "tuner/call_timer.hpp"
-#include "tuner/candidate_launcher.hpp"
-#include "tuner/problem_buffers.hpp"
 
 namespace gemmtune {
 

@@ -4,10 +4,10 @@
 #include <ostream>
 
 #include "kernels/registry.hpp"
+#include "launch/candidate_launcher.hpp"
 #include "lt/lt_gemm.hpp"
 #include "problem/fp32_equivalent.hpp"
 #include "problem/pass_gemm.hpp"
-#include "tuner/candidate_launcher.hpp"
 
 namespace gemmtune {
 namespace {

@@ -14,11 +14,11 @@
 #include <string>
 #include <vector>
 
+#include "launch/candidate_launcher.hpp"
+#include "launch/problem_buffers.hpp"
 #include "problem/candidate_choice.hpp"
 #include "profile/sweep_profile.hpp"
-#include "tuner/candidate_launcher.hpp"
 #include "tuner/measurement_loop.hpp"
-#include "tuner/problem_buffers.hpp"
 
 namespace gemmtune {
 

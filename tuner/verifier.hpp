@@ -10,9 +10,9 @@
 #include <cuda_runtime_api.h>
 
 #include "cuda/device_buffer.hpp"
+#include "launch/candidate_launcher.hpp"
+#include "launch/problem_buffers.hpp"
 #include "problem/gemm_problem.hpp"
-#include "tuner/candidate_launcher.hpp"
-#include "tuner/problem_buffers.hpp"
 
 namespace gemmtune {
 

@@ -18,10 +18,10 @@
 #include "cuda/device_buffer.hpp"
 #include "cuda/graph.hpp"
 #include "cuda/stream.hpp"
+#include "launch/problem_buffers.hpp"
 #include "lt/lt_gemm.hpp"
 #include "lt/lt_handles.hpp"
 #include "problem/pass_gemm.hpp"
-#include "tuner/problem_buffers.hpp"
 
 namespace gemmtune {
 namespace {

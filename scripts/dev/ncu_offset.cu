@@ -17,7 +17,7 @@
 #include "cuda/cuda_call.hpp"
 #include "cuda/stream.hpp"
 #include "cupti/cupti_kernel_timer.hpp"
-#include "tuner/blocking_kernel.hpp"
+#include "launch/blocking_kernel.hpp"
 
 namespace gemmtune {
 namespace {

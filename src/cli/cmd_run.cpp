@@ -15,12 +15,12 @@
 #include "cuda/device_info.hpp"
 #include "cuda/stream.hpp"
 #include "gemmtune/runtime.hpp"
+#include "launch/device_footprint.hpp"
+#include "launch/problem_buffers.hpp"
+#include "launch/random_fill.hpp"
 #include "nvtx/case_range.hpp"
 #include "nvtx/nvtx_range.hpp"
 #include "problem/pass_gemm.hpp"
-#include "tuner/device_footprint.hpp"
-#include "tuner/problem_buffers.hpp"
-#include "tuner/random_fill.hpp"
 #include "tuner/verifier.hpp"
 
 namespace gemmtune::cli {

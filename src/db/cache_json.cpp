@@ -8,7 +8,7 @@
 
 #include "common/error.hpp"
 #include "common/json_fields.hpp"
-#include "common/validate.hpp"
+#include "problem/validate.hpp"
 
 namespace gemmtune {
 namespace {

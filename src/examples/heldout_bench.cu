@@ -46,9 +46,9 @@
 #include "cuda/graph.hpp"
 #include "cuda/stream.hpp"
 #include "gemmtune/runtime.hpp"
+#include "launch/blocking_kernel.hpp"
+#include "launch/problem_buffers.hpp"
 #include "lt/lt_gemm.hpp"
-#include "tuner/blocking_kernel.hpp"
-#include "tuner/problem_buffers.hpp"
 
 namespace gemmtune {
 namespace {

@@ -34,13 +34,13 @@
 #include "kernels/epilogue.cuh"
 #include "kernels/launch_scratch.hpp"
 #include "kernels/registry.hpp"
+#include "launch/blocking_kernel.hpp"
+#include "launch/candidate_launcher.hpp"
+#include "launch/problem_buffers.hpp"
+#include "launch/random_fill.hpp"
 #include "lt/lt_gemm.hpp"
 #include "problem/pass_gemm.hpp"
 #include "profile/sweep_profile.hpp"
-#include "tuner/blocking_kernel.hpp"
-#include "tuner/candidate_launcher.hpp"
-#include "tuner/problem_buffers.hpp"
-#include "tuner/random_fill.hpp"
 
 namespace gemmtune {
 namespace {

@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/json_fields.hpp"
-#include "common/validate.hpp"
+#include "problem/validate.hpp"
 
 namespace gemmtune {
 

@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "common/validate.hpp"
+#include "problem/validate.hpp"
 #include "profiler/ncu_nvtx_stack.hpp"
 
 namespace gemmtune {

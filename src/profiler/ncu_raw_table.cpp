@@ -3,7 +3,7 @@
 #include <cstdlib>
 
 #include "common/error.hpp"
-#include "common/validate.hpp"
+#include "problem/validate.hpp"
 
 namespace gemmtune {
 namespace {

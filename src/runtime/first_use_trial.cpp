@@ -7,8 +7,8 @@
 
 #include "cuda/graph.hpp"
 #include "cuda/stream.hpp"
-#include "tuner/blocking_kernel.hpp"
-#include "tuner/problem_buffers.hpp"
+#include "launch/blocking_kernel.hpp"
+#include "launch/problem_buffers.hpp"
 
 namespace gemmtune::runtime {
 namespace {

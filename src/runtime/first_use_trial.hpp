@@ -18,7 +18,7 @@
 #include <cstddef>
 #include <vector>
 
-#include "tuner/candidate_launcher.hpp"
+#include "launch/candidate_launcher.hpp"
 
 namespace gemmtune::runtime {
 

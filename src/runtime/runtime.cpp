@@ -13,6 +13,7 @@
 #include "cuda/device_info.hpp"
 #include "cuda/stream.hpp"
 #include "kernels/registry.hpp"
+#include "launch/candidate_launcher.hpp"
 #include "lt/lt_handles.hpp"
 #include "problem/pass_gemm.hpp"
 #include "runtime/cache_index.hpp"
@@ -23,7 +24,6 @@
 #include "runtime/miss_log.hpp"
 #include "runtime/problem_hash.hpp"
 #include "runtime/selection.hpp"
-#include "tuner/candidate_launcher.hpp"
 
 namespace gemmtune {
 

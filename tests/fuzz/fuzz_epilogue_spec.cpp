@@ -2,10 +2,10 @@
 // when accepted their canonical forms must parse back to the same value.
 #include <cstdlib>
 
-#include "common/validate.hpp"
 #include "fuzz_input.hpp"
 #include "problem/candidate.hpp"
 #include "problem/gemm_problem.hpp"
+#include "problem/validate.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace gemmtune;

@@ -2,9 +2,9 @@
 // form must parse back to the same problem.
 #include <cstdlib>
 
-#include "common/validate.hpp"
 #include "fuzz_input.hpp"
 #include "problem/gemm_problem.hpp"
+#include "problem/validate.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   return gemmtune::fuzz::refuse_or_accept(data, size, [](const std::string& text) {

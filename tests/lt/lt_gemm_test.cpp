@@ -3,9 +3,9 @@
 #include <gtest/gtest.h>
 
 #include "cuda/stream.hpp"
+#include "launch/candidate_launcher.hpp"
+#include "launch/problem_buffers.hpp"
 #include "support/gpu_test.hpp"
-#include "tuner/candidate_launcher.hpp"
-#include "tuner/problem_buffers.hpp"
 #include "tuner/verifier.hpp"
 
 namespace gemmtune {

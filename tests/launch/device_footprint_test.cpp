@@ -1,13 +1,13 @@
 // The GPU memory a problem needs, computed before anything is allocated (so `run` and `sweep` refuse a problem
 // that cannot fit with exit 2 instead of failing in cudaMalloc).
-#include "tuner/device_footprint.hpp"
+#include "launch/device_footprint.hpp"
 
 #include <cstdint>
 #include <limits>
 
 #include <gtest/gtest.h>
 
-#include "tuner/problem_buffers.hpp"
+#include "launch/problem_buffers.hpp"
 
 namespace gemmtune {
 namespace {

@@ -1,4 +1,4 @@
-#include "common/validate.hpp"
+#include "problem/validate.hpp"
 
 #include <cctype>
 #include <cmath>

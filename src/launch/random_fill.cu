@@ -1,4 +1,4 @@
-#include "tuner/random_fill.hpp"
+#include "launch/random_fill.hpp"
 
 #include <cmath>
 

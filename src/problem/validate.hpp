@@ -6,6 +6,8 @@
 // The ranges are what gemmtune itself can produce: times are positive and ordered (min <= p10 <= median <= p90 <=
 // max, min <= mean <= max), a measured SM clock is a real one, a cached or ok result was verified within a
 // tolerance no looser than 1, timestamps are ISO-8601 UTC instants, and fields that repeat the key agree with it.
+// It lives with the problem model because what it checks are the model's keys, candidates and timing statistics;
+// common/, which every folder uses, includes nothing above it.
 #pragma once
 
 #include <initializer_list>

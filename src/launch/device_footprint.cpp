@@ -1,4 +1,4 @@
-#include "tuner/device_footprint.hpp"
+#include "launch/device_footprint.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -8,7 +8,7 @@
 
 #include "common/error.hpp"
 #include "cuda/cuda_call.hpp"
-#include "tuner/problem_buffers.hpp"
+#include "launch/problem_buffers.hpp"
 
 namespace gemmtune {
 namespace {

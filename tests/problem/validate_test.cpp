@@ -1,6 +1,6 @@
 // The validation layer every reader shares: each check refuses exactly the values gemmtune cannot have produced,
 // with an InputError naming the document and the field, and accepts the ones it does produce.
-#include "common/validate.hpp"
+#include "problem/validate.hpp"
 
 #include <limits>
 #include <string>

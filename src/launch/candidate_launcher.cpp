@@ -1,4 +1,4 @@
-#include "tuner/candidate_launcher.hpp"
+#include "launch/candidate_launcher.hpp"
 
 #include "kernels/registry.hpp"
 #include "problem/fp32_equivalent.hpp"

@@ -1,7 +1,7 @@
 // The tuner's inputs for dropout problems: the offset reaches the kernels through device memory (the form a training
 // loop replayed as a CUDA graph uses), so the sweep verifies and times that form; the value form stays available for
 // the side-by-side timing (scripts/dev/dropout_offset_bench).
-#include "tuner/problem_buffers.hpp"
+#include "launch/problem_buffers.hpp"
 
 #include <gtest/gtest.h>
 

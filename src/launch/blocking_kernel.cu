@@ -1,4 +1,4 @@
-#include "tuner/blocking_kernel.hpp"
+#include "launch/blocking_kernel.hpp"
 
 #include <cstdint>
 

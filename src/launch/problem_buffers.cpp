@@ -1,7 +1,7 @@
-#include "tuner/problem_buffers.hpp"
+#include "launch/problem_buffers.hpp"
 
-#include "tuner/device_footprint.hpp"
-#include "tuner/random_fill.hpp"
+#include "launch/device_footprint.hpp"
+#include "launch/random_fill.hpp"
 
 namespace gemmtune {
 

@@ -1,6 +1,6 @@
 // CandidateLauncher: enqueues one candidate's whole call (every kernel it needs) for one problem.
-// The tuner verifies and times through it; `gemmtune run` profiles through it. A launch never allocates or
-// synchronizes, so it can be timed back to back and captured in a CUDA graph.
+// The tuner verifies and times through it, the runtime runs each GEMM through it, `gemmtune run` profiles through it.
+// A launch never allocates or synchronizes, so it can be timed back to back and captured in a CUDA graph.
 // A backward problem (Pass::GradA/GradB) runs as its plain GEMM (problem/pass_gemm.hpp): candidates, support checks
 // and operands are those of pass_gemm(p), while problem() stays the case that was asked for (its NVTX range, its key).
 #pragma once
