@@ -6,14 +6,14 @@
 // CUDA context, cuBLASLt, the db's measurements: recorded apart, not among the records), COUNT problems no entry of the
 // db names are drawn from a seeded generator (shapes as scripts/heldout_shapes.py draws them: m a few rows to 8192,
 // n and k mostly LLM hidden and MLP sizes; epilogues none, bias, bias+relu, bias+gelu; modes tf32, fp32 and a few
-// 3xtf32) and each is called once: host wall time from Runtime::forward to its stream's completion, its operands
-// allocated and filled beforehand, outside the time.
+// 3xtf32) and each is called twice: host wall time from Runtime::forward to its stream's completion, its operands
+// allocated and filled beforehand, outside the time; the second call is what the GEMM costs once resolved.
 //
 //   first_use_bench --out DIR [--db FILE] [--count N] [--seed S] [--max-mnk X]
 // --db: a tuned db (a `ci` or `quick` sweep), copied to DIR/first_use.db first so its misses table is left alone;
 // without it the runtime has no db (every problem runs cuBLASLt's default or its unfused challenger). Writes
 // DIR/first_use.json: {device, module_loading, db, seed, warmup, records: [{shape, mode, epilogue, first_call_ms,
-// source, candidate, explain}], summary: {count, max_ms, median_ms, p90_ms, over_100ms, targets, met}}, and prints the
+// second_call_ms, source, candidate, explain}], summary: {count, max_ms, median_ms, p90_ms, over_100ms, targets, met}}, and prints the
 // summary last. Exit 0 whether or not the targets were met (the JSON says); 2 bad usage; 3 no GPU.
 #include <algorithm>
 #include <chrono>
@@ -126,13 +126,22 @@ std::string source_of(const std::string& explanation) {
   return "?";
 }
 
-// Host milliseconds of p's first call: Runtime::forward, then its stream's completion.
-double first_call_ms(Runtime& rt, const GemmProblem& p, std::uint64_t seed, cudaStream_t s) {
+struct CallTimes {
+  double first_ms = 0;   // the first call: resolving the problem (the trial included), then the GEMM
+  double second_ms = 0;  // the next call, the same way: what the GEMM itself costs the host
+};
+
+// Host milliseconds of p's first and second call: Runtime::forward, then its stream's completion.
+CallTimes call_ms(Runtime& rt, const GemmProblem& p, std::uint64_t seed, cudaStream_t s) {
   const Operands x(p, seed, s);
-  const auto t0 = std::chrono::steady_clock::now();
-  rt.forward(p, x.operands(), s);
-  GT_CUDA_CALL(cudaStreamSynchronize(s));
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  CallTimes t;
+  for (double* ms : {&t.first_ms, &t.second_ms}) {
+    const auto t0 = std::chrono::steady_clock::now();
+    rt.forward(p, x.operands(), s);
+    GT_CUDA_CALL(cudaStreamSynchronize(s));
+    *ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  }
+  return t;
 }
 
 double quantile(std::vector<double> v, double q) {
@@ -167,7 +176,7 @@ void run(const Args& a) {
   warmup.k = 768;
   warmup.mode = MathMode::Tf32;
   warmup.epi = Epilogue::parse("bias+gelu");
-  const double warmup_ms = first_call_ms(rt, warmup, fresh(), stream.get());
+  const double warmup_ms = call_ms(rt, warmup, fresh(), stream.get()).first_ms;
 
   ProblemDraw draw(a.seed);
   std::set<std::string> seen = {warmup.key()};
@@ -176,13 +185,15 @@ void run(const Args& a) {
   while (static_cast<int>(times.size()) < a.count) {
     const GemmProblem p = draw.next(a.max_mnk);
     if (tuned.count(p.key()) || !seen.insert(p.key()).second) continue;
-    const double ms = first_call_ms(rt, p, fresh(), stream.get());
+    const CallTimes t = call_ms(rt, p, fresh(), stream.get());
+    const double ms = t.first_ms;
     times.push_back(ms);
     const std::string explanation = rt.explain(p);
     records.push_back({{"shape", shape_of(p)},
                        {"mode", to_string(p.mode)},
                        {"epilogue", p.epi.key()},
                        {"first_call_ms", ms},
+                       {"second_call_ms", t.second_ms},
                        {"source", source_of(explanation)},
                        {"candidate", rt.candidate_id(p)},
                        {"explain", explanation}});
