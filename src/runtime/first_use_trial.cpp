@@ -87,9 +87,14 @@ class Trial {
   double batch_us(int side, int condition, int calls) {
     for (;;) {
       gpu_.block();
-      gpu_.start_timer();
-      enqueue(side, condition, calls);
-      gpu_.stop_timer();
+      try {
+        gpu_.start_timer();
+        enqueue(side, condition, calls);
+        gpu_.stop_timer();
+      } catch (...) {  // never leave the blocking kernel spinning until its timeout
+        gpu_.release_and_wait();
+        throw;
+      }
       if (gpu_.release_and_wait()) {
         const double us = gpu_.timed_us();
         spent_us_ += us;

@@ -30,6 +30,7 @@ class FakeTrialGpu final : public TrialGpu {
 
   void launch(int side, int set) override {
     log("launch " + std::to_string(side));
+    if (blocked_ && batches_ + 1 == fail_launch_in_batch_) throw CheckError("a launch failed");
     if (blocked_) {
       if (!loaded_.count(side)) violation("first launch of side " + std::to_string(side) + " behind the blocking kernel");
       batch_.push_back({side, set == 0 ? kWarm : kCold});
@@ -90,7 +91,10 @@ class FakeTrialGpu final : public TrialGpu {
   }
   double timed_us() const override { return batch_us_; }
 
+  bool blocked() const { return blocked_; }
+
   std::set<int> time_out_batches_;  // 1-based batch numbers whose blocking kernel times out
+  int fail_launch_in_batch_ = 0;    // 1-based batch number whose launches throw
   std::vector<std::string> violations_;
   std::vector<std::string> steps_;
   std::map<int, int> per_side_batches_;
@@ -177,6 +181,14 @@ TEST(FirstUseTrialOrder, ABlockingKernelThatTimesOutAgainFailsTheTrial) {
   FakeTrialGpu gpu({{10, 12, 9}, {8, 9, 7}});
   gpu.time_out_batches_ = {2, 5};
   EXPECT_THROW(run_first_use_trial(gpu, kFloor), CheckError);
+}
+
+TEST(FirstUseTrialOrder, ALaunchThatFailsBehindTheBlockingKernelReleasesItBeforeTheErrorGoesOn) {
+  FakeTrialGpu gpu({{10, 12, 9}, {8, 9, 7}});
+  gpu.fail_launch_in_batch_ = 3;
+  EXPECT_THROW(run_first_use_trial(gpu, kFloor), CheckError);
+  EXPECT_FALSE(gpu.blocked());
+  EXPECT_EQ(gpu.steps_.back(), "release");
 }
 
 TEST(FirstUseTrialOrder, OneProblemsBatchesStopAtTheBudgetAndTheLaterChallengersDoNotWin) {
