@@ -289,6 +289,7 @@ class Runtime::Impl {
       }
       return result.gpu_us;
     } catch (const Error& e) {
+      if (trial_scratch_) trial_scratch_->trim();
       for (Tried& t : tried) {
         t.times.reset();
         t.text = std::string("first-use trial failed (") + e.what() + ")";
