@@ -30,8 +30,9 @@ if [[ ${SKIP_BUILD:-0} != 1 ]]; then
 fi
 
 if [[ ${SKIP_TESTS:-0} != 1 ]]; then
-  "$build/tests/gemmtune_tests" \
-    --gtest_filter='RuntimeGpu*:RuntimeCacheGpu*:FirstUse*:TrialGpu*:NoEntryCandidates*:CacheIndex*:Selection*:VariantRanking*' \
+  # Every suite of tests/runtime, and the no-entry rule's and the keep rule's.
+  suites=$(grep -ho '^TEST\(_F\|_P\)\?([A-Za-z0-9_]*' tests/runtime/*.cpp | sed 's/.*(//' | sort -u | sed 's/$/.*/' | paste -sd:)
+  "$build/tests/gemmtune_tests" --gtest_filter="$suites:NoEntryCandidates.*:NoEntryKeepRule.*:KeepRule.*" \
     > "$out/runtime_tests.log" 2>&1
   rc=$?
   note "runtime tests: rc=$rc $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$out/runtime_tests.log" | tr '\n' ' ')"
