@@ -35,7 +35,7 @@ if [[ ${SKIP_TESTS:-0} != 1 ]]; then
   "$build/tests/gemmtune_tests" --gtest_filter="$suites:NoEntryCandidates.*:NoEntryKeepRule.*:KeepRule.*" \
     > "$out/runtime_tests.log" 2>&1
   rc=$?
-  note "runtime tests: rc=$rc $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ?\] [0-9]+ test' "$out/runtime_tests.log" | tr '\n' ' ')"
+  note "runtime tests: rc=$rc $(grep -E '^\[  (PASSED|FAILED|SKIPPED) *\] [0-9]+ test' "$out/runtime_tests.log" | tr '\n' ' ')"
   grep -E '^\[  FAILED  \] [A-Za-z]' "$out/runtime_tests.log" | sort -u
 fi
 
