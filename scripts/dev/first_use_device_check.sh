@@ -53,7 +53,7 @@ run_bench() {  # NAME [--db FILE]
   timeout 300 "$build/bench/first_use_bench" --out "$out/$name" --count "$count" --seed "$seed" "$@" \
     > "$out/$name.log" 2>&1
   local rc=$?
-  note "first_use_bench $name: rc=$rc in $((SECONDS - start)) s; $(tail -2 "$out/$name.log" | head -1)"
+  note "first_use_bench $name: rc=$rc in $((SECONDS - start)) s; blocking-kernel timeout warnings: $(grep -c 'timed out' "$out/$name.log")"
 }
 run_bench no_db
 run_bench tuned_db --db "$db"
