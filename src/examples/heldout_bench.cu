@@ -221,6 +221,7 @@ SideBySide time_condition(const Condition& c, const ProblemBuffers& buffers, Cal
   };
   // Warm-up, before anything waits behind the blocking kernel (tuner/blocking_kernel.hpp): the first replay uploads the
   // graph, the first calls load the kernels, and either may wait for the GPU.
+  if (c.cold) GT_CUDA_CALL(cudaMemsetAsync(b.flush.get(), 0, b.flush.size(), b.s));
   for (const bool side_a : {true, false}) {
     if (c.graph)
       (side_a ? graph_a : graph_b)->launch(b.s);
