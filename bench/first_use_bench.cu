@@ -13,8 +13,8 @@
 // --db: a tuned db (a `ci` or `quick` sweep), copied to DIR/first_use.db first so its misses table is left alone;
 // without it the runtime has no db (every problem runs cuBLASLt's default or its unfused challenger). Writes
 // DIR/first_use.json: {device, module_loading, db, seed, warmup, records: [{shape, mode, epilogue, first_call_ms,
-// second_call_ms, source, candidate, explain}], summary: {count, max_ms, median_ms, p90_ms, over_100ms, targets, met}}, and prints the
-// summary last. Exit 0 whether or not the targets were met (the JSON says); 2 bad usage; 3 no GPU.
+// second_call_ms, source, candidate, explain}], summary: {count, max_ms, median_ms, p90_ms, over_100ms, targets,
+// met}}, and prints the summary last. Exit 0 whether or not the targets were met (the JSON says); 2 bad usage; 3 no GPU.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -162,7 +162,8 @@ void run(const Args& a) {
   std::filesystem::remove(db);
   if (!a.db.empty()) {
     if (!std::filesystem::exists(a.db)) throw InputError("first_use_bench: no db at '" + a.db + "'");
-    for (const CacheEntry& e : TuningDb(a.db, TuningDb::Access::ReadOnly).cache_entries()) tuned.insert(e.problem.key());
+    for (const CacheEntry& e : TuningDb(a.db, TuningDb::Access::ReadOnly).cache_entries())
+      tuned.insert(e.problem.key());
     db = (std::filesystem::path(a.out_dir) / "first_use.db").string();
     std::filesystem::copy_file(a.db, db, std::filesystem::copy_options::overwrite_existing);
   }

@@ -34,11 +34,13 @@ fi
 
 if [[ ${SKIP_TESTS:-0} != 1 ]]; then
   # Every suite of tests/runtime, and the no-entry rule's and the keep rule's.
-  suites=$(grep -ho '^TEST\(_F\|_P\)\?([A-Za-z0-9_]*' tests/runtime/*.cpp | sed 's/.*(//' | sort -u | sed 's/$/.*/' | paste -sd:)
+  suites=$(grep -ho '^TEST\(_F\|_P\)\?([A-Za-z0-9_]*' tests/runtime/*.cpp | sed 's/.*(//' | sort -u |
+    sed 's/$/.*/' | paste -sd:)
   "$build/tests/gemmtune_tests" --gtest_filter="$suites:NoEntryCandidates.*:NoEntryKeepRule.*:KeepRule.*" \
     > "$out/runtime_tests.log" 2>&1
   rc=$?
-  note "runtime tests: rc=$rc $(grep -E '^\[  (PASSED|FAILED|SKIPPED) *\] [0-9]+ test' "$out/runtime_tests.log" | tr '\n' ' ')"
+  counts=$(grep -E '^\[  (PASSED|FAILED|SKIPPED) *\] [0-9]+ test' "$out/runtime_tests.log" | tr '\n' ' ')
+  note "runtime tests: rc=$rc $counts"
   grep -E '^\[  FAILED  \] [A-Za-z]' "$out/runtime_tests.log" | sort -u
 fi
 
@@ -60,7 +62,9 @@ run_bench() {  # NAME [--db FILE]
   timeout 300 "$build/bench/first_use_bench" --out "$out/$name" --count "$count" --seed "$seed" "$@" \
     > "$out/$name.log" 2>&1
   local rc=$?
-  note "first_use_bench $name: rc=$rc in $((SECONDS - start)) s; blocking-kernel timeout warnings: $(grep -c 'timed out' "$out/$name.log")"
+  local timeouts
+  timeouts=$(grep -c 'timed out' "$out/$name.log")
+  note "first_use_bench $name: rc=$rc in $((SECONDS - start)) s; blocking-kernel timeout warnings: $timeouts"
 }
 run_bench no_db
 run_bench tuned_db --db "$db"
@@ -70,7 +74,8 @@ echo "== first use, $count untuned problems per run, one process each (targets: 
 python3 - "$out" <<'EOF'
 import json, os, sys
 out = sys.argv[1]
-print(f"{'run':<9} {'gpu':<24} {'loading':<10} {'n':>4} {'max ms':>9} {'median':>8} {'p90':>8} {'>100ms':>6} {'>=10s':>5}  met  slowest")
+print(f"{'run':<9} {'gpu':<24} {'loading':<10} {'n':>4} {'max ms':>9} {'median':>8} {'p90':>8} {'>100ms':>6} "
+      f"{'>=10s':>5}  met  slowest")
 for name in ("no_db", "tuned_db"):
     path = os.path.join(out, name, "first_use.json")
     if not os.path.exists(path):

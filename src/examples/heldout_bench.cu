@@ -216,7 +216,8 @@ SideBySide time_condition(const Condition& c, const ProblemBuffers& buffers, Cal
     stop.record(b.s);
     b.blocker.release();
     GT_CUDA_CALL(cudaStreamSynchronize(b.s));
-    if (b.blocker.timed_out()) throw CheckError("the blocking kernel timed out: work queued behind it waited for the GPU");
+    if (b.blocker.timed_out())
+      throw CheckError("the blocking kernel timed out: work queued behind it waited for the GPU");
     return 1e3 * static_cast<double>(stop.elapsed_ms_since(start)) / b.calls;
   };
   // Warm-up, before anything waits behind the blocking kernel (tuner/blocking_kernel.hpp): the first replay uploads the

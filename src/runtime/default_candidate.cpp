@@ -34,7 +34,8 @@ DefaultCandidate default_candidate(const GemmProblem& p, cublasLtHandle_t lt, st
   const GemmProblem g = pass_gemm(p);
   const std::string lt_why = LtGemm::unsupported_reason(g);
   if (lt_why.empty()) {
-    if (const std::optional<Candidate> first = lt_heuristic_first_of(g, lt, workspace_bytes)(LtEpilogueMode::PreferFused))
+    const std::optional<Candidate> first = lt_heuristic_first_of(g, lt, workspace_bytes)(LtEpilogueMode::PreferFused);
+    if (first)
       return {*first,
               std::string("cuBLASLt heuristic default (its first algo") +
                   (first->lt_epilogue_kernel ? ", then our epilogue kernel" : "") + ")",

@@ -17,7 +17,9 @@ double median(std::vector<double> v) {
 
 // The conditions in the order the trial runs them: stream cold first, where a slower challenger shows most plainly.
 enum Condition { kStreamCold, kStreamWarm, kGraphWarm, kConditions };
-const char* name_of(int c) { return c == kStreamCold ? "stream cold" : c == kStreamWarm ? "stream warm" : "graph warm"; }
+const char* name_of(int c) {
+  return c == kStreamCold ? "stream cold" : c == kStreamWarm ? "stream warm" : "graph warm";
+}
 
 // Per condition, the GPU time of the rounds of one challenger's pairs: about 500 us (3 to 9 rounds).
 constexpr double kRoundsUs = 500;
@@ -134,7 +136,8 @@ class Trial {
     // Its slowest batch can only grow and heuristic-first's fastest only shrink: it can no longer win.
     if (mine * floor_ >= fastest) {
       char text[160];
-      std::snprintf(text, sizeof(text), "no faster than heuristic-first's fastest batch in %s (%.2f us per call vs %.2f)",
+      std::snprintf(text, sizeof(text),
+                    "no faster than heuristic-first's fastest batch in %s (%.2f us per call vs %.2f)",
                     name_of(condition), mine, fastest);
       stopped(c) = text;
     }

@@ -242,8 +242,9 @@ class Runtime::Impl {
       if (r->batches == 0) continue;
       char text[200];
       std::snprintf(text, sizeof(text),
-                    out.empty() ? "%s %.2f us per call (slowest batch %.2f) vs heuristic-first %.2f us (fastest batch %.2f)"
-                                : "%s %.2f (slowest %.2f) vs %.2f (fastest %.2f)",
+                    out.empty()
+                        ? "%s %.2f us per call (slowest batch %.2f) vs heuristic-first %.2f us (fastest batch %.2f)"
+                        : "%s %.2f (slowest %.2f) vs %.2f (fastest %.2f)",
                     name, r->challenger_us, r->challenger_slowest_us, r->default_us, r->default_fastest_us);
       out += (out.empty() ? "" : ", ") + std::string(text);
     }
@@ -256,7 +257,8 @@ class Runtime::Impl {
   // launched is left out; a trial that fails leaves every challenger untried. Returns the trial's GPU time.
   double trial(const GemmProblem& p, const Candidate& heuristic_first, std::vector<Tried>& tried) {
     try {
-      if (!trial_scratch_) trial_scratch_ = std::make_unique<runtime::TrialScratch>(device_.l2_bytes, options_.workspace_bytes);
+      if (!trial_scratch_)
+        trial_scratch_ = std::make_unique<runtime::TrialScratch>(device_.l2_bytes, options_.workspace_bytes);
       const BorrowedWorkspace ws = trial_scratch_->workspace();
       std::vector<std::unique_ptr<CandidateLauncher>> launchers;
       std::vector<const CandidateLauncher*> sides;
@@ -274,7 +276,8 @@ class Runtime::Impl {
         side_of.push_back(&t);
       }
       runtime::CudaTrialGpu gpu(*trial_scratch_, sides);
-      const runtime::FirstUseTrial result = runtime::run_first_use_trial(gpu, runtime::trial_noise_floor(heuristic_first));
+      const runtime::FirstUseTrial result =
+          runtime::run_first_use_trial(gpu, runtime::trial_noise_floor(heuristic_first));
       trial_scratch_->trim();
       if (result.discarded_batches > 0)
         warn("a first-use trial of " + p.key() + " found its blocking kernel timed out " +
@@ -317,7 +320,8 @@ class Runtime::Impl {
         tried.push_back({a.candidate, a.candidate.id() + " (" + a.source + ")", false, {}, {}});
     }
     const GemmProblem g = pass_gemm(p);
-    for (const Candidate& c : no_entry_challengers(g, d.candidate, lt_heuristic_first_of(g, lt_.get(), workspace_.bytes)))
+    const HeuristicFirstOf first_of = lt_heuristic_first_of(g, lt_.get(), workspace_.bytes);
+    for (const Candidate& c : no_entry_challengers(g, d.candidate, first_of))
       tried.push_back({c, c.id() + " (the plain GEMM, then our epilogue kernel)", true, {}, {}});
     if (tried.empty()) return;
     const double gpu_us = trial(p, d.candidate, tried);

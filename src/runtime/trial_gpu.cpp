@@ -20,7 +20,8 @@ std::size_t floats(std::int64_t rows, std::int64_t cols) {
 bool grow(DeviceBuffer<unsigned char>& buffer, std::size_t bytes) {
   if (buffer.size() >= bytes) return false;
   buffer = DeviceBuffer<unsigned char>();  // free first: the old and the new need not fit side by side
-  buffer = DeviceBuffer<unsigned char>((bytes + (std::size_t{2} << 20) - 1) / (std::size_t{2} << 20) * (std::size_t{2} << 20));
+  constexpr std::size_t kStep = std::size_t{2} << 20;
+  buffer = DeviceBuffer<unsigned char>((bytes + kStep - 1) / kStep * kStep);
   return true;
 }
 

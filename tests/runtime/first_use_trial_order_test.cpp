@@ -32,7 +32,8 @@ class FakeTrialGpu final : public TrialGpu {
     log("launch " + std::to_string(side));
     if (blocked_ && batches_ + 1 == fail_launch_in_batch_) throw CheckError("a launch failed");
     if (blocked_) {
-      if (!loaded_.count(side)) violation("first launch of side " + std::to_string(side) + " behind the blocking kernel");
+      if (!loaded_.count(side))
+        violation("first launch of side " + std::to_string(side) + " behind the blocking kernel");
       batch_.push_back({side, set == 0 ? kWarm : kCold});
       ++batch_calls_;
     } else {
@@ -60,7 +61,8 @@ class FakeTrialGpu final : public TrialGpu {
       replayed_unwaited_.insert(side);
       return;
     }
-    if (!replayed_.count(side)) violation("the first replay (upload) of side " + std::to_string(side) + "'s graph behind the blocking kernel");
+    if (!replayed_.count(side))
+      violation("the first replay (upload) of side " + std::to_string(side) + "'s graph behind the blocking kernel");
     for (int i = 0; i < graph_calls_[side]; ++i) batch_.push_back({side, kGraph});
     batch_calls_ += graph_calls_[side];
   }
@@ -102,7 +104,9 @@ class FakeTrialGpu final : public TrialGpu {
 
  private:
   void log(const std::string& s) { steps_.push_back(s); }
-  void violation(const std::string& what) { violations_.push_back(what + " (step " + std::to_string(steps_.size()) + ")"); }
+  void violation(const std::string& what) {
+    violations_.push_back(what + " (step " + std::to_string(steps_.size()) + ")");
+  }
 
   std::vector<std::array<double, 3>> us_;
   bool blocked_ = false, timing_ = false;
@@ -130,8 +134,9 @@ TEST(FirstUseTrialOrder, NothingIsLoadedCapturedOrWaitedForBehindTheBlockingKern
   ASSERT_EQ(t.challengers.size(), 2u);
   EXPECT_EQ(t.discarded_batches, 0);
   EXPECT_TRUE(t.challengers[0].stopped.empty()) << t.challengers[0].stopped;
-  EXPECT_TRUE(t.challengers[0].times.challenger_wins(fastest_default({t.challengers[0].times, t.challengers[1].times})));
-  EXPECT_FALSE(t.challengers[1].times.challenger_wins(fastest_default({t.challengers[0].times, t.challengers[1].times})));
+  const DefaultFastest fastest = fastest_default({t.challengers[0].times, t.challengers[1].times});
+  EXPECT_TRUE(t.challengers[0].times.challenger_wins(fastest));
+  EXPECT_FALSE(t.challengers[1].times.challenger_wins(fastest));
 }
 
 TEST(FirstUseTrialOrder, AChallengerThatCanNoLongerWinStopsAfterItsFirstPairOfBatches) {

@@ -474,8 +474,8 @@ TEST_F(RuntimeCacheGpu, FirstUsesOfManyUntunedProblemsNeverWaitForTheBlockingKer
     for (const bool epilogue : {false, true})
       for (const auto& [m, n, k] : {std::array<std::int64_t, 3>{7, 5632, 823}, {86, 1536, 488}, {333, 2048, 769},
                                     {1, 768, 3072}, {1500, 1100, 300}}) {
-        const GemmProblem p = make(m, n, k, "nn", OutputLayout::RowMajor, epilogue ? Activation::Gelu : Activation::None,
-                                   epilogue, 0.f, mode);
+        const Activation act = epilogue ? Activation::Gelu : Activation::None;
+        const GemmProblem p = make(m, n, k, "nn", OutputLayout::RowMajor, act, epilogue, 0.f, mode);
         const auto t0 = std::chrono::steady_clock::now();
         rt.prepare(p);
         const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
