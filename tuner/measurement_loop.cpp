@@ -1,7 +1,9 @@
 #include "tuner/measurement_loop.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <cstdio>
 
 #include "cuda/stream.hpp"
 #include "nvtx/case_range.hpp"
@@ -35,7 +37,9 @@ std::vector<double> run_batch(const CandidateLauncher& launcher, const ProblemBu
   }
   if (hold_stream) ctx.blocker.release();
   GT_CUDA_CALL(cudaStreamSynchronize(ctx.stream));
-  return ctx.timer.collect();
+  std::vector<double> samples = ctx.timer.collect();
+  if (hold_stream && batch_timed_out(ctx)) return {};
+  return samples;
 }
 
 // Events around `calls` back-to-back calls, divided by `calls`: an independent check on the kernel-time median.
@@ -51,10 +55,22 @@ double events_per_call_us(const CandidateLauncher& launcher, const ProblemBuffer
 
 }  // namespace
 
+bool batch_timed_out(const MeasureContext& ctx) {
+  if (!ctx.blocker.timed_out()) return false;
+  static std::atomic<bool> warned{false};
+  if (!warned.exchange(true))
+    std::fprintf(stderr, "gemmtune: warning: the blocking kernel timed out before a batch was queued (something "
+                         "queued behind it waited for the GPU); that batch was discarded\n");
+  return true;
+}
+
 TimingStats measure_candidate(const CandidateLauncher& launcher, const ProblemBuffers& buffers,
                               const TimingSettings& settings, MeasureContext& ctx) {
   int next_set = 0;
-  for (int i = 0; i < settings.warmup_calls; ++i) launcher.launch(buffers.operands(next_set++), ctx.stream);
+  // At least one call, even with warmup_calls 0: its first launch must not be queued behind the blocking kernel.
+  for (int i = 0; i < std::max(settings.warmup_calls, 1); ++i)
+    launcher.launch(buffers.operands(next_set++), ctx.stream);
+  if (ctx.l2_flush.size()) GT_CUDA_CALL(cudaMemsetAsync(ctx.l2_flush.get(), 0, ctx.l2_flush.size(), ctx.stream));
   GT_CUDA_CALL(cudaStreamSynchronize(ctx.stream));
 
   const std::string case_range = nvtx_case_range(launcher.problem(), launcher.candidate());
@@ -63,6 +79,8 @@ TimingStats measure_candidate(const CandidateLauncher& launcher, const ProblemBu
     const TimingStats calibration =
         summarize(run_batch(launcher, buffers, settings.batch_calls, &next_set, 0, "calibration", ctx));
     spin_ns = static_cast<std::uint64_t>(calibration.median_us * pct * 10.0);  // pct% of the call, in ns
+    launch_spin_ns(spin_ns, ctx.stream);  // its first launch, outside any batch
+    GT_CUDA_CALL(cudaStreamSynchronize(ctx.stream));
   }
 
   NoiseStoppingRule rule(settings);

@@ -26,7 +26,13 @@ struct MeasureContext {
 };
 
 // Times `launcher` on `buffers` and returns its statistics, with the SM clock measured right after sampling.
+// Everything a batch queues behind the blocking kernel runs once before the first batch (blocking_kernel.hpp: a first
+// launch may wait for the GPU), and a batch whose blocking kernel timed out anyway is discarded.
 TimingStats measure_candidate(const CandidateLauncher& launcher, const ProblemBuffers& buffers,
                               const TimingSettings& settings, MeasureContext& ctx);
+
+// After a batch held by ctx.blocker has been synchronized: whether its blocking kernel timed out, so the batch must be
+// discarded. The first time in a process it says so on stderr.
+bool batch_timed_out(const MeasureContext& ctx);
 
 }  // namespace gemmtune

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "common/error.hpp"
 #include "cuda/graph.hpp"
 #include "cuda/stream.hpp"
 #include "tuner/statistics.hpp"
@@ -46,14 +47,17 @@ std::vector<std::vector<ConditionTime>> time_as_program(const std::vector<const 
   for (std::size_t l = 0; l < launchers.size(); ++l) {
     graphs[l].resize(conditions.size());
     for (std::size_t c = 0; c < conditions.size(); ++c)
-      if (conditions[c].graph)
+      if (conditions[c].graph) {
         graphs[l][c].emplace(CudaGraphExec::capture(s, [&] { enqueue_calls(*launchers[l], conditions[c].cold); }));
+        graphs[l][c]->upload(s);
+      }
   }
 
   const CudaEvent start, stop;
   int flushes = 0;
-  const auto batch_us = [&](std::size_t l, std::size_t c) {
-    if (hold_stream) ctx.blocker.block(s);
+  // One batch, held behind the blocking kernel or not; nullopt where the blocking kernel timed out.
+  const auto batch_us = [&](std::size_t l, std::size_t c, bool held) -> std::optional<double> {
+    if (held) ctx.blocker.block(s);
     // Outside the events: the overwrite evicts the inputs, its own time is no part of the calls'.
     if (conditions[c].cold) GT_CUDA_CALL(cudaMemsetAsync(flush.get(), ++flushes & 0xff, flush.size(), s));
     start.record(s);
@@ -62,19 +66,28 @@ std::vector<std::vector<ConditionTime>> time_as_program(const std::vector<const 
     else
       enqueue_calls(*launchers[l], conditions[c].cold);
     stop.record(s);
-    if (hold_stream) ctx.blocker.release();
+    if (held) ctx.blocker.release();
     GT_CUDA_CALL(cudaStreamSynchronize(s));
+    if (held && batch_timed_out(ctx)) return std::nullopt;
     return 1e3 * static_cast<double>(stop.elapsed_ms_since(start)) / batching.calls;
   };
+  // A batch whose blocking kernel timed out is discarded and run again, once.
+  const auto timed_batch_us = [&](std::size_t l, std::size_t c) {
+    for (int attempt = 0; attempt < 2; ++attempt)
+      if (const std::optional<double> us = batch_us(l, c, hold_stream)) return *us;
+    throw CheckError("the blocking kernel timed out twice in the finalist stage");
+  };
 
-  for (std::size_t l = 0; l < launchers.size(); ++l)  // warm-up: first graph launches upload the graph
-    for (std::size_t c = 0; c < conditions.size(); ++c) batch_us(l, c);
+  // Warm-up, not held (blocking_kernel.hpp): each graph's first launch, each launcher's kernels and the flush run
+  // once before anything waits behind the blocking kernel.
+  for (std::size_t l = 0; l < launchers.size(); ++l)
+    for (std::size_t c = 0; c < conditions.size(); ++c) batch_us(l, c, false);
   std::vector<std::vector<std::vector<double>>> samples(launchers.size(),
                                                         std::vector<std::vector<double>>(conditions.size()));
   for (int r = 0; r < batching.repeats; ++r)
     for (std::size_t j = 0; j < launchers.size(); ++j) {
       const std::size_t l = (j + static_cast<std::size_t>(r)) % launchers.size();
-      for (std::size_t c = 0; c < conditions.size(); ++c) samples[l][c].push_back(batch_us(l, c));
+      for (std::size_t c = 0; c < conditions.size(); ++c) samples[l][c].push_back(timed_batch_us(l, c));
     }
   // These batches' kernels belong to no timed call of the ranking stage: drop their records now.
   ctx.timer.collect();

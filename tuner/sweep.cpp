@@ -16,6 +16,7 @@
 #include "launch/candidate_launcher.hpp"
 #include "launch/device_footprint.hpp"
 #include "lt/lt_gemm.hpp"
+#include "lt/no_entry_candidates.hpp"
 #include "profiler/gpu_peaks.hpp"
 #include "problem/candidate_choice.hpp"
 #include "problem/fp32_equivalent.hpp"
@@ -41,8 +42,11 @@ std::string clock_text(double seconds) {
   return buf;
 }
 
-// The candidates of one problem: ours that fit it, then what cuBLASLt's searches answer, without duplicates.
-std::vector<Candidate> enumerate_candidates(const PlannedProblem& pp, const LtSearchSettings& lt, cublasLtHandle_t h) {
+// The candidates of one problem: ours that fit it, then what cuBLASLt's searches answer, and the no-entry set's
+// challengers whatever the profile asks (the finalist stage must time what the runtime would run without an entry),
+// without duplicates.
+std::vector<Candidate> enumerate_candidates(const PlannedProblem& pp, const LtSearchSettings& lt, cublasLtHandle_t h,
+                                            const std::optional<NoEntryCandidates>& no_entry) {
   std::vector<Candidate> out;
   for (const std::string& name : pp.own_variants) {
     Candidate c;
@@ -59,6 +63,7 @@ std::vector<Candidate> enumerate_candidates(const PlannedProblem& pp, const LtSe
   const LtGemm fused(h, pass_gemm(pp.problem), LtEpilogueMode::PreferFused);
   add(fused.heuristic(lt.top_k, lt.workspace_bytes));
   if (lt.by_algo_id) add(fused.search_by_algo_id(lt.per_algo_id, lt.workspace_bytes));
+  if (no_entry) add(no_entry->challengers);
   if (lt.unfused_baseline && fused.fused_epilogue()) {
     const LtGemm unfused(h, pass_gemm(pp.problem), LtEpilogueMode::Unfused);
     add(unfused.heuristic(lt.top_k, lt.workspace_bytes));
@@ -142,33 +147,54 @@ ProblemMetrics measure_metrics(const GemmProblem& p, const MeasurementRecord& be
 // state move a call's cost by a few percent, not by this much.
 constexpr double kFinalistWithin = 0.10;
 
-// The finalist stage (problem/candidate_choice.hpp): heuristic-first and the fastest few re-timed as a program
-// pays; sets pr.kept_record and pr.evidence. Without a heuristic-first (3xtf32) the ranking's choice stands.
-void decide_as_program_pays(ProblemResult& pr, const ProblemBuffers& buffers, const SweepProfile& profile,
-                            cublasLtHandle_t h, DeviceBuffer<unsigned char>& flush, MeasureContext& ctx) {
+// The verified record of candidate `id`, or null.
+const MeasurementRecord* ok_record(const std::vector<MeasurementRecord>& records, const std::string& id) {
+  for (const MeasurementRecord& r : records)
+    if (r.status == MeasureStatus::Ok && r.candidate.id() == id) return &r;
+  return nullptr;
+}
+
+// The finalist stage (problem/candidate_choice.hpp): the no-entry set (heuristic-first and the runtime's first-use
+// challengers of it) and the fastest few others re-timed as a program pays, all in one shared workspace as the
+// runtime's plans are; sets pr.kept_record and pr.evidence by choose_over_no_entry. Without a heuristic-first (3xtf32)
+// the ranking's choice stands.
+void decide_as_program_pays(ProblemResult& pr, const std::optional<NoEntryCandidates>& no_entry,
+                            const ProblemBuffers& buffers, const SweepProfile& profile, cublasLtHandle_t h,
+                            BorrowedWorkspace workspace, DeviceBuffer<unsigned char>& flush, MeasureContext& ctx) {
   const std::vector<const MeasurementRecord*> fin = finalists(pr.records, profile.timing.finalists, kFinalistWithin);
   if (fin.empty()) return;
   const auto index_of = [&](const MeasurementRecord* r) { return static_cast<int>(r - pr.records.data()); };
+  std::vector<const MeasurementRecord*> members = {fin[0]}, others;
+  if (no_entry)
+    for (const Candidate& c : no_entry->challengers)
+      if (const MeasurementRecord* r = ok_record(pr.records, c.id()); r && r != fin[0]) members.push_back(r);
+  for (std::size_t i = 1; i < fin.size(); ++i)
+    if (std::find(members.begin(), members.end(), fin[i]) == members.end()) others.push_back(fin[i]);
   pr.kept_record = index_of(fin[0]);
   const std::vector<ProgramCondition> conditions = program_conditions(profile.timing);
-  if (fin.size() == 1) {  // nothing near enough to challenge it: heuristic-first, margin 1 by definition
+  if (members.size() == 1 && others.empty()) {  // nothing near enough to challenge it: margin 1 by definition
     for (const ProgramCondition& c : conditions) pr.evidence.conditions.push_back({c.name(), 1.0, kMinProgramNoise});
     return;
   }
   std::vector<std::unique_ptr<CandidateLauncher>> launchers;
   std::vector<const CandidateLauncher*> order;
-  for (const MeasurementRecord* r : fin) {
-    launchers.push_back(std::make_unique<CandidateLauncher>(pr.problem, r->candidate, h, profile.lt.workspace_bytes));
-    order.push_back(launchers.back().get());
-  }
+  for (const std::vector<const MeasurementRecord*>* group : {&members, &others})
+    for (const MeasurementRecord* r : *group) {
+      launchers.push_back(std::make_unique<CandidateLauncher>(pr.problem, r->candidate, h, workspace));
+      order.push_back(launchers.back().get());
+    }
   const std::vector<std::vector<ConditionTime>> times =
       time_as_program(order, buffers, profile.timing, fin[0]->stats.median_us, flush, ctx);
-  std::vector<double> min_noise;  // per challenger
-  for (std::size_t i = 1; i < fin.size(); ++i)
-    min_noise.push_back(std::max(placement_noise(fin[0]->candidate), placement_noise(fin[i]->candidate)));
-  const ProgramChoice choice = choose_as_program_pays(
-      times[0], std::vector<std::vector<ConditionTime>>(times.begin() + 1, times.end()), min_noise);
-  if (choice.challenger >= 0) pr.kept_record = index_of(fin[static_cast<std::size_t>(choice.challenger) + 1]);
+  double member_noise = 0;
+  for (const MeasurementRecord* m : members) member_noise = std::max(member_noise, placement_noise(m->candidate));
+  std::vector<double> min_noise;  // per challenger, against any member
+  for (const MeasurementRecord* r : others) min_noise.push_back(std::max(member_noise, placement_noise(r->candidate)));
+  const auto split = times.begin() + static_cast<std::ptrdiff_t>(members.size());
+  const NoEntryChoice choice = choose_over_no_entry(std::vector<std::vector<ConditionTime>>(times.begin(), split),
+                                                    std::vector<std::vector<ConditionTime>>(split, times.end()),
+                                                    min_noise);
+  pr.kept_record = choice.challenger >= 0 ? index_of(others[static_cast<std::size_t>(choice.challenger)])
+                                          : index_of(members[static_cast<std::size_t>(choice.member)]);
   pr.evidence = choice.evidence;
 }
 
@@ -187,7 +213,8 @@ void require_sweep_fits(const SweepPlan& plan, const SweepProfile& profile, cons
   }
   if (largest_key.empty()) return;
   const std::uint64_t flush = profile.timing.l2_flush ? 2 * static_cast<std::uint64_t>(device.l2_bytes) : 0;
-  require_device_memory(largest + flush, "problem " + largest_key + " (the sweep's largest)");
+  const std::uint64_t finalist_workspace = profile.timing.finalists > 0 ? profile.lt.workspace_bytes : 0;
+  require_device_memory(largest + flush + finalist_workspace, "problem " + largest_key + " (the sweep's largest)");
 }
 
 }  // namespace
@@ -225,6 +252,10 @@ SweepResult run_sweep(const SweepPlan& plan, const SweepProfile& profile, const 
   const bool finalist_stage = profile.timing.finalists > 0 && !program_conditions(profile.timing).empty();
   DeviceBuffer<unsigned char> program_flush;
   if (finalist_stage && profile.timing.l2_cold) program_flush = DeviceBuffer<unsigned char>(2 * device.l2_bytes);
+  // The finalists' one workspace, as the runtime lends one to all its plans (RuntimeOptions::workspace_bytes): where a
+  // workspace lies moves some cuBLASLt algos by up to 6% (placement_noise), so not one per finalist.
+  DeviceBuffer<unsigned char> finalist_workspace;
+  if (finalist_stage) finalist_workspace = DeviceBuffer<unsigned char>(profile.lt.workspace_bytes);
   std::random_device entropy;  // fresh inputs for every problem, every sweep
   std::unique_ptr<CuptiRangeProfiler> profiler;
   if (options.metrics) {
@@ -257,7 +288,11 @@ SweepResult run_sweep(const SweepPlan& plan, const SweepProfile& profile, const 
         pp.fp32_equivalent_variants.empty()
             ? -1
             : lt_fp32_error(pp.problem, verifier, profile.lt.workspace_bytes, lt.get(), stream.get());
-    for (const Candidate& c : enumerate_candidates(pp, profile.lt, lt.get())) {
+    const std::optional<NoEntryCandidates> no_entry =
+        pp.lt_search.empty()
+            ? std::nullopt
+            : no_entry_candidates(gemm, lt_heuristic_first_of(gemm, lt.get(), profile.lt.workspace_bytes));
+    for (const Candidate& c : enumerate_candidates(pp, profile.lt, lt.get(), no_entry)) {
       const bool by_policy = c.backend == Backend::Own && std::find(pp.fp32_equivalent_variants.begin(),
                                                                     pp.fp32_equivalent_variants.end(),
                                                                     c.own_variant) != pp.fp32_equivalent_variants.end();
@@ -270,7 +305,8 @@ SweepResult run_sweep(const SweepPlan& plan, const SweepProfile& profile, const 
     }
     if (finalist_stage) {
       try {
-        decide_as_program_pays(pr, buffers, profile, lt.get(), program_flush, ctx);
+        decide_as_program_pays(pr, no_entry, buffers, profile, lt.get(),
+                               {finalist_workspace.get(), finalist_workspace.size()}, program_flush, ctx);
       } catch (const Error& e) {  // the ranking stage's records stand; the cache keeps what the program would run
         std::fprintf(stderr, "gemmtune: warning: %s: finalist stage failed (%s); keeping heuristic-first\n",
                      pp.problem.key().c_str(), e.what());

@@ -39,6 +39,8 @@ class CudaGraphExec {
   }
 
   void launch(cudaStream_t s) const { GT_CUDA_CALL(cudaGraphLaunch(exec_, s)); }
+  // Puts the graph on the device ahead of its first launch, which otherwise does it (stream-ordered on s).
+  void upload(cudaStream_t s) const { GT_CUDA_CALL(cudaGraphUpload(exec_, s)); }
 
  private:
   CudaGraphExec() = default;

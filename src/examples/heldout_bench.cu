@@ -8,6 +8,10 @@
 //              fused epilogue (GELU_BIAS for bias+gelu), none of gemmtune's launch code involved; in the same 64 MiB
 //              workspace the runtime is lent (RuntimeOptions::workspace), because where a workspace lies moves some
 //              cuBLASLt algos by up to 6% on the H200, and that is no part of either side's choice;
+//   no entry   (with --confirm, tuned shapes only) a second gemmtune::Runtime with no db at all, in the same
+//              workspace: what the program would run had the sweep kept no entry (cuBLASLt's default, or its plain GEMM
+//              + our epilogue kernel where its first-use trial picks that); a tuned entry must be at least as fast
+//              (issue 37: a kept fused GELU_BIAS ran 0.96x of it at 2723x3333x1536 fp32);
 // in four conditions:
 //   stream/warm   20 back-to-back calls launched into a stream, every call on the same buffers;
 //   stream/cold   the same, with L2 overwritten before the batch and the calls rotating over inputs past 2× L2;
@@ -33,11 +37,14 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <optional>
 #include <random>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
@@ -209,10 +216,22 @@ SideBySide time_condition(const Condition& c, const ProblemBuffers& buffers, Cal
     stop.record(b.s);
     b.blocker.release();
     GT_CUDA_CALL(cudaStreamSynchronize(b.s));
+    if (b.blocker.timed_out())
+      throw CheckError("the blocking kernel timed out: work queued behind it waited for the GPU");
     return 1e3 * static_cast<double>(stop.elapsed_ms_since(start)) / b.calls;
   };
-  batch_us(true);  // warm-up: the first replay uploads the graph; the first calls load the kernels
-  batch_us(false);
+  // Warm-up, before anything waits behind the blocking kernel (launch/blocking_kernel.hpp): the first replay uploads the
+  // graph, the first calls load the kernels, and either may wait for the GPU.
+  if (c.cold) GT_CUDA_CALL(cudaMemsetAsync(b.flush.get(), 0, b.flush.size(), b.s));
+  for (const bool side_a : {true, false}) {
+    if (c.graph)
+      (side_a ? graph_a : graph_b)->launch(b.s);
+    else if (side_a)
+      enqueue(call_a);
+    else
+      enqueue(call_b);
+  }
+  GT_CUDA_CALL(cudaStreamSynchronize(b.s));
   std::vector<double> ta, tb, ratio;
   std::pair<double, double> interval{0, 0};
   for (int r = 0; r < b.max_rounds; ++r) {
@@ -266,6 +285,12 @@ void run(const Args& a) {
   options.workspace = workspace.get();
   options.workspace_bytes = workspace.size();
   Runtime rt(a.db, 0, options);
+  // The no-entry side: the same options with no db (a path in the temp dir that only its misses are written to).
+  const std::filesystem::path no_db =
+      std::filesystem::temp_directory_path() / ("heldout_bench_no_db_" + std::to_string(::getpid()) + ".db");
+  std::filesystem::remove(no_db);
+  std::optional<Runtime> no_entry;
+  if (a.confirm) no_entry.emplace(no_db.string(), 0, options);
   const CudaStream stream;
   const LtHandle lt = make_lt_handle();
   BlockingKernel blocker;
@@ -290,10 +315,25 @@ void run(const Args& a) {
         const std::string candidate = rt.candidate_id(p);
         const std::string shape_key =
             std::to_string(p.m) + "x" + std::to_string(p.n) + "x" + std::to_string(p.k);
+        const bool against_no_entry = no_entry && shape.tuned;
+        if (against_no_entry) no_entry->prepare(p);
         for (const Condition& c : kConditions) {
           const SideBySide t = time_condition(
               c, buffers, [&](const GemmOperands& x) { rt.forward(p, x, stream.get()); },
               [&](const GemmOperands& x) { raw(x, stream.get()); }, bench);
+          json vs_no_entry = nullptr;
+          if (against_no_entry) {
+            const SideBySide e = time_condition(
+                c, buffers, [&](const GemmOperands& x) { rt.forward(p, x, stream.get()); },
+                [&](const GemmOperands& x) { no_entry->forward(p, x, stream.get()); }, bench);
+            vs_no_entry = {{"no_entry_us", e.b_us},
+                           {"runtime_us", e.a_us},
+                           {"speedup", e.b_over_a},
+                           {"speedup_interval", {e.ratio_low, e.ratio_high}},
+                           {"rounds", e.rounds},
+                           {"no_entry_candidate", no_entry->candidate_id(p)},
+                           {"no_entry_explain", no_entry->explain(p)}};
+          }
           records.push_back({{"shape", shape_key},
                              {"mode", to_string(mode)},
                              {"epilogue", epilogue},
@@ -314,11 +354,14 @@ void run(const Args& a) {
                              {"confirm_standins", a.confirm},
                              {"max_trial_candidates", a.max_trial_candidates},
                              {"fp32_equivalent", a.fp32_equivalent},
-                             {"explain", explanation}});
-          std::printf("%-5s %-9s %-18s %-6s %-4s %-8s runtime %9.2f us  heuristic %9.2f us  x%.3f  %s\n",
+                             {"explain", explanation},
+                             {"vs_no_entry", vs_no_entry}});
+          std::printf("%-5s %-9s %-18s %-6s %-4s %-8s runtime %9.2f us  heuristic %9.2f us  x%.3f  %s%s\n",
                       to_string(mode), epilogue, shape_key.c_str(), c.launch(), c.l2(),
-                      shape.tuned ? "exact" : "fallback", t.a_us, t.b_us, t.b_over_a,
-                      candidate.c_str());
+                      shape.tuned ? "exact" : "fallback", t.a_us, t.b_us, t.b_over_a, candidate.c_str(),
+                      vs_no_entry.is_null()
+                          ? ""
+                          : ("  vs no entry x" + std::to_string(vs_no_entry["speedup"].get<double>())).c_str());
           std::fflush(stdout);
         }
       }
@@ -339,9 +382,13 @@ void run(const Args& a) {
                   "batch / calls; speedup: median over the rounds of heuristic / runtime within a round; stream: "
                   "launched into the stream, graph: one captured graph of the batch replayed; "
                   "warm: the same buffers every call; cold: L2 overwritten before the batch and the calls rotating "
-                  "over inputs past 2x L2; both sides in one 64 MiB cuBLASLt workspace (RuntimeOptions::workspace)";
+                  "over inputs past 2x L2; both sides in one 64 MiB cuBLASLt workspace (RuntimeOptions::workspace); "
+                  "vs_no_entry (with --confirm, tuned shapes): the same pairing of the runtime against a runtime "
+                  "with no db, speedup = no entry / runtime";
   out["records"] = records;
   if (!a.json_path.empty()) write_json_file(a.json_path, out);
+  no_entry.reset();  // writes its misses, then the file goes
+  std::filesystem::remove(no_db);
 }
 
 }  // namespace

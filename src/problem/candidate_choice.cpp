@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 
 #include "common/error.hpp"
 
@@ -161,17 +162,51 @@ KeepVerdict keep_over_heuristic(const std::vector<ConditionTime>& candidate,
 ProgramChoice choose_as_program_pays(const std::vector<ConditionTime>& heuristic,
                                      const std::vector<std::vector<ConditionTime>>& challengers,
                                      const std::vector<double>& min_noise) {
-  ProgramChoice best;
+  const NoEntryChoice c = choose_over_no_entry({heuristic}, challengers, min_noise);
+  return {c.challenger, c.evidence};
+}
+
+NoEntryChoice choose_over_no_entry(const std::vector<std::vector<ConditionTime>>& no_entry,
+                                   const std::vector<std::vector<ConditionTime>>& challengers,
+                                   const std::vector<double>& min_noise) {
+  NoEntryChoice best;
+  if (no_entry.empty()) return best;
+  const std::vector<ConditionTime>& heuristic = no_entry.front();
   for (const ConditionTime& t : heuristic) best.evidence.conditions.push_back({t.condition, 1.0, kMinProgramNoise});
   double best_margin = 0;
   for (std::size_t i = 0; i < challengers.size(); ++i) {
-    const KeepVerdict v =
-        keep_over_heuristic(challengers[i], heuristic, i < min_noise.size() ? min_noise[i] : kMinProgramNoise);
-    if (!v.keep || v.evidence.min_margin() <= best_margin) continue;
-    best_margin = v.evidence.min_margin();
+    const double noise = i < min_noise.size() ? min_noise[i] : kMinProgramNoise;
+    bool keep = true;
+    double worst = 0;  // the smallest margin over any member in any condition
+    for (std::size_t m = 0; m < no_entry.size() && keep; ++m) {
+      const KeepVerdict v = keep_over_heuristic(challengers[i], no_entry[m], noise);
+      keep = v.keep;
+      worst = m == 0 ? v.evidence.min_margin() : std::min(worst, v.evidence.min_margin());
+    }
+    if (!keep || worst <= best_margin) continue;
+    best_margin = worst;
     best.challenger = static_cast<int>(i);
-    best.evidence = v.evidence;
+    best.evidence = keep_over_heuristic(challengers[i], heuristic, noise).evidence;
   }
+  if (best.challenger >= 0) return best;
+  // The member whose worst margin over the other members is largest. A condition one of them was not measured in
+  // counts as a loss (margin 0).
+  double best_worst = 0;
+  for (std::size_t m = 0; m < no_entry.size(); ++m) {
+    std::optional<double> worst;  // none for heuristic-first alone
+    for (std::size_t o = 0; o < no_entry.size(); ++o) {
+      if (o == m) continue;
+      const MarginEvidence e = keep_over_heuristic(no_entry[m], no_entry[o]).evidence;
+      const double margin = e.conditions.size() == no_entry[o].size() ? e.min_margin() : 0.0;
+      worst = worst ? std::min(*worst, margin) : margin;
+    }
+    if (m == 0 || worst.value_or(1.0) > best_worst) {
+      best_worst = worst.value_or(1.0);
+      best.member = static_cast<int>(m);
+    }
+  }
+  if (best.member > 0)
+    best.evidence = keep_over_heuristic(no_entry[static_cast<std::size_t>(best.member)], heuristic).evidence;
   return best;
 }
 

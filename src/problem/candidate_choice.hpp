@@ -102,8 +102,29 @@ struct ProgramChoice {
   MarginEvidence evidence;
 };
 // min_noise: per challenger, its keep_over_heuristic bound (empty: kMinProgramNoise for each).
+// choose_over_no_entry with heuristic-first as the whole no-entry set.
 ProgramChoice choose_as_program_pays(const std::vector<ConditionTime>& heuristic,
                                      const std::vector<std::vector<ConditionTime>>& challengers,
                                      const std::vector<double>& min_noise = {});
+
+// The keep rule against the no-entry set (lt/no_entry_candidates.hpp): without an entry the runtime runs heuristic-
+// first or one of its first-use challengers (the plain GEMM + our epilogue kernel of a fused default), whichever its
+// trial picks, so an entry must beat every one of them, not heuristic-first alone: a sweep that timed only
+// heuristic-first kept cuBLASLt's fused GELU_BIAS at 2723x3333x1536 fp32, 0.96x of the runtime with no db at all.
+//  - A challenger is kept only where keep_over_heuristic holds against each member (min_noise: per challenger, the
+//    bound against any member); among those, the one with the largest worst-case margin over the set.
+//  - Else a member: the one whose worst condition against the other members is best, heuristic-first on a tie. Which
+//    member the runtime's trial would pick is not known here (its batches, not these medians, decide), so the entry is
+//    the member that loses least to whichever it picks.
+// The evidence is over heuristic-first (no_entry[0]), what the runtime's transfer rules read: 1 in every measured
+// condition for heuristic-first itself.
+struct NoEntryChoice {
+  int challenger = -1;  // index into challengers, or -1
+  int member = 0;       // with challenger -1: index into no_entry
+  MarginEvidence evidence;
+};
+NoEntryChoice choose_over_no_entry(const std::vector<std::vector<ConditionTime>>& no_entry,
+                                   const std::vector<std::vector<ConditionTime>>& challengers,
+                                   const std::vector<double>& min_noise = {});
 
 }  // namespace gemmtune

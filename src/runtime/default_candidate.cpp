@@ -2,6 +2,7 @@
 
 #include "kernels/registry.hpp"
 #include "lt/lt_gemm.hpp"
+#include "lt/no_entry_candidates.hpp"
 #include "problem/pass_gemm.hpp"
 
 namespace gemmtune::runtime {
@@ -33,12 +34,11 @@ DefaultCandidate default_candidate(const GemmProblem& p, cublasLtHandle_t lt, st
   const GemmProblem g = pass_gemm(p);
   const std::string lt_why = LtGemm::unsupported_reason(g);
   if (lt_why.empty()) {
-    const LtGemm gemm(lt, g, LtEpilogueMode::PreferFused);
-    const std::vector<Candidate> first = gemm.heuristic(1, workspace_bytes);
-    if (!first.empty())
-      return {first[0],
+    const std::optional<Candidate> first = lt_heuristic_first_of(g, lt, workspace_bytes)(LtEpilogueMode::PreferFused);
+    if (first)
+      return {*first,
               std::string("cuBLASLt heuristic default (its first algo") +
-                  (gemm.fused_epilogue() ? "" : ", then our epilogue kernel") + ")",
+                  (first->lt_epilogue_kernel ? ", then our epilogue kernel" : "") + ")",
               true};
   }
   if (const kernels::KernelVariant* v = best_guess_variant(g, sm_count)) {
@@ -50,15 +50,6 @@ DefaultCandidate default_candidate(const GemmProblem& p, cublasLtHandle_t lt, st
   }
   throw CheckError("no candidate can run " + p.key() + (lt_why.empty() ? "" : ": " + lt_why) +
                    ", and no kernel variant of this build supports it");
-}
-
-std::optional<Candidate> unfused_challenger(const GemmProblem& p, const DefaultCandidate& d, cublasLtHandle_t lt,
-                                            std::size_t workspace_bytes) {
-  const GemmProblem g = pass_gemm(p);
-  if (!d.heuristic_first || d.candidate.lt_epilogue_kernel || g.epi == Epilogue{}) return std::nullopt;
-  const std::vector<Candidate> first = LtGemm(lt, g, LtEpilogueMode::Unfused).heuristic(1, workspace_bytes);
-  if (first.empty()) return std::nullopt;
-  return first[0];
 }
 
 }  // namespace gemmtune::runtime

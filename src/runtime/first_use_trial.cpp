@@ -1,14 +1,10 @@
 #include "runtime/first_use_trial.hpp"
 
 #include <algorithm>
-#include <functional>
-#include <random>
-#include <vector>
+#include <array>
+#include <cstdio>
 
-#include "cuda/graph.hpp"
-#include "cuda/stream.hpp"
-#include "launch/blocking_kernel.hpp"
-#include "launch/problem_buffers.hpp"
+#include "common/error.hpp"
 
 namespace gemmtune::runtime {
 namespace {
@@ -19,6 +15,173 @@ double median(std::vector<double> v) {
   return v.size() % 2 ? v[h] : 0.5 * (v[h - 1] + v[h]);
 }
 
+// The conditions in the order the trial runs them: stream cold first, where a slower challenger shows most plainly.
+enum Condition { kStreamCold, kStreamWarm, kGraphWarm, kConditions };
+const char* name_of(int c) {
+  return c == kStreamCold ? "stream cold" : c == kStreamWarm ? "stream warm" : "graph warm";
+}
+
+// Per condition, the GPU time of the rounds of one challenger's pairs: about 500 us (3 to 9 rounds).
+constexpr double kRoundsUs = 500;
+
+class Trial {
+ public:
+  Trial(TrialGpu& gpu, double noise_floor)
+      : gpu_(gpu), floor_(noise_floor), challengers_(std::max(gpu.sides() - 1, 0)),
+        times_(static_cast<std::size_t>(challengers_)), stopped_(static_cast<std::size_t>(challengers_)),
+        graph_ready_(static_cast<std::size_t>(gpu.sides()), false) {
+    fastest_default_.fill(0);
+  }
+
+  FirstUseTrial run() {
+    if (challengers_ == 0) return {};
+    warm_up();
+    const double call_us = std::max(batch_us(0, kStreamCold, 2), 1.0);
+    calls_ = std::clamp(static_cast<int>(kTrialBatchUs / call_us), 1, 20);
+    rounds_ = std::clamp(static_cast<int>(kRoundsUs / (2 * calls_ * call_us)), 3, 9);
+    pair_estimate_us_ = 2 * calls_ * call_us;
+    // One pair in stream cold for every challenger first, keeping back what one challenger needs to finish, so a
+    // budget runs out on the later-ranked ones only and the best of the first can still win.
+    const double one_to_finish_us = (kConditions * rounds_ - 1) * pair_estimate_us_;
+    for (int c = 0; c < challengers_; ++c)
+      if (within_budget(c, one_to_finish_us)) pair(c, kStreamCold, 0);
+    for (int c = 0; c < challengers_; ++c)
+      for (int condition = kStreamCold; condition < kConditions; ++condition)
+        for (int r = condition == kStreamCold ? 1 : 0; r < rounds_; ++r) {
+          if (!stopped(c).empty() || !within_budget(c, 0)) break;
+          pair(c, condition, r);
+        }
+    return result();
+  }
+
+ private:
+  struct Batches {
+    std::vector<double> challenger, heuristic_first;  // per call, paired by index
+  };
+
+  std::string& stopped(int c) { return stopped_[static_cast<std::size_t>(c)]; }
+
+  // Every side's kernels loaded and run once, before the first batch is queued behind the blocking kernel.
+  void warm_up() {
+    for (int side = 0; side < gpu_.sides(); ++side) gpu_.launch(side, 0);
+    gpu_.wait();
+  }
+
+  // A graph is captured, uploaded and replayed once outside any batch: instantiating it allocates.
+  void prepare_graph(int side) {
+    if (graph_ready_[static_cast<std::size_t>(side)]) return;
+    gpu_.capture_graph(side, calls_);
+    gpu_.replay_graph(side);
+    gpu_.wait();
+    graph_ready_[static_cast<std::size_t>(side)] = true;
+  }
+
+  void enqueue(int side, int condition, int calls) {
+    if (condition == kGraphWarm) {
+      gpu_.replay_graph(side);
+      return;
+    }
+    for (int i = 0; i < calls; ++i) gpu_.launch(side, condition == kStreamCold ? next_set_++ : 0);
+  }
+
+  // Per-call microseconds of one batch behind the blocking kernel; a batch whose blocking kernel timed out is
+  // discarded and run again.
+  double batch_us(int side, int condition, int calls) {
+    for (;;) {
+      gpu_.block();
+      try {
+        gpu_.start_timer();
+        enqueue(side, condition, calls);
+        gpu_.stop_timer();
+      } catch (...) {  // never leave the blocking kernel spinning until its timeout
+        gpu_.release_and_wait();
+        throw;
+      }
+      if (gpu_.release_and_wait()) {
+        const double us = gpu_.timed_us();
+        spent_us_ += us;
+        return us / calls;
+      }
+      if (++discarded_ >= kMaxDiscardedBatches)
+        throw CheckError("the first-use trial's blocking kernel timed out " + std::to_string(discarded_) +
+                         " times: work queued behind it waited for the GPU");
+    }
+  }
+
+  // Whether one more pair of c fits in the budget with `reserve_us` kept back.
+  bool within_budget(int c, double reserve_us) {
+    if (spent_us_ + pair_estimate_us_ + reserve_us <= kTrialBudgetUs) return true;
+    if (stopped(c).empty())
+      stopped(c) = "not timed in full: the trial's " + std::to_string(static_cast<int>(kTrialBudgetUs / 1000)) +
+                   " ms of GPU time were spent";
+    return false;
+  }
+
+  // One round of challenger c against heuristic-first in `condition`, the side that goes first alternating.
+  void pair(int c, int condition, int round) {
+    const int side = c + 1;
+    if (condition == kGraphWarm) {
+      prepare_graph(0);
+      prepare_graph(side);
+    }
+    const bool challenger_first = round % 2 == 0;
+    const double first = batch_us(challenger_first ? side : 0, condition, calls_);
+    const double second = batch_us(challenger_first ? 0 : side, condition, calls_);
+    const double mine = challenger_first ? first : second, theirs = challenger_first ? second : first;
+    Batches& b = times_[static_cast<std::size_t>(c)][static_cast<std::size_t>(condition)];
+    b.challenger.push_back(mine);
+    b.heuristic_first.push_back(theirs);
+    double& fastest = fastest_default_[static_cast<std::size_t>(condition)];
+    fastest = fastest == 0 ? theirs : std::min(fastest, theirs);
+    // Its slowest batch can only grow and heuristic-first's fastest only shrink: it can no longer win.
+    if (mine * floor_ >= fastest) {
+      char text[160];
+      std::snprintf(text, sizeof(text),
+                    "no faster than heuristic-first's fastest batch in %s (%.2f us per call vs %.2f)",
+                    name_of(condition), mine, fastest);
+      stopped(c) = text;
+    }
+  }
+
+  TrialResult summary(const Batches& b) const {
+    if (b.challenger.empty()) return TrialResult{0, 0, 0, 0, floor_, 0};
+    return TrialResult{median(b.challenger),
+                       median(b.heuristic_first),
+                       *std::max_element(b.challenger.begin(), b.challenger.end()),
+                       *std::min_element(b.heuristic_first.begin(), b.heuristic_first.end()),
+                       floor_,
+                       static_cast<int>(b.challenger.size())};
+  }
+
+  FirstUseTrial result() const {
+    FirstUseTrial out;
+    for (int c = 0; c < challengers_; ++c) {
+      const auto& t = times_[static_cast<std::size_t>(c)];
+      ProgramTrial p;
+      p.cold = summary(t[kStreamCold]);
+      p.warm = summary(t[kStreamWarm]);
+      p.graph = summary(t[kGraphWarm]);
+      out.challengers.push_back({p, stopped_[static_cast<std::size_t>(c)]});
+    }
+    out.discarded_batches = discarded_;
+    out.gpu_us = spent_us_;
+    return out;
+  }
+
+  TrialGpu& gpu_;
+  double floor_;
+  int challengers_;
+  std::vector<std::array<Batches, kConditions>> times_;
+  std::vector<std::string> stopped_;
+  std::vector<bool> graph_ready_;
+  std::array<double, kConditions> fastest_default_;  // over every challenger's pairs; 0 before the first
+  int calls_ = 1, rounds_ = 3;
+  int next_set_ = 1;  // set 0 is the warm set; cold calls rotate over the others
+  double pair_estimate_us_ = 0;
+  double spent_us_ = 0;
+  int discarded_ = 0;
+};
+
 }  // namespace
 
 double trial_noise_floor(const Candidate& heuristic_first) {
@@ -26,72 +189,18 @@ double trial_noise_floor(const Candidate& heuristic_first) {
 }
 
 DefaultFastest fastest_default(const std::vector<ProgramTrial>& trials) {
-  if (trials.empty()) return {};  // zeros, which no challenger beats
-  DefaultFastest d{trials.front().warm.default_fastest_us, trials.front().cold.default_fastest_us,
-                   trials.front().graph.default_fastest_us};
+  DefaultFastest d;
+  const auto take = [](double& fastest, const TrialResult& r) {
+    if (r.batches > 0) fastest = fastest == 0 ? r.default_fastest_us : std::min(fastest, r.default_fastest_us);
+  };
   for (const ProgramTrial& t : trials) {
-    d.warm_us = std::min(d.warm_us, t.warm.default_fastest_us);
-    d.cold_us = std::min(d.cold_us, t.cold.default_fastest_us);
-    d.graph_us = std::min(d.graph_us, t.graph.default_fastest_us);
+    take(d.warm_us, t.warm);
+    take(d.cold_us, t.cold);
+    take(d.graph_us, t.graph);
   }
-  return d;
+  return d;  // zeros where no trial reached a condition, which no challenger beats
 }
 
-ProgramTrial first_use_trial(const CandidateLauncher& challenger, const CandidateLauncher& fallback,
-                             std::size_t l2_bytes) {
-  constexpr double kBatchUs = 100, kBudgetUs = 500;  // per condition
-  const CudaStream stream;
-  const cudaStream_t s = stream.get();
-  const ProblemBuffers buffers(challenger.gemm(), l2_bytes, (std::uint64_t{std::random_device{}()} << 32) | 1u, s);
-  BlockingKernel blocker;
-  const CudaEvent start, stop;
-  const auto timed_us = [&](const std::function<void()>& enqueue, int calls) {
-    blocker.block(s);
-    start.record(s);
-    enqueue();
-    stop.record(s);
-    blocker.release();
-    GT_CUDA_CALL(cudaStreamSynchronize(s));
-    return 1e3 * static_cast<double>(stop.elapsed_ms_since(start)) / calls;
-  };
-  int next_set = 0;
-  // One batch of back-to-back calls; the graph condition captures the warm one.
-  const auto enqueue_batch = [&](const CandidateLauncher& l, int calls, bool cold) {
-    for (int i = 0; i < calls; ++i) l.launch(buffers.operands(cold ? next_set++ : 0), s);
-  };
-  const auto batch_us = [&](const CandidateLauncher& l, int calls, bool cold) {
-    return timed_us([&] { enqueue_batch(l, calls, cold); }, calls);
-  };
-  // A first batch of each loads its kernels and gives the batch size: about 100 us of calls.
-  const double call_us = std::max({batch_us(challenger, 2, true), batch_us(fallback, 2, true), 1.0});
-  const int calls = std::clamp(static_cast<int>(kBatchUs / call_us), 1, 20);
-  const int rounds = std::clamp(static_cast<int>(kBudgetUs / (2 * calls * call_us)), 3, 9);
-  // Rounds of one batch each, the side that goes first alternating.
-  using Batch = std::function<double()>;
-  const auto trial = [&](const Batch& challenger_batch, const Batch& default_batch) {
-    std::vector<double> a, b;
-    for (int r = 0; r < rounds; ++r) {
-      const bool challenger_first = r % 2 == 0;
-      const double first = challenger_first ? challenger_batch() : default_batch();
-      const double second = challenger_first ? default_batch() : challenger_batch();
-      a.push_back(challenger_first ? first : second);
-      b.push_back(challenger_first ? second : first);
-    }
-    return TrialResult{median(a), median(b), *std::max_element(a.begin(), a.end()),
-                       *std::min_element(b.begin(), b.end()), trial_noise_floor(fallback.candidate())};
-  };
-  ProgramTrial t;
-  t.warm = trial([&] { return batch_us(challenger, calls, false); }, [&] { return batch_us(fallback, calls, false); });
-  t.cold = trial([&] { return batch_us(challenger, calls, true); }, [&] { return batch_us(fallback, calls, true); });
-  const auto graph_of = [&](const CandidateLauncher& l) {
-    return CudaGraphExec::capture(s, [&] { enqueue_batch(l, calls, false); });
-  };
-  const CudaGraphExec challenger_graph = graph_of(challenger), default_graph = graph_of(fallback);
-  const auto replay_us = [&](const CudaGraphExec& g) { return timed_us([&] { g.launch(s); }, calls); };
-  replay_us(challenger_graph);  // the first replay uploads the graph
-  replay_us(default_graph);
-  t.graph = trial([&] { return replay_us(challenger_graph); }, [&] { return replay_us(default_graph); });
-  return t;
-}
+FirstUseTrial run_first_use_trial(TrialGpu& gpu, double noise_floor) { return Trial(gpu, noise_floor).run(); }
 
 }  // namespace gemmtune::runtime

@@ -1,11 +1,11 @@
 // The first-use trial (RuntimeOptions::confirm_standins): before a challenger runs an untuned problem for good, time
 // it against the default (cuBLASLt's heuristic-first) on that very problem and keep the faster. The challengers are
-// a nearby tuned shape's choice (its evidence was measured at another shape) and, where the default is a fused
-// cuBLASLt epilogue, the same heuristic's plain GEMM followed by our epilogue kernel (default_candidate.hpp).
+// the own variants a nearby tuned shape's evidence suggests (selection.hpp) and, where the default is a fused cuBLASLt
+// epilogue, the same heuristic's plain GEMM followed by our epilogue kernel (lt/no_entry_candidates.hpp).
 //
-// About 1.5 ms of GPU time, on scratch inputs and a stream of its own, with batches of back-to-back calls queued
-// behind a blocking kernel and the two sides alternating, as the tuner's finalist stage does, in three conditions,
-// and the challenger must win each:
+// On scratch inputs and a stream of its own (trial_gpu.hpp), with batches of back-to-back calls queued behind a
+// blocking kernel and each challenger's batches paired with heuristic-first's, the side that goes first alternating,
+// as the tuner's finalist stage does, in three conditions, and the challenger must win each:
 //   stream warm (the same inputs every call) and stream cold (inputs rotating past 2× L2): a cold-only trial kept an
 //     fp32 split-k variant at 92×3072×359 bias+gelu that was 1.05-1.10× cold and 0.85-0.91× warm, where
 //     heuristic-first gains more from resident inputs (H200);
@@ -13,12 +13,22 @@
 //     call's kernels, so a multi-kernel heuristic-first gains more there than one kernel does; a stream-only trial
 //     kept own/fp32_64x64x16_w32x32_t8x4_s2_split4 at 79×2048×520 bias+gelu fp32, 1.06× in a stream and 0.96×
 //     from a graph (H200). Graph cold is left out: the gaps are the same microseconds, a smaller part of a cold call.
+//
+// What a first use costs (issue 37): one trial per problem, not one per challenger. Every side is launched once, and
+// waited for, before anything is queued behind the blocking kernel, so no first launch (which loads a module under
+// CUDA's lazy loading, and may wait for the GPU) and no allocation ever waits for it; a batch whose blocking kernel
+// timed out anyway is discarded, counted and timed again. Stream cold runs first for every challenger (one pair of
+// batches each), and a challenger stops as soon as one of its batches is no faster than heuristic-first's fastest so
+// far: it can no longer win (beats() below), so stopping changes no decision. The timed batches of one problem stop at
+// kTrialBudgetUs of GPU time (the first pairs keep back what one challenger needs to finish); a challenger not timed
+// in full by then does not win.
 #pragma once
 
 #include <cstddef>
+#include <string>
 #include <vector>
 
-#include "launch/candidate_launcher.hpp"
+#include "problem/candidate.hpp"
 
 namespace gemmtune::runtime {
 
@@ -28,16 +38,19 @@ struct TrialResult {
   double challenger_slowest_us = 0;  // the challenger's slowest batch, per call
   double default_fastest_us = 0;     // heuristic-first's fastest batch, per call
   double noise_floor = 1.01;         // trial_noise_floor(heuristic-first)
+  int batches = 1;                   // pairs of batches timed; 0: this condition was not reached
   // The challenger is kept only where its slowest batch beats heuristic-first's fastest by the noise floor: a
   // millisecond of medians that caught a two-speed default at its slow speed kept a stand-in that ran 0.90-0.98x in
   // the held-out benchmark (270x14120x1064 bias+gelu tf32 on the H200).
-  bool beats(double default_fastest) const { return challenger_slowest_us * noise_floor < default_fastest; }
+  bool beats(double default_fastest) const {
+    return batches > 0 && challenger_slowest_us * noise_floor < default_fastest;
+  }
 };
 
 // How much faster than heuristic-first's fastest batch a challenger's slowest must be. 1% in general. 12% where
 // heuristic-first is a clustered cuBLASLt algo (cluster shape above 1x1x1): those run at one of two speeds, about 20%
 // apart, for tens of ms at a time (144x3072x13824 tf32: 94.8 and 112.9 us; 149x13824x2048 tf32: 69 and 84-89 us on
-// the H200), so one trial's millisecond may see only the slow one, and a problem's trials are judged against the
+// the H200), so one trial's millisecond may see only the slow one, and a problem's challengers are judged against the
 // default's fastest batch over all of them (fastest_default). Over the 46 problems with a clustered default in the
 // held-out benchmark of seeds 1, 2 and 5-8 (H200, 77b59cf), the benchmark then timed the default at most 10.8% faster
 // than that (672x2048x1952 tf32 from a graph: 31.2 us against 35.0), and up to 21% faster than one trial's fastest
@@ -50,10 +63,11 @@ struct DefaultFastest {
   double warm_us = 0, cold_us = 0, graph_us = 0;
 };
 
-// The trial in its three conditions.
+// One challenger's trial in its three conditions.
 struct ProgramTrial {
   TrialResult warm, cold, graph;  // stream warm, stream cold, graph warm
-  // Against heuristic-first's fastest batches over every trial of the problem (fastest_default).
+  // Against heuristic-first's fastest batches over every challenger of the problem (fastest_default); a condition
+  // the challenger did not reach is a loss.
   bool challenger_wins(const DefaultFastest& d) const {
     return warm.beats(d.warm_us) && cold.beats(d.cold_us) && graph.beats(d.graph_us);
   }
@@ -61,11 +75,56 @@ struct ProgramTrial {
   double challenger_us() const { return warm.challenger_us + cold.challenger_us + graph.challenger_us; }
 };
 
-// The default's fastest batch in each condition over `trials` (every trial of one problem); zeros for none.
+// The default's fastest batch in each condition over `trials` (every challenger of one problem), from the conditions
+// each reached; zeros where none did, which no challenger beats.
 DefaultFastest fastest_default(const std::vector<ProgramTrial>& trials);
 
-// Both launchers must be of one problem. Synchronizes its own stream; never touches the caller's.
-ProgramTrial first_use_trial(const CandidateLauncher& challenger, const CandidateLauncher& fallback,
-                              std::size_t l2_bytes);
+// What the trial asks of the GPU, one step each. The CUDA implementation (trial_gpu.hpp) does each with a call or two;
+// the CPU tests record them, which is how the order below is proven (tests/runtime/first_use_trial_order_test.cpp).
+// Side 0 is heuristic-first, sides 1.. the challengers in order.
+class TrialGpu {
+ public:
+  virtual ~TrialGpu() = default;
+  virtual int sides() const = 0;
+  // Queues one call of `side` on input set `set` (0: the warm set; others rotate past 2× L2). Launches only: no
+  // allocation, no synchronization. The first launch of a kernel may load its module, which can wait for the GPU.
+  virtual void launch(int side, int set) = 0;
+  // Waits until everything queued has run.
+  virtual void wait() = 0;
+  // Captures `calls` calls of `side` on the warm set as a graph and instantiates and uploads it: allocates.
+  virtual void capture_graph(int side, int calls) = 0;
+  virtual void replay_graph(int side) = 0;
+  // Queues the blocking kernel, which holds the stream until release_and_wait().
+  virtual void block() = 0;
+  virtual void start_timer() = 0;
+  virtual void stop_timer() = 0;
+  // Releases the blocking kernel and waits for the stream; false where the blocking kernel had timed out first (what
+  // was queued behind it waited for the GPU): the batch's time is wrong.
+  virtual bool release_and_wait() = 0;
+  // Microseconds from start_timer() to stop_timer(), once both have run.
+  virtual double timed_us() const = 0;
+};
+
+// A batch's per-call target and the GPU time one problem's timed batches may take.
+inline constexpr double kTrialBatchUs = 100;
+inline constexpr double kTrialBudgetUs = 50'000;
+// A blocking kernel that times out this often on one problem fails the trial (an Error; the default then runs): one
+// timeout is discarded and its batch timed again, a second says the cause was no one-off first load.
+inline constexpr int kMaxDiscardedBatches = 2;
+
+struct ChallengerTrial {
+  ProgramTrial times;
+  std::string stopped;  // "" where every batch ran; else why it stopped early ("slower than heuristic-first's ...")
+};
+
+struct FirstUseTrial {
+  std::vector<ChallengerTrial> challengers;  // sides 1.. in order
+  int discarded_batches = 0;  // batches whose blocking kernel timed out, discarded and timed again
+  double gpu_us = 0;          // GPU time of the timed batches that were kept
+};
+
+// The trial of sides 1.. against side 0. noise_floor: trial_noise_floor(heuristic-first). Throws CheckError after
+// kMaxDiscardedBatches timed-out batches.
+FirstUseTrial run_first_use_trial(TrialGpu& gpu, double noise_floor);
 
 }  // namespace gemmtune::runtime

@@ -1,8 +1,10 @@
 #include "gemmtune/runtime.hpp"
 
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -15,6 +17,7 @@
 #include "kernels/registry.hpp"
 #include "launch/candidate_launcher.hpp"
 #include "lt/lt_handles.hpp"
+#include "lt/no_entry_candidates.hpp"
 #include "problem/pass_gemm.hpp"
 #include "runtime/cache_index.hpp"
 #include "runtime/default_candidate.hpp"
@@ -24,6 +27,7 @@
 #include "runtime/miss_log.hpp"
 #include "runtime/problem_hash.hpp"
 #include "runtime/selection.hpp"
+#include "runtime/trial_gpu.hpp"
 
 namespace gemmtune {
 
@@ -175,13 +179,20 @@ class Runtime::Impl {
   }
 
   const GemmPlan& resolve(const GemmProblem& p, std::optional<cudaStream_t> s) {
+    const auto began = std::chrono::steady_clock::now();
     p.validate();
     refuse_during_capture(p, s);
     if (options_.confirm_standins && !cache_.index.exact(p)) read_measurements();
+    std::optional<runtime::DefaultCandidate> d;  // cuBLASLt's heuristic is asked once per problem
+    const auto default_of = [&](const GemmProblem& q) {
+      if (!(q == p)) return default_for(q);
+      if (!d) d = default_for(p);
+      return *d;
+    };
     Choice choice = runtime::select_candidate(
         cache_.index, p, rules_, [this](const GemmProblem& q, const Candidate& c) { return unsupported(q, c); },
-        [this](const GemmProblem& q) { return default_for(q); }, &alignment_twin);
-    if (options_.confirm_standins) decide_by_trial(p, choice);
+        default_of, &alignment_twin);
+    if (options_.confirm_standins) decide_by_trial(p, choice, default_of, began);
     if (choice.is_miss()) misses_.record(p.key());
     return add_plan(p, choice);
   }
@@ -212,75 +223,123 @@ class Runtime::Impl {
     return runtime::default_candidate(p, lt_.get(), workspace_.bytes, device_.identity.sm_count);
   }
 
-  struct TrialOutcome {
-    std::optional<runtime::ProgramTrial> times;  // none where the trial failed
-    std::string text;  // "first-use trial on this problem: ... vs heuristic-first ..."
+  // One challenger of a first-use trial: where it comes from, and how its trial went.
+  struct Tried {
+    Candidate candidate;
+    std::string name;
+    bool no_entry = false;  // one of the no-entry set's (lt/no_entry_candidates.hpp), not a tuned shape's
+    std::optional<runtime::ProgramTrial> times;  // none where it could not be tried
+    std::string text;  // "first-use trial on this problem: ... vs heuristic-first ...", or why it failed
   };
 
-  // The first-use trial (runtime/first_use_trial.hpp) of a challenger against heuristic-first on this problem, in a
-  // workspace of the trial's own (the shared one may be in use by work already queued on the caller's stream).
-  TrialOutcome trial(const GemmProblem& p, const Candidate& challenger, const Candidate& heuristic_first) {
-    if (!trial_workspace_.get()) trial_workspace_ = DeviceBuffer<unsigned char>(options_.workspace_bytes);
-    const BorrowedWorkspace ws{trial_workspace_.get(), trial_workspace_.size()};
-    try {
-      const CandidateLauncher a(p, challenger, lt_.get(), ws), b(p, heuristic_first, lt_.get(), ws);
-      const runtime::ProgramTrial t = runtime::first_use_trial(a, b, device_.l2_bytes);
-      char text[480];
+  // "stream warm 12.10 us per call (slowest batch 12.31) vs heuristic-first 13.02 us (fastest batch 12.90), stream
+  // cold ..." over the conditions the challenger reached, the first in full words.
+  static std::string trial_times_text(const runtime::ProgramTrial& t) {
+    std::string out;
+    const std::pair<const char*, const runtime::TrialResult*> conditions[] = {
+        {"stream warm", &t.warm}, {"stream cold", &t.cold}, {"graph warm", &t.graph}};
+    for (const auto& [name, r] : conditions) {
+      if (r->batches == 0) continue;
+      char text[200];
       std::snprintf(text, sizeof(text),
-                    "first-use trial on this problem: stream warm %.2f us per call (slowest batch %.2f) vs "
-                    "heuristic-first %.2f us (fastest batch %.2f), stream cold %.2f (slowest %.2f) vs %.2f (fastest "
-                    "%.2f), graph warm %.2f (slowest %.2f) vs %.2f (fastest %.2f)",
-                    t.warm.challenger_us, t.warm.challenger_slowest_us, t.warm.default_us, t.warm.default_fastest_us,
-                    t.cold.challenger_us, t.cold.challenger_slowest_us, t.cold.default_us, t.cold.default_fastest_us,
-                    t.graph.challenger_us, t.graph.challenger_slowest_us, t.graph.default_us,
-                    t.graph.default_fastest_us);
-      return {t, text};
+                    out.empty()
+                        ? "%s %.2f us per call (slowest batch %.2f) vs heuristic-first %.2f us (fastest batch %.2f)"
+                        : "%s %.2f (slowest %.2f) vs %.2f (fastest %.2f)",
+                    name, r->challenger_us, r->challenger_slowest_us, r->default_us, r->default_fastest_us);
+      out += (out.empty() ? "" : ", ") + std::string(text);
+    }
+    return out;
+  }
+
+  // The first-use trial (runtime/first_use_trial.hpp) of `tried` against heuristic-first on this problem, on the
+  // trial's scratch (trial_gpu.hpp: a stream, a workspace and operands of its own, kept across problems, since the
+  // shared workspace may be in use by work already queued on the caller's stream). A challenger that cannot be
+  // launched is left out; a trial that fails leaves every challenger untried. Returns the trial's GPU time.
+  double trial(const GemmProblem& p, const Candidate& heuristic_first, std::vector<Tried>& tried) {
+    try {
+      if (!trial_scratch_)
+        trial_scratch_ = std::make_unique<runtime::TrialScratch>(device_.l2_bytes, options_.workspace_bytes);
+      const BorrowedWorkspace ws = trial_scratch_->workspace();
+      std::vector<std::unique_ptr<CandidateLauncher>> launchers;
+      std::vector<const CandidateLauncher*> sides;
+      std::vector<Tried*> side_of;  // sides 1.. as tried
+      launchers.push_back(std::make_unique<CandidateLauncher>(p, heuristic_first, lt_.get(), ws));
+      sides.push_back(launchers.back().get());
+      for (Tried& t : tried) {
+        try {
+          launchers.push_back(std::make_unique<CandidateLauncher>(p, t.candidate, lt_.get(), ws));
+        } catch (const Error& e) {
+          t.text = std::string("first-use trial failed (") + e.what() + ")";
+          continue;
+        }
+        sides.push_back(launchers.back().get());
+        side_of.push_back(&t);
+      }
+      runtime::CudaTrialGpu gpu(*trial_scratch_, sides);
+      const runtime::FirstUseTrial result =
+          runtime::run_first_use_trial(gpu, runtime::trial_noise_floor(heuristic_first));
+      trial_scratch_->trim();
+      if (result.discarded_batches > 0)
+        warn("a first-use trial of " + p.key() + " found its blocking kernel timed out " +
+             std::to_string(result.discarded_batches) +
+             " time(s) (something queued behind it waited for the GPU); those batches were discarded and timed again");
+      for (std::size_t i = 0; i < side_of.size(); ++i) {
+        const runtime::ChallengerTrial& c = result.challengers[i];
+        side_of[i]->times = c.times;
+        side_of[i]->text = "first-use trial on this problem: " +
+                           (c.stopped.empty() ? std::string() : "stopped early, " + c.stopped + ": ") +
+                           trial_times_text(c.times);
+      }
+      return result.gpu_us;
     } catch (const Error& e) {
-      return {std::nullopt, std::string("first-use trial failed (") + e.what() + ")"};
+      if (trial_scratch_) trial_scratch_->trim();
+      for (Tried& t : tried) {
+        t.times.reset();
+        t.text = std::string("first-use trial failed (") + e.what() + ")";
+      }
+      return 0;
     }
   }
 
   // Every challenger of an untuned problem against heuristic-first: the stand-in and its alternatives (selection.hpp)
-  // and, where the default is cuBLASLt's fused epilogue, its plain GEMM followed by our epilogue kernel
-  // (default_candidate.hpp). The fastest one that beats heuristic-first's fastest batches over all of the problem's
-  // trials (first_use_trial.hpp: fastest_default) runs; none: the default.
-  void decide_by_trial(const GemmProblem& p, Choice& choice) {
+  // and the no-entry set's challengers of a fused default (lt/no_entry_candidates.hpp: its plain GEMM followed by our
+  // epilogue kernel). The fastest one that beats heuristic-first's fastest batches over all of the problem's
+  // challengers (first_use_trial.hpp: fastest_default) runs; none: the default. explain() says what it cost.
+  template <class DefaultOf>
+  void decide_by_trial(const GemmProblem& p, Choice& choice, DefaultOf&& default_of,
+                       std::chrono::steady_clock::time_point began) {
     if (choice.source != ChoiceSource::Nearest && choice.source != ChoiceSource::Default) return;  // tuned, pinned
-    const runtime::DefaultCandidate d = default_for(p);
+    const runtime::DefaultCandidate d = default_of(p);
     if (!d.heuristic_first) return;  // nothing measured to confirm against: the default would be a guess
     if (choice.source == ChoiceSource::Default && choice.candidate.id() != d.candidate.id()) return;
-    struct Tried {
-      Candidate candidate;
-      std::string name;
-      TrialOutcome outcome;
-    };
     std::vector<Tried> tried;
     const bool had_standin = choice.source == ChoiceSource::Nearest;
     if (had_standin) {
-      tried.push_back({choice.candidate, "the stand-in " + choice.candidate.id(), {}});
+      tried.push_back({choice.candidate, "the stand-in " + choice.candidate.id(), false, {}, {}});
       for (const Choice::Alternative& a : choice.trial_alternatives)
-        tried.push_back({a.candidate, a.candidate.id() + " (" + a.source + ")", {}});
+        tried.push_back({a.candidate, a.candidate.id() + " (" + a.source + ")", false, {}, {}});
     }
-    const std::optional<Candidate> unfused = runtime::unfused_challenger(p, d, lt_.get(), workspace_.bytes);
-    if (unfused) tried.push_back({*unfused, unfused->id() + " (the plain GEMM, then our epilogue kernel)", {}});
+    const GemmProblem g = pass_gemm(p);
+    const HeuristicFirstOf first_of = lt_heuristic_first_of(g, lt_.get(), workspace_.bytes);
+    for (const Candidate& c : no_entry_challengers(g, d.candidate, first_of))
+      tried.push_back({c, c.id() + " (the plain GEMM, then our epilogue kernel)", true, {}, {}});
     if (tried.empty()) return;
+    const double gpu_us = trial(p, d.candidate, tried);
     std::vector<runtime::ProgramTrial> times;
-    for (Tried& t : tried) {
-      t.outcome = trial(p, t.candidate, d.candidate);
-      if (t.outcome.times) times.push_back(*t.outcome.times);
-    }
+    for (const Tried& t : tried)
+      if (t.times) times.push_back(*t.times);
     const runtime::DefaultFastest fastest = runtime::fastest_default(times);
-    const auto wins = [&](const Tried& t) { return t.outcome.times && t.outcome.times->challenger_wins(fastest); };
+    const auto wins = [&](const Tried& t) { return t.times && t.times->challenger_wins(fastest); };
     const Tried* best = nullptr;
     for (const Tried& t : tried)
-      if (wins(t) && (!best || t.outcome.times->challenger_us() < best->outcome.times->challenger_us())) best = &t;
+      if (wins(t) && (!best || t.times->challenger_us() < best->times->challenger_us())) best = &t;
     std::string others;
     for (const Tried& t : tried)
       if (&t != best)
         others += "; " + t.name +
                   (wins(t) ? " beat heuristic-first by less than " + best->candidate.id() + " in a "
                            : " was not faster in a ") +
-                  t.outcome.text;
+                  t.text;
     if (!times.empty()) {
       char text[240];
       std::snprintf(text, sizeof(text),
@@ -293,6 +352,11 @@ class Runtime::Impl {
         others += ", which as a clustered algo it must beat by " + std::to_string(std::lround((floor - 1) * 100)) +
                   "% in each";
     }
+    char cost[160];
+    std::snprintf(cost, sizeof(cost), "; this first use took %.1f ms (%zu challenger%s, %.1f ms of GPU time timed)",
+                  std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - began).count(),
+                  tried.size(), tried.size() == 1 ? "" : "s", gpu_us / 1000);
+    others += cost;
     const std::string before = choice.why;
     if (!best) {
       choice.candidate = d.candidate;
@@ -301,16 +365,16 @@ class Runtime::Impl {
                        ? d.how + ", because no challenger beat it on this problem" + others + " (" + before + ")"
                        : before + others;
     } else if (had_standin && best == &tried.front()) {
-      choice.why = before + "; confirmed by a " + best->outcome.text + others;
-    } else if (unfused && best == &tried.back()) {
+      choice.why = before + "; confirmed by a " + best->text + others;
+    } else if (best->no_entry) {
       choice.candidate = best->candidate;
       choice.source = ChoiceSource::Default;
       choice.why = "cuBLASLt heuristic's first algo for the plain GEMM, then our epilogue kernel: faster than its "
-                   "fused epilogue in a " + best->outcome.text + others + " (the fused default: " +
+                   "fused epilogue in a " + best->text + others + " (the fused default: " +
                    (had_standin ? d.how : before) + ")";
     } else {
       choice.candidate = best->candidate;
-      choice.why = best->name + " beat heuristic-first by the most in a " + best->outcome.text + others + " (" +
+      choice.why = best->name + " beat heuristic-first by the most in a " + best->text + others + " (" +
                    before + ")";
     }
   }
@@ -331,7 +395,7 @@ class Runtime::Impl {
   BorrowedWorkspace workspace_;
   CudaStream side_;                             // the backward's second GEMM, ordered inside the caller's stream
   DeviceBuffer<unsigned char> side_workspace_;  // its cuBLASLt workspace; allocated with the first backward
-  DeviceBuffer<unsigned char> trial_workspace_;  // the first-use trials'; allocated with the first one
+  std::unique_ptr<runtime::TrialScratch> trial_scratch_;  // the first-use trials'; made at the first one
   std::unordered_map<GemmProblem, std::unique_ptr<GemmPlan>, runtime::ProblemHash> plans_;
   std::unordered_map<GemmProblem, std::unique_ptr<BackwardPlan>, runtime::ProblemHash> backward_plans_;
   runtime::MissLog misses_;

@@ -105,6 +105,47 @@ TEST(KeepRule, TheChallengerWithTheLargestWorstCaseMarginIsKeptElseHeuristicFirs
   EXPECT_EQ(none.evidence.min_margin(), 1.0) << "heuristic-first against itself";
 }
 
+// 2723x3333x1536 fp32 bias+gelu (issue 37, H100): the sweep kept cuBLASLt's fused GELU_BIAS (742-755 us) over
+// challengers that had only to beat it, while the runtime with no db ran the unfused call at 713-715 us.
+TEST(NoEntryKeepRule, AChallengerMustBeatEveryMemberOfTheNoEntrySetNotHeuristicFirstAlone) {
+  const std::vector<ConditionTime> fused = times(748.0, 750.0), unfused = times(714.0, 715.0);
+  const std::vector<ConditionTime> beats_fused_only = times(725.0, 726.0), beats_both = times(690.0, 692.0);
+  EXPECT_EQ(choose_as_program_pays(fused, {beats_fused_only}).challenger, 0) << "against heuristic-first alone";
+  const NoEntryChoice c = choose_over_no_entry({fused, unfused}, {beats_fused_only, beats_both});
+  EXPECT_EQ(c.challenger, 1);
+  EXPECT_DOUBLE_EQ(c.evidence.min_margin(), 750.0 / 692.0) << "the evidence is over heuristic-first";
+  const NoEntryChoice none = choose_over_no_entry({fused, unfused}, {beats_fused_only});
+  EXPECT_EQ(none.challenger, -1);
+  EXPECT_EQ(none.member, 1) << "the unfused call, which the runtime without an entry would run";
+  EXPECT_DOUBLE_EQ(none.evidence.min_margin(), 748.0 / 714.0);
+}
+
+TEST(NoEntryKeepRule, WithoutAWinnerTheMemberThatLosesLeastToTheOthersIsKept) {
+  const std::vector<ConditionTime> fused = times(10.0, 12.0);
+  // Faster in a stream by 3%, slower from a graph by 1%: its worst is x0.99, heuristic-first's x0.97.
+  const NoEntryChoice mixed = choose_over_no_entry({fused, times(9.7, 12.12)}, {});
+  EXPECT_EQ(mixed.member, 1);
+  EXPECT_EQ(mixed.challenger, -1);
+  // Slower everywhere: heuristic-first, margin 1 against itself.
+  const NoEntryChoice slower = choose_over_no_entry({fused, times(10.5, 12.6)}, {});
+  EXPECT_EQ(slower.member, 0);
+  EXPECT_EQ(slower.evidence.min_margin(), 1.0);
+  // The same speed: heuristic-first on the tie.
+  EXPECT_EQ(choose_over_no_entry({fused, times(10.0, 12.0)}, {}).member, 0);
+  // A member not timed in a condition loses there.
+  EXPECT_EQ(choose_over_no_entry({fused, {{"stream/warm", 5.0, 0.0}}}, {}).member, 0);
+}
+
+TEST(NoEntryKeepRule, HeuristicFirstAloneIsTheProgramPaidChoice) {
+  const std::vector<ConditionTime> heuristic = times(10.0, 12.0);
+  const std::vector<std::vector<ConditionTime>> challengers = {times(5.0, 12.5), times(9.5, 11.4), times(8.0, 10.0)};
+  const NoEntryChoice c = choose_over_no_entry({heuristic}, challengers);
+  const ProgramChoice p = choose_as_program_pays(heuristic, challengers);
+  EXPECT_EQ(c.challenger, p.challenger);
+  EXPECT_EQ(c.evidence, p.evidence);
+  EXPECT_EQ(c.member, 0);
+}
+
 TEST(KeepRule, AgainstACublasLtAlgoThatLivesInItsWorkspaceAWinMustClearSixPercent) {
   Candidate split_k;
   split_k.lt.algo_id = 21;

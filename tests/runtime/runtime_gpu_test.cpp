@@ -1,6 +1,8 @@
 #include "gemmtune/runtime.hpp"
 
 #include <algorithm>
+#include <array>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -456,6 +458,35 @@ TEST_F(RuntimeCacheGpu, AFirstUseTrialPutsThePlainGemmAndOurEpilogueAgainstAFuse
   Runtime untried(db, 0, no_trial);
   EXPECT_EQ(untried.explain(fused).find("first-use trial"), std::string::npos) << untried.explain(fused);
   EXPECT_EQ(warnings.str(), "");
+}
+
+// Issue 37: one process resolving untuned problems one after another, with the first-use trial and CUDA's default
+// (lazy) module loading, had three first calls wait out the blocking kernel's 10 s timeout (7x5632x823 fp32 none,
+// 86x1536x488 tf32 none and bias+gelu). Every side of a trial now runs once before anything waits behind that kernel;
+// a timeout would also be a warning. explain() says what each first use cost.
+TEST_F(RuntimeCacheGpu, FirstUsesOfManyUntunedProblemsNeverWaitForTheBlockingKernel) {
+  RuntimeOptions o;
+  std::ostringstream warnings;
+  o.warnings = &warnings;
+  Runtime rt(db, 0, o);
+  int tried = 0;
+  for (const MathMode mode : {MathMode::Fp32, MathMode::Tf32})
+    for (const bool epilogue : {false, true})
+      for (const auto& [m, n, k] : {std::array<std::int64_t, 3>{7, 5632, 823}, {86, 1536, 488}, {333, 2048, 769},
+                                    {1, 768, 3072}, {1500, 1100, 300}}) {
+        const Activation act = epilogue ? Activation::Gelu : Activation::None;
+        const GemmProblem p = make(m, n, k, "nn", OutputLayout::RowMajor, act, epilogue, 0.f, mode);
+        const auto t0 = std::chrono::steady_clock::now();
+        rt.prepare(p);
+        const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        EXPECT_LT(ms, 2000) << p.key() << ": " << rt.explain(p);
+        if (rt.explain(p).find("first-use trial") == std::string::npos) continue;
+        ++tried;
+        EXPECT_NE(rt.explain(p).find("this first use took "), std::string::npos) << rt.explain(p);
+      }
+  EXPECT_GT(tried, 0) << "the problems with an epilogue put the plain GEMM to a trial";
+  EXPECT_EQ(warnings.str(), "");
+  expect_correct(rt, make(86, 1536, 488, "nn", OutputLayout::RowMajor, Activation::Gelu, true, 0.f, MathMode::Tf32));
 }
 
 // A split-k variant's partial tiles live in the runtime's shared workspace and its tickets in its plan: two plans of

@@ -63,10 +63,11 @@ struct RuntimeOptions {
   // held-out shapes (scripts/bench_heldout.sh), 5 of 8 stand-ins vouched for by one shape, or by two that disagreed,
   // ran 7-27% slower than heuristic-first.
   int min_agreeing_neighbours = 2;
-  // Confirm each stand-in on first use: time it against cuBLASLt's heuristic-first on the real problem (about 1.5 ms
-  // of GPU time on scratch inputs, a stream and a workspace of the trial's own, at prepare() or the problem's first
-  // call, outside any capture) and keep it only where it is faster by more than 1% in a stream with warm inputs, in a
-  // stream with cold ones and replayed from a CUDA graph (runtime/first_use_trial.hpp); explain() gives the times.
+  // Confirm each stand-in on first use: time it against cuBLASLt's heuristic-first on the real problem (on scratch
+  // inputs, a stream and a workspace of the trial's own, kept for the next untuned problem, at prepare() or the
+  // problem's first call, outside any capture) and keep it only where it is faster by more than 1% in a stream with
+  // warm inputs, in a stream with cold ones and replayed from a CUDA graph (runtime/first_use_trial.hpp); explain()
+  // gives the times and what the first use cost (docs/runtime-first-use.md).
   // With the trial as the guard, up to max_trial_candidates distinct own variants are tried: those the sweeps measured
   // fastest over heuristic-first at the kind's tuned shapes, weighted toward the nearest (runtime/variant_ranking.hpp),
   // then those tuned shapes chose (no x1.10, no agreement of the neighbours needed); and where the default is
@@ -74,16 +75,17 @@ struct RuntimeOptions {
   // kernel: the fused epilogue is often the slower way (runtime/default_candidate.hpp). The fastest winner runs. On
   // by default, as the held-out benchmark asks (scripts/bench_heldout.sh CONFIRM=both, H200, seeds 1-4): without it
   // the runtime ran heuristic-first at every untuned shape; with it tf32 rose by 0.05-0.07 and fp32 by 0.02-0.04 in
-  // geomean in every condition. It costs about 1.5 ms per challenger (more for GEMMs over ~100 us) at an untuned
-  // problem's first call, and a second 64 MiB workspace; its choice may differ between runs where two candidates are
-  // within noise. Off: the evidence rules alone decide (no timing at first use), and the db's measurements of every
-  // own variant are not read.
+  // geomean in every condition. One trial per problem: a challenger stops at its first batch that is no faster than
+  // heuristic-first's fastest, and the timed batches stop at 50 ms of GPU time; it holds a second 64 MiB workspace
+  // and up to 2x L2 + 128 MiB of scratch operands between first uses. Its choice may differ between runs where two
+  // candidates are within noise. Off: the evidence rules alone decide (no timing at first use), and the db's
+  // measurements of every own variant are not read.
   bool confirm_standins = true;
   // How many distinct own variants a first-use trial may time. The variant that wins an untuned shape is often one no
   // tuned shape chose, and often not among the 8 ranked first: on the H200's held-out seeds 9-12, where 12 was picked,
   // 12 instead of 8 lifted the untuned tf32 half from 1.09-1.13x to 1.14-1.17x heuristic-first in a stream with cold
   // inputs (168x4096x8192: 1.43x from the variant ranked 11th); on seeds 1, 2 and 5-8, from 1.112x to 1.127x. No
-  // record fell below 0.98x. Fewer: a shorter first call (about 1.5 ms per challenger).
+  // record fell below 0.98x. Fewer: a shorter first call (each challenger costs at least one pair of batches).
   int max_trial_candidates = 12;
   // Run a small backward's two GEMMs (gA, gB; m·n·k up to 512³) side by side: gB on a stream of the runtime's,
   // forked from and joined back into the caller's stream (captured into a graph as two edges), with a second

@@ -1,0 +1,28 @@
+#include "lt/no_entry_candidates.hpp"
+
+namespace gemmtune {
+
+std::vector<Candidate> no_entry_challengers(const GemmProblem& gemm, const Candidate& heuristic_first,
+                                            const HeuristicFirstOf& first_of) {
+  if (heuristic_first.backend != Backend::Lt || heuristic_first.lt_epilogue_kernel || gemm.epi == Epilogue{})
+    return {};
+  const std::optional<Candidate> unfused = first_of(LtEpilogueMode::Unfused);
+  if (!unfused || unfused->id() == heuristic_first.id()) return {};
+  return {*unfused};
+}
+
+std::optional<NoEntryCandidates> no_entry_candidates(const GemmProblem& gemm, const HeuristicFirstOf& first_of) {
+  const std::optional<Candidate> first = first_of(LtEpilogueMode::PreferFused);
+  if (!first) return std::nullopt;
+  return NoEntryCandidates{*first, no_entry_challengers(gemm, *first, first_of)};
+}
+
+HeuristicFirstOf lt_heuristic_first_of(const GemmProblem& gemm, cublasLtHandle_t lt, std::size_t workspace_bytes) {
+  return [gemm, lt, workspace_bytes](LtEpilogueMode mode) -> std::optional<Candidate> {
+    const std::vector<Candidate> first = LtGemm(lt, gemm, mode).heuristic(1, workspace_bytes);
+    if (first.empty()) return std::nullopt;
+    return first.front();
+  };
+}
+
+}  // namespace gemmtune

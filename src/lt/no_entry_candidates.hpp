@@ -1,0 +1,45 @@
+// The no-entry candidate set: what the runtime runs, or puts to its first-use trial, for a problem the cache has no
+// entry for, as far as cuBLASLt decides it: the heuristic's first algo with its fused epilogue (heuristic-first, the
+// default), and where that epilogue is fused, the same heuristic's first algo for the plain GEMM followed by our
+// epilogue kernel (the unfused challenger). A fused cuBLASLt epilogue can cost more than a pass of its own over Y: on
+// the H200's 48 held-out tf32 shapes the GELU_BIAS call ran the same algo 1.1-1.6x slower than the plain GEMM at 23
+// of them (219x13536x223: 30.5 vs 20.0 us), and PyTorch's unfused call beat the fused one by up to 19%.
+//
+// One definition for both sides of issue 37: the runtime (runtime/default_candidate.hpp, runtime.cpp) runs this set,
+// and the sweep times it in its finalist stage (tuner/sweep.cpp), so an entry is kept only where it beats what the
+// runtime would run without one (problem/candidate_choice.hpp: choose_over_no_entry). A cache that kept cuBLASLt's
+// fused GELU_BIAS at 2723x3333x1536 fp32 (742-755 us) ran slower than the runtime with no db at all (713-715 us, its
+// trial picked the plain GEMM + our epilogue) because the sweep had never timed the unfused call (H100).
+// The runtime's other challengers (own variants ranked from what the sweeps measured at other shapes) depend on the
+// db, not on the problem: the sweep times every own variant anyway.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <vector>
+
+#include "lt/lt_gemm.hpp"
+
+namespace gemmtune {
+
+// The heuristic's first algo for a problem in an epilogue mode, or nullopt where it has none.
+using HeuristicFirstOf = std::function<std::optional<Candidate>(LtEpilogueMode)>;
+
+struct NoEntryCandidates {
+  Candidate heuristic_first;            // what runs unless a challenger beats it on the problem
+  std::vector<Candidate> challengers;   // what the first-use trial puts against it
+};
+
+// The rule. heuristic_first: first_of(PreferFused); a challenger only where it is cuBLASLt's own epilogue over a
+// non-empty one (a default that already runs our epilogue kernel, or a problem without one, has nothing to take
+// apart). Nullopt where the heuristic has no algo: then cuBLASLt is no default.
+std::vector<Candidate> no_entry_challengers(const GemmProblem& gemm, const Candidate& heuristic_first,
+                                            const HeuristicFirstOf& first_of);
+std::optional<NoEntryCandidates> no_entry_candidates(const GemmProblem& gemm, const HeuristicFirstOf& first_of);
+
+// first_of asked of cuBLASLt for `gemm` (the GEMM a pass runs, problem/pass_gemm.hpp), within workspace_bytes.
+// cuBLASLt must be able to run gemm (LtGemm::unsupported_reason empty).
+HeuristicFirstOf lt_heuristic_first_of(const GemmProblem& gemm, cublasLtHandle_t lt, std::size_t workspace_bytes);
+
+}  // namespace gemmtune

@@ -1,0 +1,76 @@
+// The first-use trial on the GPU (first_use_trial.hpp: TrialGpu), and what the runtime keeps for it across problems:
+// a stream of its own, the blocking kernel, two events, a cuBLASLt workspace and the operands' device memory. A first
+// use then allocates only where its problem needs more memory than any problem tried before it, not a stream, a
+// pinned flag, a workspace and some 2× L2 of inputs (dozens of cudaMalloc and cudaFree, each free a device-wide
+// synchronization) per challenger, as the trial did before issue 37.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <vector>
+
+#include "cuda/device_buffer.hpp"
+#include "cuda/graph.hpp"
+#include "cuda/stream.hpp"
+#include "runtime/first_use_trial.hpp"
+#include "launch/blocking_kernel.hpp"
+#include "launch/candidate_launcher.hpp"
+
+namespace gemmtune::runtime {
+
+class TrialScratch {
+ public:
+  // workspace_bytes: the cuBLASLt workspace every trial's launchers share (RuntimeOptions::workspace_bytes).
+  TrialScratch(std::size_t l2_bytes, std::size_t workspace_bytes);
+
+  // Operand sets for `gemm` (what the trial's launchers run): input_set_count(gemm, l2) of them, rotating past 2× L2,
+  // sharing one Y (and Z). The inputs hold uniform values in [-1, 1), filled when the memory is allocated: a trial
+  // times, it does not verify, so the next problem reuses them. Allocates only where gemm needs more than is held.
+  std::vector<GemmOperands> operands_for(const GemmProblem& gemm);
+  // After a trial: frees the operands' memory if a large problem grew it past kept_bytes(), so the runtime does not
+  // hold it for the rest of the program.
+  void trim();
+  // 2× L2 + 128 MiB: the rotating inputs of any problem up to 64 MiB a set, and its outputs.
+  std::size_t kept_bytes() const { return 2 * l2_bytes_ + (std::size_t{128} << 20); }
+
+  BorrowedWorkspace workspace() const { return {workspace_.get(), workspace_.size()}; }
+  cudaStream_t stream() const { return stream_.get(); }
+  BlockingKernel& blocker() { return blocker_; }
+  const CudaEvent& start() const { return start_; }
+  const CudaEvent& stop() const { return stop_; }
+
+ private:
+  std::size_t l2_bytes_;
+  CudaStream stream_;
+  BlockingKernel blocker_;
+  CudaEvent start_, stop_;
+  DeviceBuffer<unsigned char> workspace_;
+  DeviceBuffer<unsigned char> inputs_, outputs_;
+  DeviceBuffer<std::uint64_t> dropout_offset_;  // the counter word a dropout problem's kernels read
+};
+
+// One problem's sides on a TrialScratch: sides[0] heuristic-first, then the challengers, all of one problem and all
+// running in the scratch's workspace. Allocates its operand sets here, before any step.
+class CudaTrialGpu final : public TrialGpu {
+ public:
+  CudaTrialGpu(TrialScratch& scratch, std::vector<const CandidateLauncher*> sides);
+
+  int sides() const override { return static_cast<int>(sides_.size()); }
+  void launch(int side, int set) override;
+  void wait() override;
+  void capture_graph(int side, int calls) override;
+  void replay_graph(int side) override;
+  void block() override;
+  void start_timer() override;
+  void stop_timer() override;
+  bool release_and_wait() override;
+  double timed_us() const override;
+
+ private:
+  TrialScratch& scratch_;
+  std::vector<const CandidateLauncher*> sides_;
+  std::vector<GemmOperands> sets_;
+  std::vector<std::optional<CudaGraphExec>> graphs_;
+};
+
+}  // namespace gemmtune::runtime

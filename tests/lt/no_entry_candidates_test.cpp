@@ -1,0 +1,89 @@
+#include "lt/no_entry_candidates.hpp"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+namespace gemmtune {
+namespace {
+
+GemmProblem problem(const char* epilogue) {
+  GemmProblem p;
+  p.m = 2723;
+  p.n = 3333;
+  p.k = 1536;
+  p.mode = MathMode::Fp32;
+  p.epi = Epilogue::parse(epilogue);
+  return p;
+}
+
+Candidate lt_algo(int id, bool epilogue_kernel) {
+  Candidate c;
+  c.lt.algo_id = id;
+  c.heuristic_rank = 0;
+  c.lt_epilogue_kernel = epilogue_kernel;
+  return c;
+}
+
+// A heuristic that answers `fused` for PreferFused and `unfused` for Unfused, and counts what it was asked.
+struct FakeHeuristic {
+  std::optional<Candidate> fused, unfused;
+  std::vector<LtEpilogueMode> asked;
+  HeuristicFirstOf first_of() {
+    return [this](LtEpilogueMode mode) {
+      asked.push_back(mode);
+      return mode == LtEpilogueMode::PreferFused ? fused : unfused;
+    };
+  }
+};
+
+TEST(NoEntryCandidates, AFusedEpilogueDefaultIsChallengedByThePlainGemmThenOurEpilogueKernel) {
+  FakeHeuristic h{lt_algo(21, false), lt_algo(24, true), {}};
+  const std::optional<NoEntryCandidates> set = no_entry_candidates(problem("bias+gelu"), h.first_of());
+  ASSERT_TRUE(set);
+  EXPECT_EQ(set->heuristic_first.id(), lt_algo(21, false).id());
+  ASSERT_EQ(set->challengers.size(), 1u);
+  EXPECT_EQ(set->challengers[0].id(), lt_algo(24, true).id());
+  EXPECT_TRUE(set->challengers[0].lt_epilogue_kernel);
+}
+
+TEST(NoEntryCandidates, AProblemWithoutAnEpilogueHasNoChallengerAndTheUnfusedHeuristicIsNotAsked) {
+  FakeHeuristic h{lt_algo(21, false), lt_algo(24, true), {}};
+  const std::optional<NoEntryCandidates> set = no_entry_candidates(problem("none"), h.first_of());
+  ASSERT_TRUE(set);
+  EXPECT_TRUE(set->challengers.empty());
+  EXPECT_EQ(h.asked, std::vector<LtEpilogueMode>{LtEpilogueMode::PreferFused});
+}
+
+TEST(NoEntryCandidates, ADefaultThatAlreadyRunsOurEpilogueKernelHasNothingToTakeApart) {
+  // leaky_relu: cuBLASLt has no epilogue for it, so its default is already the plain GEMM + our kernel.
+  FakeHeuristic h{lt_algo(21, true), lt_algo(21, true), {}};
+  const std::optional<NoEntryCandidates> set = no_entry_candidates(problem("bias+leaky_relu"), h.first_of());
+  ASSERT_TRUE(set);
+  EXPECT_TRUE(set->challengers.empty());
+}
+
+TEST(NoEntryCandidates, NoChallengerWhereTheUnfusedHeuristicHasNoAlgo) {
+  FakeHeuristic h{lt_algo(21, false), std::nullopt, {}};
+  const std::optional<NoEntryCandidates> set = no_entry_candidates(problem("bias+relu"), h.first_of());
+  ASSERT_TRUE(set);
+  EXPECT_TRUE(set->challengers.empty());
+}
+
+TEST(NoEntryCandidates, NoSetWhereTheHeuristicHasNoAlgo) {
+  FakeHeuristic h{std::nullopt, lt_algo(24, true), {}};
+  EXPECT_FALSE(no_entry_candidates(problem("bias+gelu"), h.first_of()));
+}
+
+TEST(NoEntryCandidates, AnOwnVariantDefaultHasNoCuBLASLtChallenger) {
+  // 3xtf32: cuBLASLt cannot run it, the runtime's default is our best-guess variant.
+  Candidate own;
+  own.backend = Backend::Own;
+  own.own_variant = "tf32x3_128x128x32_s3";
+  FakeHeuristic h{std::nullopt, lt_algo(24, true), {}};
+  EXPECT_TRUE(no_entry_challengers(problem("bias+gelu"), own, h.first_of()).empty());
+  EXPECT_TRUE(h.asked.empty());
+}
+
+}  // namespace
+}  // namespace gemmtune

@@ -1,0 +1,223 @@
+// The first-use trial's steps in order, on a fake GPU: nothing that can wait for the GPU is ever queued behind the
+// blocking kernel (issue 37: three first calls waited out its 10 s timeout), a batch whose blocking kernel timed out
+// anyway is discarded, a challenger that can no longer win stops, and the GPU time of one problem is bounded.
+#include "runtime/first_use_trial.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <array>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "common/error.hpp"
+
+namespace gemmtune::runtime {
+namespace {
+
+enum Kind { kWarm, kCold, kGraph };
+
+// Times each side per call by condition (launches on set 0 are warm, on others cold; replays are the graph), and
+// checks every step against the rules of the blocking kernel (launch/blocking_kernel.hpp) as it is taken.
+class FakeTrialGpu final : public TrialGpu {
+ public:
+  // us[side] = {warm, cold, graph} per-call microseconds.
+  explicit FakeTrialGpu(std::vector<std::array<double, 3>> us) : us_(std::move(us)) {}
+
+  int sides() const override { return static_cast<int>(us_.size()); }
+
+  void launch(int side, int set) override {
+    log("launch " + std::to_string(side));
+    if (blocked_ && batches_ + 1 == fail_launch_in_batch_) throw CheckError("a launch failed");
+    if (blocked_) {
+      if (!loaded_.count(side))
+        violation("first launch of side " + std::to_string(side) + " behind the blocking kernel");
+      batch_.push_back({side, set == 0 ? kWarm : kCold});
+      ++batch_calls_;
+    } else {
+      launched_unwaited_.insert(side);
+    }
+  }
+  void wait() override {
+    log("wait");
+    if (blocked_) violation("a wait behind the blocking kernel");
+    loaded_.insert(launched_unwaited_.begin(), launched_unwaited_.end());
+    launched_unwaited_.clear();
+    replayed_.insert(replayed_unwaited_.begin(), replayed_unwaited_.end());
+    replayed_unwaited_.clear();
+  }
+  void capture_graph(int side, int calls) override {
+    log("capture " + std::to_string(side));
+    if (blocked_) violation("a graph captured (an allocation) behind the blocking kernel");
+    if (!loaded_.count(side)) violation("a graph of side " + std::to_string(side) + " captured before it was loaded");
+    graph_calls_[side] = calls;
+  }
+  void replay_graph(int side) override {
+    log("replay " + std::to_string(side));
+    if (!graph_calls_.count(side)) violation("a replay of a graph never captured");
+    if (!blocked_) {
+      replayed_unwaited_.insert(side);
+      return;
+    }
+    if (!replayed_.count(side))
+      violation("the first replay (upload) of side " + std::to_string(side) + "'s graph behind the blocking kernel");
+    for (int i = 0; i < graph_calls_[side]; ++i) batch_.push_back({side, kGraph});
+    batch_calls_ += graph_calls_[side];
+  }
+  void block() override {
+    log("block");
+    if (blocked_) violation("blocked twice");
+    blocked_ = true;
+    batch_.clear();
+    batch_calls_ = 0;
+    timing_ = false;
+  }
+  void start_timer() override {
+    if (!blocked_) violation("a timer started outside a blocked batch");
+    timing_ = true;
+  }
+  void stop_timer() override { timing_ = false; }
+  bool release_and_wait() override {
+    log("release");
+    if (!blocked_) violation("released without a block");
+    blocked_ = false;
+    ++batches_;
+    batch_us_ = 0;
+    for (const auto& [side, kind] : batch_) batch_us_ += us_[static_cast<std::size_t>(side)][kind];
+    per_side_batches_[batch_.empty() ? -1 : batch_.front().first]++;
+    const bool timed_out = time_out_batches_.count(batches_) > 0;
+    if (timed_out) batch_us_ = 1e9;  // a timed-out batch's time is wrong: it must never reach a result
+    return !timed_out;
+  }
+  double timed_us() const override { return batch_us_; }
+
+  bool blocked() const { return blocked_; }
+
+  std::set<int> time_out_batches_;  // 1-based batch numbers whose blocking kernel times out
+  int fail_launch_in_batch_ = 0;    // 1-based batch number whose launches throw
+  std::vector<std::string> violations_;
+  std::vector<std::string> steps_;
+  std::map<int, int> per_side_batches_;
+  int batches_ = 0;
+
+ private:
+  void log(const std::string& s) { steps_.push_back(s); }
+  void violation(const std::string& what) {
+    violations_.push_back(what + " (step " + std::to_string(steps_.size()) + ")");
+  }
+
+  std::vector<std::array<double, 3>> us_;
+  bool blocked_ = false, timing_ = false;
+  std::set<int> loaded_, launched_unwaited_, replayed_, replayed_unwaited_;
+  std::map<int, int> graph_calls_;
+  std::vector<std::pair<int, Kind>> batch_;
+  int batch_calls_ = 0;
+  double batch_us_ = 0;
+};
+
+constexpr double kFloor = 1.01;
+
+TEST(FirstUseTrialOrder, NothingIsLoadedCapturedOrWaitedForBehindTheBlockingKernel) {
+  // heuristic-first, a challenger that wins everywhere, and one that wins cold only.
+  FakeTrialGpu gpu({{10, 12, 9}, {8, 9, 7}, {11, 10, 9.5}});
+  const FirstUseTrial t = run_first_use_trial(gpu, kFloor);
+  EXPECT_TRUE(gpu.violations_.empty()) << ::testing::PrintToString(gpu.violations_);
+  // Every side launched, then one wait, before the first block.
+  const auto first_block = std::find(gpu.steps_.begin(), gpu.steps_.end(), "block");
+  ASSERT_NE(first_block, gpu.steps_.end());
+  const std::vector<std::string> before(gpu.steps_.begin(), first_block);
+  for (const char* side : {"launch 0", "launch 1", "launch 2"})
+    EXPECT_NE(std::find(before.begin(), before.end(), side), before.end()) << side;
+  EXPECT_EQ(before.back(), "wait");
+  ASSERT_EQ(t.challengers.size(), 2u);
+  EXPECT_EQ(t.discarded_batches, 0);
+  EXPECT_TRUE(t.challengers[0].stopped.empty()) << t.challengers[0].stopped;
+  const DefaultFastest fastest = fastest_default({t.challengers[0].times, t.challengers[1].times});
+  EXPECT_TRUE(t.challengers[0].times.challenger_wins(fastest));
+  EXPECT_FALSE(t.challengers[1].times.challenger_wins(fastest));
+}
+
+TEST(FirstUseTrialOrder, AChallengerThatCanNoLongerWinStopsAfterItsFirstPairOfBatches) {
+  FakeTrialGpu gpu({{10, 12, 9}, {20, 24, 18}, {8, 9, 7}});
+  const FirstUseTrial t = run_first_use_trial(gpu, kFloor);
+  EXPECT_TRUE(gpu.violations_.empty()) << ::testing::PrintToString(gpu.violations_);
+  const ChallengerTrial& slow = t.challengers[0];
+  EXPECT_EQ(slow.times.cold.batches, 1);
+  EXPECT_EQ(slow.times.warm.batches, 0);
+  EXPECT_EQ(slow.times.graph.batches, 0);
+  EXPECT_NE(slow.stopped.find("no faster than heuristic-first's fastest batch in stream cold"), std::string::npos)
+      << slow.stopped;
+  EXPECT_EQ(gpu.per_side_batches_[1], 1);
+  const ChallengerTrial& fast = t.challengers[1];
+  EXPECT_TRUE(fast.stopped.empty());
+  EXPECT_GE(fast.times.warm.batches, 3);
+  EXPECT_EQ(fast.times.warm.batches, fast.times.cold.batches);
+  EXPECT_EQ(fast.times.warm.batches, fast.times.graph.batches);
+  EXPECT_DOUBLE_EQ(fast.times.cold.challenger_us, 9);
+  EXPECT_DOUBLE_EQ(fast.times.cold.default_fastest_us, 12);
+}
+
+TEST(FirstUseTrialOrder, AChallengerThatLosesOnlyFromAGraphStopsThereAndDoesNotWin) {
+  FakeTrialGpu gpu({{10, 12, 9}, {8, 9, 9.5}});
+  const FirstUseTrial t = run_first_use_trial(gpu, kFloor);
+  const ChallengerTrial& c = t.challengers[0];
+  EXPECT_EQ(c.times.graph.batches, 1);
+  EXPECT_NE(c.stopped.find("graph warm"), std::string::npos) << c.stopped;
+  EXPECT_FALSE(c.times.challenger_wins(fastest_default({c.times})));
+}
+
+TEST(FirstUseTrialOrder, ABatchWhoseBlockingKernelTimedOutIsDiscardedAndTimedAgain) {
+  FakeTrialGpu gpu({{10, 12, 9}, {8, 9, 7}});
+  gpu.time_out_batches_ = {4};
+  const FirstUseTrial t = run_first_use_trial(gpu, kFloor);
+  EXPECT_TRUE(gpu.violations_.empty()) << ::testing::PrintToString(gpu.violations_);
+  EXPECT_EQ(t.discarded_batches, 1);
+  const ProgramTrial& c = t.challengers[0].times;
+  for (const TrialResult* r : {&c.warm, &c.cold, &c.graph}) {
+    EXPECT_LT(r->challenger_slowest_us, 100);
+    EXPECT_LT(r->default_us, 100);
+  }
+  EXPECT_TRUE(c.challenger_wins(fastest_default({c})));
+}
+
+TEST(FirstUseTrialOrder, ABlockingKernelThatTimesOutAgainFailsTheTrial) {
+  FakeTrialGpu gpu({{10, 12, 9}, {8, 9, 7}});
+  gpu.time_out_batches_ = {2, 5};
+  EXPECT_THROW(run_first_use_trial(gpu, kFloor), CheckError);
+}
+
+TEST(FirstUseTrialOrder, ALaunchThatFailsBehindTheBlockingKernelReleasesItBeforeTheErrorGoesOn) {
+  FakeTrialGpu gpu({{10, 12, 9}, {8, 9, 7}});
+  gpu.fail_launch_in_batch_ = 3;
+  EXPECT_THROW(run_first_use_trial(gpu, kFloor), CheckError);
+  EXPECT_FALSE(gpu.blocked());
+  EXPECT_EQ(gpu.steps_.back(), "release");
+}
+
+TEST(FirstUseTrialOrder, OneProblemsBatchesStopAtTheBudgetAndTheLaterChallengersDoNotWin) {
+  // Calls of 1 ms: one call a batch, so each pair costs 2 ms; 20 challengers that would all win.
+  std::vector<std::array<double, 3>> us = {{1000, 1000, 1000}};
+  for (int i = 0; i < 20; ++i) us.push_back({900, 900, 900});
+  FakeTrialGpu gpu(us);
+  const FirstUseTrial t = run_first_use_trial(gpu, kFloor);
+  EXPECT_LE(t.gpu_us, kTrialBudgetUs + 2000);
+  EXPECT_TRUE(t.challengers.front().stopped.empty()) << t.challengers.front().stopped;
+  const ChallengerTrial& last = t.challengers.back();
+  EXPECT_NE(last.stopped.find("not timed in full"), std::string::npos) << last.stopped;
+  std::vector<ProgramTrial> all;
+  for (const ChallengerTrial& c : t.challengers) all.push_back(c.times);
+  EXPECT_FALSE(last.times.challenger_wins(fastest_default(all)));
+  EXPECT_TRUE(t.challengers.front().times.challenger_wins(fastest_default(all)));
+}
+
+TEST(FirstUseTrialOrder, NoChallengersNoSteps) {
+  FakeTrialGpu gpu({{10, 12, 9}});
+  const FirstUseTrial t = run_first_use_trial(gpu, kFloor);
+  EXPECT_TRUE(t.challengers.empty());
+  EXPECT_TRUE(gpu.steps_.empty());
+}
+
+}  // namespace
+}  // namespace gemmtune::runtime

@@ -1,0 +1,85 @@
+// The first-use trial on the GPU (runtime/trial_gpu.hpp): real launchers of the no-entry set on the scratch the
+// runtime keeps across problems.
+#include "runtime/trial_gpu.hpp"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdint>
+
+#include "cuda/device_info.hpp"
+#include "lt/no_entry_candidates.hpp"
+#include "support/gpu_test.hpp"
+#include "launch/device_footprint.hpp"
+
+namespace gemmtune::runtime {
+namespace {
+
+constexpr std::size_t kWorkspace = std::size_t{64} << 20;
+
+GemmProblem problem(std::int64_t m, std::int64_t n, std::int64_t k, MathMode mode, const char* epilogue) {
+  GemmProblem p;
+  p.m = m;
+  p.n = n;
+  p.k = k;
+  p.mode = mode;
+  p.epi = Epilogue::parse(epilogue);
+  return p;
+}
+
+// Issue 37's shapes (7x5632x823 fp32 and 86x1536x488 tf32 waited 10 s at their first call) and one where the unfused
+// call ran 1.6x faster (328x1816x136 tf32), each tried on one scratch one after another.
+TEST(TrialGpu, TrialsOfTheUnfusedChallengerOneAfterAnotherDiscardNothingAndTakeMilliseconds) {
+  GT_REQUIRE_GPU();
+  const DeviceInfo device = query_device(0);
+  const LtHandle lt = make_lt_handle();
+  TrialScratch scratch(device.l2_bytes, kWorkspace);
+  for (const GemmProblem& p : {problem(7, 5632, 823, MathMode::Fp32, "bias+gelu"),
+                               problem(86, 1536, 488, MathMode::Tf32, "bias+gelu"),
+                               problem(328, 1816, 136, MathMode::Tf32, "bias+gelu")}) {
+    const std::optional<NoEntryCandidates> set = no_entry_candidates(p, lt_heuristic_first_of(p, lt.get(), kWorkspace));
+    ASSERT_TRUE(set) << p.key();
+    ASSERT_EQ(set->challengers.size(), 1u) << p.key();
+    const CandidateLauncher fused(p, set->heuristic_first, lt.get(), scratch.workspace());
+    const CandidateLauncher unfused(p, set->challengers[0], lt.get(), scratch.workspace());
+    const auto t0 = std::chrono::steady_clock::now();
+    CudaTrialGpu gpu(scratch, {&fused, &unfused});
+    const FirstUseTrial t = run_first_use_trial(gpu, trial_noise_floor(set->heuristic_first));
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    scratch.trim();
+    EXPECT_EQ(t.discarded_batches, 0) << p.key();
+    EXPECT_LT(ms, 1000) << p.key() << ": a trial must never come near the blocking kernel's 10 s timeout";
+    EXPECT_GT(t.gpu_us, 0) << p.key();
+    ASSERT_EQ(t.challengers.size(), 1u);
+    const ProgramTrial& c = t.challengers[0].times;
+    EXPECT_GE(c.cold.batches, 1) << p.key();
+    EXPECT_GT(c.cold.challenger_us, 0) << p.key();
+    EXPECT_GT(c.cold.default_fastest_us, 0) << p.key();
+    if (t.challengers[0].stopped.empty()) {
+      EXPECT_GE(c.graph.batches, 3) << p.key();
+    }
+  }
+}
+
+TEST(TrialGpu, TheScratchHoldsEveryInputSetAlignedAndIsReusedForASmallerProblem) {
+  GT_REQUIRE_GPU();
+  const DeviceInfo device = query_device(0);
+  TrialScratch scratch(device.l2_bytes, kWorkspace);
+  const GemmProblem big = problem(1024, 4096, 1024, MathMode::Tf32, "bias+gelu");
+  const GemmProblem small = problem(64, 256, 256, MathMode::Tf32, "bias");  // 64 sets of 0.3 MB
+  const std::vector<GemmOperands> a = scratch.operands_for(big);
+  ASSERT_EQ(static_cast<int>(a.size()), input_set_count(big, device.l2_bytes));
+  for (const GemmOperands& x : a)
+    for (const void* ptr : {static_cast<const void*>(x.A), static_cast<const void*>(x.B),
+                            static_cast<const void*>(x.bias), static_cast<const void*>(x.Y)})
+      EXPECT_EQ(reinterpret_cast<std::uintptr_t>(ptr) % 256, 0u);
+  EXPECT_EQ(a[0].Y, a.back().Y) << "the sets share one output";
+  const std::vector<GemmOperands> b = scratch.operands_for(small);
+  EXPECT_EQ(b[0].A, a[0].A) << "a smaller problem reuses what a larger one allocated";
+  EXPECT_EQ(b[0].Y, a[0].Y);
+  scratch.trim();  // within kept_bytes(): kept
+  EXPECT_EQ(scratch.operands_for(small)[0].A, a[0].A);
+}
+
+}  // namespace
+}  // namespace gemmtune::runtime
