@@ -28,7 +28,7 @@ start=$SECONDS
 nvidia-smi --query-gpu=name,clocks.sm,temperature.gpu,power.draw --format=csv,noheader
 echo "CUDA_MODULE_LOADING=${CUDA_MODULE_LOADING:-<unset: the default>}"
 if [[ ${SKIP_BUILD:-0} != 1 ]]; then
-  bash scripts/device_build.sh > "$out/build.log" 2>&1 || { tail -40 "$out/build.log"; echo "build failed"; exit 1; }
+  bash scripts/dev/device_build.sh > "$out/build.log" 2>&1 || { tail -40 "$out/build.log"; echo "build failed"; exit 1; }
   note "build: ok in $((SECONDS - start)) s"
 fi
 
