@@ -6,6 +6,7 @@
 
 #include "common/json_fields.hpp"
 #include "common/validate.hpp"
+#include "problem/device_key.hpp"
 
 namespace gemmtune {
 
@@ -20,7 +21,9 @@ SweepResults sweep_results_from_json(const nlohmann::json& doc, const std::strin
                                    std::to_string(kSweepSchemaVersion) + ")");
   SweepResults out;
   out.source = source;
-  out.device_key = top.object("device").string("key");
+  const JsonFields device = top.object("device");
+  out.device_key = device.string("key");
+  device.parse("key", [&] { return parse_device_key(out.device_key); });
   out.profile = top.string("profile");
   out.gemmtune_version = top.string("gemmtune_version");
 

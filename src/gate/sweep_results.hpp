@@ -39,8 +39,8 @@ struct SweepResults {
   std::vector<CaseTiming> cases;
 };
 
-// Throws InputError naming source and the first bad field: another schema or version, a missing device key,
-// a duplicate key, or an ok record without 0 < p10 <= median <= p90.
+// Throws InputError naming source and the first bad field: another schema or version, a missing or malformed device
+// key (problem/device_key.hpp), a duplicate key, or an ok record without 0 < p10 <= median <= p90.
 SweepResults sweep_results_from_json(const nlohmann::json& doc, const std::string& source);
 SweepResults read_sweep_results(const std::string& path);
 

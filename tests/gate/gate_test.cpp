@@ -237,6 +237,7 @@ TEST(SweepResults, ReadsTheSweepFormatAndRefusesBadDocuments) {
   refused([](json& d) { d["schema"] = "gemmtune.cache"; }, "schema: 'gemmtune.cache'");
   refused([](json& d) { d["schema_version"] = 7; }, "schema_version: 7");
   refused([](json& d) { d["device"].erase("key"); }, "device.key: missing");
+  refused([](json& d) { d["device"]["key"] = "lt/a-1"; }, "device.key: device key 'lt/a-1'");
   refused([](json& d) { d["results"][2]["median_us"] = -1; }, "results[2].median_us");
   refused([](json& d) { d["results"][1]["p10_us"] = 1e9; }, "results[1].p10_us");
   refused([](json& d) { d["results"].push_back(d["results"][0]); }, "results[4].key");
