@@ -7,6 +7,7 @@
 #include "common/json_fields.hpp"
 #include "common/validate.hpp"
 #include "problem/device_key.hpp"
+#include "problem/gemm_problem.hpp"
 
 namespace gemmtune {
 
@@ -37,6 +38,7 @@ SweepResults sweep_results_from_json(const nlohmann::json& doc, const std::strin
     const std::size_t slash = c.key.find('/');
     if (slash == std::string::npos) r.fail("key", "'" + c.key + "' is not <problem key>/<candidate id>");
     c.problem_key = c.key.substr(0, slash);
+    c.problem_kind = GemmProblem::parse_key(c.problem_key).kind_key();  // validate_sweep_record parsed it already
     c.candidate = r.parse("key", [&] { return Candidate::parse_id(c.key.substr(slash + 1)); });
     // Which cuBLASLt answer was the heuristic's first choice decides the per-problem choice (candidate_choice.hpp).
     if (r.has("candidate") && r.object("candidate").has("heuristic_rank"))

@@ -22,6 +22,7 @@ struct CaseTiming {
   int samples = 0;
   double sm_clock_mhz = 0;  // measured right after sampling; 0 when the record has none
   std::string problem_key{};  // the key up to its first '/'; the candidate id follows it
+  std::string problem_kind{};  // the problem key without its shape (GemmProblem::kind_key)
   Candidate candidate{};      // parsed from the key; heuristic_rank from the record's candidate object
   // A combined baseline's run-to-run spread of this case in percent (gate/baseline_runs.hpp); 0 for a plain sweep.
   double run_to_run_pct = 0;
