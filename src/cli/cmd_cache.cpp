@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
+#include "cli/device_key_option.hpp"
 #include "common/error.hpp"
 #include "db/cache_json.hpp"
 #include "db/sqlite_db.hpp"
@@ -156,7 +157,7 @@ void merge(const CacheArgs& a, bool db_option_given) {
   std::vector<CacheEntry> exported;
   for (const std::string& input : inputs) {
     if (has_sqlite_header(input)) {
-      { const TuningDb check(input, TuningDb::Access::ReadOnly); }
+      TuningDb(input, TuningDb::Access::ReadOnly).require_valid_device_keys();
       dbs.push_back(input);
       continue;
     }
@@ -171,7 +172,8 @@ void merge(const CacheArgs& a, bool db_option_given) {
 }
 
 void add_filter_options(CLI::App* cmd, CacheArgs& a) {
-  cmd->add_option("--device-key", a.device_key, "Only entries of this device key (see `gemmtune devices`)");
+  cmd->add_option("--device-key", a.device_key, "Only entries of this device key (see `gemmtune devices`)")
+      ->check(device_key_check());
   cmd->add_option("--mode", a.mode, "Only entries of this math mode (fp32, tf32, 3xtf32)");
 }
 
@@ -216,7 +218,8 @@ void register_cache(CLI::App& app) {
                         "Also write the merged db's latest measurements as a `sweep --json` document (what `gate` "
                         "compares)");
   merge_cmd->add_option("--device-key", a->device_key, "With --sweep-json: whose measurements (needed when the db "
-                                                       "has several)");
+                                                       "has several)")
+      ->check(device_key_check());
   merge_cmd->callback([a, merge_db_option] { merge(*a, merge_db_option->count() > 0); });
 }
 

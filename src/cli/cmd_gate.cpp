@@ -140,6 +140,11 @@ void register_gate(CLI::App& app) {
                   "combined baseline raises it per case to that case's run-to-run spread")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--lone-threshold", a->options.lone_threshold_pct,
+                  "Percent slower a case must be to fail alone: when it is no problem's fastest or chosen candidate "
+                  "and most of its family (the same candidate on the profile's other shapes) is not slower too")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--allow-missing", a->options.allow_missing,
                   "Baseline cases that may go uncompared (failed or absent now) before the inputs count as not "
                   "matching; new cases never count")

@@ -8,6 +8,7 @@
 
 #include "cli/case_options.hpp"
 #include "cli/commands.hpp"
+#include "cli/device_key_option.hpp"
 #include "cli/profiled_run.hpp"
 #include "common/error.hpp"
 #include "db/tuning_db.hpp"
@@ -205,7 +206,8 @@ void register_ncu(CLI::App& app) {
   add_case_options(*cmd, a->problem, false);
   cmd->add_option("--candidate", a->candidate, "Candidate id to profile (default: the db's cached one)");
   cmd->add_option("--db", a->db, "Tuning db: the cached candidate, the cases for --top, where --exec imports to");
-  cmd->add_option("--device-key", a->device_key, "Which GPU's cache entries to use when the db has several");
+  cmd->add_option("--device-key", a->device_key, "Which GPU's cache entries to use when the db has several")
+      ->check(device_key_check());
   cmd->add_option("--top", a->top, "Profile the N cached cases furthest below their roofline")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--set", a->set, "Named section set, profiles/ncu/NAME.json (quick, full, timing)")
@@ -231,7 +233,8 @@ void register_ncu(CLI::App& app) {
   import_cmd->add_option("report", imp->report, "The .ncu-rep file")->required();
   import_cmd->add_option("--db", imp->db, "Tuning db to store the metrics in")->required();
   import_cmd->add_option("--device-key", imp->device_key, "Device key to file them under (default: the db's only "
-                                                          "device key for the report's GPU)");
+                                                          "device key for the report's GPU)")
+      ->check(device_key_check());
   import_cmd->add_option("--cache-control", imp->cache_control,
                          "How the report was taken (default: read from a gemmtune report name, else unknown)")
       ->check(CLI::IsMember({"none", "all"}));

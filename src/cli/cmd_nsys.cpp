@@ -5,6 +5,7 @@
 
 #include "cli/case_options.hpp"
 #include "cli/commands.hpp"
+#include "cli/device_key_option.hpp"
 #include "cli/profiled_run.hpp"
 #include "common/error.hpp"
 #include "profiler/file_name.hpp"
@@ -65,7 +66,8 @@ void register_nsys(CLI::App& app) {
   add_case_options(*cmd, a->problem);
   cmd->add_option("--candidate", a->candidate, "Candidate id to run (default: the db's cached one, else the run's)");
   cmd->add_option("--db", a->db, "Tuning db whose cached candidate the run uses");
-  cmd->add_option("--device-key", a->device_key, "Which GPU's cache entry to use when the db has several");
+  cmd->add_option("--device-key", a->device_key, "Which GPU's cache entry to use when the db has several")
+      ->check(device_key_check());
   cmd->add_option("--iters", a->iters, "Timed calls inside the capture range")->capture_default_str();
   cmd->add_option("--warmup", a->warmup, "Warm-up calls before the capture range")->capture_default_str();
   cmd->add_option("--out-dir", a->out_dir, "Where the .nsys-rep and .sqlite go")->capture_default_str();

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "cli/commands.hpp"
+#include "cli/device_key_option.hpp"
 #include "cli/list_option.hpp"
 #include "cli/sweep_devices.hpp"
 #include "cli/sweep_shards.hpp"
@@ -168,7 +169,8 @@ void register_sweep(CLI::App& app) {
   cmd->add_option("--profile", a->profile, "Profile name (profiles/NAME.json) or path to a profile file");
   cmd->add_flag("--from-misses", a->from_misses,
                 "Tune the problems runtimes recorded as cache misses in --db (settings from --profile, else quick)");
-  cmd->add_option("--device-key", a->device_key, "With --from-misses: whose misses (default: this GPU's)");
+  cmd->add_option("--device-key", a->device_key, "With --from-misses: whose misses (default: this GPU's)")
+      ->check(device_key_check());
   cmd->add_option("--db", a->db, "SQLite db that keeps every measurement and the algo cache")->capture_default_str();
   cmd->add_flag("--no-db", a->no_db, "Measure without storing anything");
   auto* device_option = cmd->add_option("--device", a->device, "CUDA device index")->capture_default_str();

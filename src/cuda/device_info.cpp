@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cuda/cuda_call.hpp"
+#include "problem/device_key.hpp"
 
 namespace gemmtune {
 
@@ -25,11 +26,11 @@ int cuda_device_count() {
 std::string nvidia_driver_version() {
   std::ifstream in("/proc/driver/nvidia/version");
   std::string line;
-  if (!in || !std::getline(in, line)) return "unknown";
+  if (!in || !std::getline(in, line)) return kUnknownDriver;
   // "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Tue ..."
   static const std::regex version(R"((\d+\.\d+(\.\d+)?))");
   std::smatch m;
-  return std::regex_search(line, m, version) ? m.str(1) : "unknown";
+  return std::regex_search(line, m, version) ? m.str(1) : kUnknownDriver;
 }
 
 DeviceInfo query_device(int index) {
@@ -60,10 +61,10 @@ DeviceInfo query_device(int index) {
   GT_CUDA_CALL(cudaDeviceGetAttribute(&khz, cudaDevAttrMemoryClockRate, index));
   d.memory_clock_mhz = khz / 1000;
 
-  // Our tensor-core kernels use mma.sync tf32 and cp.async: Ampere (sm_80) or newer.
-  if (prop.major < 8)
+  if (prop.major < kMinComputeCapabilityMajor)
     throw NoGpuError(std::string("unsupported GPU '") + prop.name + "' (compute capability " +
-                     std::to_string(prop.major) + "." + std::to_string(prop.minor) + "): gemmtune needs 8.0 or newer");
+                     std::to_string(prop.major) + "." + std::to_string(prop.minor) + "): gemmtune needs " +
+                     std::to_string(kMinComputeCapabilityMajor) + ".0 or newer");
   return d;
 }
 

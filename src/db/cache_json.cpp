@@ -8,6 +8,7 @@
 
 #include "common/error.hpp"
 #include "common/json_fields.hpp"
+#include "problem/device_key.hpp"
 #include "problem/validate.hpp"
 
 namespace gemmtune {
@@ -107,6 +108,7 @@ CacheEntry read_entry(const JsonFields& f, const nlohmann::json& entry) {
   CacheEntry e;
   e.device_key = f.string("device_key");
   if (e.device_key.empty()) f.fail("device_key", "must not be empty");
+  f.parse("device_key", [&] { return parse_device_key(e.device_key); });
   const std::string problem_key = f.string("problem_key");
   e.problem = f.parse("problem_key", [&] { return parse_canonical_problem_key(problem_key); });
   const JsonFields problem = f.object("problem");

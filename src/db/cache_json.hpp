@@ -22,10 +22,11 @@ inline constexpr int kCacheSchemaVersion = 1;
 // names the run that measured them once they live in another db.
 nlohmann::json cache_to_json(const std::vector<CacheEntry>& entries, const std::string& source_db);
 
-// Checks the WHOLE document before returning anything: schema name and version, every field's type, problem keys
-// and candidate ids that parse and agree with their fields, sane statistics (0 < p10 <= median <= p90), status ok
-// only, no (device key, problem key) twice. Throws InputError naming source, the entry index and the field.
-// An entry whose run names no origin gets source as its origin.
+// Checks the WHOLE document before returning anything: schema name and version, every field's type, device keys as
+// gemmtune writes them (problem/device_key.hpp), problem keys and candidate ids that parse and agree with their
+// fields, sane statistics (0 < p10 <= median <= p90), status ok only, no (device key, problem key) twice. Throws
+// InputError naming source, the entry index and the field. An entry whose run names no origin gets source as its
+// origin.
 std::vector<CacheEntry> cache_from_json(const nlohmann::json& doc, const std::string& source);
 
 void write_cache_file(const std::string& path, const std::vector<CacheEntry>& entries, const std::string& source_db);

@@ -14,6 +14,7 @@
 #include "db/candidate_columns.hpp"
 #include "db/schema.hpp"
 #include "problem/candidate_choice.hpp"
+#include "problem/device_key.hpp"
 
 namespace gemmtune {
 namespace {
@@ -412,8 +413,9 @@ DbMergeCounts TuningDb::merge_db(const std::string& source_path) {
   std::error_code ec;
   if (fs::equivalent(source_path, db_.path(), ec)) throw InputError("cannot merge " + source_path + " into itself");
   {
-    // Refuses, before any write, what is not a gemmtune db at this schema version.
+    // Refuses, before any write, what is not a gemmtune db at this schema version or holds a key it never wrote.
     const TuningDb check(source_path, Access::ReadOnly);
+    check.require_valid_device_keys();
   }
   const AttachedDb source(db_, source_path, "src");
   DbMergeCounts counts;
@@ -576,6 +578,30 @@ std::vector<MeasurementRecord> TuningDb::read_measurements(SqliteStatement& sele
     records.push_back(std::move(r));
   }
   return records;
+}
+
+void TuningDb::require_valid_device_keys() const {
+  const auto at = [&](const std::string& where, const std::string& why) {
+    return InputError(db_.path() + ": " + where + ": " + why);
+  };
+  SqliteStatement keys = db_.prepare(
+      "SELECT device_key FROM runs UNION SELECT device_key FROM measurements UNION SELECT device_key FROM "
+      "problems_done UNION SELECT device_key FROM algo_cache");
+  while (keys.step()) {
+    try {
+      parse_device_key(keys.column_text(0));
+    } catch (const InputError& e) {
+      throw at("device keys", e.what());
+    }
+  }
+  // A run also keeps the fields its key was made of: a key edited into another valid one shows there.
+  std::map<std::int64_t, std::string> made;
+  for (const RunInfo& run : runs()) made[run.id] = run.device.key();
+  SqliteStatement stored = db_.prepare("SELECT id, device_key FROM runs ORDER BY id");
+  while (stored.step())
+    if (stored.column_text(1) != made[stored.column_int64(0)])
+      throw at("run " + std::to_string(stored.column_int64(0)),
+               "device key '" + stored.column_text(1) + "' is not the one its device's fields make");
 }
 
 std::vector<RunInfo> TuningDb::runs() const {

@@ -107,6 +107,9 @@ class TuningDb {
   // In the order they were stored; run_id is a run of this db.
   std::vector<MeasurementRecord> measurements(std::int64_t run_id) const;
   std::vector<RunInfo> runs() const;
+  // Throws InputError naming this db when a key in it is not one gemmtune writes (problem/device_key.hpp) or a run's
+  // key is not the one its device's fields make: what merge_db checks of its source before writing anything.
+  void require_valid_device_keys() const;
   // Per problem this device key has done, the measurements of the run that completed it last: one sweep's records
   // whether it ran as one process or as shards merged into this db. In the order they were stored.
   std::vector<MeasurementRecord> latest_measurements(const std::string& device_key) const;

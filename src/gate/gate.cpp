@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "common/error.hpp"
 #include "problem/candidate_choice.hpp"
@@ -72,6 +73,40 @@ const CaseTiming& chosen(const std::vector<const CaseTiming*>& cases) {
   return *cases[static_cast<std::size_t>(pick - records.data())];
 }
 
+// What a program using the cache gets from a run: per problem, the keys of its fastest and its chosen candidate.
+std::set<std::string> program_picks(const SweepResults& run) {
+  std::set<std::string> keys;
+  for (const auto& [problem_key, cases] : ok_cases_by_problem(run)) {
+    keys.insert(fastest(cases).key);
+    keys.insert(chosen(cases).key);
+  }
+  return keys;
+}
+
+// Rule 4 (gate.hpp): a case slower beyond noise stays a regression only when one run's luck cannot explain it.
+void require_more_than_luck(const SweepResults& baseline, const SweepResults& current, GateResult& result) {
+  std::set<std::string> picked = program_picks(baseline);
+  picked.merge(program_picks(current));
+  const double family_factor = 1.0 + result.options.threshold_pct / 100.0;
+  std::map<std::string, std::pair<int, int>> families;  // family -> (compared cases, slower than --threshold)
+  for (CaseComparison& c : result.cases) {
+    c.family = case_family(c.current);
+    auto& [cases, slower] = families[c.family];
+    ++cases;
+    slower += c.ratio > family_factor;
+  }
+  for (CaseComparison& c : result.cases) {
+    c.picked = picked.count(c.key) != 0;
+    std::tie(c.family_cases, c.family_slower) = families[c.family];
+    if (c.verdict != Verdict::Regressed || c.picked) continue;
+    const bool family_moved = c.family_cases >= 2 && 2 * c.family_slower > c.family_cases;
+    const double lone_threshold = std::max(result.options.lone_threshold_pct, c.threshold_pct);
+    if (family_moved || judge(c.baseline, c.current, lone_threshold).verdict == Verdict::Regressed) continue;
+    c.verdict = Verdict::Unchanged;
+    c.isolated = true;
+  }
+}
+
 void compare_problems(const SweepResults& baseline, const SweepResults& current, GateResult& result) {
   const auto base_by_problem = ok_cases_by_problem(baseline);
   std::set<std::string> base_problems;
@@ -135,6 +170,11 @@ int GateResult::count_problems(Verdict v) const {
   return static_cast<int>(std::count_if(problems.begin(), problems.end(), has_verdict));
 }
 
+int GateResult::count_isolated() const {
+  const auto isolated = [](const CaseComparison& c) { return c.isolated; };
+  return static_cast<int>(std::count_if(cases.begin(), cases.end(), isolated));
+}
+
 int GateResult::count_within_run_to_run() const {
   int n = 0;
   for (const ProblemComparison& p : problems) n += p.best.within_run_to_run + p.chosen.within_run_to_run;
@@ -173,12 +213,20 @@ CaseComparison compare_case(const CaseTiming& baseline, const CaseTiming& curren
   return c;
 }
 
+std::string case_family(const CaseTiming& c) {
+  const std::string who = c.candidate.backend == Backend::Own ? c.candidate.id()
+                          : c.candidate.lt_epilogue_kernel    ? "lt+epi"
+                                                              : "lt";
+  return who + " on " + c.problem_kind;
+}
+
 GateResult compare_sweeps(const SweepResults& baseline, const SweepResults& current, const GateOptions& options) {
   if (baseline.device_key != current.device_key)
     throw InputError("the runs are of different devices: baseline " + baseline.source + " is '" +
                      baseline.device_key + "', current " + current.source + " is '" + current.device_key +
                      "'; timings only compare on the same device key");
   if (!(options.threshold_pct >= 0)) throw InputError("--threshold must be >= 0");
+  if (!(options.lone_threshold_pct >= 0)) throw InputError("--lone-threshold must be >= 0");
   if (options.allow_missing < 0) throw InputError("--allow-missing must be >= 0");
 
   GateResult result;
@@ -218,6 +266,7 @@ GateResult compare_sweeps(const SweepResults& baseline, const SweepResults& curr
       ++result.not_in_profile;
   }
 
+  require_more_than_luck(baseline, current, result);
   std::sort(result.cases.begin(), result.cases.end(), [](const CaseComparison& a, const CaseComparison& b) {
     if (a.verdict != b.verdict || a.ratio != b.ratio) return ranks_before(a.verdict, a.ratio, b.verdict, b.ratio);
     return a.key < b.key;
@@ -227,12 +276,15 @@ GateResult compare_sweeps(const SweepResults& baseline, const SweepResults& curr
 }
 
 std::string gate_rule_text(const GateOptions& options) {
-  char text[512];
+  char text[1024];
   std::snprintf(text, sizeof(text),
                 "regressed = current median > baseline median x (1 + T/100) AND current p10 > baseline p90 "
                 "(outside both runs' p10-p90 noise) AND median x SM clock > baseline's x (1 + T/100) (not explained "
-                "by a lower clock), where T = max(%.4g, the baseline's run-to-run spread of the case)%s",
-                options.threshold_pct,
+                "by a lower clock), where T = max(%.4g, the baseline's run-to-run spread of the case); a case also "
+                "needs more than one run's luck: it is its problem's fastest or chosen candidate in either run, or "
+                "most of its family (the same candidate on the profile's other shapes of that problem kind) is over "
+                "%.4g%% slower too, or it is over %.4g%% slower (else: isolated, not failed)%s",
+                options.threshold_pct, options.threshold_pct, options.lone_threshold_pct,
                 options.per_problem ? "; per problem, the same for the fastest and the cache's chosen candidate" : "");
   return text;
 }

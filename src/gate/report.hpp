@@ -13,7 +13,8 @@
 namespace gemmtune {
 
 // Shared wording of the reports.
-// "REGRESSED", "improved", "run-to-run" (spared by the baseline's spread), "throttled", "within noise", "unchanged"
+// "REGRESSED", "improved", "run-to-run" (spared by the baseline's spread), "isolated" (moved alone), "throttled",
+// "within noise", "unchanged"
 std::string verdict_label(const CaseComparison& c);
 std::string verdict_label(const ProblemComparison& p);  // "REGRESSED", "improved", "unchanged"
 std::string format_change(double ratio);             // "+12.3%", "-4.0%"
@@ -21,6 +22,8 @@ std::string format_us(double us);                    // "123.45"
 std::string gate_headline(const GateResult& r);      // "FAILED: 1 of 20 problems, 2 of 40 cases regressed"
 // What failed of a regressed problem: "best +12.0% (own/a -> own/b); chosen +12.0% (own/a)"
 std::string problem_change_text(const ProblemComparison& p);
+// The closing lines on comparisons that were slower yet not failed (run-to-run, isolated); "" when there were none.
+std::string spared_text(const GateResult& r);
 
 void write_gate_table(std::ostream& out, const GateResult& r);
 std::string gate_markdown(const GateResult& r);

@@ -25,6 +25,15 @@ nlohmann::json comparison_json(const CaseComparison& c) {
           {"current", timing_json(c.current)}};
 }
 
+// A case also says whether it needed more than its own evidence (gate.hpp, rule 4) and what backed it.
+nlohmann::json case_json(const CaseComparison& c) {
+  nlohmann::json j = comparison_json(c);
+  j["picked"] = c.picked;
+  j["family"] = {{"name", c.family}, {"cases", c.family_cases}, {"slower", c.family_slower}};
+  j["isolated"] = c.isolated;
+  return j;
+}
+
 nlohmann::json run_json(const SweepResults& s) {
   return {{"source", s.source}, {"profile", s.profile}, {"gemmtune_version", s.gemmtune_version}};
 }
@@ -39,7 +48,7 @@ nlohmann::json gate_json(const GateResult& r) {
                         {"best", comparison_json(p.best)},
                         {"chosen", comparison_json(p.chosen)}});
   nlohmann::json cases = nlohmann::json::array();
-  for (const CaseComparison& c : r.cases) cases.push_back(comparison_json(c));
+  for (const CaseComparison& c : r.cases) cases.push_back(case_json(c));
   nlohmann::json missing = nlohmann::json::array();
   for (const MissingCase& m : r.missing) missing.push_back({{"key", m.key}, {"why", m.why}});
   nlohmann::json new_cases = nlohmann::json::array();
@@ -50,6 +59,7 @@ nlohmann::json gate_json(const GateResult& r) {
           {"exit_code", r.exit_code()},
           {"device_key", r.device_key},
           {"threshold_pct", r.options.threshold_pct},
+          {"lone_threshold_pct", r.options.lone_threshold_pct},
           {"allow_missing", r.options.allow_missing},
           {"per_problem", r.options.per_problem},
           {"rule", gate_rule_text(r.options)},
@@ -60,6 +70,7 @@ nlohmann::json gate_json(const GateResult& r) {
           {"regressed", r.count(Verdict::Regressed)},
           {"improved", r.count(Verdict::Improved)},
           {"within_run_to_run", r.count_within_run_to_run()},
+          {"isolated", r.count_isolated()},
           {"problems", std::move(problems)},
           {"cases", std::move(cases)},
           {"missing", std::move(missing)},

@@ -13,7 +13,7 @@ std::string cell(const std::string& text) {
 }
 
 bool notable(const CaseComparison& c) {
-  return c.verdict != Verdict::Unchanged || c.within_noise || c.throttled || c.within_run_to_run;
+  return c.verdict != Verdict::Unchanged || c.within_noise || c.throttled || c.within_run_to_run || c.isolated;
 }
 
 std::string numbers(const CaseComparison& c) {
@@ -82,9 +82,7 @@ std::string gate_markdown(const GateResult& r) {
     md << "\n**Not compared** (" << r.missing.size() << ", `--allow-missing " << r.options.allow_missing << "`):\n\n";
     for (const MissingCase& m : r.missing) md << "- `" << cell(m.key) << "`: " << m.why << "\n";
   }
-  if (const int spared = r.count_within_run_to_run(); spared > 0)
-    md << "\n" << spared << " comparison(s) slower than `--threshold " << r.options.threshold_pct
-       << "` but within the baseline's run-to-run spread (verdict run-to-run): not failed.\n";
+  if (const std::string spared = spared_text(r); !spared.empty()) md << "\n" << spared;
   if (!quiet.empty()) {
     md << "\n<details><summary>" << quiet.size() << " unchanged case(s)</summary>\n\n";
     case_table(md, quiet);

@@ -66,9 +66,7 @@ void write_gate_table(std::ostream& out, const GateResult& r) {
     out << "\nnot compared (" << r.missing.size() << ", --allow-missing " << r.options.allow_missing << "):\n";
     for (const MissingCase& m : r.missing) out << "  " << m.key << ": " << m.why << "\n";
   }
-  if (const int spared = r.count_within_run_to_run(); spared > 0)
-    out << "\n" << spared << " comparison(s) slower than --threshold " << r.options.threshold_pct
-        << "% but within the baseline's run-to-run spread (verdict run-to-run): not failed\n";
+  if (const std::string spared = spared_text(r); !spared.empty()) out << "\n" << spared;
   if (r.not_in_profile > 0)
     out << "\n" << r.not_in_profile << " baseline case(s) are outside the current run's profile (not compared)\n";
 }

@@ -17,6 +17,7 @@ std::string verdict_label(const CaseComparison& c) {
   if (c.verdict == Verdict::Regressed) return "REGRESSED";
   if (c.verdict == Verdict::Improved) return "improved";
   if (c.within_run_to_run) return "run-to-run";
+  if (c.isolated) return "isolated";
   if (c.throttled) return "throttled";
   return c.within_noise ? "within noise" : "unchanged";
 }
@@ -44,6 +45,23 @@ std::string format_us(double us) {
 
 std::string problem_change_text(const ProblemComparison& p) {
   return comparison_text("best", p.best) + "; " + comparison_text("chosen", p.chosen);
+}
+
+std::string spared_text(const GateResult& r) {
+  char threshold[32];
+  std::snprintf(threshold, sizeof(threshold), "%.4g%%", r.options.threshold_pct);
+  std::string text;
+  if (const int spared = r.count_within_run_to_run(); spared > 0)
+    text += std::to_string(spared) + " comparison(s) slower than --threshold " + threshold +
+            " but within the baseline's run-to-run spread (verdict run-to-run): not failed\n";
+  if (const int isolated = r.count_isolated(); isolated > 0) {
+    char lone[32];
+    std::snprintf(lone, sizeof(lone), "%.4g%%", r.options.lone_threshold_pct);
+    text += std::to_string(isolated) + " case(s) slower beyond --threshold " + threshold +
+            " and the noise, but alone: no problem's fastest or chosen candidate, most of their family not slower, "
+            "and under --lone-threshold " + lone + " (verdict isolated): not failed\n";
+  }
+  return text;
 }
 
 std::string gate_headline(const GateResult& r) {

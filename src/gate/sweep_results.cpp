@@ -5,6 +5,8 @@
 #include <nlohmann/json.hpp>
 
 #include "common/json_fields.hpp"
+#include "problem/device_key.hpp"
+#include "problem/gemm_problem.hpp"
 #include "problem/validate.hpp"
 
 namespace gemmtune {
@@ -20,7 +22,9 @@ SweepResults sweep_results_from_json(const nlohmann::json& doc, const std::strin
                                    std::to_string(kSweepSchemaVersion) + ")");
   SweepResults out;
   out.source = source;
-  out.device_key = top.object("device").string("key");
+  const JsonFields device = top.object("device");
+  out.device_key = device.string("key");
+  device.parse("key", [&] { return parse_device_key(out.device_key); });
   out.profile = top.string("profile");
   out.gemmtune_version = top.string("gemmtune_version");
 
@@ -34,6 +38,7 @@ SweepResults sweep_results_from_json(const nlohmann::json& doc, const std::strin
     const std::size_t slash = c.key.find('/');
     if (slash == std::string::npos) r.fail("key", "'" + c.key + "' is not <problem key>/<candidate id>");
     c.problem_key = c.key.substr(0, slash);
+    c.problem_kind = GemmProblem::parse_key(c.problem_key).kind_key();  // validate_sweep_record parsed it already
     c.candidate = r.parse("key", [&] { return Candidate::parse_id(c.key.substr(slash + 1)); });
     // Which cuBLASLt answer was the heuristic's first choice decides the per-problem choice (candidate_choice.hpp).
     if (r.has("candidate") && r.object("candidate").has("heuristic_rank"))

@@ -22,6 +22,7 @@ struct CaseTiming {
   int samples = 0;
   double sm_clock_mhz = 0;  // measured right after sampling; 0 when the record has none
   std::string problem_key{};  // the key up to its first '/'; the candidate id follows it
+  std::string problem_kind{};  // the problem key without its shape (GemmProblem::kind_key)
   Candidate candidate{};      // parsed from the key; heuristic_rank from the record's candidate object
   // A combined baseline's run-to-run spread of this case in percent (gate/baseline_runs.hpp); 0 for a plain sweep.
   double run_to_run_pct = 0;
@@ -39,8 +40,8 @@ struct SweepResults {
   std::vector<CaseTiming> cases;
 };
 
-// Throws InputError naming source and the first bad field: another schema or version, a missing device key,
-// a duplicate key, or an ok record without 0 < p10 <= median <= p90.
+// Throws InputError naming source and the first bad field: another schema or version, a missing or malformed device
+// key (problem/device_key.hpp), a duplicate key, or an ok record without 0 < p10 <= median <= p90.
 SweepResults sweep_results_from_json(const nlohmann::json& doc, const std::string& source);
 SweepResults read_sweep_results(const std::string& path);
 

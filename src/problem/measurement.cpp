@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.hpp"
+#include "problem/device_key.hpp"
 
 namespace gemmtune {
 
@@ -24,10 +25,7 @@ MeasureStatus parse_measure_status(const std::string& s) {
   throw InputError("unknown measurement status '" + s + "'");
 }
 
-std::string DeviceIdentity::key() const {
-  return gpu_name + "|sm_" + std::to_string(cc_major) + std::to_string(cc_minor) + "|" + std::to_string(sm_count) +
-         "sm|drv" + driver + "|lt" + std::to_string(cublaslt_version);
-}
+std::string DeviceIdentity::key() const { return format_device_key(*this); }
 
 std::string DeviceIdentity::slug() const {
   std::string out;

@@ -60,7 +60,7 @@ struct DeviceIdentity {
   int cuda_runtime = 0;        // cudaRuntimeGetVersion
   std::size_t cublaslt_version = 0;
 
-  // "NVIDIA H100 80GB HBM3|sm_90|132sm|drv580.159.04|lt130100"
+  // "NVIDIA H100 80GB HBM3|sm_90|132sm|drv580.159.04|lt130100" (problem/device_key.hpp defines the format)
   std::string key() const;
   // A filesystem-friendly name of the GPU for results/<slug>/: "nvidia-h100-80gb-hbm3".
   std::string slug() const;

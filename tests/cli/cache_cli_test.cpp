@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "db/sqlite_db.hpp"
 #include "db/tuning_db.hpp"
 #include "support/run_gemmtune.hpp"
 #include "support/scratch_dir.hpp"
@@ -131,6 +132,56 @@ TEST_F(CacheCli, ImportRefusesANumberBeyondADoublesRangeAsBadInput) {
   ASSERT_NE(at, std::string::npos);
   text.insert(at + median.size(), "1e999,\"x\":");
   expect_import_refused(text, "not valid JSON");
+}
+
+// Issue 37: an export whose device key is not one gemmtune writes (problem/device_key.hpp) was imported as is.
+TEST_F(CacheCli, ImportRefusesADeviceKeyGemmtuneCouldNotHaveWritten) {
+  const json good = export_source();
+  const std::string key = good["entries"][1]["device_key"].get<std::string>();
+  std::string separator_replaced = key;
+  separator_replaced[separator_replaced.find('|')] = '/';
+  std::string digit_replaced = key;
+  digit_replaced[digit_replaced.find("sm_") + 3] = 'x';
+  for (const std::string& bad_key : {std::string("lt/a-1"), separator_replaced, digit_replaced}) {
+    SCOPED_TRACE(bad_key);
+    json bad = good;
+    bad["entries"][1]["device_key"] = bad_key;
+    expect_import_refused(bad.dump(), "entries[1].device_key: device key '" + bad_key + "': ");
+  }
+}
+
+TEST_F(CacheCli, MergeRefusesADbHoldingADeviceKeyGemmtuneCouldNotHaveWrittenAndChangesNothing) {
+  const std::string damaged = scratch.path("damaged.db");
+  std::filesystem::copy_file(source(), damaged);
+  {
+    const SqliteDb raw(damaged, SqliteDb::Access::ReadWrite);
+    raw.exec("UPDATE algo_cache SET device_key = 'lt/a-1' WHERE rowid = (SELECT min(rowid) FROM algo_cache)");
+  }
+  const std::string target = existing_target();
+  const std::string before = test::read_bytes(target);
+  const auto r = run_gemmtune({"cache", "merge", "--db", target, damaged});
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find(damaged + ": device keys: device key 'lt/a-1': "), std::string::npos) << r.output;
+  EXPECT_EQ(test::read_bytes(target), before);
+}
+
+TEST_F(CacheCli, MergeRefusesARunWhoseDeviceKeyWasEditedIntoAnotherWellFormedOne) {
+  const std::string damaged = scratch.path("damaged.db");
+  std::filesystem::copy_file(source(), damaged);
+  {
+    const SqliteDb raw(damaged, SqliteDb::Access::ReadWrite);
+    raw.exec("UPDATE runs SET device_key = replace(device_key, 'sm_90', 'sm_80')");
+  }
+  const auto r = run_gemmtune({"cache", "merge", scratch.path("out.db"), damaged});
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("is not the one its device's fields make"), std::string::npos) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(scratch.path("out.db")));
+}
+
+TEST_F(CacheCli, AMalformedDeviceKeyOptionIsAUsageError) {
+  const auto r = run_gemmtune({"cache", "show", "--db", source(), "--device-key", "H100"});
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("device key 'H100': expected"), std::string::npos) << r.output;
 }
 
 TEST_F(CacheCli, MergeTellsDbsFromExportsByContentKeepsTheFasterEntryAndNeverMixesDevices) {

@@ -160,10 +160,15 @@ TEST(NcuImportCli, ReportOfAGpuTheDbHasNoRunOnNeedsADeviceKey) {
   const auto r = run_gemmtune({"ncu", "import", report, "--db", scratch.path("empty.db"), "--ncu", ncu});
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_TRUE(contains(r.output, "--device-key")) << r.output;
+  const auto made_up = run_gemmtune({"ncu", "import", report, "--db", scratch.path("empty.db"), "--ncu", ncu,
+                                     "--device-key", "my-h100", "--cache-control", "all"});
+  EXPECT_EQ(made_up.exit_code, 2) << made_up.output;  // a key gemmtune never writes is not filed into the db
+  EXPECT_TRUE(contains(made_up.output, "device key 'my-h100'")) << made_up.output;
+  const std::string h100 = test::test_device("NVIDIA H100 80GB HBM3").key();
   const auto ok = run_gemmtune({"ncu", "import", report, "--db", scratch.path("empty.db"), "--ncu", ncu,
-                                "--device-key", "my-h100", "--cache-control", "all"});
+                                "--device-key", h100, "--cache-control", "all"});
   EXPECT_EQ(ok.exit_code, 0) << ok.output;
-  EXPECT_EQ(TuningDb(scratch.path("empty.db"), TuningDb::Access::ReadOnly).ncu_metrics("my-h100").size(), 8u);
+  EXPECT_EQ(TuningDb(scratch.path("empty.db"), TuningDb::Access::ReadOnly).ncu_metrics(h100).size(), 8u);
 }
 
 }  // namespace

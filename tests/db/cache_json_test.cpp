@@ -142,6 +142,18 @@ INSTANTIATE_TEST_SUITE_P(
                     "entries[2].run.id: expected an integer"},
         BadDocument{"an empty device key", [](json& d) { d["entries"][2]["device_key"] = ""; },
                     "entries[2].device_key: must not be empty"},
+        BadDocument{"a candidate id for a device key", [](json& d) { d["entries"][0]["device_key"] = "lt/a-1"; },
+                    "entries[0].device_key: device key 'lt/a-1': expected"},
+        BadDocument{"a device key with a separator replaced",
+                    [](json& d) {
+                      std::string key = d["entries"][1]["device_key"].get<std::string>();
+                      key[key.rfind('|')] = '!';
+                      d["entries"][1]["device_key"] = key;
+                    },
+                    "entries[1].device_key: device key 'NVIDIA Test GPU|sm_90|132sm|drv580.159.04!lt130100'"},
+        BadDocument{"a control byte in the device key",
+                    [](json& d) { d["entries"][2]["device_key"] = "NVIDIA\x01GPU|sm_90|132sm|drv580.159.04|lt1"; },
+                    "entries[2].device_key: device key 'NVIDIA\\x01GPU|sm_90"},
         BadDocument{"one problem twice", [](json& d) { d["entries"].push_back(d["entries"][1]); },
                     "entries[3].problem_key: the same device key and problem key as entries[1]"},
         BadDocument{"an entry that is not an object", [](json& d) { d["entries"][1] = 5; },

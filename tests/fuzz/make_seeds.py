@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Writes the fuzz targets' seed corpora into OUT/<target>/ from the repository's own fixtures: the profiles, the
 committed sweep results (trimmed to a few records), a cache export built from those records, the ncu CSV fixtures,
-and the problem keys, epilogue specs and candidate ids those files contain. Usage: make_seeds.py ROOT OUT"""
+and the problem keys, device keys, epilogue specs and candidate ids those files contain.
+Usage: make_seeds.py ROOT OUT"""
 import copy
 import glob
 import json
@@ -23,7 +24,7 @@ for path in sorted(glob.glob(os.path.join(root, "profiles", "*.json"))):
 for path in sorted(glob.glob(os.path.join(root, "tests", "profiler", "fixtures", "*.csv"))):
     write("fuzz_ncu_csv", os.path.basename(path), open(path).read())
 
-keys, specs, ids = set(), set(), set()
+keys, specs, ids, devices = set(), set(), set(), set()
 for n, path in enumerate(sorted(glob.glob(os.path.join(root, "results", "*", "*.json")))):
     try:
         doc = json.load(open(path))
@@ -56,6 +57,7 @@ for n, path in enumerate(sorted(glob.glob(os.path.join(root, "results", "*", "*.
     write("fuzz_cache_import", "export%d.json" % n,
           json.dumps({"schema": "gemmtune.cache", "schema_version": 1, "gemmtune_version": "0.1.0",
                       "exported_at": "2026-11-24T00:32:20Z", "entries": entries}, indent=1))
+    devices.add(doc["device"]["key"])
     for r in records:
         keys.add(r["problem_key"])
         specs.add(r["problem_key"].split(":")[4])
@@ -65,6 +67,8 @@ keys |= {"bwd_a:1000x3000x257:nt:col:bias+leaky_relu=0.37+z+dropout=0.1:fp32", "
 specs |= {"none", "bias+leaky_relu=0.37+z+dropout=0.1", "sigmoid+z", "tanh+dropout=0.5"}
 for i, key in enumerate(sorted(keys)[:64]):
     write("fuzz_problem_key", "key%d" % i, key)
+for i, device in enumerate(sorted(devices)):
+    write("fuzz_problem_key", "device%d" % i, device)
 for i, spec in enumerate(sorted(specs)):
     write("fuzz_epilogue_spec", "spec%d" % i, spec)
 for i, cid in enumerate(sorted(ids)[:32]):

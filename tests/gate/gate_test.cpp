@@ -1,7 +1,10 @@
 #include "gate/gate.hpp"
 #include "gate/report.hpp"
 
+#include <cstdio>
 #include <functional>
+#include <map>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -9,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.hpp"
+#include "problem/gemm_problem.hpp"
 #include "support/sweep_fixture.hpp"
 
 namespace gemmtune {
@@ -237,6 +241,7 @@ TEST(SweepResults, ReadsTheSweepFormatAndRefusesBadDocuments) {
   refused([](json& d) { d["schema"] = "gemmtune.cache"; }, "schema: 'gemmtune.cache'");
   refused([](json& d) { d["schema_version"] = 7; }, "schema_version: 7");
   refused([](json& d) { d["device"].erase("key"); }, "device.key: missing");
+  refused([](json& d) { d["device"]["key"] = "lt/a-1"; }, "device.key: device key 'lt/a-1'");
   refused([](json& d) { d["results"][2]["median_us"] = -1; }, "results[2].median_us");
   refused([](json& d) { d["results"][1]["p10_us"] = 1e9; }, "results[1].p10_us");
   refused([](json& d) { d["results"].push_back(d["results"][0]); }, "results[4].key");
@@ -436,6 +441,188 @@ TEST(SweepResults, SplitsTheKeyIntoProblemAndCandidateAndKeepsTheHeuristicRank) 
   json bad = doc;
   bad["results"][1]["key"] = "no-candidate-here";
   EXPECT_THROW(sweep_results_from_json(bad, "s.json"), InputError);
+}
+
+}  // namespace
+}  // namespace gemmtune
+
+// Rule 4 (gate.hpp): a case slower beyond noise must be more than one run's luck to fail.
+namespace gemmtune {
+namespace {
+
+const std::string kNone = "fwd:%dx%dx%d:nn:row:none:tf32";
+const std::string kFamilyVariant = "own/wgmma_tf32_64x64x32_s4";
+const std::string kBestVariant = "own/wgmma_tf32_128x128x32_s4";
+const std::string kHeuristic = "lt/a43-t18-s34-k-1-r2-w0-c0-cl3-i0";
+
+std::string problem_at(int size) {
+  char key[64];
+  std::snprintf(key, sizeof(key), kNone.c_str(), size, size, size);
+  return key;
+}
+
+// A case of a tf32 problem of size³ (p10-p90 ±0.5% around the median).
+CaseTiming shape_case(int size, const std::string& candidate, double median, int heuristic_rank = -1) {
+  CaseTiming t;
+  t.problem_key = problem_at(size);
+  t.problem_kind = GemmProblem::parse_key(t.problem_key).kind_key();
+  t.key = t.problem_key + "/" + candidate;
+  t.status = "ok";
+  t.median_us = median;
+  t.p10_us = median * 0.995;
+  t.p90_us = median * 1.005;
+  t.samples = 60;
+  t.candidate = Candidate::parse_id(candidate);
+  t.candidate.heuristic_rank = heuristic_rank;
+  return t;
+}
+
+// Five shapes; on each, cuBLASLt's heuristic-first is the fastest (what the cache keeps), a fast own variant is next
+// and kFamilyVariant is slowest. `slower` multiplies kFamilyVariant's times at the shapes it names.
+SweepResults five_shapes(const std::map<int, double>& slower = {}, double best_factor = 1.0) {
+  std::vector<CaseTiming> cases;
+  for (int size : {256, 512, 1024, 2048, 4096}) {
+    const double base = size / 64.0;
+    const auto it = slower.find(size);
+    cases.push_back(shape_case(size, kHeuristic, base, 0));
+    cases.push_back(shape_case(size, kBestVariant, base * 1.2 * (size == 1024 ? best_factor : 1.0)));
+    cases.push_back(shape_case(size, kFamilyVariant, base * 1.5 * (it == slower.end() ? 1.0 : it->second)));
+  }
+  return run_of(std::move(cases));
+}
+
+const CaseComparison& case_of(const GateResult& r, int size, const std::string& candidate) {
+  const std::string key = problem_at(size) + "/" + candidate;
+  for (const CaseComparison& c : r.cases)
+    if (c.key == key) return c;
+  throw std::runtime_error("no case " + key);
+}
+
+// Measured on the H200 (issue 37): two ci sweeps back to back, gated against each other, failed on this case alone:
+// +5.7% outside both runs' p10-p90, a candidate no problem chose, every per-problem verdict unchanged.
+TEST(GateLoneCase, ACandidateNoProblemPicksSlowerAtOneShapeIsIsolatedNotFailed) {
+  const GateResult r = compare_sweeps(five_shapes(), five_shapes({{1024, 1.057}}), {});
+  const CaseComparison& c = case_of(r, 1024, kFamilyVariant);
+  EXPECT_EQ(c.verdict, Verdict::Unchanged);
+  EXPECT_TRUE(c.isolated);
+  EXPECT_FALSE(c.picked);
+  EXPECT_EQ(c.family, kFamilyVariant + " on fwd:nn:row:none:tf32");
+  EXPECT_EQ(c.family_cases, 5);
+  EXPECT_EQ(c.family_slower, 1);
+  EXPECT_EQ(verdict_label(c), "isolated");
+  EXPECT_EQ(r.count_isolated(), 1);
+  EXPECT_EQ(r.outcome(), GateOutcome::Passed);
+  EXPECT_NE(spared_text(r).find("1 case(s) slower beyond --threshold 5% and the noise, but alone"), std::string::npos)
+      << spared_text(r);
+}
+
+TEST(GateLoneCase, TheSameCaseFailsWhenItsGuardIsTurnedDown) {
+  GateOptions strict;
+  strict.lone_threshold_pct = 5;  // the rule before issue 37: every case on its own evidence
+  const GateResult r = compare_sweeps(five_shapes(), five_shapes({{1024, 1.057}}), strict);
+  EXPECT_EQ(case_of(r, 1024, kFamilyVariant).verdict, Verdict::Regressed);
+  EXPECT_EQ(r.outcome(), GateOutcome::Regressed);
+}
+
+TEST(GateLoneCase, ALoneCaseSlowerThanTheLoneThresholdStillFails) {
+  const GateResult r = compare_sweeps(five_shapes(), five_shapes({{1024, 1.30}}), {});
+  const CaseComparison& c = case_of(r, 1024, kFamilyVariant);
+  EXPECT_EQ(c.verdict, Verdict::Regressed);
+  EXPECT_FALSE(c.isolated);
+  EXPECT_EQ(r.outcome(), GateOutcome::Regressed);
+}
+
+TEST(GateLoneCase, AVariantSlowerAtMostShapesRegressesAtEveryShapeItIsSlower) {
+  const GateResult r = compare_sweeps(five_shapes(), five_shapes({{256, 1.10}, {1024, 1.10}, {4096, 1.10}}), {});
+  for (int size : {256, 1024, 4096}) {
+    const CaseComparison& c = case_of(r, size, kFamilyVariant);
+    EXPECT_EQ(c.verdict, Verdict::Regressed) << size;
+    EXPECT_EQ(c.family_slower, 3);
+  }
+  EXPECT_EQ(case_of(r, 512, kFamilyVariant).verdict, Verdict::Unchanged);
+  EXPECT_EQ(r.count(Verdict::Regressed), 3);
+  EXPECT_EQ(r.count_problems(Verdict::Regressed), 0);  // no program is slower, but the kernel is
+  EXPECT_EQ(r.outcome(), GateOutcome::Regressed);
+}
+
+TEST(GateLoneCase, HalfAFamilySlowerIsNotAMajority) {
+  std::vector<CaseTiming> base, cur;
+  for (int size : {512, 1024}) {  // a family of two: both must be slower
+    base.push_back(shape_case(size, kFamilyVariant, 10));
+    cur.push_back(shape_case(size, kFamilyVariant, size == 1024 ? 10.8 : 10));
+    base.push_back(shape_case(size, kHeuristic, 5, 0));
+    cur.push_back(shape_case(size, kHeuristic, 5, 0));
+  }
+  const GateResult r = compare_sweeps(run_of(base), run_of(cur), {});
+  EXPECT_TRUE(case_of(r, 1024, kFamilyVariant).isolated);
+  EXPECT_EQ(r.outcome(), GateOutcome::Passed);
+}
+
+TEST(GateLoneCase, AFamilyOfOneCannotVouchForItself) {
+  std::vector<CaseTiming> base = {shape_case(1024, kFamilyVariant, 10), shape_case(1024, kHeuristic, 5, 0)};
+  std::vector<CaseTiming> cur = {shape_case(1024, kFamilyVariant, 10.8), shape_case(1024, kHeuristic, 5, 0)};
+  const GateResult r = compare_sweeps(run_of(base), run_of(cur), {});
+  const CaseComparison& c = case_of(r, 1024, kFamilyVariant);
+  EXPECT_EQ(c.family_cases, 1);
+  EXPECT_TRUE(c.isolated);
+}
+
+TEST(GateLoneCase, TheCandidateAProgramGetsFailsAloneAndSoDoesItsProblem) {
+  // Heuristic-first 8% slower at one shape: it is what the cache keeps there.
+  SweepResults cur = five_shapes();
+  for (CaseTiming& c : cur.cases)
+    if (c.key == problem_at(2048) + "/" + kHeuristic) {
+      c.median_us *= 1.08;
+      c.p10_us *= 1.08;
+      c.p90_us *= 1.08;
+    }
+  const GateResult r = compare_sweeps(five_shapes(), cur, {});
+  const CaseComparison& c = case_of(r, 2048, kHeuristic);
+  EXPECT_TRUE(c.picked);
+  EXPECT_EQ(c.verdict, Verdict::Regressed);
+  EXPECT_EQ(r.count_problems(Verdict::Regressed), 1);
+}
+
+TEST(GateLoneCase, ACandidatePickedOnlyInTheBaselineCountsAsPicked) {
+  // At 1024 the own variant was the fastest in the baseline (heuristic-first 4% slower, outside the tie band) and is
+  // 8% slower now; the current run's fastest is heuristic-first, so the program is 4% slower: within the threshold.
+  const GateResult r = compare_sweeps(five_shapes({}, 0.8), five_shapes({}, 0.8 * 1.08), {});
+  const CaseComparison& c = case_of(r, 1024, kBestVariant);
+  EXPECT_TRUE(c.picked);
+  EXPECT_EQ(c.verdict, Verdict::Regressed);
+}
+
+TEST(GateLoneCase, EveryOwnCaseTenPercentSlowerFailsTheWholeBackend) {
+  SweepResults cur = five_shapes();
+  for (CaseTiming& c : cur.cases)
+    if (c.candidate.backend == Backend::Own) {
+      c.median_us *= 1.10;
+      c.p10_us *= 1.10;
+      c.p90_us *= 1.10;
+    }
+  const GateResult r = compare_sweeps(five_shapes(), cur, {});
+  EXPECT_EQ(r.count(Verdict::Regressed), 10);
+  EXPECT_EQ(r.count_isolated(), 0);
+  EXPECT_EQ(r.outcome(), GateOutcome::Regressed);
+}
+
+TEST(GateLoneCase, ReportsSayWhatEachCaseWasHeldTo) {
+  const GateResult r = compare_sweeps(five_shapes(), five_shapes({{1024, 1.057}}), {});
+  const json j = gate_json(r);
+  EXPECT_EQ(j["isolated"], 1);
+  EXPECT_EQ(j["lone_threshold_pct"], 25.0);
+  bool found = false;
+  for (const json& c : j["cases"])
+    if (c["isolated"] == true) {
+      found = true;
+      EXPECT_EQ(c["picked"], false);
+      EXPECT_EQ(c["family"]["cases"], 5);
+      EXPECT_EQ(c["family"]["slower"], 1);
+    }
+  EXPECT_TRUE(found);
+  EXPECT_NE(gate_markdown(r).find("| isolated | `" + problem_at(1024) + "/" + kFamilyVariant), std::string::npos)
+      << gate_markdown(r);
+  EXPECT_NE(gate_rule_text({}).find("or it is over 25% slower"), std::string::npos);
 }
 
 }  // namespace
