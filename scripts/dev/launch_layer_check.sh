@@ -64,5 +64,5 @@ PY
 fi
 
 echo "== summary (logs in $out)"
-printf '%s\n' "${summary[@]}" | column -t -s '|'
+printf '%s\n' "${summary[@]}" | awk -F'|' '{ printf "%-36s %-18s %s\n", $1, $2, $3 }'
 exit $status
