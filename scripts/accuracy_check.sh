@@ -7,7 +7,7 @@
 #   speed     3xtf32 vs cuBLASLt fp32 at 2048^3 and 4096^3, plain and bias+gelu (profiles/dev_3xtf32.json, read by
 #             scripts/bench_kernels.py as bench_kernels.sh does)
 #   runtime   the fp32-equivalent policy end to end: sweep profiles/runtime_bench_fp32_equivalent.json into a db, then
-#             the forward runtime benchmark (src/examples/runtime_bench.cu) with RuntimeOptions::fp32_equivalent on
+#             the forward runtime benchmark (bench/runtime_bench.cu) with RuntimeOptions::fp32_equivalent on
 #             and off, against cuBLASLt fp32 heuristic-first with the same fused bias+gelu
 # Prints a short table last. PARTS (default all: accuracy,tests,speed,runtime) runs a subset, e.g. to split the work
 # over two calls (PARTS=accuracy,tests,speed then PARTS=runtime): about 4 + 4 minutes on an H200.
@@ -50,7 +50,7 @@ if [[ $parts == *,runtime,* ]]; then
   for policy in on off; do
     flag=()
     [[ $policy == on ]] && flag=(--fp32-equivalent)
-    timeout 120 "$build/src/examples/runtime_bench" --db "$db" --profile runtime_bench_fp32_equivalent --forward-only \
+    timeout 120 "$build/bench/runtime_bench" --db "$db" --profile runtime_bench_fp32_equivalent --forward-only \
       "${flag[@]}" --json "$out/runtime_$policy.json" > "$out/runtime_$policy.txt" 2>&1
     rc[runtime_$policy]=$?
   done

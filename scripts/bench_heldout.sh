@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The held-out runtime benchmark of issue 12: the runtime on model-like shapes that no profile names, timed as a
-# program pays it. Builds nothing; needs BUILD_DIR/gemmtune and BUILD_DIR/src/examples/heldout_bench.
+# program pays it. Builds nothing; needs BUILD_DIR/gemmtune and BUILD_DIR/bench/heldout_bench.
 #   per seed: scripts/heldout_shapes.py draws COUNT shapes (none a profile names) and marks half tuned;
 #             `gemmtune sweep` tunes exactly that half (tf32 and fp32, epilogues none and bias+gelu, NN) into a db
 #             of the seed's own, with the finalist stage (stream and graph, warm and cold);
@@ -49,7 +49,7 @@ if [[ -n ${TRIAL_CANDIDATES:-} ]]; then
     { echo "bench_heldout: TRIAL_CANDIDATES must be a number, with CONFIRM=1 or both" >&2; exit 2; }
   trial_suffix=_trial$TRIAL_CANDIDATES trial_flags=(--max-trial-candidates "$TRIAL_CANDIDATES")
 fi
-for tool in "$build/gemmtune" "$build/src/examples/heldout_bench"; do
+for tool in "$build/gemmtune" "$build/bench/heldout_bench"; do
   [[ -x $tool ]] || { echo "bench_heldout: $tool is missing (build it first; this script builds nothing)" >&2; exit 2; }
 done
 mkdir -p "$out"
@@ -63,12 +63,12 @@ for seed in ${seeds//,/ }; do
   echo "bench_heldout: seed $seed tuned in $((SECONDS - start)) s" >&2
   "$build/gemmtune" cache show --db "$dir/heldout.db" > "$dir/cache.txt"
   if [[ $confirm != 1 ]]; then
-    "$build/src/examples/heldout_bench" "${policy_flags[@]}" --db "$dir/heldout.db" --shapes "$dir/shapes.json" \
+    "$build/bench/heldout_bench" "${policy_flags[@]}" --db "$dir/heldout.db" --shapes "$dir/shapes.json" \
       --json "$dir/bench_no_trial.json" > "$dir/bench_no_trial.txt"
     bench_jsons+=(--bench "$dir/bench_no_trial.json")
   fi
   if [[ $confirm != 0 ]]; then
-    "$build/src/examples/heldout_bench" --confirm "${trial_flags[@]}" "${policy_flags[@]}" --db "$dir/heldout.db" \
+    "$build/bench/heldout_bench" --confirm "${trial_flags[@]}" "${policy_flags[@]}" --db "$dir/heldout.db" \
       --shapes "$dir/shapes.json" \
       --json "$dir/bench$trial_suffix.json" > "$dir/bench$trial_suffix.txt"
     confirm_jsons+=(--bench "$dir/bench$trial_suffix.json")

@@ -2,7 +2,7 @@
 """What a user would otherwise write: PyTorch eager torch.addmm + the activation, on the forward problems of a
 runtime_bench JSON, timed the way runtime_bench times the runtime, and the ratio of the two.
 
-Timing (the same as src/examples/runtime_bench.cu): inputs rotate over enough sets to exceed 2x L2; per round, a
+Timing (the same as bench/runtime_bench.cu): inputs rotate over enough sets to exceed 2x L2; per round, a
 spin kernel (torch.cuda._sleep) holds the stream while 20 back-to-back calls are queued, so host launch latency
 stays out; CUDA events around the 20 calls; median over 15 rounds. triton.testing.do_bench (L2 flushed before each
 call) is reported beside it when triton is installed.
@@ -11,7 +11,7 @@ usage: compare_torch.py --runtime-json runtime_bench.json [--json OUT]
        compare_torch.py --shapes shapes.json [--shapes ...] --json OUT [--rounds N] [--calls N]
 
 With --shapes (the held-out benchmark, scripts/bench_heldout.sh): every shape of the files (heldout_shapes.py's
-format) x tf32/fp32 x epilogues none and bias+gelu, in the four conditions of src/examples/heldout_bench.cu:
+format) x tf32/fp32 x epilogues none and bias+gelu, in the four conditions of bench/heldout_bench.cu:
 launched into a stream or replayed from a captured CUDA graph (torch.cuda.CUDAGraph of the batch), warm (the same
 tensors every call) or cold (L2 overwritten before the batch, the calls rotating over inputs past 2x L2).
 """

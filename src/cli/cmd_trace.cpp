@@ -13,6 +13,7 @@
 
 #include "cli/commands.hpp"
 #include "common/error.hpp"
+#include "common/scratch_dir.hpp"
 #include "cuda/device_info.hpp"
 #include "db/tuning_db.hpp"
 #include "profiler/process.hpp"
@@ -82,27 +83,6 @@ std::string find_trace_library(const char* name) {
                    "; set GEMMTUNE_TRACE_LIB_DIR to its directory)");
 }
 
-// A private directory for the per-process record files, removed with everything in it.
-class ScratchDir {
- public:
-  ScratchDir() {
-    const char* tmp = std::getenv("TMPDIR");
-    std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/gemmtune-trace-XXXXXX";
-    if (!::mkdtemp(pattern.data())) throw CheckError("cannot create a directory for the trace records (" + pattern + ")");
-    path_ = pattern;
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  ScratchDir(const ScratchDir&) = delete;
-  ScratchDir& operator=(const ScratchDir&) = delete;
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
-
 // Ctrl-C reaches the traced command and gemmtune alike; gemmtune waits for the command to end and keeps what it
 // recorded, as a shell does for its foreground job.
 class IgnoreInterrupts {
@@ -158,7 +138,7 @@ void run_trace(const TraceArgs& a) {
   const std::string inject = find_trace_library(kInjectLibrary);
   const std::string shim = a.gemms ? find_trace_library(kGemmShimLibrary) : "";
 
-  const ScratchDir records;
+  const ScratchDir records("gemmtune-trace");  // the per-process record files
   std::vector<std::string> env = {std::string("CUDA_INJECTION64_PATH=") + inject,
                                   std::string("NVTX_INJECTION64_PATH=") + inject,
                                   std::string(trace_raw::kDirEnv) + "=" + records.path()};

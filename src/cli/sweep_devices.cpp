@@ -6,7 +6,6 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -20,6 +19,7 @@
 
 #include "common/error.hpp"
 #include "common/json_fields.hpp"
+#include "common/scratch_dir.hpp"
 #include "profiler/child_process.hpp"
 #include "profiler/process.hpp"
 #include "tuner/device_workers.hpp"
@@ -54,27 +54,6 @@ class SignalCatcher {
  private:
   static constexpr std::array<int, 3> kSignals = {SIGINT, SIGTERM, SIGHUP};
   std::array<struct sigaction, 3> previous_{};
-};
-
-// A scratch directory for the workers' JSON records, removed with its contents.
-class TempDir {
- public:
-  TempDir() {
-    const char* base = std::getenv("TMPDIR");
-    std::string pattern = std::string(base && *base ? base : "/tmp") + "/gemmtune-sweep-XXXXXX";
-    if (!::mkdtemp(pattern.data())) throw CheckError("cannot create a temporary directory from " + pattern);
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
 };
 
 struct GpuInfo {
@@ -239,7 +218,7 @@ void sweep_on_devices(const SweepPlan& plan, const SweepProfile& profile, const 
                  plan_fingerprint(plan).c_str(), g.shards, g.shards == 1 ? "" : "s");
   }
 
-  const TempDir scratch;
+  const ScratchDir scratch("gemmtune-sweep");  // the workers' JSON records
   const std::string self = self_executable();
   const SignalCatcher signals;
   ProgressLine progress(plan.problems.size() * groups.size());

@@ -227,10 +227,12 @@ RunOwner run_owner(const SqliteDb& db, std::int64_t run_id) {
   return {select.column_text(0), select.column_text(1)};
 }
 
-// Per (device key, problem key) the faster entry stays: the rule of import and merge.
+CacheContender contender(const CacheEntry& e) { return {e.run_id, !e.origin.empty(), e.stats.median_us}; }
+
+// Import and merge: per (device key, problem key) the entry merge_replaces_cached keeps.
 void merge_cache_entry(const SqliteDb& db, const CacheEntry& in, MergeCounts& counts) {
   const std::optional<CacheEntry> current = find_cache_entry(db, in.device_key, in.problem.key());
-  if (current && !(in.stats.median_us < current->stats.median_us)) {
+  if (current && !merge_replaces_cached(contender(*current), contender(in))) {
     ++counts.kept;
     return;
   }
@@ -354,9 +356,7 @@ void TuningDb::store_problem(std::int64_t run_id, const GemmProblem& p, const st
     throw CheckError("store_problem(" + problem_key + "): the decision names a record that is not one of its records");
   if (const MeasurementRecord* best = decision ? decision->record : chosen_candidate(records)) {
     const std::optional<CacheEntry> current = find_cache_entry(db_, device_key, problem_key);
-    const bool replace = !current || !current->origin.empty() || current->run_id < run_id ||
-                         best->stats.median_us < current->stats.median_us;
-    if (replace) {
+    if (!current || run_replaces_cached(contender(*current), {run_id, false, best->stats.median_us})) {
       CacheEntry e;
       e.device_key = device_key;
       e.problem = p;

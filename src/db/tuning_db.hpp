@@ -74,11 +74,10 @@ class TuningDb {
 
   // Stores one problem of a run in ONE transaction: every record, the problems_done mark and the algo cache
   // update. A process killed or an error thrown midway leaves every earlier problem complete and this one absent.
-  // The cache rule: the chosen record (chosen_candidate: the fastest Ok one, or cuBLASLt's first choice where it is
-  // within noise of that) replaces the cached entry when there is none, when the cached entry came from an earlier
-  // run or from another db (import, merge), or when it is faster than the cached one. So the newest sweep of a device key wins even where it measured a little slower: its candidates were all
-  // measured on the same build and in the same conditions, while an old median may be a lucky sample or the time
-  // of a kernel this build no longer has. A problem with no Ok record leaves the cache as it was.
+  // The cache keeps what the candidate-choice policy says (problem/candidate_choice.hpp): the chosen record
+  // (chosen_candidate: the fastest Ok one, or cuBLASLt's first choice where it is within noise of that) is stored
+  // where the device key has no entry for p, or where run_replaces_cached lets it replace the one there (an entry of
+  // an earlier run or another db, or a slower one). A problem with no Ok record leaves the cache as it was.
   // Every record must be of problem p; records' device keys must be empty or the run's.
   // With a decision, its record is the one chosen (instead of chosen_candidate) and its evidence is stored with it.
   void store_problem(std::int64_t run_id, const GemmProblem& p, const std::vector<MeasurementRecord>& records,
@@ -90,9 +89,9 @@ class TuningDb {
   std::optional<CacheEntry> cached(const std::string& device_key, const std::string& problem_key) const;
   // Ordered by device key, then problem key.
   std::vector<CacheEntry> cache_entries(const CacheFilter& filter = {}) const;
-  // Import and merge, in ONE transaction: per (device key, problem key) the faster entry (by median) stays;
-  // entries of different device keys never touch each other. Every entry must name its origin (set_origin):
-  // an entry without one would pass for a measurement of this db.
+  // Import and merge, in ONE transaction: per (device key, problem key) the entry merge_replaces_cached picks stays
+  // (problem/candidate_choice.hpp: the faster by median); entries of different device keys never touch each other.
+  // Every entry must name its origin (set_origin): an entry without one would pass for a measurement of this db.
   MergeCounts merge_cache_entries(const std::vector<CacheEntry>& entries);
 
   // Everything another gemmtune db knows, in ONE transaction: its runs (a run already here, recognised by its fields

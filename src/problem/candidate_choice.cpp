@@ -43,6 +43,14 @@ const MeasurementRecord* chosen_candidate(const std::vector<MeasurementRecord>& 
   return fastest;
 }
 
+bool run_replaces_cached(const CacheContender& cached, const CacheContender& measured) {
+  return cached.imported || cached.run_id < measured.run_id || measured.median_us < cached.median_us;
+}
+
+bool merge_replaces_cached(const CacheContender& cached, const CacheContender& offered) {
+  return offered.median_us < cached.median_us;
+}
+
 std::vector<const MeasurementRecord*> finalists(const std::vector<MeasurementRecord>& records, int max_challengers,
                                                 double within) {
   const MeasurementRecord* first = heuristic_first(records);

@@ -1,4 +1,5 @@
-// Which of one problem's measured candidates the cache keeps (and the sweep's table calls "best").
+// Which of one problem's measured candidates the cache keeps (and the sweep's table calls "best"), and which entry
+// stays where the cache already holds one (CacheContender below).
 //
 // Ranking: the fastest verified candidate by per-call kernel time (CUPTI), unless cuBLASLt's own first choice is
 // within kChoiceTieBand of it. Medians that close are the same speed as far as a sweep can tell: its stopping rule
@@ -14,6 +15,7 @@
 // asks for before letting a tuned shape stand in for an untuned one (runtime/selection.hpp).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -41,6 +43,21 @@ const MeasurementRecord* heuristic_first(const std::vector<MeasurementRecord>& r
 
 // The record the ranking stage prefers, by the rule above; null when no record was verified and timed.
 const MeasurementRecord* chosen_candidate(const std::vector<MeasurementRecord>& records);
+
+// Which entry the cache keeps where it already holds one for the device key and problem; the db stores what these
+// say. One side of that choice: the entry cached, or the one a run or an import offers.
+struct CacheContender {
+  std::int64_t run_id = 0;  // the run of this db that measured it; a larger id is a later run
+  bool imported = false;    // it came from an export or another db (its origin is set), not from a run of this db
+  double median_us = 0;
+};
+// A run storing its chosen record replaces an entry that came from an earlier run or from another db, or that is
+// slower. So the newest sweep of a device key wins even where it measured a little slower: its candidates were all
+// measured on the same build and in the same conditions, while an old median may be a lucky sample or the time of a
+// kernel this build no longer has.
+bool run_replaces_cached(const CacheContender& cached, const CacheContender& measured);
+// Import and merge: the faster entry (by median) stays; on a tie the cached one does.
+bool merge_replaces_cached(const CacheContender& cached, const CacheContender& offered);
 
 // The candidates worth re-timing as a program pays: heuristic-first (first in the list) and up to max_challengers
 // other verified candidates, fastest first, whose kernel-time median is within `within` (relative) of the fastest.

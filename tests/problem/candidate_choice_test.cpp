@@ -184,6 +184,26 @@ TEST(KeepRule, AgainstACublasLtAlgoThatLivesInItsWorkspaceAWinMustClearSixPercen
   EXPECT_EQ(choose_as_program_pays(heuristic, {times(9.5, 11.4)}).challenger, 0) << "2% by default";
 }
 
+TEST(CacheRule, ARunReplacesAnEntryOfAnEarlierRunOrOfAnotherDbEvenWhenSlower) {
+  const CacheContender measured{7, false, 30.0};
+  EXPECT_TRUE(run_replaces_cached({6, false, 25.0}, measured)) << "an earlier run's entry gives way";
+  EXPECT_TRUE(run_replaces_cached({9, true, 25.0}, measured)) << "an imported entry gives way to any local run";
+  EXPECT_FALSE(run_replaces_cached({7, false, 25.0}, measured)) << "the same run's faster entry stays";
+  EXPECT_FALSE(run_replaces_cached({8, false, 25.0}, measured)) << "a later run's faster entry stays";
+}
+
+TEST(CacheRule, AFasterRecordReplacesTheEntryOfItsOwnOrOfALaterRun) {
+  EXPECT_TRUE(run_replaces_cached({7, false, 30.0}, {7, false, 25.0}));
+  EXPECT_TRUE(run_replaces_cached({8, false, 30.0}, {7, false, 25.0}));
+  EXPECT_FALSE(run_replaces_cached({7, false, 30.0}, {7, false, 30.0})) << "a tie keeps the cached entry";
+}
+
+TEST(CacheRule, ImportAndMergeKeepTheFasterEntryAndTheCachedOneOnATie) {
+  EXPECT_TRUE(merge_replaces_cached({1, false, 30.0}, {2, true, 25.0}));
+  EXPECT_FALSE(merge_replaces_cached({1, false, 25.0}, {2, true, 30.0})) << "a slower import never replaces";
+  EXPECT_FALSE(merge_replaces_cached({1, true, 25.0}, {9, false, 25.0})) << "neither run order nor origin counts";
+}
+
 TEST(Finalists, HeuristicFirstThenTheFastestOthersWithinTheBand) {
   const std::vector<MeasurementRecord> records = {
       own_record("a", 10.0), lt_record(0, 21, 10.5), own_record("b", 9.0),  own_record("c", 9.5),

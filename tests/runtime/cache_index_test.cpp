@@ -1,6 +1,7 @@
 #include "runtime/cache_index.hpp"
 
 #include <cmath>
+#include <filesystem>
 
 #include <gtest/gtest.h>
 
