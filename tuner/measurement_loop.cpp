@@ -6,6 +6,7 @@
 #include "cuda/stream.hpp"
 #include "nvtx/case_range.hpp"
 #include "nvtx/nvtx_range.hpp"
+#include "tuner/candidate_pruning.hpp"
 #include "tuner/sm_clock.hpp"
 #include "tuner/statistics.hpp"
 #include "tuner/stopping_rule.hpp"
@@ -49,7 +50,30 @@ double events_per_call_us(const CandidateLauncher& launcher, const ProblemBuffer
   return 1e3 * static_cast<double>(stop.elapsed_ms_since(start)) / calls;
 }
 
+// The test-only slowdown of this candidate's backend (tuner/test_slowdown.hpp) as nanoseconds of spin per call, from
+// one calibration batch; 0, and nothing run, in a normal build.
+std::uint64_t test_slowdown_spin_ns(const CandidateLauncher& launcher, const ProblemBuffers& buffers,
+                                    const TimingSettings& settings, int* next_set, MeasureContext& ctx) {
+  const double pct = test_slowdown_pct(launcher.candidate());
+  if (pct <= 0) return 0;
+  const TimingStats calibration =
+      summarize(run_batch(launcher, buffers, settings.batch_calls, next_set, 0, "calibration", ctx));
+  return static_cast<std::uint64_t>(calibration.median_us * pct * 10.0);  // pct% of the call, in ns
+}
+
 }  // namespace
+
+TimingStats time_first_batch(const CandidateLauncher& launcher, const ProblemBuffers& buffers,
+                             const TimingSettings& settings, MeasureContext& ctx) {
+  int next_set = 0;
+  const std::uint64_t spin_ns = test_slowdown_spin_ns(launcher, buffers, settings, &next_set, ctx);
+  TimingStats stats = summarize(run_batch(launcher, buffers, std::max(settings.warmup_calls, kMinFirstBatchCalls),
+                                          &next_set, spin_ns, nvtx_case_range(launcher.problem(), launcher.candidate()),
+                                          ctx));
+  stats.timer = ctx.timer.name();
+  stats.sm_clock_mhz = measure_sm_clock_mhz(ctx.stream);
+  return stats;
+}
 
 TimingStats measure_candidate(const CandidateLauncher& launcher, const ProblemBuffers& buffers,
                               const TimingSettings& settings, MeasureContext& ctx) {
@@ -58,13 +82,7 @@ TimingStats measure_candidate(const CandidateLauncher& launcher, const ProblemBu
   GT_CUDA_CALL(cudaStreamSynchronize(ctx.stream));
 
   const std::string case_range = nvtx_case_range(launcher.problem(), launcher.candidate());
-  std::uint64_t spin_ns = 0;
-  if (const double pct = test_slowdown_pct(launcher.candidate()); pct > 0) {
-    const TimingStats calibration =
-        summarize(run_batch(launcher, buffers, settings.batch_calls, &next_set, 0, "calibration", ctx));
-    spin_ns = static_cast<std::uint64_t>(calibration.median_us * pct * 10.0);  // pct% of the call, in ns
-  }
-
+  const std::uint64_t spin_ns = test_slowdown_spin_ns(launcher, buffers, settings, &next_set, ctx);
   NoiseStoppingRule rule(settings);
   // The rule caps kernel time; this caps wall time too, for calls whose host overhead dwarfs their kernels.
   const auto wall_cap = std::chrono::steady_clock::now() +
@@ -73,6 +91,7 @@ TimingStats measure_candidate(const CandidateLauncher& launcher, const ProblemBu
     rule.add(run_batch(launcher, buffers, settings.batch_calls, &next_set, spin_ns, case_range, ctx));
   TimingStats stats = summarize(rule.samples());
   stats.timer = ctx.timer.name();
+  stats.stopped_by = rule.done() ? rule.reason() : "wall cap";
   stats.events_per_call_us = events_per_call_us(launcher, buffers, 20, &next_set, ctx.stream);
   stats.sm_clock_mhz = measure_sm_clock_mhz(ctx.stream);
   return stats;

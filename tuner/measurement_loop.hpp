@@ -29,4 +29,10 @@ struct MeasureContext {
 TimingStats measure_candidate(const CandidateLauncher& launcher, const ProblemBuffers& buffers,
                               const TimingSettings& settings, MeasureContext& ctx);
 
+// The short first batch the pruning rule judges a candidate by (tuner/candidate_pruning.hpp): its warm-up calls (at
+// least kMinFirstBatchCalls), queued back to back behind the blocking kernel and timed like any batch, inside the
+// case's NVTX range. Returns their statistics (stopped_by left empty), with the SM clock measured right after.
+TimingStats time_first_batch(const CandidateLauncher& launcher, const ProblemBuffers& buffers,
+                             const TimingSettings& settings, MeasureContext& ctx);
+
 }  // namespace gemmtune
