@@ -103,6 +103,16 @@ double CostRates::flops_per_s(MathMode m) const {
   return fp32_flops_per_s;
 }
 
+std::string CostRates::describe() const {
+  char buf[256];
+  std::snprintf(buf, sizeof(buf),
+                "best candidates at %.0f (fp32), %.0f (tf32), %.0f (3xtf32) TFLOP/s; %.0f%% of candidates sampled "
+                "to convergence at %.2fx the best, the rest pruned at %.2fx; scale %.2f",
+                fp32_flops_per_s * 1e-12, tf32_flops_per_s * 1e-12, tf32x3_flops_per_s * 1e-12, 100 * sampled_share,
+                sampled_slowdown, pruned_slowdown, scale);
+  return buf;
+}
+
 int expected_candidates(const PlannedProblem& pp, const LtSearchSettings& lt) {
   int count = static_cast<int>(pp.own_variants.size());
   if (pp.lt_search.empty()) return count;

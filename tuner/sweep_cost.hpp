@@ -54,6 +54,9 @@ struct CostRates {
   std::string source = "built-in rates of an H200";
 
   double flops_per_s(MathMode m) const;
+  // "best candidates at 50 (fp32), 400 (tf32), 60 (3xtf32) TFLOP/s; 20% of candidates sampled, the rest at 2.2x the
+  // best; scale 1.00": the numbers behind an estimate.
+  std::string describe() const;
 };
 
 inline constexpr int kAlgoIdsAnswered = 6;  // algo ids that a per-algo-id search typically gets answers for

@@ -72,7 +72,8 @@ void print_shard_estimates(const SweepPlan& plan, const SweepProfile& profile, i
     longest = std::max(longest, shard_s.back());
   }
   out << "\nestimated time per shard for N = " << count << " (plan " << plan_fingerprint(plan) << "; "
-      << rates.source << (profile.timing.prune ? "" : "; no pruning") << "):\n";
+      << rates.source << (profile.timing.prune ? "" : "; no pruning") << "):\n"
+      << "  " << rates.describe() << "\n";
   char line[160];
   std::snprintf(line, sizeof(line), "  %-8s %9s %11s %10s\n", "shard", "problems", "candidates", "estimate");
   out << line;

@@ -160,6 +160,9 @@ TEST(SweepCost, ADbsFinishedRunsMeasureRatesSharesMultiplesAndTheScaleOfTheirWal
   const double wall = r.scale * problem_cost_s(tf32, 5, t, unscaled);
   EXPECT_NEAR(wall, 100, 2.5);
   EXPECT_NE(r.source.find("1 run of 'p'"), std::string::npos) << r.source;
+  EXPECT_NE(r.describe().find("40% of candidates sampled to convergence at 1.05x the best, the rest pruned at 3.00x"),
+            std::string::npos)
+      << r.describe();
 
   const CostRates none = rates_from_db(db, "never swept", t, CostRates{}, &note);
   EXPECT_EQ(none.scale, 1);
