@@ -94,9 +94,14 @@ void print_shard_estimates(const SweepPlan& plan, const SweepProfile& profile, i
 CostRates dry_run_rates(const std::string& db_path, const SweepProfile& profile) {
   std::error_code ec;
   if (db_path.empty() || !std::filesystem::exists(db_path, ec)) return {};
-  const TuningDb db(db_path, TuningDb::Access::ReadOnly);
   std::string note;
-  CostRates rates = rates_from_db(db, profile.name, profile.timing, CostRates{}, &note);
+  CostRates rates;
+  try {
+    const TuningDb db(db_path, TuningDb::Access::ReadOnly);
+    rates = rates_from_db(db, profile.name, profile.timing, CostRates{}, &note);
+  } catch (const Error& e) {  // the plan stands without measured rates: say why they were not read
+    note = e.what();
+  }
   if (!note.empty()) rates.source += " (" + note + ")";
   return rates;
 }

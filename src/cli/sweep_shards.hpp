@@ -35,7 +35,8 @@ void print_shard_estimates(const SweepPlan& plan, const SweepProfile& profile, i
                            std::ostream& out);
 
 // The rates `sweep --dry-run` prices a plan at: measured from the db at `db_path` when it exists and holds finished
-// runs of this profile (tuner/sweep_cost.hpp), else the built-in ones; `db_path` "" for none.
+// runs of this profile (tuner/sweep_cost.hpp), else the built-in ones, whose source then says why (no such run, or
+// the db could not be read: a dry run needs no db); `db_path` "" for none.
 CostRates dry_run_rates(const std::string& db_path, const SweepProfile& profile);
 
 }  // namespace gemmtune::cli

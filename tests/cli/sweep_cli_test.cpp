@@ -152,6 +152,11 @@ TEST(SweepCli, DryRunPricesThePlanAtTheRatesADbsRunsOfTheProfileMeasured) {
   EXPECT_NE(r.output.find("no finished run of profile 'ci'"), std::string::npos) << r.output;
   r = run_gemmtune({"sweep", "--profile", "quick", "--dry-run", "--shards", "2", "--db", db_path, "--no-prune"});
   EXPECT_NE(r.output.find("; no pruning)"), std::string::npos) << r.output;
+  // A db it cannot read leaves the built-in rates, and says why.
+  test::write_bytes(dir.path("junk.db"), "not a database");
+  r = run_gemmtune({"sweep", "--profile", "quick", "--dry-run", "--shards", "2", "--db", dir.path("junk.db")});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("built-in rates of an H200 ("), std::string::npos) << r.output;
   // A dry run never creates a db.
   r = run_gemmtune({"sweep", "--profile", "quick", "--dry-run", "--db", dir.path("none.db")});
   EXPECT_EQ(r.exit_code, 0) << r.output;
