@@ -30,9 +30,11 @@ std::vector<int> select_devices(const std::string& spec, const std::vector<int>&
   return chosen;
 }
 
-int shards_for_group(int workers, std::size_t problems) {
-  const std::size_t wanted = workers <= 1 ? 1 : static_cast<std::size_t>(kShardsPerWorker * workers);
-  return static_cast<int>(std::max<std::size_t>(1, std::min(wanted, problems)));
+int shards_for_group(int workers, std::size_t problems, double estimated_s) {
+  if (workers <= 1) return 1;
+  const double share_s = estimated_s / workers;
+  const int per_worker = std::clamp(static_cast<int>(share_s / kMinShardSeconds), 1, kShardsPerWorker);
+  return static_cast<int>(std::max<std::size_t>(1, std::min(static_cast<std::size_t>(per_worker * workers), problems)));
 }
 
 std::optional<WorkerProgress> parse_worker_progress(const std::string& line) {

@@ -8,6 +8,7 @@
 #include "cuda/stream.hpp"
 #include "nvtx/case_range.hpp"
 #include "nvtx/nvtx_range.hpp"
+#include "tuner/candidate_pruning.hpp"
 #include "tuner/sm_clock.hpp"
 #include "tuner/statistics.hpp"
 #include "tuner/stopping_rule.hpp"
@@ -42,6 +43,15 @@ std::vector<double> run_batch(const CandidateLauncher& launcher, const ProblemBu
   return samples;
 }
 
+// `calls` calls (at least one) and the L2 flush, waited for, before any batch: a kernel's first launch may wait for the
+// GPU (lazy module loading), and queued behind the blocking kernel it would wait out its timeout.
+void warm_unblocked(const CandidateLauncher& launcher, const ProblemBuffers& buffers, int calls, int* next_set,
+                    MeasureContext& ctx) {
+  for (int i = 0; i < std::max(calls, 1); ++i) launcher.launch(buffers.operands((*next_set)++), ctx.stream);
+  if (ctx.l2_flush.size()) GT_CUDA_CALL(cudaMemsetAsync(ctx.l2_flush.get(), 0, ctx.l2_flush.size(), ctx.stream));
+  GT_CUDA_CALL(cudaStreamSynchronize(ctx.stream));
+}
+
 // Events around `calls` back-to-back calls, divided by `calls`: an independent check on the kernel-time median.
 double events_per_call_us(const CandidateLauncher& launcher, const ProblemBuffers& buffers, int calls, int* next_set,
                           cudaStream_t s) {
@@ -51,6 +61,20 @@ double events_per_call_us(const CandidateLauncher& launcher, const ProblemBuffer
   stop.record(s);
   GT_CUDA_CALL(cudaStreamSynchronize(s));
   return 1e3 * static_cast<double>(stop.elapsed_ms_since(start)) / calls;
+}
+
+// The test-only slowdown of this candidate's backend (tuner/test_slowdown.hpp) as nanoseconds of spin per call, from
+// one calibration batch; 0, and nothing run, in a normal build.
+std::uint64_t test_slowdown_spin_ns(const CandidateLauncher& launcher, const ProblemBuffers& buffers,
+                                    const TimingSettings& settings, int* next_set, MeasureContext& ctx) {
+  const double pct = test_slowdown_pct(launcher.candidate());
+  if (pct <= 0) return 0;
+  const TimingStats calibration =
+      summarize(run_batch(launcher, buffers, settings.batch_calls, next_set, 0, "calibration", ctx));
+  const auto spin_ns = static_cast<std::uint64_t>(calibration.median_us * pct * 10.0);  // pct% of the call, in ns
+  launch_spin_ns(spin_ns, ctx.stream);  // its first launch, outside any batch
+  GT_CUDA_CALL(cudaStreamSynchronize(ctx.stream));
+  return spin_ns;
 }
 
 }  // namespace
@@ -64,25 +88,28 @@ bool batch_timed_out(const MeasureContext& ctx) {
   return true;
 }
 
+TimingStats time_first_batch(const CandidateLauncher& launcher, const ProblemBuffers& buffers,
+                             const TimingSettings& settings, MeasureContext& ctx) {
+  int next_set = 0;
+  warm_unblocked(launcher, buffers, 1, &next_set, ctx);
+  const std::uint64_t spin_ns = test_slowdown_spin_ns(launcher, buffers, settings, &next_set, ctx);
+  const int calls = std::max(settings.warmup_calls, kMinFirstBatchCalls);
+  const std::string case_range = nvtx_case_range(launcher.problem(), launcher.candidate());
+  std::vector<double> samples = run_batch(launcher, buffers, calls, &next_set, spin_ns, case_range, ctx);
+  if (samples.empty()) samples = run_batch(launcher, buffers, calls, &next_set, spin_ns, case_range, ctx);  // timed out
+  TimingStats stats = summarize(std::move(samples));
+  stats.timer = ctx.timer.name();
+  stats.sm_clock_mhz = measure_sm_clock_mhz(ctx.stream);
+  return stats;
+}
+
 TimingStats measure_candidate(const CandidateLauncher& launcher, const ProblemBuffers& buffers,
                               const TimingSettings& settings, MeasureContext& ctx) {
   int next_set = 0;
-  // At least one call, even with warmup_calls 0: its first launch must not be queued behind the blocking kernel.
-  for (int i = 0; i < std::max(settings.warmup_calls, 1); ++i)
-    launcher.launch(buffers.operands(next_set++), ctx.stream);
-  if (ctx.l2_flush.size()) GT_CUDA_CALL(cudaMemsetAsync(ctx.l2_flush.get(), 0, ctx.l2_flush.size(), ctx.stream));
-  GT_CUDA_CALL(cudaStreamSynchronize(ctx.stream));
+  warm_unblocked(launcher, buffers, settings.warmup_calls, &next_set, ctx);
 
   const std::string case_range = nvtx_case_range(launcher.problem(), launcher.candidate());
-  std::uint64_t spin_ns = 0;
-  if (const double pct = test_slowdown_pct(launcher.candidate()); pct > 0) {
-    const TimingStats calibration =
-        summarize(run_batch(launcher, buffers, settings.batch_calls, &next_set, 0, "calibration", ctx));
-    spin_ns = static_cast<std::uint64_t>(calibration.median_us * pct * 10.0);  // pct% of the call, in ns
-    launch_spin_ns(spin_ns, ctx.stream);  // its first launch, outside any batch
-    GT_CUDA_CALL(cudaStreamSynchronize(ctx.stream));
-  }
-
+  const std::uint64_t spin_ns = test_slowdown_spin_ns(launcher, buffers, settings, &next_set, ctx);
   NoiseStoppingRule rule(settings);
   // The rule caps kernel time; this caps wall time too, for calls whose host overhead dwarfs their kernels.
   const auto wall_cap = std::chrono::steady_clock::now() +
@@ -91,6 +118,7 @@ TimingStats measure_candidate(const CandidateLauncher& launcher, const ProblemBu
     rule.add(run_batch(launcher, buffers, settings.batch_calls, &next_set, spin_ns, case_range, ctx));
   TimingStats stats = summarize(rule.samples());
   stats.timer = ctx.timer.name();
+  stats.stopped_by = rule.done() ? rule.reason() : "wall cap";
   stats.events_per_call_us = events_per_call_us(launcher, buffers, 20, &next_set, ctx.stream);
   stats.sm_clock_mhz = measure_sm_clock_mhz(ctx.stream);
   return stats;

@@ -35,4 +35,11 @@ TimingStats measure_candidate(const CandidateLauncher& launcher, const ProblemBu
 // discarded. The first time in a process it says so on stderr.
 bool batch_timed_out(const MeasureContext& ctx);
 
+// The short first batch the pruning rule judges a candidate by (tuner/candidate_pruning.hpp): its warm-up calls (at
+// least kMinFirstBatchCalls), queued back to back behind the blocking kernel after one unblocked call, and timed like
+// any batch inside the case's NVTX range (once more if the blocking kernel timed out). Returns their statistics
+// (stopped_by left empty), with the SM clock measured right after.
+TimingStats time_first_batch(const CandidateLauncher& launcher, const ProblemBuffers& buffers,
+                             const TimingSettings& settings, MeasureContext& ctx);
+
 }  // namespace gemmtune

@@ -12,33 +12,6 @@
 namespace gemmtune {
 namespace {
 
-// The model's constants (seconds, FLOP/s), fitted to two H100 sweeps of results/nvidia-h100-80gb-hbm3 (`default`:
-// 1764 candidates of 108 problems in 58 s; `kernels`: 982 of 30 in 37 s; the model says 61 s and 34 s). Only their
-// ratios matter for the balance of the shards; the absolute numbers are for choosing N.
-constexpr double kProblemOverheadS = 0.04;       // buffers, random inputs, candidate enumeration
-constexpr double kReferenceFlopsPerS = 2e12;     // the fp64 reference GEMM each problem is verified against
-constexpr double kCandidateOverheadS = 0.016;    // launcher set-up, verification, warm-up, timer bookkeeping
-constexpr double kCallFloorS = 5e-6;             // a small GEMM's launch and tail
-constexpr double kSampledPerMinimum = 1.28;      // the noise rule samples this much beyond its minimum (measured)
-constexpr int kAlgoIdsAnswered = 6;              // algo ids that a per-algo-id search typically gets answers for
-
-double call_rate(MathMode mode) {
-  switch (mode) {
-    case MathMode::Fp32: return 30e12;
-    case MathMode::Tf32: return 250e12;
-    case MathMode::Tf32x3: return 80e12;
-  }
-  return 30e12;
-}
-
-int lt_candidates(const PlannedProblem& pp, const LtSearchSettings& lt) {
-  if (pp.lt_search.empty()) return 0;
-  int count = lt.top_k;
-  if (lt.by_algo_id) count += lt.per_algo_id * kAlgoIdsAnswered;
-  if (lt.unfused_baseline) count += lt.top_k;
-  return count;
-}
-
 // FNV-1a, 64 bit: small, and the same on every machine.
 void fnv1a(std::uint64_t& h, const std::string& s) {
   for (const char c : s) {
@@ -50,19 +23,6 @@ void fnv1a(std::uint64_t& h, const std::string& s) {
 }
 
 }  // namespace
-
-std::int64_t estimated_cost_us(const PlannedProblem& pp, const SweepProfile& profile) {
-  const double flops = pp.problem.flops();
-  const TimingSettings& t = profile.timing;
-  const double call_s = kCallFloorS + flops / call_rate(pp.problem.mode);
-  const double sampled_s = std::clamp(std::max(t.min_time_ms * 1e-3, t.min_samples * call_s), 0.0,
-                                      std::max(t.max_time_ms * 1e-3, t.min_time_ms * 1e-3));
-  const double candidate_s =
-      kCandidateOverheadS + (1 + t.warmup_calls) * call_s + kSampledPerMinimum * sampled_s;
-  const int candidates = static_cast<int>(pp.own_variants.size()) + lt_candidates(pp, profile.lt);
-  const double problem_s = kProblemOverheadS + flops / kReferenceFlopsPerS + candidates * candidate_s;
-  return std::llround(problem_s * 1e6);
-}
 
 std::vector<Shard> partition_plan(const SweepPlan& plan, const SweepProfile& profile, int count) {
   if (count < 1) throw InputError("a plan is cut into at least one shard, not " + std::to_string(count));

@@ -1,8 +1,9 @@
 // Shards: a sweep's plan cut into N parts that separate processes (Slurm array tasks, Kubernetes Indexed Job pods,
 // one worker per GPU) sweep on their own, with no coordinator among them. So the cut must be a pure function of
 // the plan and N: every process computes the same one, every problem lands in exactly one shard, and the shards
-// take about equally long. Balance comes from an estimated cost per problem and greedy LPT (longest first, each to
-// the least loaded shard), with ties broken by plan position and shard number, never by anything that varies.
+// take about equally long. Balance comes from an estimated cost per problem (tuner/sweep_cost.hpp's built-in model,
+// never one measured from a db, which differs between processes) and greedy LPT (longest first, each to the least
+// loaded shard), with ties broken by plan position and shard number, never by anything that varies.
 #pragma once
 
 #include <cstdint>
@@ -11,15 +12,9 @@
 
 #include "profile/sweep_profile.hpp"
 #include "tuner/plan.hpp"
+#include "tuner/sweep_cost.hpp"  // estimated_cost_us: what the cut balances
 
 namespace gemmtune {
-
-// Estimated seconds to sweep one planned problem, in whole microseconds so that every process sorts identically.
-// A rough model, calibrated on an H100-class GPU: per problem, buffers and the fp64 reference; per candidate, a
-// fixed overhead (verification, warm-up) plus the stopping rule's sampling time, which is at least min_time_ms and
-// min_samples calls and at most max_time_ms, with a call's time from its flops at a typical rate of its math mode.
-// cuBLASLt's candidates are only known on the GPU: they count as the profile's search would typically answer.
-std::int64_t estimated_cost_us(const PlannedProblem& pp, const SweepProfile& profile);
 
 struct Shard {
   std::vector<std::size_t> problems;  // positions in the plan, ascending (a shard sweeps in plan order)

@@ -21,6 +21,7 @@
 #include "problem/candidate_choice.hpp"
 #include "problem/fp32_equivalent.hpp"
 #include "problem/pass_gemm.hpp"
+#include "tuner/candidate_pruning.hpp"
 #include "tuner/measurement_loop.hpp"
 #include "tuner/program_timing.hpp"
 #include "tuner/verifier.hpp"
@@ -87,11 +88,18 @@ double lt_fp32_error(const GemmProblem& p, const Verifier& verifier, std::size_t
   }
 }
 
-// by_policy: c is a 3xtf32 variant for an fp32 problem, timed (and cacheable) only if the policy admits it on the error
-// just verified, against lt_error (cuBLASLt fp32's in the same verification).
-MeasurementRecord measure_one(const GemmProblem& p, const Candidate& c, const ProblemBuffers& buffers,
-                              const Verifier& verifier, const TimingSettings& timing, std::size_t workspace,
-                              cublasLtHandle_t h, MeasureContext& ctx, bool by_policy, double lt_error) {
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// The first pass over a candidate: whether it can run the problem, whether its result is right and, with pruning, its
+// first batch (tuner/candidate_pruning.hpp). Status Ok means verified (and admitted): the second pass samples or
+// prunes it. by_policy: c is a 3xtf32 variant for an fp32 problem, timed (and cacheable) only if the policy admits it
+// on the error just verified, against lt_error (cuBLASLt fp32's in the same verification).
+MeasurementRecord verify_one(const GemmProblem& p, const Candidate& c, const ProblemBuffers& buffers,
+                             const Verifier& verifier, const TimingSettings& timing, std::size_t workspace,
+                             cublasLtHandle_t h, MeasureContext& ctx, bool by_policy, double lt_error,
+                             TimingStats* first_batch) {
   MeasurementRecord r;
   r.problem = p;
   r.candidate = c;
@@ -120,7 +128,7 @@ MeasurementRecord measure_one(const GemmProblem& p, const Candidate& c, const Pr
       }
       r.fp32_equivalent = true;
     }
-    r.stats = measure_candidate(launcher, buffers, timing, ctx);
+    if (timing.prune) *first_batch = time_first_batch(launcher, buffers, timing, ctx);
     r.status = MeasureStatus::Ok;
   } catch (const Error& e) {
     r.status = MeasureStatus::Error;
@@ -161,8 +169,13 @@ const MeasurementRecord* ok_record(const std::vector<MeasurementRecord>& records
 void decide_as_program_pays(ProblemResult& pr, const std::optional<NoEntryCandidates>& no_entry,
                             const ProblemBuffers& buffers, const SweepProfile& profile, cublasLtHandle_t h,
                             BorrowedWorkspace workspace, DeviceBuffer<unsigned char>& flush, MeasureContext& ctx) {
-  const std::vector<const MeasurementRecord*> fin = finalists(pr.records, profile.timing.finalists, kFinalistWithin);
+  std::vector<const MeasurementRecord*> fin = finalists(pr.records, profile.timing.finalists, kFinalistWithin);
   if (fin.empty()) return;
+  if (profile.timing.prune) {
+    const std::size_t near = fin.size();
+    fin = finalists_within_reach(fin);
+    pr.cost.out_of_reach = static_cast<int>(near - fin.size());
+  }
   const auto index_of = [&](const MeasurementRecord* r) { return static_cast<int>(r - pr.records.data()); };
   std::vector<const MeasurementRecord*> members = {fin[0]}, others;
   if (no_entry)
@@ -170,6 +183,7 @@ void decide_as_program_pays(ProblemResult& pr, const std::optional<NoEntryCandid
       if (const MeasurementRecord* r = ok_record(pr.records, c.id()); r && r != fin[0]) members.push_back(r);
   for (std::size_t i = 1; i < fin.size(); ++i)
     if (std::find(members.begin(), members.end(), fin[i]) == members.end()) others.push_back(fin[i]);
+  pr.cost.finalists = static_cast<int>(members.size() + others.size()) - 1;
   pr.kept_record = index_of(fin[0]);
   const std::vector<ProgramCondition> conditions = program_conditions(profile.timing);
   if (members.size() == 1 && others.empty()) {  // nothing near enough to challenge it: margin 1 by definition
@@ -219,6 +233,21 @@ void require_sweep_fits(const SweepPlan& plan, const SweepProfile& profile, cons
 
 }  // namespace
 
+ProblemCost& ProblemCost::operator+=(const ProblemCost& o) {
+  wall_s += o.wall_s;
+  prepare_s += o.prepare_s;
+  verify_s += o.verify_s;
+  sample_s += o.sample_s;
+  finalist_s += o.finalist_s;
+  store_s += o.store_s;
+  candidates += o.candidates;
+  sampled += o.sampled;
+  pruned += o.pruned;
+  finalists += o.finalists;
+  out_of_reach += o.out_of_reach;
+  return *this;
+}
+
 const MeasurementRecord* kept_candidate(const ProblemResult& pr) {
   if (pr.kept_record >= 0 && static_cast<std::size_t>(pr.kept_record) < pr.records.size())
     return &pr.records[static_cast<std::size_t>(pr.kept_record)];
@@ -226,6 +255,7 @@ const MeasurementRecord* kept_candidate(const ProblemResult& pr) {
 }
 
 SweepResult run_sweep(const SweepPlan& plan, const SweepProfile& profile, const SweepOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
   const DeviceInfo device = query_device(options.device);
   require_sweep_fits(plan, profile, device);
   SweepResult result;
@@ -268,6 +298,7 @@ SweepResult run_sweep(const SweepPlan& plan, const SweepProfile& profile, const 
   }
 
   const auto t0 = std::chrono::steady_clock::now();
+  result.setup_s = seconds_since(start);
   const std::size_t total = plan.problems.size();
   for (std::size_t i = 0; i < total; ++i) {
     const PlannedProblem& pp = plan.problems[i];
@@ -280,6 +311,7 @@ SweepResult run_sweep(const SweepPlan& plan, const SweepProfile& profile, const 
                                        pp.problem.key().c_str());
       continue;
     }
+    const auto problem_t0 = std::chrono::steady_clock::now();
     // A backward pass (GradA, GradB) is verified and timed as the plain GEMM it runs, under its own key.
     const GemmProblem gemm = pass_gemm(pp.problem);
     const ProblemBuffers buffers(gemm, device.l2_bytes, (std::uint64_t{entropy()} << 32) | entropy(), stream.get());
@@ -292,17 +324,35 @@ SweepResult run_sweep(const SweepPlan& plan, const SweepProfile& profile, const 
         pp.lt_search.empty()
             ? std::nullopt
             : no_entry_candidates(gemm, lt_heuristic_first_of(gemm, lt.get(), profile.lt.workspace_bytes));
-    for (const Candidate& c : enumerate_candidates(pp, profile.lt, lt.get(), no_entry)) {
-      const bool by_policy = c.backend == Backend::Own && std::find(pp.fp32_equivalent_variants.begin(),
-                                                                    pp.fp32_equivalent_variants.end(),
-                                                                    c.own_variant) != pp.fp32_equivalent_variants.end();
-      MeasurementRecord r = measure_one(pp.problem, c, buffers, verifier, profile.timing, profile.lt.workspace_bytes,
-                                        lt.get(), ctx, by_policy, policy_lt_error);
+    const std::vector<Candidate> candidates = enumerate_candidates(pp, profile.lt, lt.get(), no_entry);
+    pr.cost.candidates = static_cast<int>(candidates.size());
+    pr.cost.prepare_s = seconds_since(problem_t0);
+    auto stage_t0 = std::chrono::steady_clock::now();
+    std::vector<TimingStats> first_batches(candidates.size());
+    for (std::size_t c = 0; c < candidates.size(); ++c) {
+      const bool by_policy = candidates[c].backend == Backend::Own &&
+                             std::find(pp.fp32_equivalent_variants.begin(), pp.fp32_equivalent_variants.end(),
+                                       candidates[c].own_variant) != pp.fp32_equivalent_variants.end();
+      pr.records.push_back(verify_one(pp.problem, candidates[c], buffers, verifier, profile.timing,
+                                      profile.lt.workspace_bytes, lt.get(), ctx, by_policy, policy_lt_error,
+                                      &first_batches[c]));
+    }
+    pr.cost.verify_s = seconds_since(stage_t0);
+    stage_t0 = std::chrono::steady_clock::now();
+    const SamplingCounts counts =
+        sample_or_prune(pr.records, first_batches, profile.timing.prune, [&](const MeasurementRecord& r) {
+          const CandidateLauncher launcher(r.problem, r.candidate, lt.get(), profile.lt.workspace_bytes);
+          return measure_candidate(launcher, buffers, profile.timing, ctx);
+        });
+    pr.cost.sampled = counts.sampled;
+    pr.cost.pruned = counts.pruned;
+    pr.cost.sample_s = seconds_since(stage_t0);
+    for (MeasurementRecord& r : pr.records) {
       r.device_key = device_key;
       if (r.status == MeasureStatus::VerifyFailed) ++result.verify_failures;
       if (r.status == MeasureStatus::Error) ++result.errors;
-      pr.records.push_back(std::move(r));
     }
+    stage_t0 = std::chrono::steady_clock::now();
     if (finalist_stage) {
       try {
         decide_as_program_pays(pr, no_entry, buffers, profile, lt.get(),
@@ -315,6 +365,8 @@ SweepResult run_sweep(const SweepPlan& plan, const SweepProfile& profile, const 
         pr.kept_record = first ? static_cast<int>(first - pr.records.data()) : -1;
       }
     }
+    pr.cost.finalist_s = seconds_since(stage_t0);
+    stage_t0 = std::chrono::steady_clock::now();
     if (db) {
       if (const MeasurementRecord* kept = kept_candidate(pr); kept && pr.kept_record >= 0) {
         const CacheDecision decision{kept, pr.evidence};
@@ -323,6 +375,7 @@ SweepResult run_sweep(const SweepPlan& plan, const SweepProfile& profile, const 
         db->store_problem(result.run.id, pp.problem, pr.records);
       }
     }
+    pr.cost.store_s = seconds_since(stage_t0);
     if (const MeasurementRecord* best = kept_candidate(pr); best && profiler) {
       try {
         pr.metrics = measure_metrics(pp.problem, *best, buffers, profile.lt.workspace_bytes, lt.get(), stream.get(),
@@ -335,19 +388,22 @@ SweepResult run_sweep(const SweepPlan& plan, const SweepProfile& profile, const 
     }
 
     if (!options.quiet) {
-      const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      const double elapsed = seconds_since(t0);
       const double eta = elapsed / static_cast<double>(i + 1) * static_cast<double>(total - i - 1);
       const MeasurementRecord* best = kept_candidate(pr);
-      std::fprintf(stderr, "[%zu/%zu] %s: %zu candidates, best %s %.2f us%s | elapsed %s, ETA %s\n", i + 1, total,
-                   pp.problem.key().c_str(), pr.records.size(), best ? best->candidate.id().c_str() : "(none)",
+      std::fprintf(stderr, "[%zu/%zu] %s: %zu candidates (%d pruned), best %s %.2f us%s | elapsed %s, ETA %s\n", i + 1,
+                   total, pp.problem.key().c_str(), pr.records.size(), pr.cost.pruned,
+                   best ? best->candidate.id().c_str() : "(none)",
                    best ? best->stats.median_us : 0.0,
                    pr.evidence.known() ? (", " + pr.evidence.describe()).c_str() : "", clock_text(elapsed).c_str(),
                    clock_text(eta).c_str());
     }
+    pr.cost.wall_s = seconds_since(problem_t0);
     result.problems.push_back(std::move(pr));
   }
   if (db) db->finish_run(result.run.id);
   result.run.finished_at = utc_now();
+  result.wall_s = seconds_since(start);
   return result;
 }
 

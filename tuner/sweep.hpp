@@ -33,6 +33,23 @@ struct ProblemMetrics {
   std::optional<RooflineVerdict> roofline; // absent when this GPU has no entry in the nominal peaks table
 };
 
+// Where one problem's sweep time went: host wall-clock seconds, during which the GPU works or waits on the host
+// (so a sweep's wall time is the GPU time it takes), and what the pruning rules (tuner/candidate_pruning.hpp) saved.
+struct ProblemCost {
+  double wall_s = 0;     // the whole problem, from its buffers to its db transaction
+  double prepare_s = 0;  // buffers and random inputs, the fp64 reference, cuBLASLt's candidate searches
+  double verify_s = 0;   // each candidate's support check, verification and first batch
+  double sample_s = 0;   // sampling to convergence
+  double finalist_s = 0; // the finalist stage
+  double store_s = 0;    // the db transaction
+  int candidates = 0;    // enumerated
+  int sampled = 0;       // sampled to convergence
+  int pruned = 0;        // not sampled past their first batch
+  int finalists = 0;     // challengers the finalist stage timed beside heuristic-first (0: the stage did not run)
+  int out_of_reach = 0;  // finalists by kernel time that the reach rule did not time
+  ProblemCost& operator+=(const ProblemCost& o);
+};
+
 struct ProblemResult {
   GemmProblem problem;
   std::vector<MeasurementRecord> records;  // empty when resumed
@@ -42,6 +59,7 @@ struct ProblemResult {
   // (-1: no stage ran, the ranking's chosen_candidate stands) and its margin over heuristic-first.
   int kept_record = -1;
   MarginEvidence evidence;
+  ProblemCost cost;
 };
 
 // What the cache keeps for this problem: the finalist stage's decision, else the ranking's choice; null if nothing
@@ -55,6 +73,16 @@ struct SweepResult {
   int errors = 0;
   std::string timer_warning;  // set when CUPTI could not be used
   std::string metrics_warning;  // set when --metrics was asked for but the range profiler could not start
+  double setup_s = 0;  // before the first problem: the device, cuBLASLt, CUPTI, the db's run (--devices: summed)
+  double wall_s = 0;   // the whole sweep
+  // --devices: each GPU's part of the combined sweep; empty for one process.
+  struct GpuShare {
+    int device = 0;
+    int shards = 0;     // worker processes it ran, one shard each
+    double busy_s = 0;  // those processes' lifetimes, start to exit
+    double sweep_s = 0; // of which their sweeps (setup included; the rest is process start and plan)
+  };
+  std::vector<GpuShare> gpus;
 };
 
 SweepResult run_sweep(const SweepPlan& plan, const SweepProfile& profile, const SweepOptions& options);

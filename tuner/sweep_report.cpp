@@ -25,7 +25,76 @@ std::ofstream open_output(const std::string& path) {
   return out;
 }
 
+// The sweep's "cost": its own setup and wall time, its measured problems and their costs summed.
+nlohmann::json sweep_cost_json(const SweepResult& result) {
+  ProblemCost sum;
+  int measured = 0;
+  for (const ProblemResult& pr : result.problems)
+    if (!pr.resumed) {
+      sum += pr.cost;
+      ++measured;
+    }
+  nlohmann::json j = cost_json(sum);
+  j["problems"] = measured;
+  j["problems_wall_s"] = j["wall_s"];
+  j["wall_s"] = result.wall_s;
+  j["setup_s"] = result.setup_s;
+  if (!result.gpus.empty()) {
+    j["gpus"] = nlohmann::json::array();
+    for (const SweepResult::GpuShare& g : result.gpus)
+      j["gpus"].push_back({{"device", g.device}, {"shards", g.shards}, {"busy_s", g.busy_s}, {"sweep_s", g.sweep_s}});
+  }
+  return j;
+}
+
 }  // namespace
+
+nlohmann::json cost_json(const ProblemCost& c) {
+  return {{"wall_s", c.wall_s},         {"prepare_s", c.prepare_s}, {"verify_s", c.verify_s},
+          {"sample_s", c.sample_s},     {"finalist_s", c.finalist_s}, {"store_s", c.store_s},
+          {"candidates", c.candidates}, {"sampled", c.sampled},     {"pruned", c.pruned},
+          {"finalists", c.finalists},   {"out_of_reach", c.out_of_reach}};
+}
+
+ProblemCost cost_from_json(const nlohmann::json& problem_entry) {
+  ProblemCost c;
+  if (!problem_entry.contains("cost") || !problem_entry["cost"].is_object()) return c;
+  const nlohmann::json& j = problem_entry["cost"];
+  c.wall_s = j.value("wall_s", 0.0);
+  c.prepare_s = j.value("prepare_s", 0.0);
+  c.verify_s = j.value("verify_s", 0.0);
+  c.sample_s = j.value("sample_s", 0.0);
+  c.finalist_s = j.value("finalist_s", 0.0);
+  c.store_s = j.value("store_s", 0.0);
+  c.candidates = j.value("candidates", 0);
+  c.sampled = j.value("sampled", 0);
+  c.pruned = j.value("pruned", 0);
+  c.finalists = j.value("finalists", 0);
+  c.out_of_reach = j.value("out_of_reach", 0);
+  return c;
+}
+
+std::string cost_summary(const SweepResult& result) {
+  ProblemCost sum;
+  int measured = 0, staged = 0;
+  for (const ProblemResult& pr : result.problems) {
+    if (pr.resumed) continue;
+    sum += pr.cost;
+    ++measured;
+    staged += pr.cost.finalists > 0 ? 1 : 0;
+  }
+  if (measured == 0) return "";
+  char line[640];
+  std::snprintf(line, sizeof(line),
+                "cost: %d problems in %.1f s (%.2f s each): prepare %.1f s, verify and first batches %.1f s, "
+                "sampling %.1f s, finalist stage %.1f s, db %.1f s; %d candidates: %d sampled to convergence, "
+                "%d pruned after their first batch; finalist stage at %d problems (%d challengers timed, %d out of "
+                "reach)",
+                measured, sum.wall_s, sum.wall_s / measured, sum.prepare_s, sum.verify_s, sum.sample_s,
+                sum.finalist_s, sum.store_s, sum.candidates, sum.sampled, sum.pruned, staged, sum.finalists,
+                sum.out_of_reach);
+  return line;
+}
 
 ProblemSummary summarize_problem(const ProblemResult& pr) {
   ProblemSummary s;
@@ -86,6 +155,7 @@ void print_sweep_table(const SweepResult& result, std::ostream& out) {
     out << "DRAM bytes and SM throughput from CUPTI's range profiler (L2 flushed before the call); bound and % of it "
            "from the sweep's median against the GPU's nominal peaks\n";
   }
+  if (const std::string cost = cost_summary(result); !cost.empty()) out << cost << "\n";
   out << "times are medians in microseconds of CUPTI kernel time (" << (result.timer_warning.empty() ? "cupti" : "events")
       << "); speedup = lt-heur0 / best; own/lt = lt-best / own-best (>1: ours faster)\n";
 }
@@ -110,6 +180,7 @@ nlohmann::json sweep_json(const SweepResult& result) {
     for (const MeasurementRecord& r : pr.records) results.push_back(r);
     if (pr.resumed) continue;
     problems.push_back(problem_summary_json(pr));
+    problems.back()["cost"] = cost_json(pr.cost);
     if (pr.metrics) {
       const ProblemMetrics& m = *pr.metrics;
       nlohmann::json jm = {{"candidate", m.candidate_id},
@@ -140,7 +211,8 @@ nlohmann::json sweep_json(const SweepResult& result) {
           {"finished_at", result.run.finished_at},
           {"timer", result.timer_warning.empty() ? "cupti" : "events"},
           {"results", results},
-          {"problems", problems}};
+          {"problems", problems},
+          {"cost", sweep_cost_json(result)}};
 }
 
 void write_sweep_json(const SweepResult& result, const std::string& path) {

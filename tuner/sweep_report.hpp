@@ -25,8 +25,17 @@ ProblemSummary summarize_problem(const ProblemResult& pr);
 // One entry of the --json document's "problems": the summary above (without the optional metrics).
 nlohmann::json problem_summary_json(const ProblemResult& pr);
 
+// A problem's cost in the --json document ("cost" of each entry of "problems"), and back (for --devices, which
+// combines its workers' documents); a document without it gives an empty cost.
+nlohmann::json cost_json(const ProblemCost& c);
+ProblemCost cost_from_json(const nlohmann::json& problem_entry);
+// The sweep's cost over its measured problems: "N problems in 1m05s (...): where the time went; candidates sampled
+// and pruned; the finalist stage". One line; empty when no problem was measured.
+std::string cost_summary(const SweepResult& result);
+
 void print_sweep_table(const SweepResult& result, std::ostream& out);
-// {"schema": "gemmtune.sweep", "schema_version": 1, "device": ..., "results": [every record], "problems": [...]}
+// {"schema": "gemmtune.sweep", "schema_version": 1, "device": ..., "results": [every record], "problems": [...],
+//  "cost": {the sweep's setup and wall seconds, and its problems' costs summed}}
 nlohmann::json sweep_json(const SweepResult& result);
 void write_sweep_json(const SweepResult& result, const std::string& path);
 void write_sweep_csv(const SweepResult& result, const std::string& path);

@@ -34,6 +34,7 @@ struct SweepArgs {
   bool metrics = false;
   bool from_misses = false;
   bool fp32_equivalent = false;
+  bool no_prune = false;
   std::string device_key;
   std::string shard;    // "I/N" or "auto"
   int shards = 0;       // --shards N: N for `--shard auto` in a Kubernetes Indexed Job, or for a dry run's estimates
@@ -73,6 +74,8 @@ std::vector<std::string> worker_args(const SweepArgs& a) {
   if (a.top_k > 0) args.insert(args.end(), {"--top-k", std::to_string(a.top_k)});
   if (a.resume) args.push_back("--resume");
   if (a.events) args.push_back("--events");
+  if (a.no_prune) args.push_back("--no-prune");
+  if (a.fp32_equivalent) args.push_back("--fp32-equivalent");
   return args;
 }
 
@@ -105,6 +108,7 @@ void run(const SweepArgs& a) {
   }
   if (a.top_k > 0) profile.lt.top_k = a.top_k;
   if (a.fp32_equivalent) profile.fp32_equivalent = true;
+  if (a.no_prune) profile.timing.prune = false;
   std::vector<MathMode> modes;
   for (const std::string& m : split_list(a.modes)) modes.push_back(parse_math_mode(m));
   const std::vector<std::string> backends = split_list(a.backends);
@@ -112,13 +116,15 @@ void run(const SweepArgs& a) {
 
   const SweepPlan full_plan = make_sweep_plan(profile, modes, backends);
   if (full_plan.problems.empty()) throw InputError("the profile has no problem in the selected modes");
-  const ShardSelection shard = select_shard(full_plan, profile, a.shard, a.shards);
+  // A dry run prices the plan at the rates the db's earlier runs of this profile measured, where it has any.
+  const CostRates rates = a.dry_run && !a.no_db ? dry_run_rates(a.db, profile) : CostRates{};
+  const ShardSelection shard = select_shard(full_plan, profile, a.shard, a.shards, rates);
   const SweepPlan& plan = shard.plan;
   if (a.dry_run) {
     print_sweep_plan(plan, profile, std::cout);
-    std::cout << "\n" << shard_summary(shard) << "\n";
+    std::cout << "\n" << shard_summary(shard) << " (" << rates.source << ")\n";
     if (shard.spec || a.shards > 0)
-      print_shard_estimates(full_plan, profile, shard.spec ? shard.spec->count : a.shards, std::cout);
+      print_shard_estimates(full_plan, profile, shard.spec ? shard.spec->count : a.shards, rates, std::cout);
     return;
   }
   if (!a.devices.empty()) {
@@ -186,11 +192,15 @@ void register_sweep(CLI::App& app) {
                   "Sweep one part of the plan: I/N (0 <= I < N), or auto: from a Slurm array task "
                   "(SLURM_ARRAY_TASK_ID) or a Kubernetes Indexed Job (JOB_COMPLETION_INDEX, with --shards N)");
   cmd->add_option("--shards", a->shards, "N for --shard auto in a Kubernetes Indexed Job; with --dry-run, print the "
-                                         "estimated time of each of N shards")
+                                         "estimated time of each of N shards (at the rates --db's runs of the "
+                                         "profile measured, if it has any)")
       ->check(CLI::Range(1, 1000000));
   cmd->add_option("--devices", a->devices,
                   "Sweep on several GPUs of this machine, one worker process each, into one db: all or 0,2,3");
   cmd->add_flag("--events", a->events, "Time with CUDA events instead of CUPTI kernel records");
+  cmd->add_flag("--no-prune", a->no_prune,
+                "Sample every candidate to convergence and time every near finalist, as a profile's \"prune\": false "
+                "(the first-batch and finalist-reach rules of tuner/candidate_pruning.hpp off)");
   cmd->add_flag("--fp32-equivalent", a->fp32_equivalent,
                 "fp32 problems also try our 3xtf32 variants, each admitted only where its error is within the fp32 "
                 "bound and 2x cuBLASLt fp32's on that problem (as the profile's \"fp32_equivalent\": true)");

@@ -90,6 +90,8 @@ struct Worker {
   int shard = -1;
   bool retired = false;  // its GPU failed: it takes no more shards
   std::unique_ptr<ChildProcess> process;
+  std::chrono::steady_clock::time_point started;
+  SweepResult::GpuShare share;  // what this GPU ran so far
 };
 
 int severity(int status) { return status >= 0 && status <= 3 ? status : 4; }
@@ -142,7 +144,7 @@ std::string shard_name(int shard, int shards) { return std::to_string(shard) + "
 SweepResult combine_group(const SweepPlan& plan, const SweepProfile& profile, const Group& g) {
   SweepResult result;
   std::map<std::string, std::vector<MeasurementRecord>> records;
-  std::set<std::string> measured;
+  std::map<std::string, ProblemCost> measured;  // problem key -> what its worker spent on it
   bool first = true;
   for (const auto& [shard, path] : g.json_of) {
     const nlohmann::json doc = read_json_file(path);
@@ -158,7 +160,9 @@ SweepResult combine_group(const SweepPlan& plan, const SweepProfile& profile, co
     result.run.started_at = std::min(result.run.started_at, doc.at("started_at").get<std::string>());
     result.run.finished_at = std::max(result.run.finished_at, doc.at("finished_at").get<std::string>());
     if (doc.at("timer") == "events") result.timer_warning = "a worker timed with CUDA events";
-    for (const nlohmann::json& p : doc.at("problems")) measured.insert(p.at("problem_key").get<std::string>());
+    if (doc.contains("cost")) result.setup_s += doc["cost"].value("setup_s", 0.0);
+    for (const nlohmann::json& p : doc.at("problems"))
+      measured[p.at("problem_key").get<std::string>()] = cost_from_json(p);
     for (const nlohmann::json& r : doc.at("results")) {
       MeasurementRecord rec = r.get<MeasurementRecord>();
       records[rec.problem.key()].push_back(std::move(rec));
@@ -173,7 +177,9 @@ SweepResult combine_group(const SweepPlan& plan, const SweepProfile& profile, co
     ProblemResult pr;
     pr.problem = plan.problems[i].problem;
     const std::string key = pr.problem.key();
-    pr.resumed = measured.count(key) == 0;
+    const auto cost = measured.find(key);
+    pr.resumed = cost == measured.end();
+    if (!pr.resumed) pr.cost = cost->second;
     if (auto it = records.find(key); it != records.end()) pr.records = std::move(it->second);
     for (const MeasurementRecord& r : pr.records) {
       if (r.status == MeasureStatus::VerifyFailed) ++result.verify_failures;
@@ -182,6 +188,18 @@ SweepResult combine_group(const SweepPlan& plan, const SweepProfile& profile, co
     result.problems.push_back(std::move(pr));
   }
   return result;
+}
+
+// The seconds a worker's sweep itself took (its --json's cost.wall_s); 0 when it wrote none (it failed or was killed).
+double worker_sweep_seconds(const std::string& json_path) {
+  std::error_code ec;
+  if (!std::filesystem::exists(json_path, ec)) return 0;
+  try {
+    const nlohmann::json doc = read_json_file(json_path);
+    return doc.contains("cost") ? doc["cost"].value("wall_s", 0.0) : 0.0;
+  } catch (const Error&) {
+    return 0;
+  }
 }
 
 }  // namespace
@@ -199,13 +217,20 @@ void sweep_on_devices(const SweepPlan& plan, const SweepProfile& profile, const 
     auto it = std::find_if(groups.begin(), groups.end(), [&](const Group& g) { return g.key == gpu.key; });
     if (it == groups.end()) it = groups.insert(groups.end(), Group{gpu.key, {}, 1, {}, {}});
     it->devices.push_back(d);
-    workers.push_back({d, static_cast<std::size_t>(it - groups.begin()), -1, false, nullptr});
+    Worker w;
+    w.device = d;
+    w.group = static_cast<std::size_t>(it - groups.begin());
+    w.share.device = d;
+    workers.push_back(std::move(w));
   }
   if (groups.size() > 1 && (!request.json.empty() || !request.csv.empty()))
     throw InputError("--json and --csv hold one device key, and --devices '" + request.devices + "' has " +
                      std::to_string(groups.size()) + " GPU models: run --devices once per model");
+  double estimated_s = 0;
+  for (const PlannedProblem& pp : plan.problems)
+    estimated_s += static_cast<double>(estimated_cost_us(pp, profile)) * 1e-6;
   for (Group& g : groups) {
-    g.shards = shards_for_group(static_cast<int>(g.devices.size()), plan.problems.size());
+    g.shards = shards_for_group(static_cast<int>(g.devices.size()), plan.problems.size(), estimated_s);
     for (int s = 0; s < g.shards; ++s) g.pending.push_back(s);
   }
   if (request.prepare_outputs) request.prepare_outputs();
@@ -218,6 +243,7 @@ void sweep_on_devices(const SweepPlan& plan, const SweepProfile& profile, const 
                  plan_fingerprint(plan).c_str(), g.shards, g.shards == 1 ? "" : "s");
   }
 
+  const auto start = std::chrono::steady_clock::now();
   const ScratchDir scratch("gemmtune-sweep");  // the workers' JSON records
   const std::string self = self_executable();
   const SignalCatcher signals;
@@ -237,6 +263,7 @@ void sweep_on_devices(const SweepPlan& plan, const SweepProfile& profile, const 
                                  shard_name(w.shard, g.shards), std::string("--json"), json})
       argv.push_back(a);
     w.process = std::make_unique<ChildProcess>(argv, ChildProcess::Stdout::Discard);
+    w.started = std::chrono::steady_clock::now();
     g.json_of[w.shard] = json;
   };
   const auto running = [&] {
@@ -247,6 +274,9 @@ void sweep_on_devices(const SweepPlan& plan, const SweepProfile& profile, const 
   const auto reap = [&](Worker& w, int status) {
     Group& g = groups[w.group];
     if (severity(status) > severity(worst)) worst = status;
+    ++w.share.shards;
+    w.share.busy_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - w.started).count();
+    w.share.sweep_s += worker_sweep_seconds(g.json_of[w.shard]);
     // 0: done; 1: done, but a candidate failed verification (its records say which). Anything else: no result.
     if (status != 0 && status != 1) {
       g.json_of.erase(w.shard);
@@ -311,9 +341,14 @@ void sweep_on_devices(const SweepPlan& plan, const SweepProfile& profile, const 
   }
   progress.finish();
 
-  for (const Group& g : groups) {
+  const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  for (std::size_t gi = 0; gi < groups.size(); ++gi) {
+    const Group& g = groups[gi];
     if (g.json_of.empty()) continue;
-    const SweepResult result = combine_group(plan, profile, g);
+    SweepResult result = combine_group(plan, profile, g);
+    result.wall_s = wall_s;
+    for (const Worker& w : workers)
+      if (w.group == gi) result.gpus.push_back(w.share);
     print_sweep_table(result, std::cout);
     if (!request.json.empty()) write_sweep_json(result, request.json);
     if (!request.csv.empty()) write_sweep_csv(result, request.csv);

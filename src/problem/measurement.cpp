@@ -44,7 +44,8 @@ void to_json(nlohmann::json& j, const TimingStats& s) {
   j = nlohmann::json{{"median_us", s.median_us}, {"p10_us", s.p10_us},   {"p90_us", s.p90_us},
                      {"mean_us", s.mean_us},     {"stddev_us", s.stddev_us}, {"min_us", s.min_us},
                      {"max_us", s.max_us},       {"samples", s.samples}, {"timer", s.timer},
-                     {"sm_clock_mhz", s.sm_clock_mhz}, {"events_per_call_us", s.events_per_call_us}};
+                     {"sm_clock_mhz", s.sm_clock_mhz}, {"events_per_call_us", s.events_per_call_us},
+                     {"stopped_by", s.stopped_by}};
 }
 
 void from_json(const nlohmann::json& j, TimingStats& s) {
@@ -59,6 +60,7 @@ void from_json(const nlohmann::json& j, TimingStats& s) {
   s.timer = j.value("timer", std::string());
   s.sm_clock_mhz = j.value("sm_clock_mhz", 0.0);
   s.events_per_call_us = j.value("events_per_call_us", 0.0);
+  s.stopped_by = j.value("stopped_by", std::string());
 }
 
 void to_json(nlohmann::json& j, const MeasurementRecord& r) {

@@ -30,6 +30,10 @@ struct TimingStats {
   // Cross-check: CUDA events around 20 back-to-back calls, divided by 20 (launch gaps included, so it is never
   // below the kernel-time median by more than noise). In sweep outputs only; 0 when not measured.
   double events_per_call_us = 0;
+  // Why sampling stopped: "converged", "time cap" (the stopping rule's), "wall cap" (the host's), or a pruning rule
+  // ("pruned: first_batch", tuner/candidate_pruning.hpp): then the statistics are of that short batch only. Empty in
+  // records read back from a db.
+  std::string stopped_by;
   // (p90 − p10) / median: the noise figure the gate and the stopping rule use.
   double rel_spread() const { return median_us > 0 ? (p90_us - p10_us) / median_us : 0.0; }
 };

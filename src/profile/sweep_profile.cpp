@@ -234,7 +234,7 @@ SweepProfile parse_sweep_profile(const std::string& json_text, const std::string
   if (doc.contains("timing")) {
     const json& t = doc["timing"];
     r.only_known(t, "timing", {"warmup_calls", "batch_calls", "min_samples", "max_noise_pct", "min_time_ms", "max_time_ms",
-                           "l2_flush", "launch", "l2", "finalists"});
+                           "l2_flush", "launch", "l2", "finalists", "prune"});
     TimingSettings& ts = p.timing;
     if (t.contains("warmup_calls")) ts.warmup_calls = static_cast<int>(r.number(t, "warmup_calls", "timing.warmup_calls", 0, 1000));
     if (t.contains("batch_calls")) ts.batch_calls = static_cast<int>(r.number(t, "batch_calls", "timing.batch_calls", 1, 500));
@@ -261,6 +261,10 @@ SweepProfile parse_sweep_profile(const std::string& json_text, const std::string
     either_or_both("launch", "stream", "graph", &ts.launch_stream, &ts.launch_graph);
     either_or_both("l2", "warm", "cold", &ts.l2_warm, &ts.l2_cold);
     if (t.contains("finalists")) ts.finalists = static_cast<int>(r.number(t, "finalists", "timing.finalists", 0, 16));
+    if (t.contains("prune")) {
+      if (!t["prune"].is_boolean()) r.fail("timing.prune", "must be true or false");
+      ts.prune = t["prune"].get<bool>();
+    }
   }
   return p;
 }

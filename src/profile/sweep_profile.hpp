@@ -38,6 +38,11 @@ struct TimingSettings {
   bool launch_stream = true, launch_graph = true;
   bool l2_warm = true, l2_cold = true;
   int finalists = 3;
+  // Spend sampling only where the choice can still change (tuner/candidate_pruning.hpp): a candidate whose first
+  // batch is clearly slower than the best so far is not sampled to convergence, and the finalist stage times only
+  // challengers that can still beat heuristic-first. false: every candidate and finalist is timed in full, for
+  // profiles whose per-candidate numbers are compared side by side (the gate's ci, the kernel benchmarks).
+  bool prune = true;
 };
 
 struct SweepProfile {

@@ -1,11 +1,14 @@
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <sstream>
 
 #include <gtest/gtest.h>
 
+#include "db/tuning_db.hpp"
 #include "support/run_gemmtune.hpp"
 #include "support/scratch_dir.hpp"
+#include "support/tuning_fixtures.hpp"
 
 namespace gemmtune {
 namespace {
@@ -127,7 +130,37 @@ TEST(SweepCli, DryRunWithShardsPrintsTheEstimateOfEachShard) {
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("  0/2 "), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("  1/2 "), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("with 2 shards in parallel about"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("2 shards on 2 GPUs in parallel: about"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("built-in rates of an H200"), std::string::npos) << r.output;
+}
+
+// A db with a finished run of the profile prices the dry run at what that run measured (tuner/sweep_cost.hpp).
+TEST(SweepCli, DryRunPricesThePlanAtTheRatesADbsRunsOfTheProfileMeasured) {
+  test::ScratchDir dir;
+  const std::string db_path = dir.path("t.db");
+  {
+    TuningDb db(db_path);
+    const std::int64_t run = db.begin_run(test::test_run(test::test_device(), "quick"));
+    const GemmProblem p = test::test_problem(256, 256, 256);
+    db.store_problem(run, p, {test::lt_record(p, 1, 9.0), test::own_record(p, "v", 12.0)});
+    db.finish_run(run);
+  }
+  auto r = run_gemmtune({"sweep", "--profile", "quick", "--dry-run", "--shards", "2", "--db", db_path});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("rates measured by 1 run of 'quick' (1 problem,"), std::string::npos) << r.output;
+  r = run_gemmtune({"sweep", "--profile", "ci", "--dry-run", "--shards", "2", "--db", db_path});
+  EXPECT_NE(r.output.find("no finished run of profile 'ci'"), std::string::npos) << r.output;
+  r = run_gemmtune({"sweep", "--profile", "quick", "--dry-run", "--shards", "2", "--db", db_path, "--no-prune"});
+  EXPECT_NE(r.output.find("; no pruning)"), std::string::npos) << r.output;
+  // A db it cannot read leaves the built-in rates, and says why.
+  test::write_bytes(dir.path("junk.db"), "not a database");
+  r = run_gemmtune({"sweep", "--profile", "quick", "--dry-run", "--shards", "2", "--db", dir.path("junk.db")});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("built-in rates of an H200 ("), std::string::npos) << r.output;
+  // A dry run never creates a db.
+  r = run_gemmtune({"sweep", "--profile", "quick", "--dry-run", "--db", dir.path("none.db")});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(dir.path("none.db")));
 }
 
 TEST(SweepCli, BadShardsExitTwoWithAClearLine) {

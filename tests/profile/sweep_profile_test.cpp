@@ -109,6 +109,19 @@ TEST(SweepProfile, Fp32EquivalentIsOffUnlessTheProfileTurnsItOnWithABoolean) {
             std::string::npos);
 }
 
+TEST(SweepProfile, PruningIsOnUnlessTheProfileTurnsItOffAndTheComparedProfilesDo) {
+  EXPECT_TRUE(parse_sweep_profile(R"({"name": "x", "shapes": [[1, 2, 3]]})", "x.json").timing.prune);
+  EXPECT_FALSE(parse_sweep_profile(R"({"name": "x", "shapes": [[1, 2, 3]], "timing": {"prune": false}})", "x.json")
+                   .timing.prune);
+  EXPECT_NE(error_of(R"({"name": "x", "shapes": [[1, 2, 3]], "timing": {"prune": 0}})").find("timing.prune"),
+            std::string::npos);
+  // The gate compares every candidate of ci with its baseline, and the kernel benchmarks compare candidates side by
+  // side: their numbers must all come from sampling to convergence.
+  for (const char* name : {"ci", "kernels", "dev_3xtf32", "dev_tf32", "dev_fp32"})
+    EXPECT_FALSE(load_sweep_profile(name, std::string(GEMMTUNE_SOURCE_DIR) + "/profiles").timing.prune) << name;
+  EXPECT_TRUE(load_sweep_profile("default", std::string(GEMMTUNE_SOURCE_DIR) + "/profiles").timing.prune);
+}
+
 TEST(SweepProfile, MissingFileIsAnInputError) {
   EXPECT_THROW(load_sweep_profile("no-such-profile", std::string(GEMMTUNE_SOURCE_DIR) + "/profiles"), InputError);
 }

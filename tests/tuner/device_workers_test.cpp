@@ -20,10 +20,12 @@ TEST(DeviceWorkers, UnknownRepeatedOrMalformedDevicesAreRefused) {
     EXPECT_THROW(select_devices(bad, {0, 1, 2, 3}), InputError) << "'" << bad << "'";
 }
 
-TEST(DeviceWorkers, OneGpuSweepsThePlanAsOneShardSeveralTakeFourEach) {
-  EXPECT_EQ(shards_for_group(1, 33000), 1);
-  EXPECT_EQ(shards_for_group(8, 33000), 32);
-  EXPECT_EQ(shards_for_group(8, 5), 5) << "never more shards than problems";
+TEST(DeviceWorkers, OneGpuSweepsThePlanAsOneShardSeveralTakeUpToFourOfAtLeastThirtySecondsEach) {
+  EXPECT_EQ(shards_for_group(1, 33000, 40000), 1);
+  EXPECT_EQ(shards_for_group(8, 33000, 40000), 32);
+  EXPECT_EQ(shards_for_group(8, 5, 40000), 5) << "never more shards than problems";
+  EXPECT_EQ(shards_for_group(2, 108, 60), 2) << "a GPU's 30 s share is one shard: a second process would cost more";
+  EXPECT_EQ(shards_for_group(2, 108, 150), 4) << "75 s each: two shards of at least 30 s per GPU";
 }
 
 TEST(DeviceWorkers, ProgressLinesAreToldFromOtherOutput) {
