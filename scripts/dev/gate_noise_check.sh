@@ -2,8 +2,11 @@
 # Does the gate hold between single runs of one build, and does it still catch a real slowdown? (issue 37)
 #
 #   scripts/dev/gate_noise_check.sh OUT_DIR        RUNS=10 SLOWDOWNS="own:10 lt:10" CALL_BUDGET_S=500 STEP=all|report
+#                                                  [SLOWDOWN_BUILDS=DIR]
+# SLOWDOWN_BUILDS=DIR: BUILD_DIR is a carried build (scripts/dev/prebuilt.sh), nothing is built, and each slowdown's
+# gemmtune is DIR/slow_<backend>_<pct>/gemmtune, built elsewhere with -DGEMMTUNE_TEST_SLOWDOWN=<backend>:<pct>.
 #
-# 1. Builds this tree (scripts/device_build.sh into $BUILD_DIR, default build/; nothing to do when it is current) and
+# 1. Builds this tree (scripts/dev/device_build.sh into $BUILD_DIR, default build/; nothing to do when it is current) and
 #    sweeps the `ci` profile RUNS times back to back (--no-db), one process each, timing each sweep.
 # 2. Per SLOWDOWNS entry, rebuilds gemmtune with -DGEMMTUNE_TEST_SLOWDOWN=<entry> (only the tuner's sources
 #    recompile) and sweeps `ci` once; the build is put back to normal afterwards, and on any exit.
@@ -50,10 +53,13 @@ incomplete() {
 # Would a job of about `$1` seconds end past the budget?
 over_budget() { ((SECONDS + $1 > budget)); }
 
+prebuilt=${SLOWDOWN_BUILDS:-}
 if [[ $step == all ]]; then
   # A build dir left with a test-only slowdown (an interrupted call) is put back to normal first.
-  CMAKE_EXTRA_ARGS="${CMAKE_EXTRA_ARGS:-} -DGEMMTUNE_TEST_SLOWDOWN=" BUILD_DIR=$build "$root/scripts/device_build.sh" \
-    >"$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 2; }
+  if [[ -z $prebuilt ]]; then
+    CMAKE_EXTRA_ARGS="${CMAKE_EXTRA_ARGS:-} -DGEMMTUNE_TEST_SLOWDOWN=" BUILD_DIR=$build \
+      "$root/scripts/dev/device_build.sh" >"$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 2; }
+  fi
   echo "build: $SECONDS s"
   nvidia-smi --query-gpu=name,clocks.sm,temperature.gpu,power.draw --format=csv,noheader
   last=40  # a guess for the first sweep of a call; then the last one's time
@@ -67,20 +73,26 @@ if [[ $step == all ]]; then
     ((rc > 1)) && { tail -5 "$work/run_$i.log"; rm -f "$work/run_$i.json"; exit 2; }
   done
 
-  trap 'configure ""' EXIT
+  [[ -z $prebuilt ]] && trap 'configure ""' EXIT
   for spec in $slowdowns; do
     name=slow_${spec/:/_}
     [[ -f $work/$name.json ]] && continue
     over_budget $((last + 120)) && incomplete "the call's budget of $budget s is spent before the $spec build"
     t0=$SECONDS
-    configure "$spec" >"$out/build_$name.log" 2>&1 || { tail -30 "$out/build_$name.log"; exit 2; }
-    seconds=$(sweep "$work/$name.json" "$work/$name.log")
+    if [[ -n $prebuilt ]]; then
+      seconds=$(gt=$prebuilt/$name/gemmtune sweep "$work/$name.json" "$work/$name.log")
+    else
+      configure "$spec" >"$out/build_$name.log" 2>&1 || { tail -30 "$out/build_$name.log"; exit 2; }
+      seconds=$(sweep "$work/$name.json" "$work/$name.log")
+    fi
     rc=$?
     echo "slowdown $spec: rebuilt in $((SECONDS - t0 - seconds)) s, swept in $seconds s (exit $rc)" |
       tee -a "$work/sweeps.txt"
   done
-  configure ""
-  trap - EXIT
+  if [[ -z $prebuilt ]]; then
+    configure ""
+    trap - EXIT
+  fi
 fi
 
 [[ -f $work/run_2.json ]] || { echo "gate_noise_check: fewer than two single runs in $work" >&2; exit 2; }
