@@ -51,6 +51,8 @@ res=$out/results/$slug
 mkdir -p "$res"
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | tee "$res/trace_gpu.txt"
 
+# ONLY_OVERHEAD=1: step 5 alone (the others ran before into OUT_DIR).
+if [[ ${ONLY_OVERHEAD:-0} != 1 ]]; then
 # --- 1. What PyTorch imports from cuBLAS ------------------------------------------------------------------------
 torch_cuda=$(python3 -c 'import os, torch; print(os.path.join(os.path.dirname(torch.__file__), "lib"))')/libtorch_cuda.so
 {
@@ -177,6 +179,7 @@ cat "$res/trace_torch_vs_tuned.txt"
 note "trace diff rc=$?: $(grep -c 'fwd:' "$res/trace_diff_tf32.txt") problem rows (see trace_diff_tf32.txt)"
 sed -n '/GEMM problems, before and after/,$p' "$res/trace_diff_tf32.txt" | head -20
 
+fi
 # --- 5. Overhead ------------------------------------------------------------------------------------------------
 repeats=${REPEATS:-3}
 mode=${OVERHEAD_MODE:-tf32}
@@ -203,10 +206,12 @@ else
     done
   done
   rm -f "$out/overhead.json"
-  note "overhead: $(printf '%s\n' "${runs[@]}" | python3 - "$res/trace_overhead.json" "$steps" "$mode" <<'PY'
+  # The runs go through a file: python3's stdin holds the program below.
+  printf '%s\n' "${runs[@]}" >"$out/overhead_runs.txt"
+  note "overhead: $(python3 - "$res/trace_overhead.json" "$steps" "$mode" "$out/overhead_runs.txt" <<'PY'
 import json, re, statistics, sys
 walls, loops = {}, {}
-for line in sys.stdin:
+for line in open(sys.argv[4]):
     kind, s, e, rest = line.split(" ", 3)
     wall = float(e) - float(s) if kind == "plain" else float(e)
     m = re.search(r"loop_s=([0-9.]+)", rest)

@@ -2,6 +2,8 @@
 // margin over heuristic-first with every cache entry, by the keep rule.
 #include "tuner/program_timing.hpp"
 
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 #include "cuda/device_info.hpp"
@@ -43,6 +45,16 @@ void expect_margins_follow_the_keep_rule(const std::string& db_path, const std::
     const bool heuristic_first = e.candidate.backend == Backend::Lt && e.candidate.heuristic_rank == 0;
     if (heuristic_first) {
       EXPECT_EQ(e.evidence.min_margin(), 1.0);
+    } else if (e.candidate.backend == Backend::Lt && e.candidate.lt_epilogue_kernel) {
+      // The no-entry set's other member (these profiles ask for no other unfused candidate), kept as the member that
+      // loses least (choose_over_no_entry): its worst margin over heuristic-first beats heuristic-first's worst margin
+      // over it, 1 / (its best), so min · max > 1, though one condition may sit just under 1.
+      double lowest = e.evidence.conditions.front().margin, highest = lowest;
+      for (const ConditionMargin& c : e.evidence.conditions) {
+        lowest = std::min(lowest, c.margin);
+        highest = std::max(highest, c.margin);
+      }
+      EXPECT_GT(lowest * highest, 1.0);
     } else {
       // The db keeps 4 decimals; 1e-9 absorbs only the double rounding of that text, not a real shortfall.
       EXPECT_GE(e.evidence.min_margin(), 1.0 + kMinProgramNoise - 1e-9);

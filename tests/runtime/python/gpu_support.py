@@ -43,6 +43,19 @@ def relative_error(got, ref):
     return float((got.double() - ref).norm() / ref.norm())
 
 
+def grad_of_z_reference(torch, act, z, grad_y, keep=None, p=0.0):
+    """gZ = gY ⊙ act'(Z) (⊙ keep/(1−p)) in fp64, at the forward's own pre-activation Z. The backward is checked at the
+    Z it was given, not at an fp64 Z recomputed from the inputs: where a tf32 Z lies on the other side of relu's kink
+    (or on a steep part of tanh) from the fp64 one, act' differs there by design, an error the forward's check of Z
+    already bounds."""
+    z64 = z.detach().double().reshape(grad_y.shape).requires_grad_()
+    y = reference_activation(torch, act)(z64)
+    if keep is not None:
+        y = y * keep.double().reshape(grad_y.shape) / (1 - p)
+    y.backward(grad_y.double())
+    return z64.grad
+
+
 class GpuTestCase(unittest.TestCase):
     def assert_close(self, got, ref, mode, dims, what):
         error, bound = relative_error(got, ref), tolerance(mode, *dims)

@@ -11,7 +11,8 @@ import textwrap
 import unittest
 
 import gemmtune
-from gpu_support import ACTIVATIONS, LEAKY_SLOPE, GpuTestCase, reference_activation, require_gpu_and_torch
+from gpu_support import (ACTIVATIONS, LEAKY_SLOPE, GpuTestCase, grad_of_z_reference, reference_activation,
+                         require_gpu_and_torch)
 
 torch = None
 M, N, K = 333, 136, 200  # no multiple of 64: edge tiles in every dimension
@@ -76,6 +77,14 @@ class RuntimeGpuTest(GpuTestCase):
             y = y * keep.double() / (1 - p)
         return y, z, (a, b, c)
 
+    def assert_backward_close(self, grads, A, B, Z, gY, act, mode, what, keep=None, p=0.0):
+        """gA, gB and gBias against fp64 at the forward's own Z (grad_of_z_reference): gA = gZ·op(B)ᵀ,
+        gB = op(A)ᵀ·gZ, gBias = Σ_rows gZ."""
+        gz = grad_of_z_reference(torch, act, Z, gY, keep, p)
+        refs = (gz @ B.double().t(), A.double().t() @ gz, gz.sum(0))
+        for name, g, ref in zip(("gA", "gB", "gBias"), grads, refs):
+            self.assert_close(g, ref, mode, (M, N, K), name + what)
+
     def test_forward_matches_fp64_for_every_activation_and_mode(self):
         A, B, bias = randn(M, K), randn(K, N), randn(N)
         for mode in ("tf32", "fp32"):
@@ -100,28 +109,26 @@ class RuntimeGpuTest(GpuTestCase):
                     got = self.rt.backward(A, B, gY, z=Z, bias=bias, act=act, leaky_slope=LEAKY_SLOPE, mode=mode,
                                            grad_a=gA, grad_b=gB, grad_bias=gBias)
                     self.assertEqual([id(g) for g in got], [id(gA), id(gB), id(gBias)])
-                    y_ref, _, leaves = self.reference(A, B, bias, act)
-                    y_ref.backward(gY.double())
                     torch.cuda.synchronize()
-                    for name, g, leaf in zip(("gA", "gB", "gBias"), got, leaves):
-                        self.assert_close(g, leaf.grad, mode, (M, N, K), name)
+                    self.assert_backward_close(got, A, B, Z, gY, act, mode, "")
 
     def test_dropout_mask_is_philox_of_seed_and_offset_and_the_backward_regenerates_it(self):
         A, B, bias, gY, p = randn(M, K), randn(K, N), randn(N), randn(M, N), 0.3
         Y, Z = self.rt.forward(A, B, bias, act="gelu", dropout=p, seed=42, offset=5, save_z=True)
-        keep = Y != 0  # gelu(Z) is never exactly 0 here, so a zero in Y is a dropped element
-        dropped = 1.0 - keep.double().mean().item()
+        # A dropped element is a zero in Y where gelu(Z) is not zero; where gelu(Z) underflows to 0 (Z far below 0,
+        # as |Z| of k = 200 random products often is), Y cannot show the mask, and gelu' is 0 there too.
+        visible = torch.nn.functional.gelu(Z, approximate="tanh") != 0
+        keep = (Y != 0) | ~visible
+        dropped = 1.0 - keep[visible].double().mean().item()
         self.assertAlmostEqual(dropped, p, delta=0.02)
-        y_ref, _, leaves = self.reference(A, B, bias, "gelu", keep, p)
+        y_ref, _, _ = self.reference(A, B, bias, "gelu", keep, p)
         self.assert_close(Y, y_ref, "tf32", (K,), "Y with dropout")
         grads = self.rt.backward(A, B, gY, z=Z, bias=True, act="gelu", dropout=p, seed=42, offset=5)
-        y_ref.backward(gY.double())
-        for name, g, leaf in zip(("gA", "gB", "gBias"), grads, leaves):
-            self.assert_close(g, leaf.grad, "tf32", (M, N, K), name + " with the regenerated mask")
+        self.assert_backward_close(grads, A, B, Z, gY, "gelu", "tf32", " with the regenerated mask", keep, p)
         again, _ = self.rt.forward(A, B, bias, act="gelu", dropout=p, seed=42, offset=5, save_z=True)
         self.assertTrue(torch.equal(again, Y), "the same problem, seed and offset must give the same bits")
         next_step, _ = self.rt.forward(A, B, bias, act="gelu", dropout=p, seed=42, offset=6, save_z=True)
-        self.assertGreater(((next_step != 0) != keep).double().mean().item(), 0.2, "a new offset, a new mask")
+        self.assertGreater(((next_step != 0) != keep)[visible].double().mean().item(), 0.2, "a new offset, a new mask")
 
     def test_transposed_views_are_read_and_written_in_place(self):
         A, B, bias, gY = randn(K, M).t(), randn(N, K).t(), randn(N), randn(N, M).t()
@@ -131,13 +138,11 @@ class RuntimeGpuTest(GpuTestCase):
         self.assertEqual(Y.data_ptr(), address)
         self.assertEqual(Z.stride(), out.stride(), "Z is stored as Y is")
         self.assertEqual(self.rt.explain(A, B, bias, act="tanh", save_z=True, out=out).split(":")[2], "tt")
-        y_ref, _, leaves = self.reference(A, B, bias, "tanh")
+        y_ref, _, _ = self.reference(A, B, bias, "tanh")
         self.assert_close(Y, y_ref, "tf32", (K,), "Y of transposed views")
         gA, gB, gBias = self.rt.backward(A, B, gY, z=Z, bias=True, act="tanh")
         self.assertEqual((gA.stride(), gB.stride()), (A.stride(), B.stride()), "gradients are stored as inputs are")
-        y_ref.backward(gY.double())
-        for name, g, leaf in zip(("gA", "gB", "gBias"), (gA, gB, gBias), leaves):
-            self.assert_close(g, leaf.grad, "tf32", (M, N, K), name + " of transposed views")
+        self.assert_backward_close((gA, gB, gBias), A, B, Z, gY, "tanh", "tf32", " of transposed views")
 
     def test_graph_replays_draw_a_new_mask_each_and_match_eager_calls_at_those_offsets(self):
         A, B, p = randn(M, K), randn(K, N), 0.5

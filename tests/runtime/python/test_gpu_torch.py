@@ -6,7 +6,8 @@ import tempfile
 import unittest
 
 import gemmtune
-from gpu_support import ACTIVATIONS, LEAKY_SLOPE, GpuTestCase, reference_activation, require_gpu_and_torch
+from gpu_support import (ACTIVATIONS, LEAKY_SLOPE, GpuTestCase, grad_of_z_reference, reference_activation,
+                         require_gpu_and_torch)
 
 torch = gt = None
 BATCH, ROWS, IN, OUT = 2, 150, 200, 136  # 300 rows of 200 -> 136: no multiple of 64
@@ -17,6 +18,14 @@ def setUpModule():
     torch = require_gpu_and_torch()
     import gemmtune.torch
     gt = gemmtune.torch
+
+
+def saved_z(y):
+    """The pre-activation Z the fused forward of y saved for its backward (None where it saved none: no activation)."""
+    node = y.grad_fn
+    while node is not None and not type(node).__name__.startswith("_FusedLinearFunction"):
+        node = node.next_functions[0][0]
+    return node.saved_tensors[2]
 
 
 class FusedLinearGpuTest(GpuTestCase):
@@ -46,19 +55,25 @@ class FusedLinearGpuTest(GpuTestCase):
         return y, (x64, w64, b64)
 
     def check_step(self, layer, x, keep_of=None):
-        """One forward and backward of layer against fp64, for an x of any leading dimensions."""
+        """One forward and backward of layer against fp64, for an x of any leading dimensions: Y against the fp64
+        forward, the gradients against fp64 at the Z the fused forward saved (grad_of_z_reference)."""
         x = x.detach().requires_grad_()
         y = layer(x)
         self.assertEqual(y.shape, (*x.shape[:-1], OUT))
         keep = keep_of(y) if keep_of else None
-        y_ref, leaves = self.reference(layer, x, keep)
+        y_ref, (x64, w64, _) = self.reference(layer, x, keep)
+        self.assert_close(y, y_ref, layer.mode, (IN,), "Y")
+        z = saved_z(y)
         gy = torch.randn_like(y)
         y.backward(gy)
-        y_ref.backward(gy.double())
-        self.assert_close(y, y_ref, layer.mode, (IN,), "Y")
-        grads = (x.grad, layer.weight.grad, layer.bias.grad)
-        for name, g, leaf in zip(("gX", "gW", "gBias"), grads, leaves):
-            self.assert_close(g, leaf.grad, layer.mode, (BATCH * ROWS, IN, OUT), name)
+        gy2 = gy.reshape(-1, OUT)
+        gz = grad_of_z_reference(torch, layer.activation, z, gy2, keep, layer.dropout) if z is not None else \
+            (gy2.double() * (keep.double().reshape(gy2.shape) / (1 - layer.dropout) if keep is not None else 1))
+        x2 = x64.detach().reshape(-1, IN)
+        refs = (gz @ w64.detach(), gz.t() @ x2, gz.sum(0))
+        grads = (x.grad.reshape(-1, IN), layer.weight.grad, layer.bias.grad)
+        for name, g, ref in zip(("gX", "gW", "gBias"), grads, refs):
+            self.assert_close(g, ref, layer.mode, (BATCH * ROWS, IN, OUT), name)
         return y
 
     def test_forward_and_backward_match_fp64_for_every_activation_and_mode(self):
