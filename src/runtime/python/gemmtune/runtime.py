@@ -118,16 +118,22 @@ def _output(obj, name, stream, rows, cols, what):
     return m
 
 
-def plan_forward(A, B, bias=None, *, act="none", leaky_slope=0.01, out=None, z=None, save_z=False, dropout=0.0,
-                 seed=0, offset=0, offset_ptr=None, mode="tf32", stream=None, device=0):
-    """The problem and operands Runtime(device=device).forward would run with these arguments, or the TypeError /
-    gemmtune.InputError it would raise, naming the argument. Needs no GPU and no Runtime."""
+def _product_operands(A, B, stream):
+    """The stream handle and the matrices A (m x k) and B (k x n) of a forward's product, read as its arguments."""
     s = _arrays.stream_handle(stream, A)
     a = _arrays.matrix(A, "A", s)
     b = _arrays.matrix(B, "B", s)
     if b.rows != a.cols:
         raise InputError(f"B: its {b.rows} rows do not match A's {a.cols} columns (A is {a.rows}x{a.cols}, "
                          f"B {b.rows}x{b.cols})")
+    return s, a, b
+
+
+def plan_forward(A, B, bias=None, *, act="none", leaky_slope=0.01, out=None, z=None, save_z=False, dropout=0.0,
+                 seed=0, offset=0, offset_ptr=None, mode="tf32", stream=None, device=0):
+    """The problem and operands Runtime(device=device).forward would run with these arguments, or the TypeError /
+    gemmtune.InputError it would raise, naming the argument. Needs no GPU and no Runtime."""
+    s, a, b = _product_operands(A, B, stream)
     m, k, n = a.rows, a.cols, b.cols
     v = None if bias is None else _arrays.vector(bias, "bias", s)
     if v is not None and v.length != n:
@@ -167,12 +173,7 @@ def _gradient(obj, name, stream, like):
 def plan_backward(A, B, grad_out, *, z=None, bias=None, act="none", leaky_slope=0.01, dropout=0.0, seed=0, offset=0,
                   offset_ptr=None, mode="tf32", grad_a=None, grad_b=None, grad_bias=None, stream=None, device=0):
     """What Runtime(device=device).backward would run, or the error it would raise. Needs no GPU and no Runtime."""
-    s = _arrays.stream_handle(stream, A)
-    a = _arrays.matrix(A, "A", s)
-    b = _arrays.matrix(B, "B", s)
-    if b.rows != a.cols:
-        raise InputError(f"B: its {b.rows} rows do not match A's {a.cols} columns (A is {a.rows}x{a.cols}, "
-                         f"B {b.rows}x{b.cols})")
+    s, a, b = _product_operands(A, B, stream)
     m, k, n = a.rows, a.cols, b.cols
     gy = _arrays.matrix(grad_out, "grad_out", s)
     if (gy.rows, gy.cols) != (m, n):
