@@ -8,7 +8,8 @@
 //   stream  the N calls launched into the stream;   graph  one captured graph of those N calls, replayed;
 //   warm    every call on the same buffers;         cold   L2 overwritten before the batch, and the N calls rotate
 //                                                          over input sets larger than 2× L2 together.
-// Finalists take turns within each repeat (the order rotating), so a clock drift hits them all alike.
+// One condition after the other, its warm-up round first (a warm condition's inputs then stay in L2 as in a program's
+// loop); within it the finalists take turns each repeat (the order rotating), so a clock drift hits them all alike.
 #pragma once
 
 #include <string>
