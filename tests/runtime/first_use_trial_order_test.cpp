@@ -19,8 +19,10 @@ namespace {
 
 enum Kind { kWarm, kCold, kGraph };
 
-// Times each side per call by condition (launches on set 0 are warm, on others cold; replays are the graph), and
-// checks every step against the rules of the blocking kernel (launch/blocking_kernel.hpp) as it is taken.
+// Times each side per call by condition, and checks every step against the rules of the blocking kernel
+// (launch/blocking_kernel.hpp) as it is taken. L2 is modelled: a call on set 0 is warm only where the call before it
+// read set 0 too (any other set evicts it); a replay is the graph's time on warm inputs, cold ones' otherwise. Only
+// calls between start_timer and stop_timer count into a batch's time.
 class FakeTrialGpu final : public TrialGpu {
  public:
   // us[side] = {warm, cold, graph} per-call microseconds.
@@ -31,11 +33,12 @@ class FakeTrialGpu final : public TrialGpu {
   void launch(int side, int set) override {
     log("launch " + std::to_string(side));
     if (blocked_ && batches_ + 1 == fail_launch_in_batch_) throw CheckError("a launch failed");
+    const Kind kind = set == 0 && set0_in_l2_ ? kWarm : kCold;
+    set0_in_l2_ = set == 0;
     if (blocked_) {
       if (!loaded_.count(side))
         violation("first launch of side " + std::to_string(side) + " behind the blocking kernel");
-      batch_.push_back({side, set == 0 ? kWarm : kCold});
-      ++batch_calls_;
+      if (timing_) batch_.push_back({side, kind});
     } else {
       launched_unwaited_.insert(side);
     }
@@ -63,15 +66,16 @@ class FakeTrialGpu final : public TrialGpu {
     }
     if (!replayed_.count(side))
       violation("the first replay (upload) of side " + std::to_string(side) + "'s graph behind the blocking kernel");
-    for (int i = 0; i < graph_calls_[side]; ++i) batch_.push_back({side, kGraph});
-    batch_calls_ += graph_calls_[side];
+    for (int i = 0; i < graph_calls_[side]; ++i) {
+      if (timing_) batch_.push_back({side, set0_in_l2_ ? kGraph : kCold});
+      set0_in_l2_ = true;
+    }
   }
   void block() override {
     log("block");
     if (blocked_) violation("blocked twice");
     blocked_ = true;
     batch_.clear();
-    batch_calls_ = 0;
     timing_ = false;
   }
   void start_timer() override {
@@ -113,7 +117,7 @@ class FakeTrialGpu final : public TrialGpu {
   std::set<int> loaded_, launched_unwaited_, replayed_, replayed_unwaited_;
   std::map<int, int> graph_calls_;
   std::vector<std::pair<int, Kind>> batch_;
-  int batch_calls_ = 0;
+  bool set0_in_l2_ = false;
   double batch_us_ = 0;
 };
 
@@ -210,6 +214,19 @@ TEST(FirstUseTrialOrder, OneProblemsBatchesStopAtTheBudgetAndTheLaterChallengers
   for (const ChallengerTrial& c : t.challengers) all.push_back(c.times);
   EXPECT_FALSE(last.times.challenger_wins(fastest_default(all)));
   EXPECT_TRUE(t.challengers.front().times.challenger_wins(fastest_default(all)));
+}
+
+TEST(FirstUseTrialOrder, AWarmBatchIsTimedOnInputsAlreadyInL2NotAfterTheColdBatchesEvictedThem) {
+  // Calls of 100-200 us: one call a batch. The challenger is faster than heuristic-first in every condition, but
+  // slower on cold inputs than heuristic-first on warm ones: the first warm batch, which it runs first, must not
+  // start on the inputs the cold batches before it evicted, or its slowest batch would lose.
+  FakeTrialGpu gpu({{130, 200, 115}, {100, 140, 90}});
+  const FirstUseTrial t = run_first_use_trial(gpu, kFloor);
+  EXPECT_TRUE(gpu.violations_.empty()) << ::testing::PrintToString(gpu.violations_);
+  const ProgramTrial& c = t.challengers[0].times;
+  EXPECT_TRUE(t.challengers[0].stopped.empty()) << t.challengers[0].stopped;
+  EXPECT_DOUBLE_EQ(c.warm.challenger_slowest_us, 100);
+  EXPECT_TRUE(c.challenger_wins(fastest_default({c})));
 }
 
 TEST(FirstUseTrialOrder, NoChallengersNoSteps) {
