@@ -7,7 +7,9 @@
 //
 // It records kernel, memcpy, memset and NVTX marker activity, the runtime/driver launch calls (thread and time of
 // each launch, so kernels can be put in the NVTX range that launched them) and the external correlation ids the
-// GEMM shim pushes. Records stream to <GEMMTUNE_TRACE_DIR>/<pid>.cupti.jsonl as CUPTI hands over each
+// GEMM shim pushes. The launch calls come from CUPTI's callback API, enabled for those calls alone: the runtime and
+// driver activity kinds record every API call (PyTorch makes several per kernel: cudaGetDevice,
+// cudaStreamIsCapturing, ...), and cost a launch-bound training step 11-14% of its time (H200). Records stream to <GEMMTUNE_TRACE_DIR>/<pid>.cupti.jsonl as CUPTI hands over each
 // buffer; at exit the buffers are flushed and an end line says how many records CUPTI dropped.
 //
 // No exceptions leave this library and it never ends the program: a failure is written into the file as an
@@ -28,6 +30,7 @@
 #include <mutex>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "trace/raw_format.hpp"
 
@@ -39,10 +42,11 @@ constexpr std::size_t kBufferBytes = 4u << 20;
 constexpr std::size_t kRecordAlignment = 8;
 constexpr auto kGemmCorrelationKind = CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM1;  // CUSTOM0 is CuptiKernelTimer's
 
-constexpr CUpti_ActivityKind kKinds[] = {
-    CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,  CUPTI_ACTIVITY_KIND_MEMSET,
-    CUPTI_ACTIVITY_KIND_MARKER,            CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER,
-    CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION};
+constexpr CUpti_ActivityKind kKinds[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
+                                         CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_MARKER,
+                                         CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION};
+// Where the callback API cannot be had (the program subscribed to it first), launches come from these instead.
+constexpr CUpti_ActivityKind kApiKinds[] = {CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER};
 
 // The per-process record file. CUPTI calls buffer_completed on its own thread, the flush at exit on the main one.
 struct Output {
@@ -104,17 +108,81 @@ void write_error(const char* what, CUptiResult r) {
 }
 
 // Only API calls that put work on the GPU are kept: launches (kernels, cooperative kernels, graphs) and copies.
-// CUPTI names each callback id; the answer is cached per id. Called with Output::mu held.
+bool names_launch(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
+  const char* name = nullptr;
+  return cuptiGetCallbackName(domain, cbid, &name) == CUPTI_SUCCESS && name &&
+         (std::strstr(name, "Launch") || std::strstr(name, "Memcpy") || std::strstr(name, "Memset"));
+}
+
+// The answer cached per id, for the API activity records. Called with Output::mu held.
 bool is_launch_api(Output& o, CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
   const auto key = std::make_pair(static_cast<int>(domain), static_cast<std::uint32_t>(cbid));
   const auto it = o.launch_api.find(key);
   if (it != o.launch_api.end()) return it->second;
-  const char* name = nullptr;
-  bool launches = false;
-  if (cuptiGetCallbackName(domain, cbid, &name) == CUPTI_SUCCESS && name)
-    launches = std::strstr(name, "Launch") || std::strstr(name, "Memcpy") || std::strstr(name, "Memset");
-  o.launch_api.emplace(key, launches);
-  return launches;
+  return o.launch_api.emplace(key, names_launch(domain, cbid)).first->second;
+}
+
+// The launch calls the callback API saw since the last buffer was written: the program's threads append, the
+// thread that writes a buffer (or the exit) takes them.
+struct LaunchCall {
+  std::uint32_t correlation;
+  std::uint32_t tid;
+  std::uint64_t ns;
+};
+struct LaunchCalls {
+  std::mutex mu;
+  std::vector<LaunchCall> calls;
+};
+
+LaunchCalls& launch_calls() {
+  static LaunchCalls* l = new LaunchCalls;  // never destroyed, as Output
+  return *l;
+}
+
+void CUPTIAPI on_launch_call(void*, CUpti_CallbackDomain, CUpti_CallbackId, const void* data) {
+  const auto* call = static_cast<const CUpti_CallbackData*>(data);
+  if (call->callbackSite != CUPTI_API_ENTER) return;
+  std::uint64_t ns = 0;
+  if (cuptiGetTimestamp(&ns) != CUPTI_SUCCESS) return;
+  // The system thread id: start() sets CUPTI's records (NVTX markers) to the same kind.
+  const LaunchCall c{call->correlationId, static_cast<std::uint32_t>(::gettid()), ns};
+  LaunchCalls& l = launch_calls();
+  std::lock_guard<std::mutex> lock(l.mu);
+  l.calls.push_back(c);
+}
+
+// Appends the launch calls recorded so far to `out`, in the API records' format.
+void take_launch_calls(std::string& out) {
+  std::vector<LaunchCall> calls;
+  {
+    LaunchCalls& l = launch_calls();
+    std::lock_guard<std::mutex> lock(l.mu);
+    calls.swap(l.calls);
+  }
+  for (const LaunchCall& c : calls)
+    append_format(out, "{\"t\":\"a\",\"c\":%u,\"s\":%" PRIu64 ",\"tid\":%u}\n", c.correlation, c.ns, c.tid);
+}
+
+// Subscribes to the launch calls of the runtime and driver APIs; false where CUPTI refuses (one subscriber a
+// process).
+bool subscribe_to_launch_calls() {
+  CUpti_SubscriberHandle subscriber = nullptr;
+  CUptiResult r = cuptiSubscribe(&subscriber, on_launch_call, nullptr);
+  if (r != CUPTI_SUCCESS) {
+    write_error("cuptiSubscribe (launches recorded from API activity instead)", r);
+    return false;
+  }
+  const std::pair<CUpti_CallbackDomain, int> domains[] = {
+      {CUPTI_CB_DOMAIN_RUNTIME_API, static_cast<int>(CUPTI_RUNTIME_TRACE_CBID_SIZE)},
+      {CUPTI_CB_DOMAIN_DRIVER_API, static_cast<int>(CUPTI_DRIVER_TRACE_CBID_SIZE)}};
+  for (const auto& [domain, size] : domains)
+    for (int id = 1; id < size; ++id) {
+      const auto cbid = static_cast<CUpti_CallbackId>(id);
+      if (!names_launch(domain, cbid)) continue;
+      r = cuptiEnableCallback(1, subscriber, domain, cbid);
+      if (r != CUPTI_SUCCESS) write_error(("cuptiEnableCallback(" + std::to_string(id) + ")").c_str(), r);
+    }
+  return true;
 }
 
 void format_record(Output& o, const CUpti_Activity* record, std::string& out) {
@@ -194,6 +262,7 @@ void CUPTIAPI buffer_completed(CUcontext, std::uint32_t, std::uint8_t* buffer, s
     std::lock_guard<std::mutex> lock(o.mu);
     CUpti_Activity* record = nullptr;
     while (cuptiActivityGetNextRecord(buffer, valid, &record) == CUPTI_SUCCESS) format_record(o, record, text);
+    take_launch_calls(text);
     if (o.file) std::fwrite(text.data(), 1, text.size(), o.file);
   }
   std::free(buffer);
@@ -212,9 +281,12 @@ void at_exit() {
   cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   std::size_t dropped = 0;
   if (cuptiActivityGetNumDroppedRecords(nullptr, 0, &dropped) != CUPTI_SUCCESS) dropped = 0;
+  std::string calls;
+  take_launch_calls(calls);
   Output& o = output();
   std::lock_guard<std::mutex> lock(o.mu);
   if (!o.file) return;
+  std::fwrite(calls.data(), 1, calls.size(), o.file);
   std::fprintf(o.file, "{\"t\":\"end\",\"dropped\":%zu}\n", dropped);
   std::fclose(o.file);
   o.file = nullptr;
@@ -242,10 +314,18 @@ void start() {
     write_error("cuptiActivityRegisterCallbacks", r);
     return;
   }
+  r = cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
+  if (r != CUPTI_SUCCESS) write_error("cuptiSetThreadIdType", r);
+  const bool callbacks = r == CUPTI_SUCCESS && subscribe_to_launch_calls();
   for (CUpti_ActivityKind kind : kKinds) {
     r = cuptiActivityEnable(kind);
     if (r != CUPTI_SUCCESS) write_error(("cuptiActivityEnable(" + std::to_string(kind) + ")").c_str(), r);
   }
+  if (!callbacks)
+    for (CUpti_ActivityKind kind : kApiKinds) {
+      r = cuptiActivityEnable(kind);
+      if (r != CUPTI_SUCCESS) write_error(("cuptiActivityEnable(" + std::to_string(kind) + ")").c_str(), r);
+    }
   std::atexit(at_exit);
   if (auto set_hooks = reinterpret_cast<raw::SetHooksFn>(::dlsym(RTLD_DEFAULT, raw::kSetHooksSymbol)))
     set_hooks(push_gemm_correlation, pop_gemm_correlation);
