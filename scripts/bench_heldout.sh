@@ -25,7 +25,11 @@
 # TRIAL_CANDIDATES=N times the trial with RuntimeOptions::max_trial_candidates N instead of its default, into
 # bench_trialN.json per seed and OUT_DIR/heldout_bench_trialN.json, beside a default run's files.
 #
-# usage: [CONFIRM=0|1|both (default)] [FP32_EQUIVALENT=0|1] [TRIAL_CANDIDATES=N] scripts/bench_heldout.sh [BUILD_DIR=build]
+# SWEEP_FLAGS="..." adds flags to the tuning sweep (e.g. --no-prune, to hold the pruned sweep's choices against every
+# candidate sampled to the end on the same shapes).
+#
+# usage: [CONFIRM=0|1|both (default)] [FP32_EQUIVALENT=0|1] [TRIAL_CANDIDATES=N] [SWEEP_FLAGS=...]
+#          scripts/bench_heldout.sh [BUILD_DIR=build]
 #          [OUT_DIR=results/<gpu-slug>] [SEEDS=1,2] [COUNT=24]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -59,7 +63,9 @@ for seed in ${seeds//,/ }; do
   dir="$out/heldout$suffix/seed$seed"
   rm -rf "$dir"
   python3 scripts/heldout_shapes.py --seed "$seed" --count "$count" --out "$dir" "${policy_flags[@]}"
-  "$build/gemmtune" sweep --profile "$dir/profile.json" --db "$dir/heldout.db" > "$dir/sweep.txt" 2> "$dir/sweep.log"
+  # shellcheck disable=SC2086 # SWEEP_FLAGS is a list of flags
+  "$build/gemmtune" sweep --profile "$dir/profile.json" --db "$dir/heldout.db" ${SWEEP_FLAGS:-} > "$dir/sweep.txt" \
+    2> "$dir/sweep.log"
   echo "bench_heldout: seed $seed tuned in $((SECONDS - start)) s" >&2
   "$build/gemmtune" cache show --db "$dir/heldout.db" > "$dir/cache.txt"
   if [[ $confirm != 1 ]]; then
