@@ -130,9 +130,10 @@ ProgramChoice choose_as_program_pays(const std::vector<ConditionTime>& heuristic
 // heuristic-first kept cuBLASLt's fused GELU_BIAS at 2723x3333x1536 fp32, 0.96x of the runtime with no db at all.
 //  - A challenger is kept only where keep_over_heuristic holds against each member (min_noise: per challenger, the
 //    bound against any member); among those, the one with the largest worst-case margin over the set.
-//  - Else a member: the one whose worst condition against the other members is best, heuristic-first on a tie. Which
-//    member the runtime's trial would pick is not known here (its batches, not these medians, decide), so the entry is
-//    the member that loses least to whichever it picks.
+//  - Else a member: the one whose worst condition against the other members is best, heuristic-first on a tie, among
+//    heuristic-first and the members at least as fast as it in every condition (the trial runs a challenger only
+//    where it wins everywhere). Which of those the runtime's trial would pick is not known here (its batches, not
+//    these medians, decide), so the entry is the member that loses least to whichever it picks.
 // The evidence is over heuristic-first (no_entry[0]), what the runtime's transfer rules read: 1 in every measured
 // condition for heuristic-first itself.
 struct NoEntryChoice {
