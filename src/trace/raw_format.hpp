@@ -32,8 +32,9 @@ inline std::uint32_t gemm_signature_of(std::uint64_t external_id) {
 }
 
 // The shim exports this symbol; the injection library, which links CUPTI, finds it with dlsym(RTLD_DEFAULT) and
-// hands it CUPTI's push and pop of an external correlation id, so the shim itself needs neither CUPTI nor cuBLAS
-// at link time (linking either could load a second copy beside the program's own).
+// hands it the push and pop of the current GEMM call's external id (its own per-thread stack, which its launch
+// callback reads; or CUPTI's external correlation where it has no callbacks), so the shim itself needs neither CUPTI
+// nor cuBLAS at link time (linking either could load a second copy beside the program's own).
 using PushCorrelationFn = int (*)(std::uint64_t id);
 using PopCorrelationFn = int (*)();
 inline constexpr const char* kSetHooksSymbol = "gemmtune_trace_set_correlation_hooks";

@@ -128,5 +128,36 @@ TEST(TraceCli, EveryKernelOfATracedGemmtuneRunIsCountedInItsCaseRange) {
   EXPECT_EQ(in_case, kIters);
 }
 
+// With --gemms each kernel a cublasLtMatmul call launched names that call: the launch callback reads the shim's
+// current call (CUPTI's external correlation records, which come only with the API activity kinds, are not used).
+TEST(TraceCli, WithGemmsEveryKernelOfACublasLtCallNamesItsCall) {
+  GT_REQUIRE_GPU();
+  const test::ScratchDir dir;
+  constexpr int kIters = 30;
+  // No db and no epilogue: the runtime runs cuBLASLt's heuristic-first with no first-use trial.
+  const auto r = run_gemmtune({"trace", "--gemms", "--out", dir.path("t.json"), "--no-tables", "--", GEMMTUNE_BINARY,
+                               "run", "--m", "300", "--n", "200", "--k", "100", "--mode", "tf32", "--iters",
+                               std::to_string(kIters), "--warmup", "2", "--db", dir.path("none.db")});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const Trace t = read_trace_file(dir.path("t.json"));
+  ASSERT_FALSE(t.gemms_called.empty());
+  const std::vector<long> range_of = kernel_ranges(t);
+  int in_case = 0, named = 0;
+  for (std::size_t i = 0; i < t.kernels.size(); ++i) {
+    if (range_of[i] < 0) continue;
+    const TraceRange& range = t.ranges[static_cast<std::size_t>(range_of[i])];
+    if (range.domain != "gemmtune" || !contains(range.name, "|lt|")) continue;
+    ++in_case;
+    if (!t.kernels[i].gemm) continue;
+    ++named;
+    EXPECT_EQ(t.gemms_called[*t.kernels[i].gemm].api(), "cublasLtMatmul");
+    EXPECT_GT(t.kernels[i].gemm_call, 0u);
+  }
+  EXPECT_GE(in_case, kIters);
+  EXPECT_EQ(named, in_case);
+  ASSERT_TRUE(t.gemm_coverage.has_value());
+  EXPECT_GT(*t.gemm_coverage, 0.0);
+}
+
 }  // namespace
 }  // namespace gemmtune

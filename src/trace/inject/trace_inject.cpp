@@ -9,7 +9,9 @@
 // each launch, so kernels can be put in the NVTX range that launched them) and the external correlation ids the
 // GEMM shim pushes. The launch calls come from CUPTI's callback API, enabled for those calls alone: the runtime and
 // driver activity kinds record every API call (PyTorch makes several per kernel: cudaGetDevice,
-// cudaStreamIsCapturing, ...), and cost a launch-bound training step 11-14% of its time (H200). Records stream to <GEMMTUNE_TRACE_DIR>/<pid>.cupti.jsonl as CUPTI hands over each
+// cudaStreamIsCapturing, ...), and cost a launch-bound training step 11-14% of its time (H200). CUPTI's external
+// correlation records come only with those kinds, so the GEMM call a launch belongs to is this library's own: the
+// shim's scopes push and pop it on a per-thread stack that the launch callback reads. Records stream to <GEMMTUNE_TRACE_DIR>/<pid>.cupti.jsonl as CUPTI hands over each
 // buffer; at exit the buffers are flushed and an end line says how many records CUPTI dropped.
 //
 // No exceptions leave this library and it never ends the program: a failure is written into the file as an
@@ -128,6 +130,7 @@ struct LaunchCall {
   std::uint32_t correlation;
   std::uint32_t tid;
   std::uint64_t ns;
+  std::uint64_t gemm;  // the external id of the GEMM call that launched it, 0 for none
 };
 struct LaunchCalls {
   std::mutex mu;
@@ -139,19 +142,40 @@ LaunchCalls& launch_calls() {
   return *l;
 }
 
+// The GEMM calls this thread is inside, innermost last (the shim's CallScope); deeper than kMaxDepth are counted,
+// not kept.
+constexpr int kMaxDepth = 8;
+thread_local std::uint64_t gemm_calls[kMaxDepth];
+thread_local int gemm_depth = 0;
+
+int push_gemm_call(std::uint64_t id) {
+  if (gemm_depth < kMaxDepth) gemm_calls[gemm_depth] = id;
+  ++gemm_depth;
+  return 0;
+}
+
+int pop_gemm_call() {
+  if (gemm_depth > 0) --gemm_depth;
+  return 0;
+}
+
+std::uint64_t current_gemm_call() {
+  return gemm_depth == 0 ? 0 : gemm_calls[std::min(gemm_depth, kMaxDepth) - 1];
+}
+
 void CUPTIAPI on_launch_call(void*, CUpti_CallbackDomain, CUpti_CallbackId, const void* data) {
   const auto* call = static_cast<const CUpti_CallbackData*>(data);
   if (call->callbackSite != CUPTI_API_ENTER) return;
   std::uint64_t ns = 0;
   if (cuptiGetTimestamp(&ns) != CUPTI_SUCCESS) return;
   // The system thread id: start() sets CUPTI's records (NVTX markers) to the same kind.
-  const LaunchCall c{call->correlationId, static_cast<std::uint32_t>(::gettid()), ns};
+  const LaunchCall c{call->correlationId, static_cast<std::uint32_t>(::gettid()), ns, current_gemm_call()};
   LaunchCalls& l = launch_calls();
   std::lock_guard<std::mutex> lock(l.mu);
   l.calls.push_back(c);
 }
 
-// Appends the launch calls recorded so far to `out`, in the API records' format.
+// Appends the launch calls recorded so far to `out`, in the API and external correlation records' formats.
 void take_launch_calls(std::string& out) {
   std::vector<LaunchCall> calls;
   {
@@ -159,8 +183,10 @@ void take_launch_calls(std::string& out) {
     std::lock_guard<std::mutex> lock(l.mu);
     calls.swap(l.calls);
   }
-  for (const LaunchCall& c : calls)
+  for (const LaunchCall& c : calls) {
     append_format(out, "{\"t\":\"a\",\"c\":%u,\"s\":%" PRIu64 ",\"tid\":%u}\n", c.correlation, c.ns, c.tid);
+    if (c.gemm) append_format(out, "{\"t\":\"x\",\"c\":%u,\"id\":%" PRIu64 "}\n", c.correlation, c.gemm);
+  }
 }
 
 // Subscribes to the launch calls of the runtime and driver APIs; false where CUPTI refuses (one subscriber a
@@ -268,6 +294,7 @@ void CUPTIAPI buffer_completed(CUcontext, std::uint32_t, std::uint8_t* buffer, s
   std::free(buffer);
 }
 
+// Where the callback API could not be had: CUPTI's external correlation, recorded with the API activity kinds.
 int push_gemm_correlation(std::uint64_t id) {
   return static_cast<int>(cuptiActivityPushExternalCorrelationId(kGemmCorrelationKind, id));
 }
@@ -327,8 +354,12 @@ void start() {
       if (r != CUPTI_SUCCESS) write_error(("cuptiActivityEnable(" + std::to_string(kind) + ")").c_str(), r);
     }
   std::atexit(at_exit);
-  if (auto set_hooks = reinterpret_cast<raw::SetHooksFn>(::dlsym(RTLD_DEFAULT, raw::kSetHooksSymbol)))
-    set_hooks(push_gemm_correlation, pop_gemm_correlation);
+  if (auto set_hooks = reinterpret_cast<raw::SetHooksFn>(::dlsym(RTLD_DEFAULT, raw::kSetHooksSymbol))) {
+    if (callbacks)
+      set_hooks(push_gemm_call, pop_gemm_call);
+    else
+      set_hooks(push_gemm_correlation, pop_gemm_correlation);
+  }
 }
 
 std::once_flag started;
