@@ -15,9 +15,9 @@
 #   trace_diff_tf32.txt              `gemmtune trace diff` of the tf32 step before and after the sweep (PyTorch reads
 #                                    no gemmtune db: its problems' time should not move)
 #   trace_overhead.json              wall time of the step (OVERHEAD_MODE, default tf32: more calls a second than
-#                                    fp32) untraced, under `trace` and under `trace --gemms`, REPEATS (default 3)
-#                                    alternating runs of the same steps, loop >= 1.2 s; PASS when the `trace --gemms`
-#                                    median is <= 1.02x the untraced one
+#                                    fp32) untraced, with the GEMM shim alone (no CUPTI), under `trace` and under
+#                                    `trace --gemms`, REPEATS (default 3) alternating runs of the same steps, loop
+#                                    >= 1.2 s; PASS when the `trace --gemms` median is <= 1.02x the untraced one
 # A short summary prints last. About 4-5 minutes on an H100 after the build.
 #
 #   scripts/dev/trace_device_check.sh OUT_DIR
@@ -194,6 +194,13 @@ else
     line=$(python3 "$step" --mode "$mode" --steps "$steps" 2>&1 | grep '^trace_torch_step:')
     e=$EPOCHREALTIME
     runs+=("plain $s $e ${line:-failed}")
+    # The GEMM shim alone, without CUPTI: what recording the calls costs by itself.
+    rm -rf "$out/shim_only" && mkdir -p "$out/shim_only"
+    s=$EPOCHREALTIME
+    line=$(GEMMTUNE_TRACE_DIR="$out/shim_only" LD_PRELOAD="$build/libgemmtune_trace_gemms.so" \
+      python3 "$step" --mode "$mode" --steps "$steps" 2>&1 | grep '^trace_torch_step:')
+    e=$EPOCHREALTIME
+    runs+=("shim $s $e ${line:-failed}")
     for kind in trace gemms; do
       flags=(--no-tables --out "$out/overhead.json")
       [[ $kind == gemms ]] && flags+=(--gemms)
@@ -213,7 +220,7 @@ import json, re, statistics, sys
 walls, loops = {}, {}
 for line in open(sys.argv[4]):
     kind, s, e, rest = line.split(" ", 3)
-    wall = float(e) - float(s) if kind == "plain" else float(e)
+    wall = float(e) - float(s) if kind in ("plain", "shim") else float(e)
     m = re.search(r"loop_s=([0-9.]+)", rest)
     walls.setdefault(kind, []).append(wall)
     loops.setdefault(kind, []).append(float(m.group(1)) if m else float("nan"))
@@ -225,12 +232,14 @@ doc = {"what": f"{sys.argv[3]} training step (scripts/trace_torch_step.py), same
        "mode": sys.argv[3], "steps": int(sys.argv[2]), "wall_s": walls, "loop_s": loops,
        "median_wall_s": med, "median_loop_s": loop,
        "gemms_over_plain_wall": ratio, "trace_over_plain_wall": med["trace"] / med["plain"],
-       "gemms_over_plain_loop": loop["gemms"] / loop["plain"], "gemms_over_trace_wall": med["gemms"] / med["trace"]}
+       "gemms_over_plain_loop": loop["gemms"] / loop["plain"], "trace_over_plain_loop": loop["trace"] / loop["plain"],
+       "shim_over_plain_loop": loop["shim"] / loop["plain"], "gemms_over_trace_wall": med["gemms"] / med["trace"]}
 json.dump(doc, open(sys.argv[1], "w"), indent=1)
 print(f"{sys.argv[3]} step x{sys.argv[2]} (loop {loop['plain']:.2f} s), medians of {len(walls['plain'])}: wall "
       f"untraced {med['plain']:.3f} s, trace {med['trace']:.3f} s, trace --gemms {med['gemms']:.3f} s: "
       f"--gemms/untraced {ratio:.4f} ({'PASS' if ratio <= 1.02 else 'FAIL'} <= 1.02); loop --gemms/untraced "
-      f"{loop['gemms'] / loop['plain']:.4f}; the shim's own share (--gemms/trace) {med['gemms'] / med['trace']:.4f}")
+      f"{loop['gemms'] / loop['plain']:.4f}, trace/untraced {loop['trace'] / loop['plain']:.4f}, the shim alone (no "
+      f"CUPTI)/untraced {loop['shim'] / loop['plain']:.4f}")
 PY
 )"
 fi
