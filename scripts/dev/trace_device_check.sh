@@ -18,7 +18,8 @@
 #                                    fp32) untraced, with the GEMM shim alone (no CUPTI), under `trace` and under
 #                                    `trace --gemms`, REPEATS (default 3) alternating runs of the same steps, loop
 #                                    >= 1.2 s; PASS when the `trace --gemms` median is <= 1.02x the untraced one
-# A short summary prints last. About 4-5 minutes on an H100 after the build.
+# A short summary prints last. About 3 minutes on an H100 after the build, and about a minute more per REPEATS (four
+# runs of the step each).
 #
 #   scripts/dev/trace_device_check.sh OUT_DIR
 set -uo pipefail
@@ -188,19 +189,21 @@ steps=$(grep -oE 'steps=[0-9]+' <<<"$calibration" | cut -d= -f2)
 if [[ -z $steps ]]; then
   note "overhead: the calibration run failed (see $out/overhead_calibration.txt) (FAIL)"
 else
-  runs=()
+  # Each run's line goes to the file as it ends, so a run cut short by a time limit keeps the ones before it.
+  runs_file=$out/overhead_runs.txt
+  : >"$runs_file"
   for i in $(seq 1 "$repeats"); do
     s=$EPOCHREALTIME
     line=$(python3 "$step" --mode "$mode" --steps "$steps" 2>&1 | grep '^trace_torch_step:')
     e=$EPOCHREALTIME
-    runs+=("plain $s $e ${line:-failed}")
+    echo "plain $s $e ${line:-failed}" >>"$runs_file"
     # The GEMM shim alone, without CUPTI: what recording the calls costs by itself.
     rm -rf "$out/shim_only" && mkdir -p "$out/shim_only"
     s=$EPOCHREALTIME
     line=$(GEMMTUNE_TRACE_DIR="$out/shim_only" LD_PRELOAD="$build/libgemmtune_trace_gemms.so" \
       python3 "$step" --mode "$mode" --steps "$steps" 2>&1 | grep '^trace_torch_step:')
     e=$EPOCHREALTIME
-    runs+=("shim $s $e ${line:-failed}")
+    echo "shim $s $e ${line:-failed}" >>"$runs_file"
     for kind in trace gemms; do
       flags=(--no-tables --out "$out/overhead.json")
       [[ $kind == gemms ]] && flags+=(--gemms)
@@ -211,13 +214,12 @@ else
       e=$EPOCHREALTIME
       wall=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["wall_ms"] / 1e3)' "$out/overhead.json" ||
         echo nan)
-      runs+=("$kind $s $e child_wall_s=$wall ${line:-failed}")
+      echo "$kind $s $e child_wall_s=$wall ${line:-failed}" >>"$runs_file"
     done
   done
   rm -f "$out/overhead.json"
   # The runs go through a file: python3's stdin holds the program below.
-  printf '%s\n' "${runs[@]}" >"$out/overhead_runs.txt"
-  note "overhead: $(python3 - "$res/trace_overhead.json" "$steps" "$mode" "$out/overhead_runs.txt" <<'PY'
+  note "overhead: $(python3 - "$res/trace_overhead.json" "$steps" "$mode" "$runs_file" <<'PY'
 import json, re, statistics, sys
 walls, child_walls, loops = {}, {}, {}
 for line in open(sys.argv[4]):
