@@ -201,18 +201,22 @@ SideBySide time_condition(const Condition& c, const ProblemBuffers& buffers, Cal
     graph_a.emplace(CudaGraphExec::capture(b.s, [&] { enqueue(call_a); }));
     graph_b.emplace(CudaGraphExec::capture(b.s, [&] { enqueue(call_b); }));
   }
-  const CudaEvent start, stop;
-  int flushes = 0;
-  const auto batch_us = [&](bool side_a) {
-    b.blocker.block(b.s);
-    if (c.cold) GT_CUDA_CALL(cudaMemsetAsync(b.flush.get(), ++flushes & 0xff, b.flush.size(), b.s));
-    start.record(b.s);
+  // One batch of a side: its graph replayed, or its calls launched.
+  const auto run_side = [&](bool side_a) {
     if (c.graph)
       (side_a ? graph_a : graph_b)->launch(b.s);
     else if (side_a)
       enqueue(call_a);
     else
       enqueue(call_b);
+  };
+  const CudaEvent start, stop;
+  int flushes = 0;
+  const auto batch_us = [&](bool side_a) {
+    b.blocker.block(b.s);
+    if (c.cold) GT_CUDA_CALL(cudaMemsetAsync(b.flush.get(), ++flushes & 0xff, b.flush.size(), b.s));
+    start.record(b.s);
+    run_side(side_a);
     stop.record(b.s);
     b.blocker.release();
     GT_CUDA_CALL(cudaStreamSynchronize(b.s));
@@ -223,14 +227,7 @@ SideBySide time_condition(const Condition& c, const ProblemBuffers& buffers, Cal
   // Warm-up, before anything waits behind the blocking kernel (launch/blocking_kernel.hpp): the first replay uploads the
   // graph, the first calls load the kernels, and either may wait for the GPU.
   if (c.cold) GT_CUDA_CALL(cudaMemsetAsync(b.flush.get(), 0, b.flush.size(), b.s));
-  for (const bool side_a : {true, false}) {
-    if (c.graph)
-      (side_a ? graph_a : graph_b)->launch(b.s);
-    else if (side_a)
-      enqueue(call_a);
-    else
-      enqueue(call_b);
-  }
+  for (const bool side_a : {true, false}) run_side(side_a);
   GT_CUDA_CALL(cudaStreamSynchronize(b.s));
   std::vector<double> ta, tb, ratio;
   std::pair<double, double> interval{0, 0};
