@@ -60,3 +60,19 @@ class GpuTestCase(unittest.TestCase):
     def assert_close(self, got, ref, mode, dims, what):
         error, bound = relative_error(got, ref), tolerance(mode, *dims)
         self.assertLessEqual(error, bound, f"{what}: relative Frobenius error {error:.3g} > {bound:.3g} ({mode})")
+
+
+class RuntimeTestCase(GpuTestCase):
+    """A GpuTestCase with a Runtime of its own (cls.rt) on a db named DB_NAME in a temporary directory."""
+    DB_NAME = "runtime.db"
+
+    @classmethod
+    def setUpClass(cls):
+        import gemmtune
+        cls.tmp = tempfile.TemporaryDirectory()
+        cls.rt = gemmtune.Runtime(os.path.join(cls.tmp.name, cls.DB_NAME))
+
+    @classmethod
+    def tearDownClass(cls):
+        del cls.rt
+        cls.tmp.cleanup()

@@ -6,12 +6,11 @@ import os
 import sqlite3
 import subprocess
 import sys
-import tempfile
 import textwrap
 import unittest
 
 import gemmtune
-from gpu_support import (ACTIVATIONS, LEAKY_SLOPE, GpuTestCase, grad_of_z_reference, reference_activation,
+from gpu_support import (ACTIVATIONS, LEAKY_SLOPE, RuntimeTestCase, grad_of_z_reference, reference_activation,
                          require_gpu_and_torch)
 
 torch = None
@@ -55,17 +54,11 @@ class WrittenOnStream:
         return self.interface
 
 
-class RuntimeGpuTest(GpuTestCase):
+class RuntimeGpuTest(RuntimeTestCase):
     @classmethod
     def setUpClass(cls):
         torch.manual_seed(0)
-        cls.tmp = tempfile.TemporaryDirectory()
-        cls.rt = gemmtune.Runtime(os.path.join(cls.tmp.name, "runtime.db"))
-
-    @classmethod
-    def tearDownClass(cls):
-        del cls.rt
-        cls.tmp.cleanup()
+        super().setUpClass()
 
     def reference(self, A, B, bias, act, keep=None, p=0.0):
         """Y, Z and the fp64 leaves, as autograd computes them in fp64."""
@@ -228,7 +221,9 @@ class RuntimeGpuTest(GpuTestCase):
             self.assertIn("123x67x45", plan.stdout)
 
 
-class CupyTest(GpuTestCase):
+class CupyTest(RuntimeTestCase):
+    DB_NAME = "cupy.db"
+
     @classmethod
     def setUpClass(cls):
         try:
@@ -236,13 +231,7 @@ class CupyTest(GpuTestCase):
         except ImportError:
             raise unittest.SkipTest("CuPy is not installed")
         cls.cp = cupy
-        cls.tmp = tempfile.TemporaryDirectory()
-        cls.rt = gemmtune.Runtime(os.path.join(cls.tmp.name, "cupy.db"))
-
-    @classmethod
-    def tearDownClass(cls):
-        del cls.rt
-        cls.tmp.cleanup()
+        super().setUpClass()
 
     def test_cupy_arrays_in_and_out_on_cupys_current_stream(self):
         cp = self.cp

@@ -1,12 +1,10 @@
 """gemmtune.torch.FusedLinear on a GPU against fp64 PyTorch: forward and backward for every activation and mode, with
 and without dropout (the mask recovered from Y), transposed weight and input views, the current stream, and a
 training step captured by torch.cuda.graph whose replays draw a new mask each. Skipped, and said so, without a GPU."""
-import os
-import tempfile
 import unittest
 
 import gemmtune
-from gpu_support import (ACTIVATIONS, LEAKY_SLOPE, GpuTestCase, grad_of_z_reference, reference_activation,
+from gpu_support import (ACTIVATIONS, LEAKY_SLOPE, RuntimeTestCase, grad_of_z_reference, reference_activation,
                          require_gpu_and_torch)
 
 torch = gt = None
@@ -28,17 +26,13 @@ def saved_z(y):
     return node.saved_tensors[2]
 
 
-class FusedLinearGpuTest(GpuTestCase):
+class FusedLinearGpuTest(RuntimeTestCase):
+    DB_NAME = "torch.db"
+
     @classmethod
     def setUpClass(cls):
         torch.manual_seed(0)
-        cls.tmp = tempfile.TemporaryDirectory()
-        cls.rt = gemmtune.Runtime(os.path.join(cls.tmp.name, "torch.db"))
-
-    @classmethod
-    def tearDownClass(cls):
-        del cls.rt
-        cls.tmp.cleanup()
+        super().setUpClass()
 
     def layer(self, **kwargs):
         kwargs.setdefault("runtime", self.rt)
