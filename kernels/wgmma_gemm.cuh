@@ -29,8 +29,8 @@
 // next: while the group runs, its warps load the next tile's fragments into plain registers, which become wgmma
 // operands only after the group completes. Either way no wgmma input register is written while a group reading it
 // is in flight, which would make ptxas serialize every wgmma (C7513), and no accumulator is touched between wgmmas
-// (C7515). The register operand is rounded to tf32; the shared-memory operand goes in as fp32 bits, which the tensor
-// core truncates.
+// (C7515). The shared-memory operand goes in as fp32 bits, which the tensor core truncates (−½ ulp on average); the
+// register operand is rounded up in magnitude (+½ ulp on average), so a tf32 product errs by nothing on average.
 //
 // Where the output is large against the work (many tiles, short k: 4096×4096×256 has 8 k tiles per 128 KB output
 // tile), the TMA kernel with two consumer warpgroups runs persistent: as many blocks as fit, each walking tiles in
@@ -150,8 +150,9 @@ struct WgmmaLayout {
   static constexpr std::uint32_t kTileBytes = (ATile::kFloats + BTile::kFloats) * sizeof(float);
 };
 
-// A consumer thread's register operand for one k tile (4 k8 steps × 4 registers), from fp32 bits of the B tile: tf32
-// rounded to nearest, and for 3xtf32 also small = x − big, left for the tensor core to truncate.
+// A consumer thread's register operand for one k tile (4 k8 steps × 4 registers), from fp32 bits of the B tile. tf32:
+// rounded up in magnitude, against the truncation of the shared A tile (wgmma::to_tf32_operand_up: why). 3xtf32: big
+// rounded to nearest (A's big is too) and small = x − big, left for the tensor core to truncate.
 template <bool kSplit3x>
 struct RegisterOperand {
   static constexpr int kSteps = kBk / 8;
@@ -159,9 +160,12 @@ struct RegisterOperand {
   std::uint32_t small[kSplit3x ? kSteps : 1][4];
 
   __device__ void set(int step, int reg, std::uint32_t fp32_bits) {
-    big[step][reg] = wgmma::to_tf32_operand(fp32_bits);
-    if constexpr (kSplit3x)
+    if constexpr (kSplit3x) {
+      big[step][reg] = wgmma::to_tf32_operand(fp32_bits);
       small[step][reg] = __float_as_uint(__uint_as_float(fp32_bits) - __uint_as_float(big[step][reg] & 0xffffe000u));
+    } else {
+      big[step][reg] = wgmma::to_tf32_operand_up(fp32_bits);
+    }
   }
 };
 
