@@ -26,8 +26,9 @@ usage: bench_torch_step.py [--sizes 1024,2048,4096] [--tokens 1000,3000] [--mode
                            [--variants nn_eager,fused_eager,nn_graph,fused_graph,compiled] [--steps 50]
                            [--timed-steps 30] [--db-dir DIR] [--out FILE]
        bench_torch_step.py --merge PART.json [PART.json ...] --out FILE
-Each run writes the records it made (a partial file when run on a subset); --merge joins partial files and
-recomputes the speedups and loss comparisons over all of them.
+Each run writes the records it made, a part of the whole when run on a subset, and rewrites its file after every
+record, marked "partial": true until the run ends, so a run cut by a time limit keeps what it measured; --merge joins
+parts and recomputes the speedups and loss comparisons over all of them.
 """
 import argparse
 import copy
@@ -249,7 +250,30 @@ def tune(torch, gemmtune, d, tokens, mode, init_state, x, target, db):
             "tune_s": record_s + sweep_s, "sweep_exit": done.returncode, "db": os.path.basename(db)}
 
 
+def document(gpu, torch_version, gemmtune_version, device_key, records, tuning):
+    return {"schema": "gemmtune.torch_step", "schema_version": 1, "gpu": gpu, "gpu_slug": gpu_slug(gpu),
+            "torch": torch_version, "gemmtune": gemmtune_version, "device_key": device_key, "model": MODEL,
+            "timing": (f"CUDA events around each step; median of --timed-steps steps after {WARMUP_STEPS} warm-up "
+                       "steps and the --steps loss steps"),
+            "loss_tolerance": LOSS_TOLERANCE, "commands": [" ".join(sys.argv)], "records": records,
+            "tuning": tuning}
+
+
+def write(doc, out):
+    os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
+    with open(out + ".tmp", "w") as f:
+        json.dump(doc, f, indent=1)
+        f.write("\n")
+    os.replace(out + ".tmp", out)
+
+
+def default_out(slug):
+    return os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "results", slug, "torch_step.json")
+
+
 def run(args):
+    """Every variant of every configuration; the output file is rewritten after each record (with "partial": true),
+    so a run cut short by a time limit keeps what it measured."""
     # A fresh Inductor cache, set before torch is imported: compile_s must include the autotuning, not an earlier
     # run's cached choices.
     os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", tempfile.mkdtemp(prefix="gemmtune-bench-inductor-"))
@@ -259,6 +283,7 @@ def run(args):
     if not torch.cuda.is_available():
         sys.exit("bench_torch_step: PyTorch sees no CUDA GPU")
     gpu = torch.cuda.get_device_name()
+    out = args.out or default_out(gpu_slug(gpu))
     os.makedirs(args.db_dir, exist_ok=True)
     records, tuning = [], []
     device_key = None
@@ -283,21 +308,21 @@ def run(args):
                         continue  # PyTorch has no such mode: its side is fp32's
                     record = run_variant(torch, variant, d, tokens, mode, init_state, x, target, runtime, args)
                     records.append(record)
+                    write(dict(document(gpu, torch.__version__, gemmtune.__version__, device_key, records, tuning),
+                               partial=True), out)
                     print(f"d={d} tokens={tokens} {mode} {variant}: {record['step_ms']:.3f} ms", file=sys.stderr)
                 del runtime
-    return {"schema": "gemmtune.torch_step", "schema_version": 1, "gpu": gpu, "gpu_slug": gpu_slug(gpu),
-            "torch": torch.__version__, "gemmtune": gemmtune.__version__, "device_key": device_key, "model": MODEL,
-            "timing": (f"CUDA events around each step; median of --timed-steps steps after {WARMUP_STEPS} warm-up "
-                       "steps and the --steps loss steps"),
-            "loss_tolerance": LOSS_TOLERANCE, "commands": [" ".join(sys.argv)], "records": records,
-            "tuning": tuning}
+    return document(gpu, torch.__version__, gemmtune.__version__, device_key, records, tuning)
 
 
 def merge(paths):
+    """The parts' records and tuning in one document ("partial" where any part was cut short)."""
     merged = None
+    partial = False
     for path in paths:
         with open(path) as f:
             part = json.load(f)
+        partial = partial or part.get("partial", False)
         if merged is None:
             merged = copy.deepcopy(part)
             continue
@@ -310,6 +335,9 @@ def merge(paths):
             index = {tuple(r[f] for f in fields): r for r in merged[key]}
             index.update({tuple(r[f] for f in fields): r for r in part[key]})
             merged[key] = list(index.values())
+    merged.pop("partial", None)
+    if partial:
+        merged["partial"] = True
     return merged
 
 
@@ -375,18 +403,14 @@ def main():
     parser.add_argument("--timed-steps", type=int, default=30, help="steps timed after those")
     parser.add_argument("--db-dir", default=os.path.join(tempfile.gettempdir(), "gemmtune-bench-torch-step"),
                         help="where the tuned dbs (one per size, tokens and mode) and sweep logs go")
-    parser.add_argument("--merge", nargs="+", metavar="PART", help="join these partial JSON files")
+    parser.add_argument("--merge", nargs="+", metavar="PART", help="join these part files")
     parser.add_argument("--out", help="the JSON to write (default: results/<gpu>/torch_step.json)")
     args = parser.parse_args()
     if args.steps < 1 or args.timed_steps < 1:
         parser.error("--steps and --timed-steps must be at least 1")
     doc = summarize(merge(args.merge) if args.merge else run(args))
-    out = args.out or os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "results",
-                                   doc["gpu_slug"], "torch_step.json")
-    os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
-    with open(out, "w") as f:
-        json.dump(doc, f, indent=1)
-        f.write("\n")
+    out = args.out or default_out(doc["gpu_slug"])
+    write(doc, out)
     print_table(doc)
     print(f"wrote {out}")
 
