@@ -74,5 +74,8 @@ class RuntimeTestCase(GpuTestCase):
 
     @classmethod
     def tearDownClass(cls):
+        # Written while the directory exists: a layer or autograd graph still holding the Runtime would otherwise
+        # have it try at exit, into a removed directory.
+        cls.rt.flush()
         del cls.rt
         cls.tmp.cleanup()

@@ -97,8 +97,25 @@ class FusedLinearGpuTest(RuntimeTestCase):
         layer.weight = torch.nn.Parameter(torch.randn(IN, OUT, device="cuda").t())  # stored [in, out]: B row-major
         x = torch.randn(IN, BATCH * ROWS, device="cuda").t()                         # X stored transposed
         self.check_step(layer, x)
-        problems = {p.key for p in layer._problems.values()}
+        problems = {call.problem.key for call in layer._calls.values()}
         self.assertEqual(problems, {f"fwd:{BATCH * ROWS}x{OUT}x{IN}:tn:row:bias+leaky_relu=0.01+z:tf32"})
+
+    def test_parameters_replaced_after_a_call_are_checked_again_not_read_out_of_bounds(self):
+        layer = self.layer()
+        x = torch.randn(ROWS, IN, device="cuda")
+        layer(x)
+        layer.weight = torch.nn.Parameter(torch.randn(OUT - 8, IN, device="cuda"))  # the strides of the first
+        with self.assertRaisesRegex(gemmtune.InputError, "^weight: its shape"):
+            layer(x)
+        layer.weight = torch.nn.Parameter(torch.randn(OUT, IN, device="cuda", dtype=torch.float64))
+        with self.assertRaisesRegex(TypeError, "^weight: "):
+            layer(x)
+        layer.weight = torch.nn.Parameter(torch.randn(OUT, IN, device="cuda"))
+        layer.bias = torch.nn.Parameter(torch.randn(OUT + 8, device="cuda"))
+        with self.assertRaisesRegex(gemmtune.InputError, "^bias: its shape"):
+            layer(x)
+        layer.bias = torch.nn.Parameter(torch.randn(OUT, device="cuda"))
+        self.check_step(layer, x)
 
     def test_strided_inputs_are_an_error_not_a_copy(self):
         layer = self.layer()
@@ -124,7 +141,7 @@ class FusedLinearGpuTest(RuntimeTestCase):
         with torch.cuda.stream(side):
             torch.cuda._sleep(50_000_000)  # had the layer run on another stream, it would read zeros
             x.copy_(source)
-            self.assertEqual(gt._current_stream(x.device), side.cuda_stream)
+            self.assertEqual(gt._current_stream(x.get_device()), side.cuda_stream)
             y = layer(x)
         side.synchronize()
         with torch.no_grad():

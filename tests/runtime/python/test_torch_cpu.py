@@ -84,12 +84,14 @@ class FusedLinearCpuTest(unittest.TestCase):
             layer([[1.0] * 8])
 
     def test_layout_is_row_major_or_a_transposed_view_and_nothing_else(self):
-        stored_transposed = self.gt._stored_transposed
+        def stored_transposed(t, name):
+            return self.gt._stored_transposed(*t.shape, t.stride(), name)
         t = torch.empty(6, 10)
         self.assertFalse(stored_transposed(t, "input"))
         self.assertTrue(stored_transposed(t.t(), "input"))
         with self.assertRaisesRegex(self.gemmtune.InputError, "^weight: "):
             stored_transposed(t[:, ::2], "weight")
+        self.assertFalse(stored_transposed(torch.empty(4, 10)[::3][:1], "input"), "one row: any row stride")
 
     def test_default_runtime_needs_a_cuda_device(self):
         with self.assertRaisesRegex(self.gemmtune.InputError, "^device: "):

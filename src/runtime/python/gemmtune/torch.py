@@ -50,11 +50,10 @@ def set_default_runtime(rt):
     _default_runtimes[rt.device] = rt
 
 
-def _stored_transposed(t, name):
-    """Whether the 2-D tensor t is stored column by column (a transposed view); InputError where it is neither that
-    nor row-major, since the runtime reads it in place."""
-    rows, cols = t.shape
-    s_row, s_col = t.stride()
+def _stored_transposed(rows, cols, strides, name):
+    """Whether a rows x cols tensor of these strides is stored column by column (a transposed view); InputError where
+    it is neither that nor row-major, since the runtime reads it in place."""
+    s_row, s_col = strides
     if (cols == 1 or s_col == 1) and (rows == 1 or s_row == cols):
         return False
     if (rows == 1 or s_row == 1) and (cols == 1 or s_col == rows):
@@ -64,9 +63,8 @@ def _stored_transposed(t, name):
 
 
 def _empty(rows, cols, transposed, like):
-    if transposed:
-        return torch.empty((cols, rows), dtype=torch.float32, device=like.device).t()
-    return torch.empty((rows, cols), dtype=torch.float32, device=like.device)
+    """A new rows x cols float32 tensor on like's device, stored as `transposed` says (new_empty: no device object)."""
+    return like.new_empty((cols, rows)).t() if transposed else like.new_empty((rows, cols))
 
 
 def _address(t):
@@ -78,10 +76,22 @@ def _address(t):
 _raw_current_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)
 
 
-def _current_stream(device):
+def _current_stream(device_index):
     if _raw_current_stream is not None:
-        return _raw_current_stream(device.index)
-    return torch.cuda.current_stream(device).cuda_stream
+        return _raw_current_stream(device_index)
+    return torch.cuda.current_stream(device_index).cuda_stream
+
+
+class _LayerCall:
+    """What a layer's call of one input shape and layout resolves to, kept so a repeated call skips the checks and
+    the Problem's construction: an eager step of small layers is bound by the host's time per call."""
+
+    __slots__ = ("problem", "runtime", "device", "m", "n", "k", "trans_a", "trans_b")
+
+    def __init__(self, problem, runtime, device):
+        self.problem, self.runtime, self.device = problem, runtime, device
+        self.m, self.n, self.k = problem.m, problem.n, problem.k
+        self.trans_a, self.trans_b = problem.trans_a, problem.trans_b
 
 
 class _FusedLinearFunction(torch.autograd.Function):
@@ -90,34 +100,31 @@ class _FusedLinearFunction(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx, x, weight, bias, layer, p):
-        rt = layer._runtime_for(x.device)
-        trans_a = _stored_transposed(x, "input")
-        trans_b = not _stored_transposed(weight, "weight")  # [out, in] row-major is B = Wᵀ stored transposed
         save_z = layer.activation != "none" and any(ctx.needs_input_grad[:3])
-        problem = layer._problem(x.shape[0], trans_a, trans_b, bias is not None, save_z, p)
-        stream = _current_stream(x.device)
-        y = torch.empty((problem.m, problem.n), dtype=torch.float32, device=x.device)
-        z = torch.empty_like(y) if save_z else None
+        call = layer._call(x, weight, bias, save_z, p)
+        stream = _current_stream(call.device)
+        y = x.new_empty((call.m, call.n))
+        z = x.new_empty((call.m, call.n)) if save_z else None
         offset = layer._draw_offset(stream) if p > 0 else None
-        rt._rt.forward(problem, x.data_ptr(), weight.data_ptr(), _address(bias), y.data_ptr(), _address(z),
-                       layer.seed, 0, _address(offset), stream)
+        call.runtime._rt.forward(call.problem, x.data_ptr(), weight.data_ptr(), _address(bias), y.data_ptr(),
+                                 _address(z), layer.seed, 0, _address(offset), stream)
         ctx.save_for_backward(x, weight, z, offset)
-        ctx.problem, ctx.runtime, ctx.seed = problem, rt, layer.seed
+        ctx.call, ctx.seed = call, layer.seed
         return y
 
     @staticmethod
     def backward(ctx, grad_y):
         x, weight, z, offset = ctx.saved_tensors
         need_x, need_w, need_bias = ctx.needs_input_grad[:3]
-        p = ctx.problem
+        c = ctx.call
         # The runtime reads gY as Y is stored (row-major); autograd may hand a broadcast one (y.sum()'s gradient).
         grad_y = grad_y.contiguous()
-        gx = _empty(p.m, p.k, p.trans_a, x) if need_x else None
-        gw = _empty(p.n, p.k, not p.trans_b, weight) if need_w else None
-        gb = torch.empty(p.n, dtype=torch.float32, device=x.device) if need_bias else None
-        stream = _current_stream(x.device)
-        ctx.runtime._rt.backward(p, x.data_ptr(), weight.data_ptr(), _address(z), grad_y.data_ptr(), _address(gx),
-                                 _address(gw), _address(gb), ctx.seed, 0, _address(offset), stream)
+        gx = _empty(c.m, c.k, c.trans_a, x) if need_x else None
+        gw = _empty(c.n, c.k, not c.trans_b, weight) if need_w else None
+        gb = x.new_empty((c.n,)) if need_bias else None
+        c.runtime._rt.backward(c.problem, x.data_ptr(), weight.data_ptr(), _address(z), grad_y.data_ptr(),
+                               _address(gx), _address(gw), _address(gb), ctx.seed, 0, _address(offset),
+                               _current_stream(c.device))
         return gx, gw, gb, None, None
 
 
@@ -158,7 +165,7 @@ class FusedLinear(nn.Module):
         # torch.manual_seed); the counter is this layer's, advanced by every forward, kept out of the state_dict.
         self.seed = int(torch.randint(0, 1 << 62, (1,)).item())
         self.register_buffer("dropout_offset", torch.zeros(1, dtype=torch.int64, device=device), persistent=False)
-        self._problems = {}
+        self._calls = {}
 
     def reset_parameters(self):
         """nn.Linear's initialization."""
@@ -192,13 +199,14 @@ class FusedLinear(nn.Module):
             raise TypeError(f"input: a torch.Tensor is needed, not {type(input).__name__}")
         if input.dtype != torch.float32:
             raise TypeError(f"input: FusedLinear computes in float32; input is {input.dtype}")
-        if input.device.type != "cuda":
+        if not input.is_cuda:
             raise InputError(f"input: FusedLinear runs on CUDA tensors; input is on {input.device}")
         if input.dim() == 0 or input.shape[-1] != self.in_features:
             raise InputError(f"input: its last dimension must be in_features={self.in_features}; its shape is "
                              f"{tuple(input.shape)}")
-        if self.weight.device != input.device:
-            raise InputError(f"input: it is on {input.device}, the layer's weight on {self.weight.device}")
+        weight = self.weight
+        if weight.get_device() != input.get_device():
+            raise InputError(f"input: it is on {input.device}, the layer's weight on {weight.device}")
         x = input
         if input.dim() != 2:
             try:
@@ -210,24 +218,50 @@ class FusedLinear(nn.Module):
             if x.shape[0] == 0:
                 raise InputError(f"input: it has no rows (shape {tuple(input.shape)})")
         p = self.dropout if self.training else 0.0
-        y = _FusedLinearFunction.apply(x, self.weight, self.bias, self, p)
+        y = _FusedLinearFunction.apply(x, weight, self.bias, self, p)
         return y if input.dim() == 2 else y.view(*input.shape[:-1], self.out_features)
 
-    def _runtime_for(self, device):
-        rt = self.runtime if self.runtime is not None else default_runtime(device)
-        if rt.device != device.index:
-            raise InputError(f"runtime: it runs cuda:{rt.device}, the input is on {device}")
+    def _runtime_for(self, device_index):
+        rt = self.runtime
+        if rt is None:
+            rt = _default_runtimes.get(device_index) or default_runtime(torch.device("cuda", device_index))
         return rt
 
-    def _problem(self, m, trans_a, trans_b, bias, save_z, p):
-        key = (m, trans_a, trans_b, bias, save_z, p)
-        problem = self._problems.get(key)
-        if problem is None:
-            problem = Problem(m, self.out_features, self.in_features, trans_a=trans_a, trans_b=trans_b, bias=bias,
-                              act=self.activation, leaky_slope=self.leaky_slope, save_z=save_z, dropout=p,
-                              mode=self.mode)
-            self._problems[key] = problem
-        return problem
+    def _call(self, x, weight, bias, save_z, p):
+        """The resolved call for x (2-D, CUDA, float32: forward() checked) with this weight and bias; the parameters
+        and layouts are checked and the Problem made once per shape, layout, dtype and runtime."""
+        device = x.get_device()
+        rt = self._runtime_for(device)
+        key = (x.shape[0], x.stride(), weight.shape, weight.stride(), weight.dtype,
+               None if bias is None else (bias.shape, bias.stride(), bias.dtype, bias.get_device()), save_z, p, device)
+        call = self._calls.get(key)
+        if call is not None and call.runtime is rt:
+            return call
+        if rt.device != device:
+            raise InputError(f"runtime: it runs cuda:{rt.device}, the input is on cuda:{device}")
+        shape = (self.out_features, self.in_features)
+        for t, name, want in ((weight, "weight", shape), (bias, "bias", shape[:1])):
+            if t is None:
+                continue
+            if t.dtype != torch.float32:
+                raise TypeError(f"{name}: FusedLinear computes in float32; {name} is {t.dtype}")
+            if tuple(t.shape) != want:
+                raise InputError(f"{name}: its shape is {tuple(t.shape)}, not {want}")
+            if t.get_device() != device:
+                raise InputError(f"{name}: it is on {t.device}, the input on cuda:{device}")
+        m = x.shape[0]
+        trans_a = _stored_transposed(m, self.in_features, key[1], "input")
+        # [out, in] row-major is B = Wᵀ stored transposed
+        trans_b = not _stored_transposed(self.out_features, self.in_features, key[3], "weight")
+        if bias is not None and bias.stride() != (1,) and self.out_features > 1:
+            raise InputError(f"bias: its stride is {bias.stride()[0]}; gemmtune reads it in place, so pass a "
+                             f"contiguous one")
+        problem = Problem(m, self.out_features, self.in_features, trans_a=trans_a, trans_b=trans_b,
+                          bias=bias is not None, act=self.activation, leaky_slope=self.leaky_slope, save_z=save_z,
+                          dropout=p, mode=self.mode)
+        call = _LayerCall(problem, rt, device)
+        self._calls[key] = call
+        return call
 
     def _draw_offset(self, stream):
         """This call's dropout offset: a copy of the layer's counter (read by the forward and by its backward), then
