@@ -119,6 +119,15 @@ def build_model(torch, variant, d, mode, runtime):
     return MLP(blocks)
 
 
+def step_data(torch, d, tokens):
+    """The initial weights (an nn model's state_dict, which loads into either model) and the rows and targets of
+    (d_model, tokens): the same for every variant and mode."""
+    torch.manual_seed(1234)
+    init_state = {k: v.detach().clone() for k, v in build_model(torch, "nn_eager", d, "fp32", None)
+                  .state_dict().items()}
+    return init_state, torch.randn(tokens, d, device="cuda"), torch.randn(tokens, d, device="cuda")
+
+
 def reset_in_place(torch, model, optimizer, init_state):
     """The initial weights and a fresh optimizer state, written into the existing tensors (a captured graph keeps
     pointing at them)."""
@@ -289,11 +298,7 @@ def run(args):
     device_key = None
     for d in args.sizes:
         for tokens in args.tokens:
-            torch.manual_seed(1234)
-            init_state = {k: v.detach().clone() for k, v in build_model(torch, "nn_eager", d, "fp32", None)
-                          .state_dict().items()}
-            x = torch.randn(tokens, d, device="cuda")
-            target = torch.randn(tokens, d, device="cuda")
+            init_state, x, target = step_data(torch, d, tokens)
             for mode in args.modes:
                 runtime = None
                 if any(v.startswith("fused") for v in args.variants):

@@ -39,11 +39,7 @@ def main():
     import gemmtune
 
     d, tokens = args.d, args.tokens
-    torch.manual_seed(1234)
-    init_state = {k: v.detach().clone() for k, v in bench.build_model(torch, "nn_eager", d, "fp32", None)
-                  .state_dict().items()}
-    x = torch.randn(tokens, d, device="cuda")
-    target = torch.randn(tokens, d, device="cuda")
+    init_state, x, target = bench.step_data(torch, d, tokens)
     db = os.path.join(args.db_dir, f"probe_d{d}_t{tokens}.db")
     bench.tune(torch, gemmtune, d, tokens, "tf32", init_state, x, target, db)
     rt = gemmtune.Runtime(db)

@@ -60,14 +60,10 @@ def main():
 
     import torch
     import gemmtune
-    from gemmtune.torch import FusedLinear, _FusedLinearFunction
+    from gemmtune.torch import _FusedLinearFunction
 
     d, tokens, mode = args.d, args.tokens, args.mode
-    torch.manual_seed(1234)
-    init_state = {k: v.detach().clone() for k, v in bench.build_model(torch, "nn_eager", d, "fp32", None)
-                  .state_dict().items()}
-    x = torch.randn(tokens, d, device="cuda")
-    target = torch.randn(tokens, d, device="cuda")
+    init_state, x, target = bench.step_data(torch, d, tokens)
     db = os.path.join(args.db_dir, f"overhead_d{d}_t{tokens}_{mode}.db")
     bench.tune(torch, gemmtune, d, tokens, mode, init_state, x, target, db)
     runtime = gemmtune.Runtime(db)
