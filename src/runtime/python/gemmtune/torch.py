@@ -224,7 +224,9 @@ class FusedLinear(nn.Module):
     def _runtime_for(self, device_index):
         rt = self.runtime
         if rt is None:
-            rt = _default_runtimes.get(device_index) or default_runtime(torch.device("cuda", device_index))
+            rt = _default_runtimes.get(device_index)
+        if rt is None:
+            rt = default_runtime(torch.device("cuda", device_index))
         return rt
 
     def _call(self, x, weight, bias, save_z, p):
