@@ -84,7 +84,8 @@ def _current_stream(device_index):
 
 class _LayerCall:
     """What a layer's call of one input shape and layout resolves to, kept so a repeated call skips the checks and
-    the Problem's construction: an eager step of small layers is bound by the host's time per call."""
+    the Problem's construction: an eager step of small layers is bound by the host's time per call. The sizes and
+    layouts are copied out of the Problem because each of its attributes is a call into the extension."""
 
     __slots__ = ("problem", "runtime", "device", "m", "n", "k", "trans_a", "trans_b")
 
