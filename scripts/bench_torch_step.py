@@ -325,8 +325,13 @@ def merge(paths):
     merged = None
     partial = False
     for path in paths:
-        with open(path) as f:
-            part = json.load(f)
+        try:
+            with open(path) as f:
+                part = json.load(f)
+            if not isinstance(part, dict) or not all(k in part for k in ("gpu", "records", "tuning")):
+                raise ValueError("not a bench_torch_step output (no gpu, records or tuning)")
+        except (OSError, ValueError) as e:
+            sys.exit(f"bench_torch_step: cannot merge {path}: {e}")
         partial = partial or part.get("partial", False)
         if merged is None:
             merged = copy.deepcopy(part)

@@ -60,6 +60,20 @@ class MergeTest(unittest.TestCase):
         entry = next(e for e in merged["speedups"] if e["mode"] == "fp32_equivalent")
         self.assertAlmostEqual(entry["fused_eager_vs_nn_eager"], 1.5)
 
+    def test_a_missing_or_foreign_part_is_a_one_line_error(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            foreign = os.path.join(tmp, "foreign.json")
+            with open(foreign, "w") as f:
+                json.dump([1, 2], f)
+            for path, why in ((os.path.join(tmp, "absent.json"), "No such file"),
+                              (foreign, "not a bench_torch_step output")):
+                done = subprocess.run([sys.executable, SCRIPT, "--merge", path, "--out",
+                                       os.path.join(tmp, "m.json")], capture_output=True, text=True)
+                self.assertEqual(done.returncode, 1)
+                self.assertEqual(len(done.stderr.strip().splitlines()), 1, done.stderr)
+                self.assertIn(f"cannot merge {path}: ", done.stderr)
+                self.assertIn(why, done.stderr)
+
     def test_parts_of_two_gpus_are_refused(self):
         other = part([record("nn_eager", 2.0, [1.0])])
         other["gpu"] = "Other GPU"
