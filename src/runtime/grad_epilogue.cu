@@ -167,8 +167,11 @@ __device__ __forceinline__ void grad_block(const GradArgs& a, float* strip_sum) 
 
 // Row-major: 6 blocks per SM (registers capped at 40) so the whole grid is resident in one wave. Transposed keeps 4
 // columns' loads per lane in flight and would spill under that cap.
+constexpr int kRowMajorBlocksPerSm = 6;
+
 template <bool kTransposed, int kVec, bool kStoreGz, bool kReduceBias>
-__global__ void __launch_bounds__(kThreads, kTransposed ? 2 : 6) grad_epilogue_kernel(GradArgs args) {
+__global__ void __launch_bounds__(kThreads, kTransposed ? 2 : kRowMajorBlocksPerSm)
+    grad_epilogue_kernel(GradArgs args) {
   GradArgs a = args;
   if (a.dropout_p > 0.f) a.offset = kernels::dropout_offset(a.offset, a.offset_ptr);
   __shared__ float strip_sum[kStrip];
@@ -231,9 +234,14 @@ GradEpilogue::GradEpilogue(const GemmProblem& p, int sm_count) : problem_(p) {
   // block (32 rows; 8 row-major without 16-byte accesses) and at most 32 of them, so the tail, which is on the
   // critical path, reads at most four lines per warp. Chunks are whole multiples of 4 rows so vector accesses never
   // straddle one.
-  const std::int64_t want_blocks = std::int64_t{4} * std::max(sm_count, 1);
+  // Row-major, the chunks also stop where the grid would outgrow one wave: at 3000x16384, rounding 528 blocks up to
+  // two chunks of 512 strips made 1024 blocks for 792 places, a second wave a third full (H200: 184 us; one chunk
+  // of 512 blocks, 168 us).
+  const std::int64_t sms = std::max(sm_count, 1);
+  const std::int64_t want_blocks = std::int64_t{4} * sms;
   const std::int64_t min_rows = transposed || vectorizable_ ? 32 : kWarps;
-  const std::int64_t max_chunks = std::min<std::int64_t>(32, (p.m + min_rows - 1) / min_rows);
+  std::int64_t max_chunks = std::min<std::int64_t>(32, (p.m + min_rows - 1) / min_rows);
+  if (!transposed) max_chunks = std::min(max_chunks, std::max<std::int64_t>(1, kRowMajorBlocksPerSm * sms / strips));
   const std::int64_t chunks = std::clamp<std::int64_t>((want_blocks + strips - 1) / strips, 1, max_chunks);
   rows_per_chunk_ = ((p.m + chunks - 1) / chunks + 3) / 4 * 4;
   row_chunks_ = static_cast<unsigned>((p.m + rows_per_chunk_ - 1) / rows_per_chunk_);

@@ -205,7 +205,8 @@ TEST(RuntimeGpu, BackwardMatchesTheFp64ReferenceForEveryActivationLayoutAndMode)
 }
 
 // Large enough that the bias reduction spans many row chunks, so its second stage and ticket reset are exercised;
-// 3001x257 takes the scalar path, 3000x256 the 16-byte one.
+// 3001x257 takes the scalar path, 3000x256 the 16-byte one. Row-major 300x16384 has more strips than one wave has
+// places for two chunks of, so it runs one chunk, whose only block is its last (k = 8 keeps the CPU reference short).
 TEST(RuntimeGpu, TheBiasGradientIsBitwiseDeterministicAcrossCalls) {
   GT_REQUIRE_GPU();
   const test::ScratchDir dir;
@@ -215,6 +216,7 @@ TEST(RuntimeGpu, TheBiasGradientIsBitwiseDeterministicAcrossCalls) {
   for (OutputLayout out : {OutputLayout::RowMajor, OutputLayout::Transposed}) {
     problems.push_back(make(3001, 257, 64, "nn", out, Activation::Gelu, true, 0.1f, MathMode::Tf32));
     problems.push_back(make(3000, 256, 64, "nn", out, Activation::Gelu, true, 0.1f, MathMode::Tf32));
+    problems.push_back(make(300, 16384, 8, "nn", out, Activation::Gelu, true, 0.1f, MathMode::Tf32));
   }
   for (const GemmProblem& p : problems) {
     const std::size_t mn = static_cast<std::size_t>(p.m * p.n);
