@@ -8,8 +8,9 @@ speedup of a fused step that had no other kernel left, whose GEMMs were exactly 
 cost hid behind the GPU.
 
 Kernel times come from torch.profiler (CUPTI activity records) over --steps steps after warm-up; the step time from
-CUDA events around each step (median); clock and power from nvidia-smi sampling every 100 ms over --hold-s seconds
-of back-to-back steps.
+CUDA events around each step, synchronized after each (median: where the host bounds the step, its issue time
+shows); clock and power from nvidia-smi sampling every 100 ms over --hold-s seconds of back-to-back steps. Every
+variant is timed before any is profiled.
 
 usage: torch_step_kernels.py [--d 1024] [--tokens 1000] [--mode tf32] [--variants nn_eager,fused_eager]
                              [--steps 10] [--hold-s 3] [--db-dir DIR]
@@ -110,7 +111,9 @@ def main():
     print(f"{torch.cuda.get_device_name()}: d={d} tokens={tokens} {mode}, {runtime.cache_size} db entries, "
           f"per step over {args.steps} profiled steps")
 
-    rows = {}
+    # Every variant's step time and clock before any is profiled, so no profiler session is live or torn down
+    # around a timed step.
+    runners, timed = {}, {}
     for variant in args.variants:
         bench.torch_mode(torch, mode)
         model = bench.build_model(torch, variant, d, mode, runtime)
@@ -119,9 +122,14 @@ def main():
             if variant == "compiled" else model
         runner = bench.StepRunner(torch, variant, stepped, bench.make_optimizer(torch, model), x, target)
         runner.warm_up()
-        ms = step_ms(torch, runner, 20)
+        runners[variant] = runner
+        timed[variant] = (step_ms(torch, runner, 20), *held_clock(torch, runner, args.hold_s))
+
+    rows = {}
+    for variant, runner in runners.items():
+        bench.torch_mode(torch, mode)
+        ms, mhz, watts = timed[variant]
         totals = kernel_times(torch, runner, args.steps)
-        mhz, watts = held_clock(torch, runner, args.hold_s)
         by_category = defaultdict(float)
         for name, (_, us) in totals.items():
             by_category[category(name)] += us / args.steps / 1e3
@@ -130,8 +138,6 @@ def main():
               f"{by_category['optimizer']:.3f}, other {by_category['other']:.3f} ms; held {mhz:.0f} MHz {watts:.0f} W")
         for name, (calls, us) in sorted(totals.items(), key=lambda kv: -kv[1][1])[:14]:
             print(f"  {category(name):<9} {calls / args.steps:5.1f}/step {us / calls:9.1f} us  {name[:110]}")
-        del runner, stepped, model
-        torch.cuda.empty_cache()
 
     print()
     for nn_variant, fused_variant in (("nn_eager", "fused_eager"), ("nn_graph", "fused_graph")):
