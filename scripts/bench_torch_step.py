@@ -259,6 +259,13 @@ def tune(torch, gemmtune, d, tokens, mode, init_state, x, target, db):
             "tune_s": record_s + sweep_s, "sweep_exit": done.returncode, "db": os.path.basename(db)}
 
 
+def tuned_step_data(torch, gemmtune, d, tokens, mode, db):
+    """step_data, tuned into `db` as `tune` does, and a Runtime on it: where the dev probes start."""
+    init_state, x, target = step_data(torch, d, tokens)
+    tune(torch, gemmtune, d, tokens, mode, init_state, x, target, db)
+    return init_state, x, target, gemmtune.Runtime(db)
+
+
 def document(gpu, torch_version, gemmtune_version, device_key, records, tuning):
     return {"schema": "gemmtune.torch_step", "schema_version": 1, "gpu": gpu, "gpu_slug": gpu_slug(gpu),
             "torch": torch_version, "gemmtune": gemmtune_version, "device_key": device_key, "model": MODEL,

@@ -39,10 +39,8 @@ def main():
     import gemmtune
 
     d, tokens = args.d, args.tokens
-    init_state, x, target = bench.step_data(torch, d, tokens)
     db = os.path.join(args.db_dir, f"probe_d{d}_t{tokens}.db")
-    bench.tune(torch, gemmtune, d, tokens, "tf32", init_state, x, target, db)
-    rt = gemmtune.Runtime(db)
+    init_state, x, target, rt = bench.tuned_step_data(torch, gemmtune, d, tokens, "tf32", db)
     bench.torch_mode(torch, "tf32")
     print(f"{torch.cuda.get_device_name()}: d={d} tokens={tokens}, tf32, {rt.cache_size} db entries")
 

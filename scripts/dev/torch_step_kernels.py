@@ -104,10 +104,8 @@ def main():
     import gemmtune
 
     d, tokens, mode = args.d, args.tokens, args.mode
-    init_state, x, target = bench.step_data(torch, d, tokens)
     db = os.path.join(args.db_dir, f"kernels_d{d}_t{tokens}_{mode}.db")
-    bench.tune(torch, gemmtune, d, tokens, mode, init_state, x, target, db)
-    runtime = gemmtune.Runtime(db)
+    init_state, x, target, runtime = bench.tuned_step_data(torch, gemmtune, d, tokens, mode, db)
     print(f"{torch.cuda.get_device_name()}: d={d} tokens={tokens} {mode}, {runtime.cache_size} db entries, "
           f"per step over {args.steps} profiled steps")
 

@@ -63,10 +63,8 @@ def main():
     from gemmtune.torch import _FusedLinearFunction
 
     d, tokens, mode = args.d, args.tokens, args.mode
-    init_state, x, target = bench.step_data(torch, d, tokens)
     db = os.path.join(args.db_dir, f"overhead_d{d}_t{tokens}_{mode}.db")
-    bench.tune(torch, gemmtune, d, tokens, mode, init_state, x, target, db)
-    runtime = gemmtune.Runtime(db)
+    init_state, x, target, runtime = bench.tuned_step_data(torch, gemmtune, d, tokens, mode, db)
     bench.torch_mode(torch, mode)
     print(f"{torch.cuda.get_device_name()}: d={d} tokens={tokens} {mode}, {runtime.cache_size} db entries")
 
