@@ -205,8 +205,8 @@ TEST(RuntimeGpu, BackwardMatchesTheFp64ReferenceForEveryActivationLayoutAndMode)
 }
 
 // Large enough that the bias reduction spans many row chunks, so its second stage and ticket reset are exercised;
-// 3001x257 takes the scalar path, 3000x256 the 16-byte one. Row-major 300x16384 has more strips than one wave has
-// places for two chunks of, so it runs one chunk, whose only block is its last (k = 8 keeps the CPU reference short).
+// 3001x257 takes the scalar path, 3000x256 the 16-byte one. Row-major 300x16384 has more strips than one wave (132
+// SMs) has places for two chunks of, so each strip's only block is also its last (k = 8 keeps the CPU reference short).
 TEST(RuntimeGpu, TheBiasGradientIsBitwiseDeterministicAcrossCalls) {
   GT_REQUIRE_GPU();
   const test::ScratchDir dir;
