@@ -11,8 +11,9 @@
 // driver activity kinds record every API call (PyTorch makes several per kernel: cudaGetDevice,
 // cudaStreamIsCapturing, ...), and cost a launch-bound training step 11-14% of its time (H200). CUPTI's external
 // correlation records come only with those kinds, so the GEMM call a launch belongs to is this library's own: the
-// shim's scopes push and pop it on a per-thread stack that the launch callback reads. Records stream to <GEMMTUNE_TRACE_DIR>/<pid>.cupti.jsonl as CUPTI hands over each
-// buffer; at exit the buffers are flushed and an end line says how many records CUPTI dropped.
+// shim's scopes push and pop it on a per-thread stack that the launch callback reads. Records stream to
+// <GEMMTUNE_TRACE_DIR>/<pid>.cupti.jsonl as CUPTI hands over each buffer; at exit the buffers are flushed and an end
+// line says how many records CUPTI dropped.
 //
 // No exceptions leave this library and it never ends the program: a failure is written into the file as an
 // "error" line and the program runs on untraced.
