@@ -27,6 +27,7 @@ from collections import defaultdict
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir))
 import bench_torch_step as bench  # noqa: E402
+from torch_step_overhead import issue_times  # noqa: E402
 
 # cuBLAS (nvjet, xmma, cutlass), its split-k reduction, Inductor's mm templates and our own families; an epilogue
 # kernel of its own (ours, cuBLASLt's) is the elementwise work fusion is about, so it counts as "other".
@@ -56,18 +57,6 @@ def kernel_times(torch, runner, steps):
             totals[event.name][0] += 1
             totals[event.name][1] += event.time_range.elapsed_us()
     return totals
-
-
-def step_ms(torch, runner, steps):
-    times = []
-    for _ in range(steps):
-        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        runner.step()
-        stop.record()
-        torch.cuda.synchronize()
-        times.append(start.elapsed_time(stop))
-    return statistics.median(times)
 
 
 def held_clock(torch, runner, seconds):
@@ -121,7 +110,8 @@ def main():
         runner = bench.StepRunner(torch, variant, stepped, bench.make_optimizer(torch, model), x, target)
         runner.warm_up()
         runners[variant] = runner
-        timed[variant] = (step_ms(torch, runner, 20), *held_clock(torch, runner, args.hold_s))
+        _, step_ms = issue_times(torch, runner, 20)
+        timed[variant] = (step_ms, *held_clock(torch, runner, args.hold_s))
 
     rows = {}
     for variant, runner in runners.items():
