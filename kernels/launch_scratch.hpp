@@ -13,6 +13,11 @@ namespace gemmtune::kernels {
 
 struct KernelVariant;
 
+// Where v's launches for p keep their scratch: partials then staged copies in `floats` (v.scratch_floats(p) of them),
+// and v.split_k_tickets(p) tickets, zero before the first launch (kernels leave them at zero). The runtime keeps such
+// scratch per stream and places it at each launch; LaunchScratchBuffer places its own once.
+LaunchScratch place_launch_scratch(const KernelVariant& v, const GemmProblem& p, float* floats, unsigned* tickets);
+
 class LaunchScratchBuffer {
  public:
   LaunchScratchBuffer() = default;

@@ -54,6 +54,14 @@ CandidateLauncher::CandidateLauncher(const GemmProblem& p, const Candidate& c, c
 
 CandidateLauncher::CandidateLauncher(const GemmProblem& p, const Candidate& c, cublasLtHandle_t lt,
                                      BorrowedWorkspace workspace)
+    : CandidateLauncher(p, c, lt, workspace, true) {}
+
+CandidateLauncher::CandidateLauncher(const GemmProblem& p, const Candidate& c, cublasLtHandle_t lt,
+                                     ScratchAtLaunch scratch)
+    : CandidateLauncher(p, c, lt, BorrowedWorkspace{nullptr, scratch.workspace_bytes}, false) {}
+
+CandidateLauncher::CandidateLauncher(const GemmProblem& p, const Candidate& c, cublasLtHandle_t lt,
+                                     BorrowedWorkspace workspace, bool bind_scratch)
     : problem_(p), gemm_(pass_gemm(p)), candidate_(c), workspace_(workspace) {
   if (const std::string why = unsupported_reason(p, c, lt, workspace.bytes); !why.empty())
     throw InputError("candidate " + c.id() + " cannot run " + p.key() + ": " + why);
@@ -61,8 +69,10 @@ CandidateLauncher::CandidateLauncher(const GemmProblem& p, const Candidate& c, c
     variant_ = kernels::find_kernel_variant(c.own_variant);
     variant_gemm_ = variant_gemm(gemm_, *variant_);
     slices_ = variant_->slices_for(variant_gemm_);
-    scratch_ = kernels::LaunchScratchBuffer(*variant_, variant_gemm_, static_cast<float*>(workspace.ptr),
-                                            workspace.bytes / sizeof(float));
+    needs_scratch_ = variant_->scratch_floats(variant_gemm_) > 0 || variant_->split_k_tickets(variant_gemm_) > 0;
+    if (bind_scratch)
+      scratch_ = kernels::LaunchScratchBuffer(*variant_, variant_gemm_, static_cast<float*>(workspace.ptr),
+                                              workspace.bytes / sizeof(float));
     return;
   }
   lt_.emplace(lt, gemm_, epilogue_mode_of(c));
@@ -76,5 +86,21 @@ void CandidateLauncher::launch(const GemmOperands& x, cudaStream_t s) const {
   }
   lt_->run(algo_, x, workspace_.ptr, workspace_.bytes, s);
 }
+
+void CandidateLauncher::launch(const GemmOperands& x, cudaStream_t s, BorrowedWorkspace workspace,
+                               unsigned* tickets) const {
+  if (variant_) {
+    variant_->launch(variant_gemm_, x, slices_,
+                     needs_scratch_
+                         ? kernels::place_launch_scratch(*variant_, variant_gemm_, static_cast<float*>(workspace.ptr),
+                                                         tickets)
+                         : kernels::LaunchScratch{},
+                     s);
+    return;
+  }
+  lt_->run(algo_, x, workspace.ptr, workspace.bytes, s);
+}
+
+std::size_t CandidateLauncher::ticket_count() const { return variant_ ? variant_->split_k_tickets(variant_gemm_) : 0; }
 
 }  // namespace gemmtune

@@ -31,6 +31,12 @@ struct BorrowedWorkspace {
   std::size_t bytes = 0;
 };
 
+// A launcher whose scratch (workspace, split-k tickets) is the caller's at each launch, of workspace_bytes at most: the
+// runtime keeps scratch per stream, so one launcher serves calls on several streams at once.
+struct ScratchAtLaunch {
+  std::size_t workspace_bytes = 0;
+};
+
 class CandidateLauncher {
  public:
   // Why `c` cannot run `p` ("" when it can). For cuBLASLt this rebuilds the algo and asks AlgoCheck.
@@ -40,8 +46,15 @@ class CandidateLauncher {
   CandidateLauncher(const GemmProblem& p, const Candidate& c, cublasLtHandle_t lt, std::size_t max_workspace);
   // The same, running in `workspace` (which must outlive the launcher); the algo must fit in workspace.bytes.
   CandidateLauncher(const GemmProblem& p, const Candidate& c, cublasLtHandle_t lt, BorrowedWorkspace workspace);
+  // The same, launched only with scratch of the caller's (the second launch()).
+  CandidateLauncher(const GemmProblem& p, const Candidate& c, cublasLtHandle_t lt, ScratchAtLaunch scratch);
 
   void launch(const GemmOperands& x, cudaStream_t s) const;
+  // The same with scratch of the caller's at this launch. `workspace` must hold what the launcher was checked for (its
+  // constructor's workspace bytes); `tickets`, ticket_count() of them, zero before a stream's first launch.
+  void launch(const GemmOperands& x, cudaStream_t s, BorrowedWorkspace workspace, unsigned* tickets) const;
+  // How many split-k tickets a launch needs (0: none).
+  std::size_t ticket_count() const;
 
   const Candidate& candidate() const { return candidate_; }
   const GemmProblem& problem() const { return problem_; }
@@ -49,6 +62,9 @@ class CandidateLauncher {
   const GemmProblem& gemm() const { return gemm_; }
 
  private:
+  CandidateLauncher(const GemmProblem& p, const Candidate& c, cublasLtHandle_t lt, BorrowedWorkspace workspace,
+                    bool bind_scratch);
+
   GemmProblem problem_;
   GemmProblem gemm_;
   // What an own variant launches: gemm_, in the variant's mode (problem/fp32_equivalent.hpp).
@@ -61,7 +77,8 @@ class CandidateLauncher {
   DeviceBuffer<unsigned char> owned_workspace_;
   BorrowedWorkspace workspace_;
   // A split variant's tickets are its own (two launchers never share them); its partials use the workspace.
-  kernels::LaunchScratchBuffer scratch_;
+  kernels::LaunchScratchBuffer scratch_;  // empty for ScratchAtLaunch
+  bool needs_scratch_ = false;  // an own variant with partials, staged copies or tickets
 };
 
 }  // namespace gemmtune

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "common/error.hpp"
 #include "cuda/cuda_call.hpp"
 #include "kernels/epilogue.cuh"
 
@@ -246,15 +247,14 @@ GradEpilogue::GradEpilogue(const GemmProblem& p, int sm_count) : problem_(p) {
   rows_per_chunk_ = ((p.m + chunks - 1) / chunks + 3) / 4 * 4;
   row_chunks_ = static_cast<unsigned>((p.m + rows_per_chunk_ - 1) / rows_per_chunk_);
   if (p.epi.bias) {
-    partials_ = DeviceBuffer<float>(static_cast<std::size_t>(row_chunks_) * static_cast<std::size_t>(p.n));
-    tickets_ = DeviceBuffer<unsigned>(static_cast<std::size_t>(strips));
-    GT_CUDA_CALL(cudaMemset(tickets_.get(), 0, tickets_.bytes()));
-    GT_CUDA_CALL(cudaDeviceSynchronize());  // the tickets are zero before any stream can launch the pass
+    partial_floats_ = static_cast<std::size_t>(row_chunks_) * static_cast<std::size_t>(p.n);
+    ticket_count_ = static_cast<std::size_t>(strips);
   }
 }
 
 void GradEpilogue::launch(const float* gy, const float* z, float* gz, float* gbias, std::uint64_t seed,
-                          std::uint64_t offset, const std::uint64_t* offset_ptr, cudaStream_t s) const {
+                          std::uint64_t offset, const std::uint64_t* offset_ptr, float* partials, unsigned* tickets,
+                          cudaStream_t s) const {
   const bool reduce_bias = gbias != nullptr;
   if (!writes_gz_ && !reduce_bias) return;
   GradArgs a{};
@@ -262,8 +262,10 @@ void GradEpilogue::launch(const float* gy, const float* z, float* gz, float* gbi
   a.z = z;
   a.gz = gz;
   a.gbias = gbias;
-  a.partials = partials_.get();
-  a.tickets = tickets_.get();
+  if (reduce_bias && (!partials || !tickets))
+    throw InputError("the bias gradient of " + problem_.key() + " needs its partial sums and tickets");
+  a.partials = partials;
+  a.tickets = tickets;
   a.m = problem_.m;
   a.n = problem_.n;
   a.rows_per_chunk = rows_per_chunk_;

@@ -9,18 +9,18 @@
 // replay; the last block resets its ticket, so the pass needs no memset between calls.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include <cuda_runtime_api.h>
 
-#include "cuda/device_buffer.hpp"
 #include "problem/gemm_problem.hpp"
 
 namespace gemmtune::runtime {
 
 class GradEpilogue {
  public:
-  // For forward problem p; allocates the partial sums and tickets (zeroed) when p has a bias.
+  // For forward problem p. Its scratch is the caller's, per stream, since two streams may run the pass at once.
   GradEpilogue(const GemmProblem& p, int sm_count);
 
   // False when gZ is gY itself (no activation, no dropout): the GEMMs then read gY and no gZ is written.
@@ -28,9 +28,14 @@ class GradEpilogue {
 
   // Computes gZ into gz (when writes_gz()) and gBias into gbias (when non-null; the problem must have a bias).
   // z may be null when the activation is none. The dropout offset is *offset_ptr when that is non-null (read when the
-  // kernel runs), else offset. Enqueues nothing when there is nothing to do.
+  // kernel runs), else offset. A bias gradient needs partial_floats() floats and ticket_count() tickets, zero before
+  // a stream's first pass (the last block of a strip resets its ticket). Enqueues nothing when there is nothing to do.
   void launch(const float* gy, const float* z, float* gz, float* gbias, std::uint64_t seed, std::uint64_t offset,
-              const std::uint64_t* offset_ptr, cudaStream_t s) const;
+              const std::uint64_t* offset_ptr, float* partials, unsigned* tickets, cudaStream_t s) const;
+
+  // The bias gradient's scratch: row chunks × n partial sums and one ticket per column strip (0 without a bias).
+  std::size_t partial_floats() const { return partial_floats_; }
+  std::size_t ticket_count() const { return ticket_count_; }
 
  private:
   GemmProblem problem_;
@@ -38,8 +43,8 @@ class GradEpilogue {
   bool vectorizable_ = false;  // the stored rows' length allows 16-byte accesses
   std::int64_t rows_per_chunk_ = 0;
   unsigned row_chunks_ = 0;
-  DeviceBuffer<float> partials_;     // row_chunks × n
-  DeviceBuffer<unsigned> tickets_;   // one per column strip
+  std::size_t partial_floats_ = 0;
+  std::size_t ticket_count_ = 0;
 };
 
 }  // namespace gemmtune::runtime

@@ -5,15 +5,14 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "common/error.hpp"
-#include "cuda/device_buffer.hpp"
 #include "cuda/device_info.hpp"
-#include "cuda/stream.hpp"
 #include "kernels/registry.hpp"
 #include "launch/candidate_launcher.hpp"
 #include "lt/lt_handles.hpp"
@@ -22,11 +21,11 @@
 #include "runtime/cache_index.hpp"
 #include "runtime/default_candidate.hpp"
 #include "runtime/first_use_trial.hpp"
-#include "runtime/fork_join.hpp"
 #include "runtime/grad_epilogue.hpp"
 #include "runtime/miss_log.hpp"
 #include "runtime/problem_hash.hpp"
 #include "runtime/selection.hpp"
+#include "runtime/stream_scratch.hpp"
 #include "runtime/trial_gpu.hpp"
 
 namespace gemmtune {
@@ -36,10 +35,10 @@ using runtime::ChoiceSource;
 
 namespace {
 
-// One resolved GEMM: the choice (for explain) and the launcher that runs it in the runtime's shared workspace.
+// One resolved GEMM: the choice (for explain) and the launcher that runs it in the calling stream's scratch.
 struct GemmPlan {
-  GemmPlan(const GemmProblem& p, Choice c, cublasLtHandle_t lt, BorrowedWorkspace workspace)
-      : choice(std::move(c)), launcher(p, choice.candidate, lt, workspace) {}
+  GemmPlan(const GemmProblem& p, Choice c, cublasLtHandle_t lt, std::size_t workspace_bytes)
+      : choice(std::move(c)), launcher(p, choice.candidate, lt, ScratchAtLaunch{workspace_bytes}) {}
   Choice choice;
   CandidateLauncher launcher;
 };
@@ -49,23 +48,26 @@ struct GemmPlan {
 // two at once contend (fp32 1024³: 14% slower than one after the other).
 constexpr double kSideBySideMaxWork = 512.0 * 512.0 * 512.0;
 
-// One resolved backward: the elementwise pass, its gZ scratch, and the two GEMMs. gA and gB are independent, so
-// small ones run side by side: gB on the runtime's side stream (with that stream's own workspace) beside gA.
+// One resolved backward: the elementwise pass and the two GEMMs; its gZ and bias-gradient scratch are the calling
+// stream's. gA and gB are independent, so small ones run side by side: gB on the stream scratch's side stream (with
+// that stream's own workspace) beside gA.
 struct BackwardPlan {
-  BackwardPlan(const GemmProblem& p, int sm_count, const GemmPlan& a, const GemmPlan& b, cublasLtHandle_t lt,
-               BorrowedWorkspace side_workspace, bool gemms_side_by_side)
-      : pass(p, sm_count), grad_a(a), grad_b(b), side_by_side(gemms_side_by_side) {
-    if (pass.writes_gz()) gz = DeviceBuffer<float>(static_cast<std::size_t>(p.m * p.n));
-    if (side_by_side) grad_b_side.emplace(b.launcher.problem(), b.choice.candidate, lt, side_workspace);
-  }
+  BackwardPlan(const GemmProblem& p, int sm_count, const GemmPlan& a, const GemmPlan& b, bool gemms_side_by_side)
+      : problem(p), pass(p, sm_count), grad_a(a), grad_b(b), side_by_side(gemms_side_by_side) {}
+  GemmProblem problem;
   runtime::GradEpilogue pass;
-  DeviceBuffer<float> gz;
   const GemmPlan& grad_a;
   const GemmPlan& grad_b;
   bool side_by_side;
-  std::optional<CandidateLauncher> grad_b_side;
-  runtime::ForkJoin fork_join;
 };
+
+// A GEMM plan's launch in stream s's scratch.
+void launch_in(const GemmPlan& plan, const GemmOperands& x, cudaStream_t s, BorrowedWorkspace workspace,
+               runtime::StreamScratch& scratch) {
+  plan.launcher.launch(x, s, workspace,
+                       scratch.tickets(&plan.launcher, runtime::ScratchUse::SplitKTickets,
+                                       plan.launcher.ticket_count()));
+}
 
 void require(bool ok, const GemmProblem& p, const char* what) {
   if (!ok) throw InputError(std::string(what) + " (problem " + p.key() + ")");
@@ -79,8 +81,7 @@ class Runtime::Impl {
       : options_(options), db_path_(db_path), device_(query_device(device)),
         device_key_(device_.identity.key()),
         cache_(runtime::load_cache(db_path, device_key_)),
-        lt_(make_lt_handle()), owned_workspace_(options.workspace ? 0 : options.workspace_bytes),
-        workspace_{options.workspace ? options.workspace : owned_workspace_.get(), options.workspace_bytes} {
+        lt_(make_lt_handle()), scratch_(options.workspace_bytes, options.workspace, options.max_stream_scratch) {
     if (options.workspace) require_device_memory(options.workspace, device);
     if (options.max_trial_candidates < 1)
       throw InputError("RuntimeOptions::max_trial_candidates must be at least 1, not " +
@@ -101,32 +102,69 @@ class Runtime::Impl {
     rules_.fp32_equivalent = options.fp32_equivalent;
   }
 
-  // The hot path: a hash lookup; resolution (allocation, SQLite-free algo build) only on a problem's first call.
-  const GemmPlan& plan(const GemmProblem& p, std::optional<cudaStream_t> s) {
-    const auto it = plans_.find(p);
-    if (it != plans_.end()) return *it->second;
-    return resolve(p, s);
+  // Every entry point holds this while it runs: one host thread at a time resolves, launches (a cuBLASLt plan's
+  // descriptor takes each call's pointers) or writes misses. A call's enqueue is microseconds; its GPU work is not
+  // held back, since other streams' calls have scratch of their own.
+  std::unique_lock<std::mutex> lock() { return std::unique_lock<std::mutex>(mutex_); }
+
+  // The hot path: a hash lookup, then the launch in the stream's scratch (a hash lookup by stream id). Resolution
+  // (allocation, SQLite-free algo build) only on a problem's first call; a stream's scratch at its first call.
+  void gemm(const GemmProblem& p, const GemmOperands& x, cudaStream_t s) {
+    const auto held = lock();
+    const GemmPlan& gp = plan(p, s);
+    runtime::StreamScratch& scratch = scratch_.of(s);
+    launch_in(gp, x, s, scratch.workspace(), scratch);
   }
 
-  bool prepared(const GemmProblem& p) const { return plans_.find(p) != plans_.end(); }
+  void backward(const GemmProblem& p, const BackwardOperands& x, cudaStream_t s) {
+    const auto held = lock();
+    const BackwardPlan& bp = backward_plan(p, s);
+    require(x.gY != nullptr, p, "backward needs gY");
+    require(p.epi.act == Activation::None || x.Z, p, "the backward of an activation needs the forward's Z (save_z)");
+    require(!x.gBias || p.epi.bias, p, "gBias was given but the problem has no bias");
+    require(!x.gA || x.B, p, "gA needs B");
+    require(!x.gB || x.A, p, "gB needs A");
+    runtime::StreamScratch& scratch = scratch_.of(s);
+    float* gz = bp.pass.writes_gz() ? scratch.floats(&bp, runtime::ScratchUse::Gz,
+                                                     static_cast<std::size_t>(p.m) * static_cast<std::size_t>(p.n))
+                                    : nullptr;
+    float* partials = x.gBias ? scratch.floats(&bp, runtime::ScratchUse::BiasPartials, bp.pass.partial_floats())
+                              : nullptr;
+    unsigned* tickets = x.gBias ? scratch.tickets(&bp, runtime::ScratchUse::BiasTickets, bp.pass.ticket_count())
+                                : nullptr;
+    bp.pass.launch(x.gY, x.Z, gz, x.gBias, x.seed, x.offset, x.offset_ptr, partials, tickets, s);
+    const float* gz_read = gz ? gz : x.gY;
+    const GemmOperands grad_a = pass_gemm_operands(Pass::GradA, x.A, x.B, gz_read, x.gA);
+    const GemmOperands grad_b = pass_gemm_operands(Pass::GradB, x.A, x.B, gz_read, x.gB);
+    if (x.gA && x.gB && bp.side_by_side) {
+      const cudaStream_t side = scratch.side_stream();
+      scratch.fork_join().fork(s, side);
+      launch_in(bp.grad_b, grad_b, side, scratch.side_workspace(), scratch);
+      launch_in(bp.grad_a, grad_a, s, scratch.workspace(), scratch);
+      scratch.fork_join().join(s, side);
+      return;
+    }
+    if (x.gA) launch_in(bp.grad_a, grad_a, s, scratch.workspace(), scratch);
+    if (x.gB) launch_in(bp.grad_b, grad_b, s, scratch.workspace(), scratch);
+  }
 
-  const BackwardPlan& backward_plan(const GemmProblem& p, std::optional<cudaStream_t> s) {
-    const auto it = backward_plans_.find(p);
-    if (it != backward_plans_.end()) return *it->second;
-    require(p.pass == Pass::Forward, p, "backward takes the forward problem");
-    p.validate();
-    refuse_during_capture(p, s);
-    const GemmPlan& a = plan(backward_problem(p, Pass::GradA), s);
-    const GemmPlan& b = plan(backward_problem(p, Pass::GradB), s);
-    const bool side_by_side = options_.concurrent_backward && p.flops() / 2 <= kSideBySideMaxWork;
-    if (side_by_side && !side_workspace_.get()) side_workspace_ = DeviceBuffer<unsigned char>(options_.workspace_bytes);
-    auto bp = std::make_unique<BackwardPlan>(p, device_.identity.sm_count, a, b, lt_.get(),
-                                             BorrowedWorkspace{side_workspace_.get(), side_workspace_.size()},
-                                             side_by_side);
-    return *backward_plans_.emplace(p, std::move(bp)).first->second;
+  bool prepared(const GemmProblem& p) {
+    const auto held = lock();
+    return plans_.find(p) != plans_.end();
+  }
+
+  const Choice& choice(const GemmProblem& p) {
+    const auto held = lock();
+    return plan(p, std::nullopt).choice;
+  }
+
+  const BackwardPlan& prepare_backward(const GemmProblem& p) {
+    const auto held = lock();
+    return backward_plan(p, std::nullopt);
   }
 
   void pin(const GemmProblem& p, const std::string& candidate_id) {
+    const auto held = lock();
     p.validate();
     if (plans_.count(p)) throw InputError("cannot pin " + p.key() + ": it was already resolved");
     const Candidate c = Candidate::parse_id(candidate_id);
@@ -139,7 +177,15 @@ class Runtime::Impl {
     add_plan(p, std::move(choice));
   }
 
-  void flush() { misses_.flush(db_path_, device_key_); }
+  void flush() {
+    const auto held = lock();
+    misses_.flush(db_path_, device_key_);
+  }
+
+  StreamScratchUse stream_scratch() {
+    const auto held = lock();
+    return StreamScratchUse{scratch_.sets(), scratch_.device_bytes()};
+  }
 
   void warn(const std::string& line) const {
     std::ostream& out = options_.warnings ? *options_.warnings : std::cerr;
@@ -148,9 +194,28 @@ class Runtime::Impl {
 
   const std::string& device_key() const { return device_key_; }
   std::size_t cache_size() const { return cache_.index.size(); }
-  cudaStream_t side_stream() const { return side_.get(); }
 
  private:
+  // The plan of p, resolved at its first call; the caller holds mutex_.
+  const GemmPlan& plan(const GemmProblem& p, std::optional<cudaStream_t> s) {
+    const auto it = plans_.find(p);
+    if (it != plans_.end()) return *it->second;
+    return resolve(p, s);
+  }
+
+  const BackwardPlan& backward_plan(const GemmProblem& p, std::optional<cudaStream_t> s) {
+    const auto it = backward_plans_.find(p);
+    if (it != backward_plans_.end()) return *it->second;
+    require(p.pass == Pass::Forward, p, "backward takes the forward problem");
+    p.validate();
+    refuse_during_capture(p, s);
+    const GemmPlan& a = plan(backward_problem(p, Pass::GradA), s);
+    const GemmPlan& b = plan(backward_problem(p, Pass::GradB), s);
+    const bool side_by_side = options_.concurrent_backward && p.flops() / 2 <= kSideBySideMaxWork;
+    auto bp = std::make_unique<BackwardPlan>(p, device_.identity.sm_count, a, b, side_by_side);
+    return *backward_plans_.emplace(p, std::move(bp)).first->second;
+  }
+
   // A host or other-device pointer lent as the workspace would fault inside cuBLASLt; refuse it here instead.
   static void require_device_memory(void* p, int device) {
     cudaPointerAttributes a{};
@@ -172,7 +237,7 @@ class Runtime::Impl {
 
   std::string unsupported(const GemmProblem& p, const Candidate& c) const {
     try {
-      return CandidateLauncher::unsupported_reason(p, c, lt_.get(), workspace_.bytes);
+      return CandidateLauncher::unsupported_reason(p, c, lt_.get(), options_.workspace_bytes);
     } catch (const Error& e) {  // e.g. cublasLtMatmulAlgoInit refusing an algo id this cuBLASLt does not have
       return e.what();
     }
@@ -220,7 +285,7 @@ class Runtime::Impl {
   }
 
   runtime::DefaultCandidate default_for(const GemmProblem& p) const {
-    return runtime::default_candidate(p, lt_.get(), workspace_.bytes, device_.identity.sm_count);
+    return runtime::default_candidate(p, lt_.get(), options_.workspace_bytes, device_.identity.sm_count);
   }
 
   // One challenger of a first-use trial: where it comes from, and how its trial went.
@@ -320,7 +385,7 @@ class Runtime::Impl {
         tried.push_back({a.candidate, a.candidate.id() + " (" + a.source + ")", false, {}, {}});
     }
     const GemmProblem g = pass_gemm(p);
-    const HeuristicFirstOf first_of = lt_heuristic_first_of(g, lt_.get(), workspace_.bytes);
+    const HeuristicFirstOf first_of = lt_heuristic_first_of(g, lt_.get(), options_.workspace_bytes);
     for (const Candidate& c : no_entry_challengers(g, d.candidate, first_of))
       tried.push_back({c, c.id() + " (the plain GEMM, then our epilogue kernel)", true, {}, {}});
     if (tried.empty()) return;
@@ -380,7 +445,7 @@ class Runtime::Impl {
   }
 
   const GemmPlan& add_plan(const GemmProblem& p, Choice choice) {
-    auto plan = std::make_unique<GemmPlan>(p, std::move(choice), lt_.get(), workspace_);
+    auto plan = std::make_unique<GemmPlan>(p, std::move(choice), lt_.get(), options_.workspace_bytes);
     return *plans_.emplace(p, std::move(plan)).first->second;
   }
 
@@ -391,10 +456,8 @@ class Runtime::Impl {
   runtime::LoadedCache cache_;
   runtime::SelectionRules rules_;
   LtHandle lt_;
-  DeviceBuffer<unsigned char> owned_workspace_;  // empty where the caller lent RuntimeOptions::workspace
-  BorrowedWorkspace workspace_;
-  CudaStream side_;                             // the backward's second GEMM, ordered inside the caller's stream
-  DeviceBuffer<unsigned char> side_workspace_;  // its cuBLASLt workspace; allocated with the first backward
+  runtime::StreamScratchPool scratch_;  // each stream's and capture's workspace and tickets
+  std::mutex mutex_;
   std::unique_ptr<runtime::TrialScratch> trial_scratch_;  // the first-use trials'; made at the first one
   std::unordered_map<GemmProblem, std::unique_ptr<GemmPlan>, runtime::ProblemHash> plans_;
   std::unordered_map<GemmProblem, std::unique_ptr<BackwardPlan>, runtime::ProblemHash> backward_plans_;
@@ -424,7 +487,7 @@ void Runtime::forward(const GemmProblem& problem, const GemmOperands& x, cudaStr
   require(x.A && x.B && x.Y, problem, "forward needs A, B and Y");
   require(!problem.epi.bias || x.bias, problem, "the problem has a bias: pass its pointer");
   require(!problem.epi.save_z || x.Z, problem, "the problem saves Z: pass its pointer");
-  impl_->plan(problem, s).launcher.launch(x, s);
+  impl_->gemm(problem, x, s);
 }
 
 void Runtime::forward(const GemmProblem& problem, const float* A, const float* B, const float* bias, float* Y,
@@ -441,27 +504,7 @@ void Runtime::forward(const GemmProblem& problem, const float* A, const float* B
 }
 
 void Runtime::backward(const GemmProblem& problem, const BackwardOperands& x, cudaStream_t s) {
-  const BackwardPlan& bp = impl_->backward_plan(problem, s);
-  require(x.gY != nullptr, problem, "backward needs gY");
-  require(problem.epi.act == Activation::None || x.Z, problem,
-          "the backward of an activation needs the forward's Z (save_z)");
-  require(!x.gBias || problem.epi.bias, problem, "gBias was given but the problem has no bias");
-  require(!x.gA || x.B, problem, "gA needs B");
-  require(!x.gB || x.A, problem, "gB needs A");
-  bp.pass.launch(x.gY, x.Z, bp.gz.get(), x.gBias, x.seed, x.offset, x.offset_ptr, s);
-  const float* gz = bp.pass.writes_gz() ? bp.gz.get() : x.gY;
-  const GemmOperands grad_a = pass_gemm_operands(Pass::GradA, x.A, x.B, gz, x.gA);
-  const GemmOperands grad_b = pass_gemm_operands(Pass::GradB, x.A, x.B, gz, x.gB);
-  if (x.gA && x.gB && bp.side_by_side) {
-    const cudaStream_t side = impl_->side_stream();
-    bp.fork_join.fork(s, side);
-    bp.grad_b_side->launch(grad_b, side);
-    bp.grad_a.launcher.launch(grad_a, s);
-    bp.fork_join.join(s, side);
-    return;
-  }
-  if (x.gA) bp.grad_a.launcher.launch(grad_a, s);
-  if (x.gB) bp.grad_b.launcher.launch(grad_b, s);
+  impl_->backward(problem, x, s);
 }
 
 void Runtime::backward(const GemmProblem& problem, const float* A, const float* B, const float* Z, const float* gY,
@@ -480,25 +523,23 @@ void Runtime::backward(const GemmProblem& problem, const float* A, const float* 
   backward(problem, x, s);
 }
 
-void Runtime::gemm(const GemmProblem& problem, const GemmOperands& x, cudaStream_t s) {
-  impl_->plan(problem, s).launcher.launch(x, s);
-}
+void Runtime::gemm(const GemmProblem& problem, const GemmOperands& x, cudaStream_t s) { impl_->gemm(problem, x, s); }
 
-void Runtime::prepare(const GemmProblem& problem) { impl_->plan(problem, std::nullopt); }
+void Runtime::prepare(const GemmProblem& problem) { impl_->choice(problem); }
 
-void Runtime::prepare_backward(const GemmProblem& forward) { impl_->backward_plan(forward, std::nullopt); }
+void Runtime::prepare_backward(const GemmProblem& forward) { impl_->prepare_backward(forward); }
 
 bool Runtime::prepared(const GemmProblem& problem) const { return impl_->prepared(problem); }
 
 void Runtime::pin(const GemmProblem& problem, const std::string& candidate_id) { impl_->pin(problem, candidate_id); }
 
 std::string Runtime::explain(const GemmProblem& problem) {
-  const Choice& c = impl_->plan(problem, std::nullopt).choice;
+  const Choice& c = impl_->choice(problem);
   return problem.key() + ": " + c.candidate.id() + " [" + runtime::to_string(c.source) + "] " + c.why;
 }
 
 std::string Runtime::explain_backward(const GemmProblem& forward) {
-  const BackwardPlan& bp = impl_->backward_plan(forward, std::nullopt);
+  const BackwardPlan& bp = impl_->prepare_backward(forward);
   std::string pass = "gZ = gY";
   if (forward.epi.act != Activation::None) pass += " * " + std::string(to_string(forward.epi.act)) + "'(Z)";
   if (forward.epi.dropout()) pass += " * dropout mask/(1-p)";
@@ -509,14 +550,14 @@ std::string Runtime::explain_backward(const GemmProblem& forward) {
          explain(backward_problem(forward, Pass::GradB));
 }
 
-std::string Runtime::candidate_id(const GemmProblem& problem) {
-  return impl_->plan(problem, std::nullopt).choice.candidate.id();
-}
+std::string Runtime::candidate_id(const GemmProblem& problem) { return impl_->choice(problem).candidate.id(); }
 
 void Runtime::flush() { impl_->flush(); }
 
 const std::string& Runtime::device_key() const { return impl_->device_key(); }
 
 std::size_t Runtime::cache_size() const { return impl_->cache_size(); }
+
+StreamScratchUse Runtime::stream_scratch() const { return impl_->stream_scratch(); }
 
 }  // namespace gemmtune

@@ -2,12 +2,18 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <exception>
+#include <iostream>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <sstream>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -19,6 +25,8 @@
 #include "db/tuning_db.hpp"
 #include "kernels/epilogue.cuh"
 #include "kernels/kernel_test_support.hpp"
+#include "kernels/registry.hpp"
+#include "launch/problem_buffers.hpp"
 #include "lt/lt_gemm.hpp"
 #include "problem/pass_gemm.hpp"
 #include "support/gpu_test.hpp"
@@ -202,6 +210,183 @@ TEST(RuntimeGpu, BackwardMatchesTheFp64ReferenceForEveryActivationLayoutAndMode)
               ++checked;
             }
   EXPECT_EQ(checked, 3 * 4 * 2 * 7 * 2 * 2);
+}
+
+// The first variant of the registry that can run p and has what `wanted` asks for.
+template <class Wanted>
+std::string first_variant(const GemmProblem& p, Wanted&& wanted) {
+  for (const kernels::KernelVariant& v : kernels::kernel_registry())
+    if (v.mode == p.mode && wanted(v) && v.unsupported_reason(p).empty()) return "own/" + v.name;
+  ADD_FAILURE() << "no variant of this build runs " << p.key() << " the way the test needs";
+  return "";
+}
+
+// One Runtime, called from 8 host threads at once, each on a stream of its own, 10,080 calls in all, every result
+// checked against fp64. The problems are pinned to every candidate family that writes scratch besides its output: our
+// split-k (partials and tickets), a k split over a cluster, a staged variant (operand copies), cuBLASLt's GEMM followed
+// by our epilogue kernel, cuBLASLt's own choice for a long k (its workspace), and a small backward with a bias
+// gradient (gZ, partial sums and tickets, and its two GEMMs side by side on a second stream). With scratch shared
+// between streams such calls overwrote each other's (issue 47: 2 of 320 results wrong, silently).
+TEST(RuntimeGpu, CallsFromManyThreadsOnManyStreamsThroughOneRuntimeAreAllRight) {
+  GT_REQUIRE_GPU();
+  const test::ScratchDir dir;
+  Fixture f(dir.path("none.db"));
+  Runtime& rt = *f.rt;
+  constexpr int kThreads = 8, kRounds = 210;
+  const GemmProblem split = make(192, 256, 6144, "nn", OutputLayout::RowMajor, Activation::Relu, true, 0.f,
+                                 MathMode::Tf32);
+  const GemmProblem cluster = make(128, 160, 4096, "nn", OutputLayout::RowMajor, Activation::None, true, 0.f,
+                                   MathMode::Fp32);
+  const GemmProblem staged = make(300, 517, 999, "nn", OutputLayout::RowMajor, Activation::Gelu, true, 0.f,
+                                  MathMode::Tf32);
+  const GemmProblem lt_epi = make(512, 384, 1024, "nn", OutputLayout::RowMajor, Activation::Gelu, true, 0.f,
+                                  MathMode::Tf32);
+  const GemmProblem lt_long_k = make(64, 96, 12288, "nn", OutputLayout::RowMajor, Activation::None, false, 0.f,
+                                     MathMode::Fp32);
+  const GemmProblem bwd = make(96, 160, 136, "nn", OutputLayout::RowMajor, Activation::Gelu, true, 0.f, MathMode::Tf32);
+  rt.pin(split, first_variant(split, [&](const kernels::KernelVariant& v) { return v.split_k_tickets(split) > 0; }));
+  rt.pin(cluster, first_variant(cluster, [](const kernels::KernelVariant& v) { return v.tile.cluster > 1; }));
+  rt.pin(staged, first_variant(staged, [](const kernels::KernelVariant& v) { return v.staged; }));
+  {
+    RuntimeOptions o;
+    o.confirm_standins = false;
+    Runtime heuristic(dir.path("none.db"), 0, o);
+    rt.pin(lt_epi, heuristic.candidate_id(lt_epi) + "+epi");
+  }
+  const std::vector<GemmProblem> forwards = {split, cluster, staged, lt_epi, lt_long_k};
+  rt.prepare_backward(bwd);
+  for (const GemmProblem& p : forwards) std::cout << rt.explain(p) << "\n";
+  std::cout << rt.explain_backward(bwd) << "\n";
+
+  std::atomic<int> calls{0}, wrong{0};
+  std::mutex first_wrong_mutex;
+  std::string first_wrong;
+  const auto report = [&](const std::string& what) {
+    ++wrong;
+    const std::lock_guard<std::mutex> lock(first_wrong_mutex);
+    if (first_wrong.empty()) first_wrong = what;
+  };
+  const auto work = [&](int thread) {
+    const CudaStream s;
+    std::vector<std::unique_ptr<ProblemBuffers>> buffers;
+    std::vector<std::unique_ptr<Verifier>> verifiers;
+    for (std::size_t i = 0; i < forwards.size(); ++i) {
+      buffers.push_back(std::make_unique<ProblemBuffers>(forwards[i], 0, 7000 + 100 * thread + i, s.get()));
+      verifiers.push_back(std::make_unique<Verifier>(forwards[i], *buffers.back(), s.get()));
+    }
+    const auto seed = static_cast<std::uint32_t>(9000 + 16 * thread);
+    const std::size_t mn = static_cast<std::size_t>(bwd.m * bwd.n);
+    const auto a = random_floats(static_cast<std::size_t>(bwd.m * bwd.k), seed);
+    const auto b = random_floats(static_cast<std::size_t>(bwd.k * bwd.n), seed + 1);
+    const auto z = random_floats(mn, seed + 2, -2.f, 2.f);
+    const auto gy = random_floats(mn, seed + 3);
+    const auto A = to_device(a), B = to_device(b), Z = to_device(z), gY = to_device(gy);
+    DeviceBuffer<float> gA(a.size()), gB(b.size()), gBias(static_cast<std::size_t>(bwd.n));
+    const BackwardReference ref = cpu_backward(bwd, a, b, z, gy, 0, 0);
+    const double tol_a = verification_tolerance(pass_gemm(backward_problem(bwd, Pass::GradA)));
+    const double tol_b = verification_tolerance(pass_gemm(backward_problem(bwd, Pass::GradB)));
+    for (int round = 0; round < kRounds; ++round) {
+      for (std::size_t i = 0; i < forwards.size(); ++i) {
+        buffers[i]->poison_outputs(s.get());
+        rt.forward(forwards[i], buffers[i]->operands(0), s.get());
+        const Verdict v = verifiers[i]->compare(buffers[i]->y(), buffers[i]->z(), s.get());
+        ++calls;
+        if (!v.ok) report(forwards[i].key() + " on thread " + std::to_string(thread) + ": " + v.message);
+      }
+      for (DeviceBuffer<float>* out : {&gA, &gB, &gBias})
+        GT_CUDA_CALL(cudaMemsetAsync(out->get(), 0xff, out->bytes(), s.get()));
+      rt.backward(bwd, A.get(), B.get(), Z.get(), gY.get(), gA.get(), gB.get(), gBias.get(), s.get());
+      s.synchronize();
+      ++calls;
+      const double ea = host_relative_error(to_host(gA.get(), a.size()), ref.ga);
+      const double eb = host_relative_error(to_host(gB.get(), b.size()), ref.gb);
+      const double ebias = host_relative_error(to_host(gBias.get(), ref.gbias.size()), ref.gbias);
+      if (!(ea <= tol_a && eb <= tol_b && ebias <= 1e-5))
+        report("backward of " + bwd.key() + " on thread " + std::to_string(thread) + ": gA " + std::to_string(ea) +
+               ", gB " + std::to_string(eb) + ", gBias " + std::to_string(ebias));
+    }
+  };
+  std::vector<std::thread> threads;
+  std::vector<std::exception_ptr> failures(kThreads);
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      try {
+        work(t);
+      } catch (...) {
+        failures[static_cast<std::size_t>(t)] = std::current_exception();
+      }
+    });
+  for (std::thread& t : threads) t.join();
+  for (const std::exception_ptr& e : failures)
+    if (e) std::rethrow_exception(e);
+  const StreamScratchUse use = rt.stream_scratch();
+  std::cout << calls.load() << " calls from " << kThreads << " threads on " << use.sets << " streams, "
+            << wrong.load() << " wrong; stream scratch " << (use.device_bytes >> 20) << " MiB in all\n";
+  EXPECT_EQ(calls.load(), kThreads * kRounds * (static_cast<int>(forwards.size()) + 1));
+  EXPECT_GE(calls.load(), 10000);
+  EXPECT_EQ(use.sets, static_cast<std::size_t>(kThreads));
+  EXPECT_EQ(wrong.load(), 0) << "first: " << first_wrong;
+}
+
+// A capture's scratch is made at its first call, inside a capture begun in the strictest mode (as torch.cuda.graph
+// begins them): the allocation is no node of the graph, the replays are right, and they share no scratch with eager
+// calls on the capture stream.
+TEST(RuntimeGpu, ACapturesFirstCallGetsScratchOfItsOwnAndItsReplaysAreRight) {
+  GT_REQUIRE_GPU();
+  const test::ScratchDir dir;
+  Fixture f(dir.path("none.db"));
+  const GemmProblem p = make(96, 160, 136, "nn", OutputLayout::RowMajor, Activation::Gelu, true, 0.f, MathMode::Tf32);
+  const CudaStream eager, captured;
+  const test::ProblemData d(p, 4242);
+  f.rt->forward(p, d.operands(), eager.get());  // resolves the problem outside the capture
+  eager.synchronize();
+  cudaGraph_t graph = nullptr;
+  GT_CUDA_CALL(cudaStreamBeginCapture(captured.get(), cudaStreamCaptureModeGlobal));
+  f.rt->forward(p, d.operands(), captured.get());
+  GT_CUDA_CALL(cudaStreamEndCapture(captured.get(), &graph));
+  cudaGraphExec_t exec = nullptr;
+  GT_CUDA_CALL(cudaGraphInstantiate(&exec, graph, 0));
+  EXPECT_EQ(f.rt->stream_scratch().sets, 2u);
+  f.rt->forward(p, d.operands(), captured.get());
+  captured.synchronize();
+  EXPECT_EQ(f.rt->stream_scratch().sets, 3u) << "eager calls on the capture stream share the graph's scratch";
+  std::vector<double> y_ref;
+  test::cpu_reference(d, y_ref, nullptr);
+  for (int replay = 0; replay < 3; ++replay) {
+    GT_CUDA_CALL(cudaMemsetAsync(d.Y.get(), 0xff, d.Y.bytes(), captured.get()));
+    GT_CUDA_CALL(cudaGraphLaunch(exec, captured.get()));
+    captured.synchronize();
+    EXPECT_LE(host_relative_error(to_host(d.Y.get(), y_ref.size()), y_ref), verification_tolerance(p)) << replay;
+  }
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(graph);
+}
+
+// A program that keeps making streams is told so at the stream past RuntimeOptions::max_stream_scratch, instead of
+// taking another workspace each time.
+TEST(RuntimeGpu, AStreamPastMaxStreamScratchIsRefusedWithTheOptionsName) {
+  GT_REQUIRE_GPU();
+  const test::ScratchDir dir;
+  RuntimeOptions o;
+  o.confirm_standins = false;
+  o.max_stream_scratch = 2;
+  o.workspace_bytes = std::size_t{4} << 20;
+  Runtime rt(dir.path("none.db"), 0, o);
+  const GemmProblem p = make(64, 64, 64, "nn", OutputLayout::RowMajor, Activation::None, false, 0.f, MathMode::Tf32);
+  const test::ProblemData d(p, 77);
+  const CudaStream s1, s2, s3;
+  rt.forward(p, d.operands(), s1.get());
+  rt.forward(p, d.operands(), s2.get());
+  rt.forward(p, d.operands(), s1.get());
+  try {
+    rt.forward(p, d.operands(), s3.get());
+    ADD_FAILURE() << "a third stream was accepted with max_stream_scratch 2";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("RuntimeOptions::max_stream_scratch"), std::string::npos) << e.what();
+  }
+  GT_CUDA_CALL(cudaDeviceSynchronize());
+  EXPECT_EQ(rt.stream_scratch().sets, 2u);
+  EXPECT_GE(rt.stream_scratch().device_bytes, 2 * o.workspace_bytes);
 }
 
 // Large enough that the bias reduction spans many row chunks, so its second stage and ticket reset are exercised;

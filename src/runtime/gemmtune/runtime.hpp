@@ -14,18 +14,27 @@
 // for a cuBLASLt algo, the variant's own constraints for ours): an entry this build or this cuBLASLt cannot run is
 // skipped, and explain() says so.
 //
-// Hot path: after its first call a problem's call is a hash lookup and the launches. It never touches SQLite,
-// never allocates and never synchronizes, so a forward+backward step can be captured in a CUDA graph and replayed
-// once every problem in it has been called (or prepared) outside the capture. The first call of a problem during a
-// capture is refused with an InputError that says so, since resolving it allocates.
+// Hot path: after its first call a problem's call is two hash lookups and the launches. It never touches SQLite and
+// never synchronizes; it allocates only at a stream's first call (that stream's scratch, below). So a forward+backward
+// step can be captured in a CUDA graph and replayed once every problem in it has been called (or prepared) outside the
+// capture. The first call of a problem during a capture is refused with an InputError that says so, since resolving
+// it times candidates.
 //
 // Tune what the program uses: every problem without a usable exact entry is remembered (in memory) and written to
 // the db's misses table by flush() or the destructor; `gemmtune sweep --from-misses --db FILE` then tunes exactly
 // those, and the next Runtime finds them.
 //
-// One Runtime is used from one host thread at a time, and its calls must be stream-ordered (one stream, or streams
-// ordered by events; a graph captured from one stream is): they share the Runtime's scratch, the cuBLASLt
-// workspace and a backward's gZ and bias-gradient partials. Use one Runtime per concurrent stream otherwise.
+// Streams and threads: one Runtime is correct on any stream and from any host thread, with nothing asked of the
+// caller. Each stream it is called on gets scratch of its own (the cuBLASLt workspace, where split-k partials and
+// staged operand copies go too, split-k tickets, a backward's gZ and bias-gradient partials, the small backward's side
+// stream and workspace), made at that stream's first call and kept until the Runtime goes: calls on two streams may
+// run at once without sharing a byte of scratch, and calls on one stream run in order. A graph capture gets scratch of
+// its own as well, made during the capture, so graphs replay at the same time as each other and as eager calls; only
+// two overlapping replays of the same graph share scratch (replay one graph on one stream, as graphs usually are).
+// Per stream or capture that is workspace_bytes (64 MiB), another workspace_bytes once a small backward (m·n·k ≤
+// 512³) runs its two GEMMs side by side there, and per backward problem run there m·n floats of gZ (with an activation
+// or dropout) plus the bias gradient's partial sums; stream_scratch() says how much is held. Host threads take turns
+// inside the Runtime (one lock around each call's enqueue, microseconds); their GPU work still overlaps.
 #pragma once
 
 #include <cstddef>
@@ -41,12 +50,13 @@
 namespace gemmtune {
 
 struct RuntimeOptions {
-  // One cuBLASLt workspace, allocated once and shared by every plan; an algo that needs more is not used.
+  // The cuBLASLt workspace of each stream, shared by every plan; an algo that needs more is not used.
   // 64 MiB is what the tuner's profiles allow, so every cached algo fits.
   std::size_t workspace_bytes = std::size_t{64} << 20;
-  // The caller's device memory (workspace_bytes of it) to use as that workspace instead of allocating one, as
-  // cublasSetWorkspace does: a program that already keeps a cuBLASLt workspace shares it. It must outlive the Runtime
-  // and be used by nothing else while the runtime's work is queued. Where a workspace lies matters to some cuBLASLt
+  // The caller's device memory (workspace_bytes of it) to use as the workspace of the first stream the Runtime is
+  // called on instead of allocating one, as cublasSetWorkspace does: a program that already keeps a cuBLASLt workspace
+  // shares it (other streams get their own). It must outlive the Runtime and be used by nothing else while the
+  // runtime's work is queued. Where a workspace lies matters to some cuBLASLt
   // algos (split-k partials, clustered kernels' flags: up to 6% on the H200 for the same algo in two buffers), so a
   // side-by-side comparison with raw cuBLASLt hands both sides the same buffer. Null: the runtime allocates its own.
   void* workspace = nullptr;
@@ -91,6 +101,9 @@ struct RuntimeOptions {
   // forked from and joined back into the caller's stream (captured into a graph as two edges), with a second
   // workspace. Larger GEMMs each fill the GPU and run one after the other.
   bool concurrent_backward = true;
+  // How many streams and graph captures may have scratch of their own (above): a call on one more throws InputError
+  // instead of taking another workspace_bytes. PyTorch's streams come from a pool of 32 per priority.
+  int max_stream_scratch = 64;
   // Use cache entries that `sweep --fp32-equivalent` admitted: our 3xtf32 kernels for fp32 problems, each measured on
   // its problem to be within the fp32 bound and 2x cuBLASLt fp32's error. Off: such entries are passed over (the
   // nearest other entry or the default runs, as if they were absent) and explain() says why.
@@ -115,6 +128,12 @@ struct BackwardOperands {
   // The forward's device-side counter base (GemmOperands::offset_ptr), read when the pass runs; null: `offset`.
   // Pass the pointer the forward got, and advance it only after the backward, so both see the same value.
   const std::uint64_t* offset_ptr = nullptr;
+};
+
+// The per-stream scratch a Runtime holds (Runtime::stream_scratch).
+struct StreamScratchUse {
+  std::size_t sets = 0;          // streams and graph captures the Runtime has been called on
+  std::size_t device_bytes = 0;  // their scratch's device memory, a lent workspace not counted
 };
 
 class Runtime {
@@ -188,6 +207,8 @@ class Runtime {
   const std::string& device_key() const;
   // How many cache entries of this device were loaded.
   std::size_t cache_size() const;
+  // The scratch held for the streams and captures this Runtime has been called on.
+  StreamScratchUse stream_scratch() const;
 
  private:
   class Impl;

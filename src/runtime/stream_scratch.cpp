@@ -1,0 +1,110 @@
+#include "runtime/stream_scratch.hpp"
+
+#include <string>
+
+#include "common/error.hpp"
+#include "cuda/cuda_call.hpp"
+
+namespace gemmtune::runtime {
+namespace {
+
+// While alive, this thread may allocate and synchronize its own streams even where a stream it is capturing was begun
+// in cudaStreamCaptureModeGlobal, which otherwise forbids both. Nothing it does is enqueued on a capturing stream.
+class RelaxedCaptureMode {
+ public:
+  RelaxedCaptureMode() { GT_CUDA_CALL(cudaThreadExchangeStreamCaptureMode(&previous_)); }
+  ~RelaxedCaptureMode() { cudaThreadExchangeStreamCaptureMode(&previous_); }
+  RelaxedCaptureMode(const RelaxedCaptureMode&) = delete;
+  RelaxedCaptureMode& operator=(const RelaxedCaptureMode&) = delete;
+
+ private:
+  cudaStreamCaptureMode previous_ = cudaStreamCaptureModeRelaxed;
+};
+
+}  // namespace
+
+StreamScratch::StreamScratch(std::size_t workspace_bytes, void* lent, cudaStream_t zeroing)
+    : workspace_bytes_(workspace_bytes), zeroing_(zeroing) {
+  if (!lent) {
+    const RelaxedCaptureMode relaxed;
+    owned_workspace_ = DeviceBuffer<unsigned char>(workspace_bytes);
+  }
+  workspace_ = BorrowedWorkspace{lent ? lent : owned_workspace_.get(), workspace_bytes};
+}
+
+unsigned char* StreamScratch::buffer(const void* owner, ScratchUse use, std::size_t bytes, bool zeroed) {
+  if (bytes == 0) return nullptr;
+  const auto key = std::make_pair(owner, use);
+  if (const auto it = buffers_.find(key); it != buffers_.end()) return it->second.get();
+  const RelaxedCaptureMode relaxed;
+  DeviceBuffer<unsigned char> b(bytes);
+  if (zeroed) {
+    // Finished before any of the caller's streams can use it: the kernels only ever leave their tickets at zero.
+    GT_CUDA_CALL(cudaMemsetAsync(b.get(), 0, bytes, zeroing_));
+    GT_CUDA_CALL(cudaStreamSynchronize(zeroing_));
+  }
+  return buffers_.emplace(key, std::move(b)).first->second.get();
+}
+
+float* StreamScratch::floats(const void* owner, ScratchUse use, std::size_t count) {
+  return reinterpret_cast<float*>(buffer(owner, use, count * sizeof(float), false));
+}
+
+unsigned* StreamScratch::tickets(const void* owner, ScratchUse use, std::size_t count) {
+  return reinterpret_cast<unsigned*>(buffer(owner, use, count * sizeof(unsigned), true));
+}
+
+cudaStream_t StreamScratch::side_stream() {
+  if (!side_) {
+    const RelaxedCaptureMode relaxed;
+    side_.reset(new Side{CudaStream(), DeviceBuffer<unsigned char>(workspace_bytes_), ForkJoin()});
+  }
+  return side_->stream.get();
+}
+
+BorrowedWorkspace StreamScratch::side_workspace() {
+  side_stream();
+  return BorrowedWorkspace{side_->workspace.get(), side_->workspace.size()};
+}
+
+const ForkJoin& StreamScratch::fork_join() {
+  side_stream();
+  return side_->fork_join;
+}
+
+std::size_t StreamScratch::device_bytes() const {
+  std::size_t bytes = owned_workspace_.size();
+  for (const auto& [key, b] : buffers_) bytes += b.size();
+  if (side_) bytes += side_->workspace.size();
+  return bytes;
+}
+
+StreamScratchPool::StreamScratchPool(std::size_t workspace_bytes, void* lent, int max_sets)
+    : workspace_bytes_(workspace_bytes), lent_(lent), max_sets_(max_sets) {
+  if (max_sets < 1)
+    throw InputError("RuntimeOptions::max_stream_scratch must be at least 1, not " + std::to_string(max_sets));
+}
+
+StreamScratch& StreamScratchPool::of(cudaStream_t s) {
+  std::pair<unsigned long long, unsigned long long> key{0, 0};
+  GT_CUDA_CALL(cudaStreamGetId(s, &key.first));
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  GT_CUDA_CALL(cudaStreamGetCaptureInfo(s, &status, &key.second));
+  if (status == cudaStreamCaptureStatusNone) key.second = 0;
+  if (const auto it = by_stream_.find(key); it != by_stream_.end()) return *it->second;
+  if (by_stream_.size() >= static_cast<std::size_t>(max_sets_))
+    throw InputError("this Runtime has scratch for " + std::to_string(by_stream_.size()) +
+                     " streams and graph captures already, and RuntimeOptions::max_stream_scratch allows no more; "
+                     "reuse streams, or raise the limit");
+  void* lent = by_stream_.empty() ? lent_ : nullptr;
+  return *by_stream_.emplace(key, std::make_unique<StreamScratch>(workspace_bytes_, lent, zeroing_.get()))
+              .first->second;
+}
+
+std::size_t StreamScratchPool::device_bytes() const {
+  std::size_t bytes = 0;
+  for (const auto& [id, s] : by_stream_) bytes += s->device_bytes();
+  return bytes;
+}
+
+}  // namespace gemmtune::runtime
