@@ -1,11 +1,17 @@
 #include "runtime/miss_log.hpp"
 
+#include <cstdint>
+#include <map>
+
 #include <gtest/gtest.h>
 
+#include "common/default_db.hpp"
 #include "common/error.hpp"
+#include "db/sqlite_db.hpp"
 #include "db/tuning_db.hpp"
 #include "problem/pass_gemm.hpp"
 #include "support/run_gemmtune.hpp"
+#include "support/scoped_env.hpp"
 #include "support/scratch_dir.hpp"
 #include "support/tuning_fixtures.hpp"
 
@@ -16,6 +22,16 @@ using test::run_gemmtune;
 using test::test_problem;
 
 const std::string kDevice = test::test_device("NVIDIA Missing").key();
+
+// Each recorded problem key of `device_key` with the number of misses counted for it.
+std::map<std::string, std::int64_t> miss_counts(const std::string& db_path, const std::string& device_key) {
+  const SqliteDb db(db_path, SqliteDb::Access::ReadOnly);
+  SqliteStatement select = db.prepare("SELECT problem_key, count FROM misses WHERE device_key = ?1");
+  select.bind(1, device_key);
+  std::map<std::string, std::int64_t> counts;
+  while (select.step()) counts.emplace(select.column_text(0), select.column_int64(1));
+  return counts;
+}
 
 TEST(MissLog, FlushWritesThePendingKeysOnceAndCreatesTheDb) {
   const test::ScratchDir dir;
@@ -28,8 +44,8 @@ TEST(MissLog, FlushWritesThePendingKeysOnceAndCreatesTheDb) {
   log.flush(path, kDevice);
   EXPECT_EQ(log.pending(), 0u);
   log.flush(path, kDevice);  // nothing new: no second count
-  const std::vector<std::string> misses = TuningDb(path, TuningDb::Access::ReadOnly).misses(kDevice);
-  ASSERT_EQ(misses.size(), 2u);
+  const std::map<std::string, std::int64_t> expected = {{fwd.key(), 1}, {backward_problem(fwd, Pass::GradA).key(), 1}};
+  EXPECT_EQ(miss_counts(path, kDevice), expected);
   EXPECT_TRUE(TuningDb(path, TuningDb::Access::ReadOnly).misses("another device").empty());
 }
 
@@ -41,6 +57,32 @@ TEST(MissLog, AFailedFlushThrowsAndKeepsTheKeysForTheNextTry) {
   EXPECT_EQ(log.pending(), 1u);
   log.flush(dir.path("x.db"), kDevice);
   EXPECT_EQ(log.pending(), 0u);
+}
+
+TEST(MissLog, FlushToTheDefaultDbCreatesItsCacheDirectories) {
+  const test::ScratchDir dir;
+  test::ScopedEnv env;
+  env.unset("GEMMTUNE_DB").set("XDG_CACHE_HOME", dir.path("cache"));
+  MissLog log;
+  log.record(test_problem(64, 64, 64).key());
+  log.flush(default_db().path, kDevice);
+  EXPECT_EQ(TuningDb(dir.path("cache/gemmtune/gemmtune.db"), TuningDb::Access::ReadOnly).misses(kDevice).size(), 1u);
+}
+
+TEST(MissLog, AnUnwritableDefaultDbIsRefusedNamingItsVariableAndKeepsTheKeys) {
+  const test::ScratchDir dir;
+  test::write_bytes(dir.path("file"), "not a directory");
+  test::ScopedEnv env;
+  env.set("GEMMTUNE_DB", dir.path("file/tune.db"));
+  MissLog log;
+  log.record(test_problem(64, 64, 64).key());
+  try {
+    log.flush(default_db().path, kDevice);
+    ADD_FAILURE() << "flushed into a path through a regular file";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("placed by GEMMTUNE_DB"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(log.pending(), 1u);
 }
 
 // The loop PyTorch TunableOp calls record-untuned + offline tuning: what a runtime missed is what the sweep plans.
