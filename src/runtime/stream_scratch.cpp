@@ -1,5 +1,6 @@
 #include "runtime/stream_scratch.hpp"
 
+#include <cstdint>
 #include <string>
 
 #include "common/error.hpp"
@@ -86,11 +87,16 @@ StreamScratchPool::StreamScratchPool(std::size_t workspace_bytes, void* lent, in
 }
 
 StreamScratch& StreamScratchPool::of(cudaStream_t s) {
-  std::pair<unsigned long long, unsigned long long> key{0, 0};
-  GT_CUDA_CALL(cudaStreamGetId(s, &key.first));
+  // A capturing stream cannot be asked its id (cudaErrorStreamCaptureUnsupported); while the capture lasts, its
+  // handle names it.
+  Key key;
   cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
-  GT_CUDA_CALL(cudaStreamGetCaptureInfo(s, &status, &key.second));
-  if (status == cudaStreamCaptureStatusNone) key.second = 0;
+  GT_CUDA_CALL(cudaStreamGetCaptureInfo(s, &status, &key.capture));
+  key.capturing = status != cudaStreamCaptureStatusNone;
+  if (key.capturing)
+    key.stream = reinterpret_cast<std::uintptr_t>(s);
+  else
+    GT_CUDA_CALL(cudaStreamGetId(s, &key.stream));
   if (const auto it = by_stream_.find(key); it != by_stream_.end()) return *it->second;
   if (by_stream_.size() >= static_cast<std::size_t>(max_sets_))
     throw InputError("this Runtime has scratch for " + std::to_string(by_stream_.size()) +

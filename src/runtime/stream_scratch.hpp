@@ -18,7 +18,7 @@
 #include <cstddef>
 #include <map>
 #include <memory>
-#include <optional>
+#include <tuple>
 #include <utility>
 
 #include <cuda_runtime_api.h>
@@ -70,8 +70,8 @@ class StreamScratch {
   std::unique_ptr<Side> side_;
 };
 
-// Every stream's scratch, found by the stream's id (cudaStreamGetId: unlike a handle, never reused by a later stream)
-// and, while it is capturing, the capture's id; made at the first call there and kept until the pool goes. At most
+// Every stream's scratch, found by the stream's id (cudaStreamGetId: unlike a handle, never reused by a later stream),
+// and every capture's, found by the capture's id and the stream's handle; made at the first call there and kept until the pool goes. At most
 // max_sets of them: a program that keeps making new streams or captures gets an InputError at the next one rather
 // than an unbounded amount of device memory.
 class StreamScratchPool {
@@ -89,8 +89,15 @@ class StreamScratchPool {
   void* lent_;
   int max_sets_;
   CudaStream zeroing_;
-  // (stream id, capture id or 0 outside a capture)
-  std::map<std::pair<unsigned long long, unsigned long long>, std::unique_ptr<StreamScratch>> by_stream_;
+  struct Key {
+    bool capturing = false;
+    unsigned long long stream = 0;   // the stream's id; while capturing, its handle
+    unsigned long long capture = 0;  // the capture's id, while capturing
+    bool operator<(const Key& o) const {
+      return std::tie(capturing, stream, capture) < std::tie(o.capturing, o.stream, o.capture);
+    }
+  };
+  std::map<Key, std::unique_ptr<StreamScratch>> by_stream_;
 };
 
 }  // namespace gemmtune::runtime

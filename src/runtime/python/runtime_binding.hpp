@@ -3,7 +3,8 @@
 // layer only makes the calls safe to make from Python:
 //   - each call runs with the Runtime's GPU current (and the caller's current GPU restored after), since a Python
 //     program's other libraries may have made another GPU current;
-//   - launches release the GIL, and a mutex keeps the Runtime to one host thread at a time, as it requires;
+//   - launches release the GIL; a mutex serializes the calls, which also keeps the one event order_after records
+//     to one thread at a time (the Runtime itself takes any thread and stream);
 //   - the stream a __cuda_array_interface__ (v3) says its data was written on is waited for with an event, not a
 //     host synchronization.
 #pragma once
