@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
+#include "cli/db_option.hpp"
 #include "cli/device_key_option.hpp"
 #include "common/error.hpp"
 #include "db/cache_json.hpp"
@@ -21,10 +22,8 @@
 namespace gemmtune::cli {
 namespace {
 
-constexpr const char* kDefaultDb = "results/gemmtune.db";
-
 struct CacheArgs {
-  std::string db = kDefaultDb;
+  std::string db;
   std::string device_key;
   std::string mode;
   std::int64_t min_dim = 0;
@@ -88,7 +87,7 @@ void print_table(const std::vector<CacheEntry>& entries) {
 }
 
 void show(const CacheArgs& a) {
-  const TuningDb db(a.db, TuningDb::Access::ReadOnly);
+  const TuningDb db(db_or_default(a.db), TuningDb::Access::ReadOnly);
   const std::vector<CacheEntry> entries = db.cache_entries(make_filter(a));
   if (a.json)
     std::cout << cache_to_json(entries, db.path()).dump(2) << "\n";
@@ -185,7 +184,7 @@ void register_cache(CLI::App& app) {
   auto a = std::make_shared<CacheArgs>();
 
   auto* show_cmd = cache->add_subcommand("show", "Print the cache as a table (or its export JSON with --json)");
-  show_cmd->add_option("--db", a->db, "The db to read")->capture_default_str();
+  show_cmd->add_option("--db", a->db, std::string("The db to read") + kDefaultDbHelp);
   add_filter_options(show_cmd, *a);
   show_cmd->add_flag("--json", a->json, "Print the export document instead of a table");
   show_cmd->callback([a] { show(*a); });

@@ -23,8 +23,8 @@ struct ReportArgs {
   std::vector<std::string> accuracy;
 };
 
-// `gemmtune accuracy` writes results/<gpu>/accuracy.json beside the default db results/gemmtune.db: the files that
-// sit there for the db's GPUs are drawn unless --accuracy names others.
+// `gemmtune accuracy` writes results/<gpu>/accuracy.json beside results/gemmtune.db, where scripts/run.sh sweeps: the
+// files that sit beside the db for its GPUs are drawn unless --accuracy names others.
 std::vector<std::string> accuracy_files(const ReportArgs& a, const TuningDb& db) {
   if (!a.accuracy.empty()) {
     for (const std::string& f : a.accuracy)

@@ -11,6 +11,7 @@
 
 #include "cli/case_options.hpp"
 #include "cli/commands.hpp"
+#include "cli/db_option.hpp"
 #include "common/error.hpp"
 #include "cuda/device_info.hpp"
 #include "cuda/stream.hpp"
@@ -28,7 +29,7 @@ namespace {
 
 struct RunArgs {
   CaseOptions c;
-  std::string db = "results/gemmtune.db";
+  std::string db;  // empty: the default db
   int device = 0;
   std::string candidate;
   int iters = 20;
@@ -144,11 +145,12 @@ void run(const RunArgs& a) {
   const std::uint64_t needed = a.backward ? verify_and_time_bytes(p, 1, 0) + backward_gradient_bytes(p)
                                           : verify_and_time_bytes(pass_gemm(p), 1, 0);
   require_device_memory(needed, "problem " + p.key());
-  Runtime rt(a.db, a.device, options);
+  const std::string db = db_or_default(a.db);
+  Runtime rt(db, a.device, options);
   if (!a.candidate.empty()) rt.pin(p, a.candidate);
   const CudaStream stream;
   std::printf("device    %s\n", rt.device_key().c_str());
-  std::printf("cache     %zu entries for this device in %s\n", rt.cache_size(), a.db.c_str());
+  std::printf("cache     %zu entries for this device in %s\n", rt.cache_size(), db.c_str());
   std::printf("%s\n", rt.explain(p).c_str());
   const std::uint64_t seed = (std::uint64_t{std::random_device{}()} << 32) | std::random_device{}();
   const bool ok = a.backward ? run_backward(rt, p, a, seed, stream.get()) : run_gemm(rt, p, a, seed, stream.get());
@@ -161,8 +163,9 @@ void register_run(CLI::App& app) {
   auto a = std::make_shared<RunArgs>();
   auto* cmd = app.add_subcommand("run", "Run one problem through the runtime: its chosen candidate, a check, its time");
   add_case_options(*cmd, a->c);
-  cmd->add_option("--db", a->db, "Tuning db whose algo cache the runtime reads (missing: heuristic defaults)")
-      ->capture_default_str();
+  cmd->add_option("--db", a->db,
+                  std::string("Tuning db whose algo cache the runtime reads (missing: heuristic defaults)") +
+                      kDefaultDbHelp);
   cmd->add_option("--device", a->device, "CUDA device index")->capture_default_str();
   cmd->add_option("--candidate", a->candidate, "Run this candidate (own/<variant> or lt/a...) instead of choosing");
   cmd->add_option("--iters", a->iters, "Timed calls")->capture_default_str();

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "cli/commands.hpp"
+#include "cli/db_option.hpp"
 #include "cli/device_key_option.hpp"
 #include "cli/list_option.hpp"
 #include "cli/sweep_devices.hpp"
@@ -21,7 +22,7 @@ namespace {
 
 struct SweepArgs {
   std::string profile;
-  std::string db = "results/gemmtune.db";
+  std::string db;  // empty: the default db, resolved when the command runs
   int device = 0;
   std::string modes;
   std::string backends;
@@ -49,6 +50,12 @@ void ensure_parent_dir(const std::string& path) {
   std::error_code ec;
   std::filesystem::create_directories(parent, ec);
   if (ec) throw InputError("cannot create directory '" + parent.string() + "': " + ec.message());
+}
+
+// The default db's directories are made the same way, and a failure names the variable that placed it.
+void ensure_db_dir(const std::string& db) {
+  prepare_default_db_write(db);
+  ensure_parent_dir(db);
 }
 
 // --from-misses: whose misses to read. Given, no GPU is needed (a dry run can plan another machine's misses).
@@ -129,7 +136,7 @@ void run(const SweepArgs& a) {
   }
   if (!a.devices.empty()) {
     DeviceSweep request{a.devices, worker_args(a), a.json, a.csv, [&a] {
-                          if (!a.no_db) ensure_parent_dir(a.db);
+                          if (!a.no_db) ensure_db_dir(a.db);
                           for (const std::string* path : {&a.json, &a.csv})
                             if (!path->empty()) ensure_parent_dir(*path);
                         }};
@@ -152,7 +159,7 @@ void run(const SweepArgs& a) {
   options.force_events = a.events;
   options.metrics = a.metrics;
   if (!a.no_db) {
-    ensure_parent_dir(a.db);
+    ensure_db_dir(a.db);
     options.db_path = a.db;
   }
   for (const std::string* path : {&a.json, &a.csv})
@@ -177,7 +184,8 @@ void register_sweep(CLI::App& app) {
                 "Tune the problems runtimes recorded as cache misses in --db (settings from --profile, else quick)");
   cmd->add_option("--device-key", a->device_key, "With --from-misses: whose misses (default: this GPU's)")
       ->check(device_key_check());
-  cmd->add_option("--db", a->db, "SQLite db that keeps every measurement and the algo cache")->capture_default_str();
+  cmd->add_option("--db", a->db,
+                  std::string("SQLite db that keeps every measurement and the algo cache") + kDefaultDbHelp);
   cmd->add_flag("--no-db", a->no_db, "Measure without storing anything");
   auto* device_option = cmd->add_option("--device", a->device, "CUDA device index")->capture_default_str();
   cmd->add_option("--modes", a->modes, "Only these math modes, comma-separated (fp32,tf32,3xtf32)");
@@ -209,6 +217,7 @@ void register_sweep(CLI::App& app) {
                 "place it on the roofline");
   cmd->callback([a, device_option] {
     a->device_given = device_option->count() > 0;
+    if (!a->no_db) a->db = db_or_default(a->db);
     run(*a);
   });
 }

@@ -7,6 +7,7 @@
 namespace gemmtune::cli {
 
 void register_devices(CLI::App& app);
+void register_paths(CLI::App& app);
 void register_sweep(CLI::App& app);
 void register_run(CLI::App& app);
 void register_ncu(CLI::App& app);

@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
 
   gemmtune::cli::register_devices(app);
+  gemmtune::cli::register_paths(app);
   gemmtune::cli::register_sweep(app);
   gemmtune::cli::register_run(app);
   gemmtune::cli::register_ncu(app);

@@ -8,6 +8,7 @@
 #include "db/sqlite_db.hpp"
 #include "db/tuning_db.hpp"
 #include "support/run_gemmtune.hpp"
+#include "support/scoped_env.hpp"
 #include "support/scratch_dir.hpp"
 #include "support/tuning_fixtures.hpp"
 
@@ -282,6 +283,14 @@ TEST_F(CacheCli, ShowPrintsEveryEntryGroupedByDeviceAndFilters) {
   const json doc = json::parse(r.output);
   EXPECT_EQ(doc["schema"], "gemmtune.cache");
   EXPECT_EQ(doc["entries"].size(), 1u);
+}
+
+TEST_F(CacheCli, ShowWithoutDbReadsTheDefaultDb) {
+  test::ScopedEnv env;
+  env.set("GEMMTUNE_DB", source());
+  const auto r = run_gemmtune({"cache", "show"});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("3 entries on 2 device keys"), std::string::npos) << r.output;
 }
 
 TEST_F(CacheCli, ExportFiltersByShape) {

@@ -7,6 +7,7 @@
 
 #include "db/tuning_db.hpp"
 #include "support/run_gemmtune.hpp"
+#include "support/scoped_env.hpp"
 #include "support/scratch_dir.hpp"
 #include "support/tuning_fixtures.hpp"
 
@@ -184,6 +185,20 @@ TEST(SweepCli, AShardBeyondThePlanSweepsNothingAndSaysSo) {
   const auto r = run_gemmtune({"sweep", "--profile", "quick", "--shard", "9/10", "--no-db"});
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("has no problems"), std::string::npos) << r.output;
+}
+
+// What a runtime given no db recorded is what `sweep --from-misses` given no --db plans: both use the default db.
+TEST(SweepCli, FromMissesWithoutDbPlansTheDefaultDbsMisses) {
+  const test::ScratchDir dir;
+  test::ScopedEnv env;
+  env.unset("GEMMTUNE_DB").set("XDG_CACHE_HOME", dir.path("cache"));
+  const std::string key = test::test_device().key();
+  const GemmProblem p = test::test_problem(300, 200, 100);
+  std::filesystem::create_directories(dir.path("cache/gemmtune"));
+  TuningDb(dir.path("cache/gemmtune/gemmtune.db")).record_misses(key, {p.key()});
+  const auto r = run_gemmtune({"sweep", "--from-misses", "--device-key", key, "--dry-run"});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("[1/1] " + p.key()), std::string::npos) << r.output;
 }
 
 TEST(SweepCli, WithoutAGpuDevicesAllExitsThree) {
