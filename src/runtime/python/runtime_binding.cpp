@@ -1,9 +1,11 @@
 #include "runtime_binding.hpp"
 
 #include <cstdint>
+#include <iostream>
 #include <mutex>
 #include <string>
 
+#include "common/default_db.hpp"
 #include "common/error.hpp"
 #include "cuda/cuda_call.hpp"
 #include "cuda/stream.hpp"
@@ -61,10 +63,17 @@ Runtime make_runtime(const std::string& db, int device, const RuntimeOptions& op
   return rt;
 }
 
+RuntimeOptions warning_to(RuntimeOptions options, std::ostream& warnings) {
+  options.warnings = &warnings;
+  return options;
+}
+
 class PyRuntime {
  public:
   PyRuntime(const std::string& db, int device, const RuntimeOptions& options)
-      : device_(device), rt_(make_runtime(db, device, options)), producer_done_(make_event(device)) {}
+      : device_(device),
+        rt_(make_runtime(db, device, warning_to(options, warnings_))),
+        producer_done_(make_event(device)) {}
 
   void forward(const GemmProblem& p, Address a, Address b, Address bias, Address y, Address z, std::uint64_t seed,
                std::uint64_t offset, Address offset_ptr, Address stream) {
@@ -125,6 +134,13 @@ class PyRuntime {
     rt_.flush();
   }
 
+  // After the Python layer has warned at exit that the misses could not be written: the Runtime's destructor would
+  // try once more and print the same warning again.
+  void silence_warnings() {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    warnings_.rdbuf(nullptr);
+  }
+
   // The CUDA device that holds `address`; -1 where it is host memory or no CUDA allocation.
   int device_of(Address address) const {
     cudaPointerAttributes a{};
@@ -158,6 +174,7 @@ class PyRuntime {
 
   std::mutex mutex_;
   int device_;
+  std::ostream warnings_{std::cerr.rdbuf()};  // declared before rt_, which writes to it until it is destroyed
   Runtime rt_;
   CudaEvent producer_done_;
 };
@@ -211,6 +228,7 @@ void bind_runtime(py::module_& m) {
       .def("prepared", &PyRuntime::prepared, py::arg("problem"))
       .def("explain", &PyRuntime::explain, py::arg("problem"), py::arg("backward") = false, release_gil())
       .def("flush", &PyRuntime::flush, release_gil())
+      .def("silence_warnings", &PyRuntime::silence_warnings)
       .def("device_of", &PyRuntime::device_of, py::arg("address"))
       .def("order_after", &PyRuntime::order_after, py::arg("producer"), py::arg("stream"))
       .def_property_readonly("device", &PyRuntime::device)
@@ -218,6 +236,8 @@ void bind_runtime(py::module_& m) {
       .def_property_readonly("cache_size", &PyRuntime::cache_size)
       .def_static("advance_offset", &advance_offset, py::arg("counter"), py::arg("increment"), py::arg("stream"),
                   py::arg("device") = -1);
+  m.def("default_db", [] { return default_db().path; },
+        "The db used where none is named (common/default_db.hpp), as this process's environment places it");
 }
 
 }  // namespace gemmtune::python

@@ -220,6 +220,44 @@ class RuntimeGpuTest(RuntimeTestCase):
             self.assertEqual(plan.returncode, 0, plan.stderr)
             self.assertIn("123x67x45", plan.stdout)
 
+    def test_a_runtime_given_no_db_writes_the_default_one_and_names_the_variable_when_it_cannot(self):
+        child = textwrap.dedent("""
+            import torch, gemmtune
+            rt = gemmtune.Runtime()
+            rt.forward(torch.randn(124, 45, device="cuda"), torch.randn(45, 67, device="cuda"))
+            torch.cuda.synchronize()
+            print(rt.db)
+        """)  # no flush: the exit must create the cache directories and write the misses
+        env = dict(os.environ, XDG_CACHE_HOME=os.path.join(self.tmp.name, "cache"))
+        env.pop("GEMMTUNE_DB", None)
+        done = subprocess.run([sys.executable, "-c", child], env=env, capture_output=True, text=True, timeout=300)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        db = os.path.join(self.tmp.name, "cache", "gemmtune", "gemmtune.db")
+        self.assertEqual(done.stdout.strip().splitlines()[-1], db)
+        with sqlite3.connect(db) as conn:
+            keys = {row[0] for row in conn.execute("SELECT problem_key FROM misses")}
+        self.assertIn("fwd:124x67x45:nn:row:none:tf32", keys)
+
+        blocker = os.path.join(self.tmp.name, "a-file")
+        with open(blocker, "w") as f:
+            f.write("not a directory")
+        env["GEMMTUNE_DB"] = os.path.join(blocker, "tune.db")
+        refused = textwrap.dedent("""
+            import torch, gemmtune
+            rt = gemmtune.Runtime()
+            rt.forward(torch.randn(125, 45, device="cuda"), torch.randn(45, 67, device="cuda"))
+            try:
+                rt.flush()
+            except gemmtune.InputError as e:
+                print("flush:", e)
+        """)  # the misses stay pending, so the exit tries again and warns
+        done = subprocess.run([sys.executable, "-c", refused], env=env, capture_output=True, text=True, timeout=300)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertRegex(done.stdout, "flush: cannot write the default db .*tune.db \\(placed by GEMMTUNE_DB\\)")
+        warnings = [line for line in done.stderr.splitlines() if "could not record the cache misses" in line]
+        self.assertEqual(len(warnings), 1, done.stderr)
+        self.assertIn("placed by GEMMTUNE_DB", warnings[0])
+
 
 class CupyTest(RuntimeTestCase):
     DB_NAME = "cupy.db"

@@ -40,6 +40,11 @@ class SweepMissesTest(unittest.TestCase):
         self.assertIsNotNone(lt, "the extension links cuBLASLt, so this process has one loaded")
         self.assertEqual(self.read(cli + ".preload")[0].split()[0], lt)
 
+    def test_without_a_db_the_cli_sweeps_its_default_which_this_environment_places(self):
+        cli = self.fake_cli(0)
+        gemmtune.sweep_misses(cli=cli)
+        self.assertEqual(self.read(cli + ".args"), ["sweep", "--from-misses", "--device", "0"])
+
     def test_exit_codes_become_gemmtune_exceptions(self):
         for code, error in ((1, gemmtune.CheckError), (2, gemmtune.InputError), (3, gemmtune.NoGpuError),
                             (9, gemmtune.Error)):

@@ -19,11 +19,17 @@ from typing import Optional
 from . import _arrays, _gemmtune
 from ._gemmtune import InputError, Problem
 
-# The db the CLI uses when given no --db, so `gemmtune sweep --from-misses` finds this runtime's misses by default.
-DEFAULT_DB = "results/gemmtune.db"
 ACTIVATIONS = ("none", "relu", "leaky_relu", "gelu", "gelu_erf", "sigmoid", "tanh")
 MODES = ("fp32", "tf32", "3xtf32")
 _UINT64_LIMIT = 1 << 64
+
+
+def default_db():
+    """The db a Runtime, gemmtune.torch's default runtime and sweep_misses use when given none, the CLI's default too:
+    $GEMMTUNE_DB, else $XDG_CACHE_HOME/gemmtune/gemmtune.db, else ~/.cache/gemmtune/gemmtune.db, whatever the working
+    directory (`gemmtune paths` prints it). Its directories are created by the first flush() that has misses to write;
+    where it cannot be written, flush() raises gemmtune.InputError naming the variable that placed it."""
+    return _gemmtune.default_db()
 
 
 def _check_choice(value, name, choices):
@@ -220,6 +226,7 @@ def _flush_at_exit():
             rt.flush()
         except _gemmtune.Error as e:
             print(f"gemmtune: warning: could not record the cache misses: {e}", file=sys.stderr)
+            rt._rt.silence_warnings()  # once said: its destructor would try again and say it twice
 
 
 class Runtime:
@@ -227,7 +234,7 @@ class Runtime:
     for its problem, else a nearby tuned shape's or cuBLASLt's heuristic default, and remembers the problems that had
     no entry (written by flush(), at exit, or when the Runtime is collected) for `gemmtune sweep --from-misses`.
 
-    db: the algo cache (None: results/gemmtune.db, the CLI's default); a missing file is not an error. device: the
+    db: the algo cache (None: default_db(), the CLI's default); a missing file is not an error. device: the
     CUDA device index. The keywords are gemmtune::RuntimeOptions (None: the runtime's default). Raises
     gemmtune.NoGpuError where there is no usable GPU, gemmtune.InputError for a damaged db or a bad option.
 
@@ -239,7 +246,7 @@ class Runtime:
                  max_nearest_distance=None, min_transfer_margin=None, min_agreeing_neighbours=None,
                  confirm_standins=None, max_trial_candidates=None, concurrent_backward=None):
         if db is None:
-            db = DEFAULT_DB
+            db = default_db()
         if not isinstance(db, (str, os.PathLike)):
             raise TypeError(f"db: a path is needed, not {type(db).__name__}")
         db = os.fspath(db)

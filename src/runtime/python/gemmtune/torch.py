@@ -35,8 +35,8 @@ def _device_index(device):
 
 
 def default_runtime(device=None):
-    """The Runtime that FusedLinear layers on `device` use when given none: gemmtune.Runtime(device=index), whose db
-    is results/gemmtune.db, made at its first use. set_default_runtime() puts another in its place."""
+    """The Runtime that FusedLinear layers on `device` use when given none: gemmtune.Runtime(device=index), made at
+    its first use, on the default db (gemmtune.default_db()). set_default_runtime() puts another in its place."""
     index = _device_index(device)
     if index not in _default_runtimes:
         _default_runtimes[index] = _runtime.Runtime(device=index)

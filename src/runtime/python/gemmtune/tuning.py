@@ -43,13 +43,18 @@ def find_cli(cli=None):
     return cli
 
 
-def sweep_misses(db, *, fp32_equivalent=False, device=0, profile=None, cli=None, args=(), capture_output=False,
+def sweep_misses(db=None, *, fp32_equivalent=False, device=0, profile=None, cli=None, args=(), capture_output=False,
                  check=True):
     """Runs `gemmtune sweep --from-misses --db DB` (with --fp32-equivalent, --profile, and `args` where given) with
-    this process's cuBLASLt, and returns its subprocess.CompletedProcess. With check, a failure raises by the CLI's
-    exit code: gemmtune.CheckError (1: a candidate failed verification; the verified ones were still cached),
-    InputError (2), NoGpuError (3). Flush the Runtime (Runtime.flush) first: the sweep reads the misses from the db."""
-    command = [find_cli(cli), "sweep", "--from-misses", "--db", os.fspath(db), "--device", str(device)]
+    this process's cuBLASLt, and returns its subprocess.CompletedProcess. db None: no --db, so the CLI sweeps the
+    default db (gemmtune.default_db(): the CLI reads the same environment), where a Runtime given no db records its
+    misses. With check, a failure raises by the CLI's exit code: gemmtune.CheckError (1: a candidate failed
+    verification; the verified ones were still cached), InputError (2), NoGpuError (3). Flush the Runtime
+    (Runtime.flush) first: the sweep reads the misses from the db."""
+    command = [find_cli(cli), "sweep", "--from-misses"]
+    if db is not None:
+        command += ["--db", os.fspath(db)]
+    command += ["--device", str(device)]
     if fp32_equivalent:
         command.append("--fp32-equivalent")
     if profile is not None:
