@@ -1,9 +1,13 @@
 #include "cuda/device_info.hpp"
 
 #include <cublasLt.h>
+#include <dlfcn.h>
 
+#include <filesystem>
 #include <fstream>
+#include <memory>
 #include <regex>
+#include <system_error>
 
 #include <nlohmann/json.hpp>
 
@@ -12,15 +16,53 @@
 
 namespace gemmtune {
 
-int cuda_device_count() {
-  int count = 0;
-  const cudaError_t err = cudaGetDeviceCount(&count);
-  if (err != cudaSuccess) {
-    cudaGetLastError();  // clear the sticky-free error so later queries report their own status
-    throw NoGpuError(std::string("no usable CUDA GPU: ") + cudaGetErrorString(err));
+namespace {
+
+// A device node of the NVIDIA kernel driver, or its user-space library that loads: a GPU is installed here, whatever
+// CUDA says. Empty when there is neither.
+std::string nvidia_driver_evidence() {
+  std::string found;
+  const auto add = [&found](const std::string& what) { found += (found.empty() ? "" : ", ") + what; };
+  for (const char* node : {"/dev/nvidiactl", "/dev/nvidia0"})
+    if (std::error_code ignored; std::filesystem::exists(node, ignored)) add(node);
+  const std::unique_ptr<void, int (*)(void*)> libcuda(dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL), dlclose);
+  if (libcuda) add("libcuda.so.1 loads");
+  return found;
+}
+
+}  // namespace
+
+GpuProbe probe_cuda_devices() {
+  GpuProbe probe;
+  const cudaError_t err = cudaGetDeviceCount(&probe.count);
+  if (err == cudaSuccess && probe.count > 0) {
+    probe.verdict = GpuProbe::Verdict::Usable;
+    return probe;
   }
-  if (count == 0) throw NoGpuError("no usable CUDA GPU: no CUDA devices found");
-  return count;
+  cudaGetLastError();  // clear the sticky-free error so later queries report their own status
+  probe.count = 0;
+  if (err == cudaSuccess || err == cudaErrorNoDevice) {
+    probe.reason = std::string("no usable CUDA GPU: ") +
+                   (err == cudaSuccess ? "no CUDA devices found" : cudaGetErrorString(err));
+    return probe;
+  }
+  // Without a driver the runtime reports cudaErrorInsufficientDriver, which is also what a too-old driver gives.
+  const std::string evidence = nvidia_driver_evidence();
+  if (evidence.empty()) {
+    probe.reason = std::string("no usable CUDA GPU: ") + cudaGetErrorString(err) +
+                   " (no NVIDIA driver here: no /dev/nvidiactl or /dev/nvidia0, no libcuda.so.1)";
+    return probe;
+  }
+  probe.verdict = GpuProbe::Verdict::Unusable;
+  probe.reason = std::string("no usable CUDA GPU: ") + cudaGetErrorString(err) + ", yet an NVIDIA driver is here (" +
+                 evidence + "): CUDA cannot use this machine's GPU";
+  return probe;
+}
+
+int cuda_device_count() {
+  const GpuProbe probe = probe_cuda_devices();
+  if (probe.verdict != GpuProbe::Verdict::Usable) throw NoGpuError(probe.reason);
+  return probe.count;
 }
 
 std::string nvidia_driver_version() {

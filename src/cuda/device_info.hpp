@@ -26,7 +26,17 @@ struct DeviceInfo {
   double nominal_dram_gbps() const { return 2.0 * memory_clock_mhz * 1e6 * (memory_bus_bits / 8.0) / 1e9; }
 };
 
-// Number of usable CUDA devices; throws NoGpuError with CUDA's reason when there are none.
+// What CUDA makes of this machine's GPUs. A machine without a GPU (no device, no NVIDIA driver) is told apart from one
+// whose GPU CUDA cannot use (a driver older than the runtime, a broken install): the first has nothing to run on, the
+// second is broken, and a GPU test run there must fail rather than skip (tests/support/gpu_test.hpp).
+struct GpuProbe {
+  enum class Verdict { Usable, NoGpu, Unusable };
+  Verdict verdict = Verdict::NoGpu;
+  int count = 0;       // usable devices
+  std::string reason;  // "no usable CUDA GPU: ..." with CUDA's error and what says a GPU is there or not; "" if usable
+};
+GpuProbe probe_cuda_devices();
+// Number of usable CUDA devices; throws NoGpuError with probe_cuda_devices()'s reason when there are none.
 int cuda_device_count();
 // Properties of device `index` (and makes it current). Throws NoGpuError for a bad index or compute capability < 8.0.
 DeviceInfo query_device(int index);

@@ -53,7 +53,7 @@ TEST(SimtGemm, ClusterSplitEqualsItsGlobalSplitTwinBitForBit) {
   int compared = 0;
   for (const KernelVariant& v : kernel_registry()) {
     if (v.family != Family::SimtFp32 || v.tile.cluster == 1) continue;
-    if (const std::string why = v.device_unsupported_reason(); !why.empty()) GTEST_SKIP() << why;
+    if (const std::string why = v.device_unsupported_reason(); !why.empty()) GT_SKIP_GPU_TEST() << why;
     const std::string twin_name = v.name.substr(0, v.name.rfind("_c")) + "_split" + std::to_string(v.tile.cluster);
     const KernelVariant* twin = find_kernel_variant(twin_name);
     ASSERT_NE(twin, nullptr) << twin_name;

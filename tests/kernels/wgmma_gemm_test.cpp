@@ -43,12 +43,13 @@ class WgmmaGemm : public ::testing::TestWithParam<WgmmaFamily> {
   }
 };
 
-#define GT_REQUIRE_WGMMA_FAMILY()                                                                        \
-  do {                                                                                                   \
-    GT_REQUIRE_GPU();                                                                                    \
-    const std::vector<const KernelVariant*> found = variants();                                          \
-    if (found.empty()) GTEST_SKIP() << "this build has no sm_90a code, so no wgmma variants";            \
-    if (const std::string why = found.front()->device_unsupported_reason(); !why.empty()) GTEST_SKIP() << why; \
+#define GT_REQUIRE_WGMMA_FAMILY()                                                                             \
+  do {                                                                                                        \
+    GT_REQUIRE_GPU();                                                                                         \
+    const std::vector<const KernelVariant*> found = variants();                                               \
+    if (found.empty()) GT_SKIP_GPU_TEST() << "this build has no sm_90a code, so no wgmma variants";           \
+    if (const std::string why = found.front()->device_unsupported_reason(); !why.empty())                    \
+      GT_SKIP_GPU_TEST() << why;                                                                              \
   } while (0)
 
 TEST_P(WgmmaGemm, IsRegisteredExactlyWhenBuiltWithSm90aCode) {

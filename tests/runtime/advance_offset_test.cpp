@@ -238,8 +238,9 @@ std::string own_variant(kernels::Family family, const GemmProblem& p, bool split
 void check_own_family(kernels::Family family, MathMode mode, bool split, bool clustered) {
   const GemmProblem p = step_problem(mode);
   const std::string id = own_variant(family, p, split, clustered);
-  if (id.empty()) GTEST_SKIP() << "no " << kernels::to_string(family) << (split ? " split-k" : "")
-                               << (clustered ? " clustered" : "") << " variant runs " << p.key() << " on this GPU";
+  if (id.empty())
+    GT_SKIP_GPU_TEST() << "no " << kernels::to_string(family) << (split ? " split-k" : "")
+                       << (clustered ? " clustered" : "") << " variant runs " << p.key() << " on this GPU";
   PinnedRuntime f(p, id);
   check_replays_draw_the_eager_masks(*f.rt, p, id);
 }

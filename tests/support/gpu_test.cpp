@@ -1,15 +1,26 @@
 #include "support/gpu_test.hpp"
 
-#include <cuda_runtime_api.h>
+#include <cstdlib>
+
+#include "cuda/device_info.hpp"
 
 namespace gemmtune::test {
 
-std::string gpu_unavailable_reason() {
-  int count = 0;
-  const cudaError_t err = cudaGetDeviceCount(&count);
-  if (err != cudaSuccess) return std::string("no usable CUDA GPU (") + cudaGetErrorString(err) + ")";
-  if (count == 0) return "no CUDA GPU found";
-  return "";
+GpuTestBlocker gpu_test_blocker() {
+  const GpuProbe probe = probe_cuda_devices();
+  return {probe.reason, probe.verdict == GpuProbe::Verdict::Unusable};
+}
+
+std::string gpu_unavailable_reason() { return gpu_test_blocker().reason; }
+
+bool gpu_test_skips_fail() {
+  const char* value = std::getenv("GEMMTUNE_REQUIRE_GPU");
+  return value != nullptr && *value != '\0' && std::string(value) != "0";
+}
+
+const char* gpu_test_skip_heading() {
+  return gpu_test_skips_fail() ? "GEMMTUNE_REQUIRE_GPU is set, so this GPU test fails where it would skip:"
+                               : "GPU test skipped:";
 }
 
 }  // namespace gemmtune::test
