@@ -1,5 +1,6 @@
-"""What the GPU tests share: the skip (printed, and read by ctest as Skipped), fp64 references of every activation,
-and the project's tolerances (relative Frobenius error: tf32 1e-3, fp32 and 3xtf32 1e-6·√k)."""
+"""What the GPU tests share: when they run, skip or fail (as the C++ tests' GT_REQUIRE_GPU decides), fp64 references of
+every activation, and the project's tolerances (relative Frobenius error: tf32 1e-3, fp32 and 3xtf32 1e-6·√k)."""
+import ctypes
 import math
 import os
 import tempfile
@@ -7,23 +8,60 @@ import unittest
 
 ACTIVATIONS = ("none", "relu", "leaky_relu", "gelu", "gelu_erf", "sigmoid", "tanh")
 LEAKY_SLOPE = 0.01
+# What CUDA says where it sees no device at all: cudaErrorNoDevice's text, and gemmtune's for a count of 0.
+NO_DEVICE_ERRORS = ("no CUDA-capable device is detected", "no CUDA devices found")
+
+
+class GpuTestCannotRun(Exception):
+    """A GPU test that must fail rather than skip: a GPU is there that CUDA cannot use, or GEMMTUNE_REQUIRE_GPU is
+    set."""
+
+
+def gpu_test_skips_fail():
+    """GEMMTUNE_REQUIRE_GPU set to anything but 0 (the GPU machine's runs, a GPU CI job): a GPU test that would skip
+    fails instead, as in the C++ tests (tests/support/gpu_test.hpp)."""
+    return os.environ.get("GEMMTUNE_REQUIRE_GPU", "0") not in ("", "0")
+
+
+def skip_gpu_tests(reason):
+    """Raises unittest.SkipTest("gemmtune test skipped: <reason>"), which run_test_file.py reports to ctest as
+    Skipped; under GEMMTUNE_REQUIRE_GPU a GpuTestCannotRun instead."""
+    if gpu_test_skips_fail():
+        raise GpuTestCannotRun(f"GEMMTUNE_REQUIRE_GPU is set, so this GPU test fails where it would skip: {reason}")
+    raise unittest.SkipTest(f"gemmtune test skipped: {reason}")
+
+
+def nvidia_driver_evidence():
+    """/dev/nvidiactl or /dev/nvidia0, or a libcuda.so.1 that loads: a GPU is installed here, whatever CUDA says. The
+    same evidence as src/cuda/device_info.cpp's probe_cuda_devices, which the C++ tests decide by."""
+    found = [node for node in ("/dev/nvidiactl", "/dev/nvidia0") if os.path.exists(node)]
+    try:
+        ctypes.CDLL("libcuda.so.1")
+        found.append("libcuda.so.1 loads")
+    except OSError:
+        pass
+    return found
 
 
 def require_gpu_and_torch():
-    """Raises unittest.SkipTest("gemmtune test skipped: ...") where this machine has no usable GPU or no CUDA
-    PyTorch; returns the torch module otherwise."""
+    """Returns the torch module where this machine has a usable GPU and a CUDA PyTorch. Skips the file's tests
+    (skip_gpu_tests) where it has no GPU or no such PyTorch; fails them where a GPU is there that CUDA cannot use,
+    naming the reason."""
     import gemmtune
     with tempfile.TemporaryDirectory() as tmp:
         try:
             gemmtune.Runtime(os.path.join(tmp, "probe.db"))
         except gemmtune.NoGpuError as e:
-            raise unittest.SkipTest(f"gemmtune test skipped: no usable GPU ({e})")
+            evidence = nvidia_driver_evidence()
+            if evidence and not any(text in str(e) for text in NO_DEVICE_ERRORS):
+                raise GpuTestCannotRun(f"this GPU test cannot run: {e} (this machine has {', '.join(evidence)})")
+            skip_gpu_tests(f"no usable GPU ({e})")
     try:
         import torch
     except ImportError:
-        raise unittest.SkipTest("gemmtune test skipped: the GPU tests need PyTorch")
+        skip_gpu_tests("the GPU tests need PyTorch")
     if not torch.cuda.is_available():
-        raise unittest.SkipTest("gemmtune test skipped: this PyTorch has no CUDA")
+        skip_gpu_tests("this PyTorch has no CUDA")
     return torch
 
 
