@@ -10,8 +10,7 @@ namespace {
 using test::run_gemmtune;
 
 TEST(DevicesCli, WithoutAGpuExitsThreeWithOneClearLine) {
-  if (test::gpu_unavailable_reason().empty()) GTEST_SKIP() << "this machine has a GPU: the no-GPU path cannot be shown";
-  const auto r = run_gemmtune({"devices"});
+  const auto r = test::run_gemmtune_with_no_gpu_visible({"devices"});
   EXPECT_EQ(r.exit_code, 3) << r.output;
   EXPECT_NE(r.output.find("no usable CUDA GPU"), std::string::npos) << r.output;
 }

@@ -202,15 +202,15 @@ TEST(SweepCli, FromMissesWithoutDbPlansTheDefaultDbsMisses) {
 }
 
 TEST(SweepCli, WithoutAGpuDevicesAllExitsThree) {
-  const auto r = run_gemmtune({"sweep", "--profile", "quick", "--devices", "all", "--no-db"});
-  if (r.exit_code == 0) GTEST_SKIP() << "this machine has a GPU";
+  const auto r = test::run_gemmtune_with_no_gpu_visible({"sweep", "--profile", "quick", "--devices", "all", "--no-db"});
   EXPECT_EQ(r.exit_code, 3) << r.output;
+  EXPECT_NE(r.output.find("no usable CUDA GPU"), std::string::npos) << r.output;
 }
 
 TEST(SweepCli, WithoutAGpuARealSweepExitsThree) {
-  const auto r = run_gemmtune({"sweep", "--profile", "quick", "--no-db"});
-  if (r.exit_code == 0) GTEST_SKIP() << "this machine has a GPU";
+  const auto r = test::run_gemmtune_with_no_gpu_visible({"sweep", "--profile", "quick", "--no-db"});
   EXPECT_EQ(r.exit_code, 3) << r.output;
+  EXPECT_NE(r.output.find("no usable CUDA GPU"), std::string::npos) << r.output;
 }
 
 }  // namespace

@@ -15,10 +15,9 @@ std::string shell_quote(const std::string& arg) {
   return out + "'";
 }
 
-}  // namespace
-
-CommandResult run_gemmtune(const std::vector<std::string>& args) {
-  std::string command = shell_quote(GEMMTUNE_BINARY);
+// `environment` is prefixed to the command line: shell assignments for the command alone.
+CommandResult run_with_environment(const std::string& environment, const std::vector<std::string>& args) {
+  std::string command = environment + shell_quote(GEMMTUNE_BINARY);
   for (const std::string& a : args) command += " " + shell_quote(a);
   command += " 2>&1";
   FILE* pipe = popen(command.c_str(), "r");
@@ -30,6 +29,14 @@ CommandResult run_gemmtune(const std::vector<std::string>& args) {
   const int status = pclose(pipe);
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   return result;
+}
+
+}  // namespace
+
+CommandResult run_gemmtune(const std::vector<std::string>& args) { return run_with_environment("", args); }
+
+CommandResult run_gemmtune_with_no_gpu_visible(const std::vector<std::string>& args) {
+  return run_with_environment("CUDA_VISIBLE_DEVICES= ", args);
 }
 
 }  // namespace gemmtune::test

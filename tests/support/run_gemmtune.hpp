@@ -13,5 +13,8 @@ struct CommandResult {
 };
 
 CommandResult run_gemmtune(const std::vector<std::string>& args);
+// The same with CUDA_VISIBLE_DEVICES empty, so that CUDA shows the command no GPU: how a test proves what gemmtune
+// does without one on every machine, a GPU machine included, rather than skipping there.
+CommandResult run_gemmtune_with_no_gpu_visible(const std::vector<std::string>& args);
 
 }  // namespace gemmtune::test
