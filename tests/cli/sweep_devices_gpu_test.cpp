@@ -34,6 +34,16 @@ std::set<std::string> device_keys(const std::string& db_path) {
   return keys;
 }
 
+// The device key of every GPU model this machine has, as `gemmtune devices --json` lists them.
+std::set<std::string> machine_device_keys() {
+  const auto r = test::run_gemmtune({"devices", "--json"});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  std::set<std::string> keys;
+  if (r.exit_code == 0)
+    for (const auto& device : nlohmann::json::parse(r.output)) keys.insert(device["key"].get<std::string>());
+  return keys;
+}
+
 TEST(SweepDevicesGpu, DevicesAllPutsEveryProblemOfEveryGpuModelInOneDb) {
   GT_REQUIRE_GPU();
   test::ScratchDir dir;
@@ -42,12 +52,16 @@ TEST(SweepDevicesGpu, DevicesAllPutsEveryProblemOfEveryGpuModelInOneDb) {
   const auto r = test::run_gemmtune({"sweep", "--profile", profile, "--devices", "all", "--db", db});
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("[4/"), std::string::npos) << "one progress line counts every worker\n" << r.output;
-  EXPECT_EQ(done(db).size(), 4 * device_keys(db).size()) << r.output;
+  const std::set<std::string> models = machine_device_keys();
+  ASSERT_FALSE(models.empty());
+  EXPECT_EQ(device_keys(db), models) << r.output;
+  EXPECT_EQ(done(db).size(), 4 * models.size()) << r.output;
   // A second run with --resume measures nothing again.
   const auto again = test::run_gemmtune({"sweep", "--profile", profile, "--devices", "all", "--db", db, "--resume"});
   ASSERT_EQ(again.exit_code, 0) << again.output;
   EXPECT_NE(again.output.find("skipped (--resume)"), std::string::npos) << again.output;
-  EXPECT_EQ(done(db).size(), 4 * device_keys(db).size());
+  EXPECT_EQ(device_keys(db), models);
+  EXPECT_EQ(done(db).size(), 4 * models.size());
 }
 
 TEST(SweepDevicesGpu, TwoShardsMergedHaveEveryProblemOnce) {

@@ -11,6 +11,7 @@
 #include "kernels/reference_gemm.hpp"
 #include "kernels/registry.hpp"
 #include "kernels/launch_scratch.hpp"
+#include "support/gpu_test.hpp"
 
 namespace gemmtune::test {
 
@@ -193,14 +194,17 @@ namespace {
 
 void check_each_variant(kernels::Family family, const std::vector<GemmProblem>* given) {
   std::uint32_t seed = 1000;
-  int variants = 0;
+  int variants = 0, variants_checked = 0;
+  std::string why_not_on_this_gpu;
   for (const kernels::KernelVariant& v : kernels::kernel_registry()) {
     if (v.family != family) continue;
     ++variants;
     if (const std::string why = v.device_unsupported_reason(); !why.empty()) {
       std::cout << "[ skipped  ] " << v.name << ": " << why << "\n";
+      why_not_on_this_gpu = why;
       continue;
     }
+    ++variants_checked;
     double worst = 0.0, worst_over_tolerance = 0.0;
     const std::vector<GemmProblem> problems = given ? *given : coverage_problems(v.mode);
     int checked = 0;
@@ -221,6 +225,8 @@ void check_each_variant(kernels::Family family, const std::vector<GemmProblem>* 
               << " (max error/tolerance " << worst_over_tolerance << ")\n";
   }
   EXPECT_GE(variants, 3) << "variants of family " << kernels::to_string(family);
+  if (variants_checked == 0)
+    GT_SKIP_GPU_TEST() << "no " << kernels::to_string(family) << " variant runs on this GPU: " << why_not_on_this_gpu;
 }
 
 }  // namespace
