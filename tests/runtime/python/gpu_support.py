@@ -1,8 +1,10 @@
 """What the GPU tests share: when they run, skip or fail (as the C++ tests' GT_REQUIRE_GPU decides), fp64 references of
-every activation, and the project's tolerances (relative Frobenius error: tf32 1e-3, fp32 and 3xtf32 1e-6·√k)."""
+every activation, an independent Philox4x32-10 for dropout masks, and the project's tolerances (relative Frobenius
+error: tf32 1e-3, fp32 and 3xtf32 1e-6·√k)."""
 import ctypes
 import math
 import os
+import struct
 import tempfile
 import unittest
 
@@ -63,6 +65,37 @@ def require_gpu_and_torch():
     if not torch.cuda.is_available():
         skip_gpu_tests("this PyTorch has no CUDA")
     return torch
+
+
+def philox4x32_10(counter, key):
+    """Philox4x32-10 (Salmon et al., SC'11, with Random123's constants and round order) of four 32-bit counter words
+    and two key words, written here from the paper rather than taken from kernels/epilogue.cuh, so that a mask the
+    kernels draw is checked against a generator of its own (test_philox_reference.py checks this one)."""
+    c0, c1, c2, c3 = counter
+    k0, k1 = key
+    for _ in range(10):
+        p0, p1 = 0xD2511F53 * c0, 0xCD9E8D57 * c2
+        c0, c1, c2, c3 = (p1 >> 32) ^ c1 ^ k0, p1 & 0xFFFFFFFF, (p0 >> 32) ^ c3 ^ k1, p0 & 0xFFFFFFFF
+        k0, k1 = (k0 + 0x9E3779B9) & 0xFFFFFFFF, (k1 + 0xBB67AE85) & 0xFFFFFFFF
+    return c0, c1, c2, c3
+
+
+def dropout_keep_mask(seed, offset, rows, cols, p):
+    """The dropout mask of a rows x cols output as rows lists of bools, by the contract of docs/python.md: element
+    (r, c) is kept where Philox's first word, keyed by the 64-bit seed, at counter (64-bit index r·cols + c, 64-bit
+    offset), gives a uniform (word >> 8)·2^-24 ≥ p, p as the fp32 the problem holds."""
+    p32 = struct.unpack("f", struct.pack("f", p))[0]
+    key = (seed & 0xFFFFFFFF, seed >> 32)
+    offset_words = (offset & 0xFFFFFFFF, offset >> 32)
+    mask = []
+    for r in range(rows):
+        row = []
+        for c in range(cols):
+            element = r * cols + c
+            word = philox4x32_10((element & 0xFFFFFFFF, element >> 32) + offset_words, key)[0]
+            row.append((word >> 8) / 16777216.0 >= p32)
+        mask.append(row)
+    return mask
 
 
 def reference_activation(torch, act):

@@ -10,8 +10,8 @@ import textwrap
 import unittest
 
 import gemmtune
-from gpu_support import (ACTIVATIONS, LEAKY_SLOPE, RuntimeTestCase, grad_of_z_reference, reference_activation,
-                         require_gpu_and_torch)
+from gpu_support import (ACTIVATIONS, LEAKY_SLOPE, RuntimeTestCase, dropout_keep_mask, grad_of_z_reference,
+                         reference_activation, require_gpu_and_torch)
 
 torch = None
 M, N, K = 333, 136, 200  # no multiple of 64: edge tiles in every dimension
@@ -105,23 +105,33 @@ class RuntimeGpuTest(RuntimeTestCase):
                     torch.cuda.synchronize()
                     self.assert_backward_close(got, A, B, Z, gY, act, mode, "")
 
+    def assert_y_shows_mask(self, Y, Z, keep, p, what):
+        """Y is 0 exactly where the mask drops an element, but only where gelu(Z) is clearly not 0 can it show that:
+        where Z is far below 0 (as Z of k = 200 random products often is) gelu(Z) is 0 or nearly, and so is Y."""
+        visible = reference_activation(torch, "gelu")(Z.double()).abs() > 1e-3
+        self.assertGreater(visible.double().mean().item(), 0.3, f"{what}: Y shows the mask at too few elements")
+        wrong = ((Y != 0) != keep)[visible]
+        self.assertEqual(int(wrong.sum().item()), 0, f"{what}: elements of Y whose mask is not Philox's")
+        dropped = 1.0 - (Y != 0)[visible].double().mean().item()
+        self.assertAlmostEqual(dropped, p, delta=0.02, msg=what)
+
     def test_dropout_mask_is_philox_of_seed_and_offset_and_the_backward_regenerates_it(self):
         A, B, bias, gY, p = randn(M, K), randn(K, N), randn(N), randn(M, N), 0.3
         Y, Z = self.rt.forward(A, B, bias, act="gelu", dropout=p, seed=42, offset=5, save_z=True)
-        # A dropped element is a zero in Y where gelu(Z) is not zero; where gelu(Z) underflows to 0 (Z far below 0,
-        # as |Z| of k = 200 random products often is), Y cannot show the mask, and gelu' is 0 there too.
-        visible = torch.nn.functional.gelu(Z, approximate="tanh") != 0
-        keep = (Y != 0) | ~visible
-        dropped = 1.0 - keep[visible].double().mean().item()
-        self.assertAlmostEqual(dropped, p, delta=0.02)
+        keep = torch.tensor(dropout_keep_mask(42, 5, M, N, p), device="cuda")
+        torch.cuda.synchronize()
+        self.assert_y_shows_mask(Y, Z, keep, p, "seed 42, offset 5")
         y_ref, _, _ = self.reference(A, B, bias, "gelu", keep, p)
         self.assert_close(Y, y_ref, "tf32", (K,), "Y with dropout")
         grads = self.rt.backward(A, B, gY, z=Z, bias=True, act="gelu", dropout=p, seed=42, offset=5)
         self.assert_backward_close(grads, A, B, Z, gY, "gelu", "tf32", " with the regenerated mask", keep, p)
         again, _ = self.rt.forward(A, B, bias, act="gelu", dropout=p, seed=42, offset=5, save_z=True)
         self.assertTrue(torch.equal(again, Y), "the same problem, seed and offset must give the same bits")
-        next_step, _ = self.rt.forward(A, B, bias, act="gelu", dropout=p, seed=42, offset=6, save_z=True)
-        self.assertGreater(((next_step != 0) != keep)[visible].double().mean().item(), 0.2, "a new offset, a new mask")
+        next_step, next_z = self.rt.forward(A, B, bias, act="gelu", dropout=p, seed=42, offset=6, save_z=True)
+        next_keep = torch.tensor(dropout_keep_mask(42, 6, M, N, p), device="cuda")
+        torch.cuda.synchronize()
+        self.assert_y_shows_mask(next_step, next_z, next_keep, p, "seed 42, offset 6")
+        self.assertGreater((next_keep != keep).double().mean().item(), 0.2, "a new offset, a new mask")
 
     def test_transposed_views_are_read_and_written_in_place(self):
         A, B, bias, gY = randn(K, M).t(), randn(N, K).t(), randn(N), randn(N, M).t()
