@@ -19,8 +19,10 @@ namespace {
 
 GemmProblem fp32_4096() { return GemmProblem::parse_key("fwd:4096x4096x4096:nn:row:none:fp32"); }
 
-// What ncu profiles: one warm-up call outside the case range, one call inside it.
-TEST(NcuDramWorkload, OneFp32Gemm4096CallInsideItsCaseRange) {
+// Not a test: the program ncu profiles for the comparison below, one warm-up call outside the case range and one call
+// inside it. DISABLED_ keeps it out of every test run and pass count; ncu's run asks for it by name
+// (profile_self_with_ncu).
+TEST(DISABLED_NcuDramWorkload, OneFp32Gemm4096CallInsideItsCaseRange) {
   GT_REQUIRE_GPU();
   const GemmProblem p = fp32_4096();
   const test::LtTestGemm gemm(p, 4096);
@@ -35,7 +37,7 @@ TEST(NcuDramWorkload, OneFp32Gemm4096CallInsideItsCaseRange) {
 
 TEST(CuptiRangeProfiler, Fp32Gemm4096DramBytesAgreeWithNcuWithinTenPercent) {
   GT_REQUIRE_GPU();
-  if (test::ncu_executable().empty()) GTEST_SKIP() << "ncu is not installed";
+  if (test::ncu_executable().empty()) GT_SKIP_GPU_TEST() << "ncu is not installed";
   const GemmProblem p = fp32_4096();
   RangeMetrics mine;
   Candidate c;
@@ -47,7 +49,7 @@ TEST(CuptiRangeProfiler, Fp32Gemm4096DramBytesAgreeWithNcuWithinTenPercent) {
     mine = profiler.measure([&] { gemm.run(stream.get()); }, L2State::Flushed);
   }  // the profiler and the GEMM's memory are gone before ncu starts
   test::ScratchDir dir;
-  const NcuImport ncu = test::profile_self_with_ncu(p, c, "NcuDramWorkload.*", NcuCacheControl::All, 1,
+  const NcuImport ncu = test::profile_self_with_ncu(p, c, "DISABLED_NcuDramWorkload.*", NcuCacheControl::All, 1,
                                                     dir.path("dram__cc-all.ncu-rep"));
   ASSERT_FALSE(ncu.kernels.empty());
   double ncu_bytes = 0, ncu_us = 0;

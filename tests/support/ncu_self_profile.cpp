@@ -17,8 +17,12 @@ NcuImport profile_self_with_ncu(const GemmProblem& p, const Candidate& c, const 
   o.cache_control = cache_control;
   o.profiled_calls = profiled_calls;
   o.export_path = report_path;
-  const int status =
-      run_process(ncu_profile_argv(p, c, o, {self_executable(), "--gtest_filter=" + workload_filter}));
+  // GEMMTUNE_REQUIRE_GPU: the workload fails rather than skips. Its output passes through, and a "[  SKIPPED ]" line
+  // in it would have ctest report this test as skipped, whatever it then found.
+  const int status = run_process(ncu_profile_argv(p, c, o,
+                                                  {self_executable(), "--gtest_also_run_disabled_tests",
+                                                   "--gtest_filter=" + workload_filter}),
+                                 {"GEMMTUNE_REQUIRE_GPU=1"});
   EXPECT_EQ(status, 0) << "ncu failed on " << workload_filter;
   if (status != 0) return {};
   const ProcessOutput out = capture_process(ncu_import_argv(o.ncu, report_path));

@@ -15,7 +15,8 @@ namespace gemmtune::test {
 std::string ncu_executable();
 
 // Runs ncu (section set "timing") on `this binary --gtest_filter=<workload_filter>`, selecting case (p, c), and
-// imports the report written to report_path. Fails the test (and returns an empty import) when ncu fails.
+// imports the report written to report_path. Fails the test (and returns an empty import) when ncu fails. A workload
+// is a DISABLED_ test, never run or counted as a test, which this run enables.
 NcuImport profile_self_with_ncu(const GemmProblem& p, const Candidate& c, const std::string& workload_filter,
                                 NcuCacheControl cache_control, int profiled_calls, const std::string& report_path);
 
