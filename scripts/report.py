@@ -112,18 +112,131 @@ def plot_speedup(device, out_dir, name, figures):
     return True
 
 
-def plot_roofline(device, out_dir, name, figures):
-    """The algo cache on the GPU's nominal roofline: one ceiling per math mode."""
+def roofline_label(c):
+    return "%s %s: %.0f%%" % (case_label(c).replace("\n", " "), c["mode"], c["roofline"]["pct_of_bound"])
+
+
+def roofline_picks(points):
+    """The cases worth a label on the roofline, most telling first: the three farthest below their ceiling (what
+    `gemmtune ncu --top` profiles), the one nearest its ceiling, then each math mode's fastest and slowest. Every case,
+    labelled or not, is in the algo cache table."""
+    by_share = sorted(points, key=lambda c: c["roofline"]["pct_of_bound"])
+    picks = by_share[:3] + by_share[-1:]
+    for mode in sorted({c["mode"] for c in points}):
+        in_mode = [c for c in points if c["mode"] == mode]
+        picks += [max(in_mode, key=lambda c: c["tflops"]), min(in_mode, key=lambda c: c["tflops"])]
+    unique = []
+    for c in picks:
+        if all(c is not u for u in unique):
+            unique.append(c)
+    return unique
+
+
+# Where a label may go, tried in order: beside its point, then further out on a leader line. Distances in points;
+# the text is anchored on the side facing its point.
+LABEL_DISTANCES = (5, 14, 26, 40, 58, 80, 105, 135)
+LABEL_DIRECTIONS = ((1, 0), (1, -1), (1, 1), (-1, 0), (-1, -1), (-1, 1), (0, -1), (0, 1),
+                    (2, -1), (2, 1), (-2, -1), (-2, 1), (1, -2), (1, 2), (-1, -2), (-1, 2))
+LABEL_PAD_PX = 2
+MARKER_RADIUS_PT = 4.5  # the ring around a labelled point (8 pt across) and its edge
+
+
+def _crosses(box, start, end):
+    """Whether the segment start-end (display pixels) passes through box (Liang-Barsky clipping)."""
+    (x0, y0), (x1, y1) = start, end
+    dx, dy = x1 - x0, y1 - y0
+    t0, t1 = 0.0, 1.0
+    for p, q in ((-dx, x0 - box.x0), (dx, box.x1 - x0), (-dy, y0 - box.y0), (dy, box.y1 - y0)):
+        if p == 0:
+            if q < 0:
+                return False
+            continue
+        t = q / p
+        if p < 0:
+            t0 = max(t0, t)
+        else:
+            t1 = min(t1, t)
+        if t0 > t1:
+            return False
+    return True
+
+
+def _annotate(ax, x, y, text, direction, distance, leader):
+    dx, dy = direction
+    scale = distance / (dx * dx + dy * dy) ** 0.5
+    arrow = {"arrowstyle": "-", "color": "#555555", "linewidth": 0.5, "shrinkA": 0, "shrinkB": 3} if leader else None
+    return ax.annotate(text, (x, y), xytext=(dx * scale, dy * scale), textcoords="offset points", fontsize=7,
+                       ha="left" if dx > 0 else "right" if dx < 0 else "center",
+                       va="bottom" if dy > 0 else "top" if dy < 0 else "center", arrowprops=arrow)
+
+
+def place_labels(fig, ax, labels):
+    """Annotates each (x, y, text) in order where its text overlaps no label placed before it, no marker, no plotted
+    line (the ceilings) and no leader line, its leader line crosses no label and no point but those touching its own,
+    and it stays inside the axes; a label with no such place is left out. Deterministic: the same data gives the same
+    picture. Returns the boxes (display pixels) of the placed texts."""
+    from matplotlib.transforms import Bbox
+    fig.canvas.draw()  # fixes the layout, so the pixel positions measured here are the saved ones
+    renderer = fig.canvas.get_renderer()
+    frame = ax.get_window_extent(renderer)
+    r = MARKER_RADIUS_PT * fig.dpi / 72.0
+    markers = [Bbox.from_bounds(px - r, py - r, 2 * r, 2 * r)
+               for collection in ax.collections for px, py in ax.transData.transform(collection.get_offsets())]
+    drawn = []
+    for line in ax.lines:
+        xy = ax.transData.transform(line.get_xydata())
+        drawn += list(zip(xy[:-1], xy[1:]))
+    boxes, leaders = [], []
+
+    def fits(box, leader, own):
+        """leader: None, or the (start, end) of the line to the point, which may cross the markers touching own."""
+        return (frame.x0 <= box.x0 and box.x1 <= frame.x1 and frame.y0 <= box.y0 and box.y1 <= frame.y1
+                and not any(box.overlaps(b) for b in boxes + markers)
+                and not any(_crosses(box, a, b) for a, b in leaders + drawn)
+                and (leader is None or not any(_crosses(b, *leader) for b in boxes)
+                     and not any(_crosses(m, *leader) for m in markers if not m.overlaps(own))))
+
+    for x, y, text in labels:
+        point = tuple(ax.transData.transform((x, y)))
+        own = Bbox.from_bounds(point[0] - r, point[1] - r, 2 * r, 2 * r)
+        spot = None
+        for distance in LABEL_DISTANCES:
+            leader = distance != LABEL_DISTANCES[0]
+            for direction in LABEL_DIRECTIONS:
+                trial = _annotate(ax, x, y, text, direction, distance, leader=False)
+                box = trial.get_window_extent(renderer).padded(LABEL_PAD_PX)
+                trial.remove()
+                scale = distance * fig.dpi / 72.0 / (direction[0] ** 2 + direction[1] ** 2) ** 0.5
+                start = (point[0] + direction[0] * scale, point[1] + direction[1] * scale)
+                if fits(box, (start, point) if leader else None, own):
+                    spot = (direction, distance, leader, box, start)
+                    break
+            if spot:
+                break
+        if spot is None:
+            continue
+        direction, distance, leader, box, start = spot
+        _annotate(ax, x, y, text, direction, distance, leader)
+        boxes.append(box)
+        if leader:
+            leaders.append((start, point))
+    return boxes
+
+
+def draw_roofline(device):
+    """The algo cache on the GPU's nominal roofline: one ceiling per math mode, a few cases labelled. None where the
+    GPU's peaks are unknown or no case has a roofline."""
     peaks = device.get("peaks")
     points = [c for c in device["cache"] if c.get("roofline")]
     if not peaks or not points:
-        return False
+        return None
     bw = peaks["dram_tbytes_per_s"]
     xs = [c["roofline"]["intensity"] for c in points]
     lo, hi = min(xs + [1.0]) / 2, max(xs + [1e3]) * 2
     grid = [lo * (hi / lo) ** (i / 200.0) for i in range(201)]
-    fig, ax = plt.subplots(figsize=(7.5, 5))
-    for mode in sorted({c["mode"] for c in points}):
+    fig, ax = plt.subplots(figsize=(8.5, 5.5))
+    modes = sorted({c["mode"] for c in points})
+    for mode in modes:
         peak = peaks["tflops"][mode]
         ax.plot(grid, [min(peak, x * bw) for x in grid], color=MODE_COLORS.get(mode, "#999999"), linewidth=1.2,
                 label="%s ceiling (%.0f TFLOP/s, %.2f TB/s)" % (mode, peak, bw))
@@ -133,16 +246,34 @@ def plot_roofline(device, out_dir, name, figures):
                 ax.scatter([c["roofline"]["intensity"] for c in pts], [c["tflops"] for c in pts], marker=marker,
                            color=MODE_COLORS.get(mode, "#999999"), edgecolor="black", linewidth=0.5, zorder=3,
                            label="%s cases, bytes: %s" % (mode, source))
-    for c in points:
-        ax.annotate("%s %.0f%%" % (c["shape"], c["roofline"]["pct_of_bound"]),
-                    (c["roofline"]["intensity"], c["tflops"]), fontsize=6, xytext=(3, -8), textcoords="offset points")
     ax.set_xscale("log")
     ax.set_yscale("log")
+    ax.set_xlim(lo, hi)
+    ys = [c["tflops"] for c in points]
+    ax.set_ylim(min(ys) / 4, max(peaks["tflops"][m] for m in modes) * 3)
     ax.set_xlabel("arithmetic intensity (FLOP per DRAM byte)")
     ax.set_ylabel("TFLOP/s")
-    ax.set_title("Roofline, nominal %s peaks (datasheet, not measured)" % peaks["model"])
     ax.grid(which="both", alpha=0.25)
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    # The title's lines are set before the labels are placed, so the layout they are measured in is the saved one.
+    title = ax.set_title("Roofline, nominal %s peaks (datasheet, not measured)\n%d cases; labelled: the 3 farthest "
+                         "below their ceiling, the nearest, each mode's fastest and slowest\n(%% of the ceiling at "
+                         "that intensity; every case is in the algo cache table)" % (peaks["model"], len(points)),
+                         fontsize=9)
+    picks = roofline_picks(points)
+    # A ring tells which point of a cluster a label names.
+    ax.scatter([c["roofline"]["intensity"] for c in picks], [c["tflops"] for c in picks], s=64, facecolors="none",
+               edgecolors="black", linewidths=0.9, zorder=4)
+    placed = place_labels(fig, ax, [(c["roofline"]["intensity"], c["tflops"], roofline_label(c)) for c in picks])
+    if len(placed) < len(picks):
+        title.set_text(title.get_text().replace("table)", "table; %d had no free place)" % (len(picks) - len(placed))))
+    return fig
+
+
+def plot_roofline(device, out_dir, name, figures):
+    fig = draw_roofline(device)
+    if fig is None:
+        return False
     save(fig, out_dir, name, figures)
     return True
 
