@@ -46,9 +46,7 @@ CandidateLauncher::CandidateLauncher(const GemmProblem& p, const Candidate& c, c
                                      std::size_t max_workspace)
     : CandidateLauncher(p, c, lt, BorrowedWorkspace{nullptr, max_workspace}) {
   if (!lt_) return;
-  std::size_t needed = 0;
-  lt_->check(algo_, max_workspace, &needed);
-  owned_workspace_ = DeviceBuffer<unsigned char>(needed);
+  owned_workspace_ = DeviceBuffer<unsigned char>(workspace_needed_);
   workspace_ = BorrowedWorkspace{owned_workspace_.get(), owned_workspace_.size()};
 }
 
@@ -69,7 +67,8 @@ CandidateLauncher::CandidateLauncher(const GemmProblem& p, const Candidate& c, c
     variant_ = kernels::find_kernel_variant(c.own_variant);
     variant_gemm_ = variant_gemm(gemm_, *variant_);
     slices_ = variant_->slices_for(variant_gemm_);
-    needs_scratch_ = variant_->scratch_floats(variant_gemm_) > 0 || variant_->split_k_tickets(variant_gemm_) > 0;
+    workspace_needed_ = variant_->scratch_floats(variant_gemm_) * sizeof(float);
+    needs_scratch_ = workspace_needed_ > 0 || variant_->split_k_tickets(variant_gemm_) > 0;
     if (bind_scratch)
       scratch_ = kernels::LaunchScratchBuffer(*variant_, variant_gemm_, static_cast<float*>(workspace.ptr),
                                               workspace.bytes / sizeof(float));
@@ -77,6 +76,7 @@ CandidateLauncher::CandidateLauncher(const GemmProblem& p, const Candidate& c, c
   }
   lt_.emplace(lt, gemm_, epilogue_mode_of(c));
   algo_ = lt_->make_algo(c.lt);
+  lt_->check(algo_, workspace.bytes, &workspace_needed_);
 }
 
 void CandidateLauncher::launch(const GemmOperands& x, cudaStream_t s) const {

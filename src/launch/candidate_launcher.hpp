@@ -53,8 +53,10 @@ class CandidateLauncher {
   // The same with scratch of the caller's at this launch. `workspace` must hold what the launcher was checked for (its
   // constructor's workspace bytes); `tickets`, ticket_count() of them, zero before a stream's first launch.
   void launch(const GemmOperands& x, cudaStream_t s, BorrowedWorkspace workspace, unsigned* tickets) const;
-  // How many split-k tickets a launch needs (0: none).
+  // How many split-k tickets a launch needs (0: none), and how much workspace: what the cuBLASLt algo asks for, or
+  // our variant's split-k partials and staged copies.
   std::size_t ticket_count() const;
+  std::size_t workspace_needed() const { return workspace_needed_; }
 
   const Candidate& candidate() const { return candidate_; }
   const GemmProblem& problem() const { return problem_; }
@@ -79,6 +81,7 @@ class CandidateLauncher {
   // A split variant's tickets are its own (two launchers never share them); its partials use the workspace.
   kernels::LaunchScratchBuffer scratch_;  // empty for ScratchAtLaunch
   bool needs_scratch_ = false;  // an own variant with partials, staged copies or tickets
+  std::size_t workspace_needed_ = 0;
 };
 
 }  // namespace gemmtune

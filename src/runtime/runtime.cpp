@@ -61,12 +61,14 @@ struct BackwardPlan {
   bool side_by_side;
 };
 
-// A GEMM plan's launch in stream s's scratch.
-void launch_in(const GemmPlan& plan, const GemmOperands& x, cudaStream_t s, BorrowedWorkspace workspace,
-               runtime::StreamScratch& scratch) {
-  plan.launcher.launch(x, s, workspace,
-                       scratch.tickets(&plan.launcher, runtime::ScratchUse::SplitKTickets,
-                                       plan.launcher.ticket_count()));
+// A GEMM plan's launch in stream s's scratch, or on that scratch's side stream.
+void launch_in(const GemmPlan& plan, const GemmOperands& x, cudaStream_t s, runtime::StreamScratch& scratch,
+               bool side = false) {
+  const CandidateLauncher& l = plan.launcher;
+  plan.launcher.launch(x, s,
+                       side ? scratch.side_workspace(&l, l.workspace_needed())
+                            : scratch.workspace(&l, l.workspace_needed()),
+                       scratch.tickets(&l, runtime::ScratchUse::SplitKTickets, l.ticket_count()));
 }
 
 void require(bool ok, const GemmProblem& p, const char* what) {
@@ -81,7 +83,7 @@ class Runtime::Impl {
       : options_(options), db_path_(db_path), device_(query_device(device)),
         device_key_(device_.identity.key()),
         cache_(runtime::load_cache(db_path, device_key_)),
-        lt_(make_lt_handle()), scratch_(options.workspace_bytes, options.workspace, options.max_stream_scratch) {
+        lt_(make_lt_handle()), scratch_(options.workspace_bytes, options.workspace, options.max_stream_scratch, options.max_capture_scratch) {
     if (options.workspace) require_device_memory(options.workspace, device);
     if (options.max_trial_candidates < 1)
       throw InputError("RuntimeOptions::max_trial_candidates must be at least 1, not " +
@@ -113,7 +115,7 @@ class Runtime::Impl {
     const auto held = lock();
     const GemmPlan& gp = plan(p, s);
     runtime::StreamScratch& scratch = scratch_.of(s);
-    launch_in(gp, x, s, scratch.workspace(), scratch);
+    launch_in(gp, x, s, scratch);
   }
 
   void backward(const GemmProblem& p, const BackwardOperands& x, cudaStream_t s) {
@@ -139,13 +141,13 @@ class Runtime::Impl {
     if (x.gA && x.gB && bp.side_by_side) {
       const cudaStream_t side = scratch.side_stream();
       scratch.fork_join().fork(s, side);
-      launch_in(bp.grad_b, grad_b, side, scratch.side_workspace(), scratch);
-      launch_in(bp.grad_a, grad_a, s, scratch.workspace(), scratch);
+      launch_in(bp.grad_b, grad_b, side, scratch, true);
+      launch_in(bp.grad_a, grad_a, s, scratch);
       scratch.fork_join().join(s, side);
       return;
     }
-    if (x.gA) launch_in(bp.grad_a, grad_a, s, scratch.workspace(), scratch);
-    if (x.gB) launch_in(bp.grad_b, grad_b, s, scratch.workspace(), scratch);
+    if (x.gA) launch_in(bp.grad_a, grad_a, s, scratch);
+    if (x.gB) launch_in(bp.grad_b, grad_b, s, scratch);
   }
 
   bool prepared(const GemmProblem& p) {
@@ -184,7 +186,7 @@ class Runtime::Impl {
 
   StreamScratchUse stream_scratch() {
     const auto held = lock();
-    return StreamScratchUse{scratch_.sets(), scratch_.device_bytes()};
+    return StreamScratchUse{scratch_.streams(), scratch_.captures(), scratch_.device_bytes()};
   }
 
   void warn(const std::string& line) const {

@@ -24,13 +24,22 @@ class RelaxedCaptureMode {
 
 }  // namespace
 
-StreamScratch::StreamScratch(std::size_t workspace_bytes, void* lent, cudaStream_t zeroing)
-    : workspace_bytes_(workspace_bytes), zeroing_(zeroing) {
-  if (!lent) {
-    const RelaxedCaptureMode relaxed;
-    owned_workspace_ = DeviceBuffer<unsigned char>(workspace_bytes);
-  }
+StreamScratch::StreamScratch(std::size_t workspace_bytes, void* lent, bool capture, cudaStream_t zeroing)
+    : workspace_bytes_(workspace_bytes), capture_(capture), zeroing_(zeroing) {
+  if (capture) return;
+  if (!lent) owned_workspace_ = DeviceBuffer<unsigned char>(workspace_bytes);
   workspace_ = BorrowedWorkspace{lent ? lent : owned_workspace_.get(), workspace_bytes};
+}
+
+BorrowedWorkspace StreamScratch::workspace(const void* owner, std::size_t needed) {
+  if (!capture_) return workspace_;
+  return BorrowedWorkspace{buffer(owner, ScratchUse::Workspace, needed, false), needed};
+}
+
+BorrowedWorkspace StreamScratch::side_workspace(const void* owner, std::size_t needed) {
+  if (capture_) return BorrowedWorkspace{buffer(owner, ScratchUse::SideWorkspace, needed, false), needed};
+  side_stream();
+  return BorrowedWorkspace{side_workspace_.get(), side_workspace_.size()};
 }
 
 unsigned char* StreamScratch::buffer(const void* owner, ScratchUse use, std::size_t bytes, bool zeroed) {
@@ -58,14 +67,10 @@ unsigned* StreamScratch::tickets(const void* owner, ScratchUse use, std::size_t 
 cudaStream_t StreamScratch::side_stream() {
   if (!side_) {
     const RelaxedCaptureMode relaxed;
-    side_.reset(new Side{CudaStream(), DeviceBuffer<unsigned char>(workspace_bytes_), ForkJoin()});
+    side_.reset(new Side{CudaStream(), ForkJoin()});
+    if (!capture_) side_workspace_ = DeviceBuffer<unsigned char>(workspace_bytes_);
   }
   return side_->stream.get();
-}
-
-BorrowedWorkspace StreamScratch::side_workspace() {
-  side_stream();
-  return BorrowedWorkspace{side_->workspace.get(), side_->workspace.size()};
 }
 
 const ForkJoin& StreamScratch::fork_join() {
@@ -74,16 +79,17 @@ const ForkJoin& StreamScratch::fork_join() {
 }
 
 std::size_t StreamScratch::device_bytes() const {
-  std::size_t bytes = owned_workspace_.size();
+  std::size_t bytes = owned_workspace_.size() + side_workspace_.size();
   for (const auto& [key, b] : buffers_) bytes += b.size();
-  if (side_) bytes += side_->workspace.size();
   return bytes;
 }
 
-StreamScratchPool::StreamScratchPool(std::size_t workspace_bytes, void* lent, int max_sets)
-    : workspace_bytes_(workspace_bytes), lent_(lent), max_sets_(max_sets) {
-  if (max_sets < 1)
-    throw InputError("RuntimeOptions::max_stream_scratch must be at least 1, not " + std::to_string(max_sets));
+StreamScratchPool::StreamScratchPool(std::size_t workspace_bytes, void* lent, int max_streams, int max_captures)
+    : workspace_bytes_(workspace_bytes), lent_(lent), max_streams_(max_streams), max_captures_(max_captures) {
+  if (max_streams < 1)
+    throw InputError("RuntimeOptions::max_stream_scratch must be at least 1, not " + std::to_string(max_streams));
+  if (max_captures < 0)
+    throw InputError("RuntimeOptions::max_capture_scratch must not be negative, not " + std::to_string(max_captures));
 }
 
 StreamScratch& StreamScratchPool::of(cudaStream_t s) {
@@ -98,13 +104,18 @@ StreamScratch& StreamScratchPool::of(cudaStream_t s) {
   else
     GT_CUDA_CALL(cudaStreamGetId(s, &key.stream));
   if (const auto it = by_stream_.find(key); it != by_stream_.end()) return *it->second;
-  if (by_stream_.size() >= static_cast<std::size_t>(max_sets_))
-    throw InputError("this Runtime has scratch for " + std::to_string(by_stream_.size()) +
-                     " streams and graph captures already, and RuntimeOptions::max_stream_scratch allows no more; "
-                     "reuse streams, or raise the limit");
-  void* lent = by_stream_.empty() ? lent_ : nullptr;
-  return *by_stream_.emplace(key, std::make_unique<StreamScratch>(workspace_bytes_, lent, zeroing_.get()))
-              .first->second;
+  if (key.capturing && captures() >= static_cast<std::size_t>(max_captures_))
+    throw InputError("this Runtime has scratch for " + std::to_string(captures()) +
+                     " graph captures already, and RuntimeOptions::max_capture_scratch allows no more");
+  if (!key.capturing && streams_ >= static_cast<std::size_t>(max_streams_))
+    throw InputError("this Runtime has scratch for " + std::to_string(streams_) +
+                     " streams already, and RuntimeOptions::max_stream_scratch allows no more; reuse streams, or "
+                     "raise the limit");
+  void* lent = key.capturing || streams_ > 0 ? nullptr : lent_;
+  const RelaxedCaptureMode relaxed;
+  auto scratch = std::make_unique<StreamScratch>(workspace_bytes_, lent, key.capturing, zeroing_.get());
+  if (!key.capturing) ++streams_;
+  return *by_stream_.emplace(key, std::move(scratch)).first->second;
 }
 
 std::size_t StreamScratchPool::device_bytes() const {

@@ -1,7 +1,8 @@
 // StreamScratch: the device memory one caller stream's calls write besides their outputs. Calls on two streams may
 // run at the same time, so every stream a Runtime is called on has its own; calls on one stream run in order, so they
 // share it:
-//   - the cuBLASLt workspace, where our split-k partials and staged operand copies go too (workspace_bytes);
+//   - the cuBLASLt workspace, where our split-k partials and staged operand copies go too (workspace_bytes, shared
+//     by every call on the stream);
 //   - each split-k GEMM's tickets, and each backward's gZ, bias-gradient partial sums and tickets, made at the first
 //     call of that GEMM or backward on this stream;
 //   - for backwards whose two GEMMs run side by side, a side stream, its own workspace and the events that fork it
@@ -9,10 +10,12 @@
 // Nothing is freed before the pool is: a captured graph keeps the addresses it was captured with.
 //
 // Work captured into a CUDA graph runs when the graph is replayed, beside whatever the capture stream does then, so a
-// capture has scratch of its own too (per capture and stream: a capture may fork onto several streams). It is made
-// during the capture: the allocations and the zeroing of tickets run with this thread's capture mode relaxed, on a
-// stream of the pool's that is never captured, so nothing of it becomes part of the graph (as PyTorch's allocator
-// allocates during captures). Only two overlapping replays of one graph share scratch: that graph's.
+// capture has scratch of its own too (per capture and stream: a capture may fork onto several streams). A program may
+// capture hundreds of graphs, so a capture's scratch holds only what its calls need: each call's own workspace of the
+// size its algo or variant asks for (often none), not a shared workspace_bytes. It is made during the capture: the
+// allocations and the zeroing of tickets run with this thread's capture mode relaxed, on a stream of the pool's that
+// is never captured, so nothing of it becomes part of the graph (as PyTorch's allocator allocates during captures).
+// Only two overlapping replays of one graph share scratch: that graph's.
 #pragma once
 
 #include <cstddef>
@@ -31,24 +34,26 @@
 namespace gemmtune::runtime {
 
 // What a piece of per-stream scratch is for; with its owner (a plan), the key it is found by.
-enum class ScratchUse { SplitKTickets, Gz, BiasPartials, BiasTickets };
+enum class ScratchUse { Workspace, SideWorkspace, SplitKTickets, Gz, BiasPartials, BiasTickets };
 
 class StreamScratch {
  public:
-  // `lent`: device memory of the caller's to use as the workspace (workspace_bytes of it); null: allocate one.
-  StreamScratch(std::size_t workspace_bytes, void* lent, cudaStream_t zeroing);
+  // A stream's scratch shares one workspace of workspace_bytes among its calls: `lent` (the caller's device memory) or
+  // one of its own. A capture's (capture true) gives each call a workspace of the size it needs.
+  StreamScratch(std::size_t workspace_bytes, void* lent, bool capture, cudaStream_t zeroing);
   StreamScratch(const StreamScratch&) = delete;
   StreamScratch& operator=(const StreamScratch&) = delete;
 
-  BorrowedWorkspace workspace() const { return workspace_; }
+  // The workspace of `owner`'s calls (a launcher that needs `needed` bytes), on this stream or on its side stream.
+  BorrowedWorkspace workspace(const void* owner, std::size_t needed);
+  BorrowedWorkspace side_workspace(const void* owner, std::size_t needed);
   // `count` floats (ScratchUse::Gz, BiasPartials) or zeroed tickets (the others) of `owner`'s on this stream: the same
   // memory at every call; null where count is 0.
   float* floats(const void* owner, ScratchUse use, std::size_t count);
   unsigned* tickets(const void* owner, ScratchUse use, std::size_t count);
 
-  // The side stream of a backward's second GEMM, with a workspace of its own; made at the first such backward.
+  // The side stream of a backward's second GEMM; made at the first such backward.
   cudaStream_t side_stream();
-  BorrowedWorkspace side_workspace();
   const ForkJoin& fork_join();
 
   // Device memory this stream's scratch holds now, the lent workspace not counted.
@@ -58,36 +63,39 @@ class StreamScratch {
   unsigned char* buffer(const void* owner, ScratchUse use, std::size_t bytes, bool zeroed);
 
   std::size_t workspace_bytes_;
+  bool capture_;
   cudaStream_t zeroing_;
-  DeviceBuffer<unsigned char> owned_workspace_;  // empty where lent
+  DeviceBuffer<unsigned char> owned_workspace_;  // empty where lent, and in a capture's
   BorrowedWorkspace workspace_;
+  DeviceBuffer<unsigned char> side_workspace_;  // a stream's, made with its side stream
   std::map<std::pair<const void*, ScratchUse>, DeviceBuffer<unsigned char>> buffers_;
   struct Side {
     CudaStream stream;
-    DeviceBuffer<unsigned char> workspace;
     ForkJoin fork_join;
   };
   std::unique_ptr<Side> side_;
 };
 
 // Every stream's scratch, found by the stream's id (cudaStreamGetId: unlike a handle, never reused by a later stream),
-// and every capture's, found by the capture's id and the stream's handle; made at the first call there and kept until the pool goes. At most
-// max_sets of them: a program that keeps making new streams or captures gets an InputError at the next one rather
-// than an unbounded amount of device memory.
+// and every capture's, found by the capture's id and the stream's handle; made at the first call there and kept until
+// the pool goes. At most max_streams streams and max_captures captures: a program that keeps making new ones gets an
+// InputError at the next one rather than an unbounded amount of device memory.
 class StreamScratchPool {
  public:
-  // The first scratch made uses `lent` as its workspace where it is non-null.
-  StreamScratchPool(std::size_t workspace_bytes, void* lent, int max_sets);
+  // The first stream's scratch uses `lent` as its workspace where it is non-null.
+  StreamScratchPool(std::size_t workspace_bytes, void* lent, int max_streams, int max_captures);
 
   StreamScratch& of(cudaStream_t s);
 
-  std::size_t sets() const { return by_stream_.size(); }
+  std::size_t streams() const { return streams_; }
+  std::size_t captures() const { return by_stream_.size() - streams_; }
   std::size_t device_bytes() const;
 
  private:
   std::size_t workspace_bytes_;
   void* lent_;
-  int max_sets_;
+  int max_streams_, max_captures_;
+  std::size_t streams_ = 0;
   CudaStream zeroing_;
   struct Key {
     bool capturing = false;

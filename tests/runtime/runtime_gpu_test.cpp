@@ -320,11 +320,11 @@ TEST(RuntimeGpu, CallsFromManyThreadsOnManyStreamsThroughOneRuntimeAreAllRight) 
   for (const std::exception_ptr& e : failures)
     if (e) std::rethrow_exception(e);
   const StreamScratchUse use = rt.stream_scratch();
-  std::cout << calls.load() << " calls from " << kThreads << " threads on " << use.sets << " streams, "
+  std::cout << calls.load() << " calls from " << kThreads << " threads on " << use.streams << " streams, "
             << wrong.load() << " wrong; stream scratch " << (use.device_bytes >> 20) << " MiB in all\n";
   EXPECT_EQ(calls.load(), kThreads * kRounds * (static_cast<int>(forwards.size()) + 1));
   EXPECT_GE(calls.load(), 10000);
-  EXPECT_EQ(use.sets, static_cast<std::size_t>(kThreads));
+  EXPECT_EQ(use.streams, static_cast<std::size_t>(kThreads));
   EXPECT_EQ(wrong.load(), 0) << "first: " << first_wrong;
 }
 
@@ -352,10 +352,11 @@ TEST(RuntimeGpu, ACapturesFirstCallGetsScratchOfItsOwnAndItsReplaysAreRight) {
   GT_CUDA_CALL(cudaStreamEndCapture(captured.get(), &graph));
   cudaGraphExec_t exec = nullptr;
   GT_CUDA_CALL(cudaGraphInstantiate(&exec, graph, 0));
-  EXPECT_EQ(f.rt->stream_scratch().sets, 2u);
+  EXPECT_EQ(f.rt->stream_scratch().streams, 1u);
+  EXPECT_EQ(f.rt->stream_scratch().captures, 1u);
   f.rt->forward(p, d.operands(), captured.get());
   captured.synchronize();
-  EXPECT_EQ(f.rt->stream_scratch().sets, 3u) << "eager calls on the capture stream share the graph's scratch";
+  EXPECT_EQ(f.rt->stream_scratch().streams, 2u) << "eager calls on the capture stream share the graph's scratch";
   std::vector<double> y_ref;
   test::cpu_reference(d, y_ref, nullptr);
   for (int replay = 0; replay < 3; ++replay) {
@@ -391,7 +392,7 @@ TEST(RuntimeGpu, AStreamPastMaxStreamScratchIsRefusedWithTheOptionsName) {
     EXPECT_NE(std::string(e.what()).find("RuntimeOptions::max_stream_scratch"), std::string::npos) << e.what();
   }
   GT_CUDA_CALL(cudaDeviceSynchronize());
-  EXPECT_EQ(rt.stream_scratch().sets, 2u);
+  EXPECT_EQ(rt.stream_scratch().streams, 2u);
   EXPECT_GE(rt.stream_scratch().device_bytes, 2 * o.workspace_bytes);
 }
 

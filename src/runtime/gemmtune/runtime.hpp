@@ -31,10 +31,11 @@
 // run at once without sharing a byte of scratch, and calls on one stream run in order. A graph capture gets scratch of
 // its own as well, made during the capture, so graphs replay at the same time as each other and as eager calls; only
 // two overlapping replays of the same graph share scratch (replay one graph on one stream, as graphs usually are).
-// Per stream or capture that is workspace_bytes (64 MiB), another workspace_bytes once a small backward (m·n·k ≤
-// 512³) runs its two GEMMs side by side there, and per backward problem run there m·n floats of gZ (with an activation
-// or dropout) plus the bias gradient's partial sums; stream_scratch() says how much is held. Host threads take turns
-// inside the Runtime (one lock around each call's enqueue, microseconds); their GPU work still overlaps.
+// Per stream that is workspace_bytes (64 MiB), another workspace_bytes once a small backward (m·n·k ≤ 512³) runs its
+// two GEMMs side by side there, and per backward problem run there m·n floats of gZ (with an activation or dropout)
+// plus the bias gradient's partial sums; per capture, each call's workspace at the size its algo needs (often none)
+// instead of workspace_bytes. stream_scratch() says how much is held. Host threads take turns inside the Runtime (one
+// lock around each call's enqueue, microseconds); their GPU work still overlaps.
 #pragma once
 
 #include <cstddef>
@@ -101,9 +102,11 @@ struct RuntimeOptions {
   // forked from and joined back into the caller's stream (captured into a graph as two edges), with a second
   // workspace. Larger GEMMs each fill the GPU and run one after the other.
   bool concurrent_backward = true;
-  // How many streams and graph captures may have scratch of their own (above): a call on one more throws InputError
-  // instead of taking another workspace_bytes. PyTorch's streams come from a pool of 32 per priority.
+  // How many streams, and how many graph captures, may have scratch of their own (above): a call on one more throws
+  // InputError instead of taking more memory. PyTorch's streams come from a pool of 32 per priority; a capture holds
+  // only what its calls need, and a program may capture hundreds of graphs (one per batch size, say).
   int max_stream_scratch = 64;
+  int max_capture_scratch = 4096;
   // Use cache entries that `sweep --fp32-equivalent` admitted: our 3xtf32 kernels for fp32 problems, each measured on
   // its problem to be within the fp32 bound and 2x cuBLASLt fp32's error. Off: such entries are passed over (the
   // nearest other entry or the default runs, as if they were absent) and explain() says why.
@@ -132,7 +135,8 @@ struct BackwardOperands {
 
 // The per-stream scratch a Runtime holds (Runtime::stream_scratch).
 struct StreamScratchUse {
-  std::size_t sets = 0;          // streams and graph captures the Runtime has been called on
+  std::size_t streams = 0;       // streams the Runtime has been called on
+  std::size_t captures = 0;      // graph captures it has been called in
   std::size_t device_bytes = 0;  // their scratch's device memory, a lent workspace not counted
 };
 
