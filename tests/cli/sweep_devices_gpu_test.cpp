@@ -1,14 +1,18 @@
 // On a GPU: `sweep --devices all` fills one db with every problem (on however many GPUs the machine has), and a
-// sweep run as two shards and merged has the problem keys of the plan, each once.
+// sweep run as two shards and merged has the problem keys of the plan, each once. Without one: the db check fails on
+// a db that holds nothing.
 #include <set>
 
+#include <gtest/gtest-spi.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include "db/sqlite_db.hpp"
+#include "db/tuning_db.hpp"
 #include "support/gpu_test.hpp"
 #include "support/run_gemmtune.hpp"
 #include "support/scratch_dir.hpp"
+#include "support/tuning_fixtures.hpp"
 
 namespace gemmtune {
 namespace {
@@ -44,6 +48,31 @@ std::set<std::string> machine_device_keys() {
   return keys;
 }
 
+// The db holds the profile's four problems done for each GPU model of the machine and for no other device key.
+void expect_every_problem_of_every_model(const std::string& db_path, const std::set<std::string>& models) {
+  ASSERT_FALSE(models.empty()) << "no GPU model to expect";
+  EXPECT_EQ(device_keys(db_path), models);
+  EXPECT_EQ(done(db_path).size(), 4 * models.size());
+}
+
+// The check above, deliberately given a db without a done-mark, as a sweep that stored nothing would leave: it fails
+// (done == 4 · device keys, its check before, held there as 0 == 0). No GPU.
+TEST(SweepDevicesDbCheck, FailsOnADbWithNoDoneMark) {
+  const test::ScratchDir dir;
+  const std::string db = dir.path("empty.db");
+  TuningDb{db};
+  ASSERT_TRUE(done(db).empty());
+  testing::TestPartResultArray failures;
+  {
+    const testing::ScopedFakeTestPartResultReporter capture(
+        testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD, &failures);
+    expect_every_problem_of_every_model(db, {test::test_device().key()});
+  }
+  ASSERT_EQ(failures.size(), 2);
+  EXPECT_NE(std::string(failures.GetTestPartResult(0).message()).find("device_keys(db_path)"), std::string::npos);
+  EXPECT_NE(std::string(failures.GetTestPartResult(1).message()).find("done(db_path).size()"), std::string::npos);
+}
+
 TEST(SweepDevicesGpu, DevicesAllPutsEveryProblemOfEveryGpuModelInOneDb) {
   GT_REQUIRE_GPU();
   test::ScratchDir dir;
@@ -53,15 +82,12 @@ TEST(SweepDevicesGpu, DevicesAllPutsEveryProblemOfEveryGpuModelInOneDb) {
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("[4/"), std::string::npos) << "one progress line counts every worker\n" << r.output;
   const std::set<std::string> models = machine_device_keys();
-  ASSERT_FALSE(models.empty());
-  EXPECT_EQ(device_keys(db), models) << r.output;
-  EXPECT_EQ(done(db).size(), 4 * models.size()) << r.output;
+  expect_every_problem_of_every_model(db, models);
   // A second run with --resume measures nothing again.
   const auto again = test::run_gemmtune({"sweep", "--profile", profile, "--devices", "all", "--db", db, "--resume"});
   ASSERT_EQ(again.exit_code, 0) << again.output;
   EXPECT_NE(again.output.find("skipped (--resume)"), std::string::npos) << again.output;
-  EXPECT_EQ(device_keys(db), models);
-  EXPECT_EQ(done(db).size(), 4 * models.size());
+  expect_every_problem_of_every_model(db, models);
 }
 
 TEST(SweepDevicesGpu, TwoShardsMergedHaveEveryProblemOnce) {
