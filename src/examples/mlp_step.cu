@@ -10,7 +10,7 @@
 // 0..2 by value, and draw three different masks (exit 1 otherwise); then both are timed. Only the public header is
 // used.
 //
-//   mlp_step [DB] [BATCH D_IN HIDDEN D_OUT]      (defaults: results/gemmtune.db 512 1024 4096 1024)
+//   mlp_step [DB] [BATCH D_IN HIDDEN D_OUT]      (defaults: the default db, 512 1024 4096 1024)
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -82,11 +82,11 @@ gemmtune::GemmProblem layer(std::int64_t m, std::int64_t n, std::int64_t k, gemm
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::string db = argc > 1 ? argv[1] : "results/gemmtune.db";
   const std::int64_t batch = argc > 5 ? std::atoll(argv[2]) : 512, d_in = argc > 5 ? std::atoll(argv[3]) : 1024,
                      hidden = argc > 5 ? std::atoll(argv[4]) : 4096, d_out = argc > 5 ? std::atoll(argv[5]) : 1024;
   try {
-    gemmtune::Runtime rt(db);
+    // The db named first, else the default one that the CLI's sweep --from-misses tunes (gemmtune paths).
+    gemmtune::Runtime rt = argc > 1 ? gemmtune::Runtime(argv[1]) : gemmtune::Runtime();
     const gemmtune::GemmProblem l1 = layer(batch, hidden, d_in, gemmtune::Activation::Gelu, 0.1f);
     const gemmtune::GemmProblem l2 = layer(batch, d_out, hidden, gemmtune::Activation::None, 0.0f);
     const auto sz = [](std::int64_t a, std::int64_t b) { return static_cast<std::size_t>(a * b); };

@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "common/default_db.hpp"
 #include "common/error.hpp"
 #include "cuda/device_info.hpp"
 #include "kernels/registry.hpp"
@@ -466,8 +467,12 @@ class Runtime::Impl {
   runtime::MissLog misses_;
 };
 
+std::string default_db_path() { return default_db().path; }
+
 Runtime::Runtime(const std::string& db_path, int device, const RuntimeOptions& options)
     : impl_(std::make_unique<Impl>(db_path, device, options)) {}
+
+Runtime::Runtime(int device, const RuntimeOptions& options) : Runtime(default_db_path(), device, options) {}
 
 Runtime::~Runtime() {
   if (!impl_) return;  // moved from

@@ -30,6 +30,7 @@
 #include "lt/lt_gemm.hpp"
 #include "problem/pass_gemm.hpp"
 #include "support/gpu_test.hpp"
+#include "support/scoped_env.hpp"
 #include "support/scratch_dir.hpp"
 #include "support/tuning_fixtures.hpp"
 #include "tuner/verifier.hpp"
@@ -394,6 +395,32 @@ TEST(RuntimeGpu, AStreamPastMaxStreamScratchIsRefusedWithTheOptionsName) {
   GT_CUDA_CALL(cudaDeviceSynchronize());
   EXPECT_EQ(rt.stream_scratch().streams, 2u);
   EXPECT_GE(rt.stream_scratch().device_bytes, 2 * o.workspace_bytes);
+}
+
+// Runtime() with no db named reads and writes the default db (here XDG_CACHE_HOME's, whose directories the first
+// flush makes), the one `gemmtune sweep --from-misses` tunes without --db.
+TEST(RuntimeGpu, ARuntimeWithNoDbNamedRecordsItsMissesInTheDefaultDb) {
+  GT_REQUIRE_GPU();
+  const test::ScratchDir dir;
+  test::ScopedEnv env;
+  env.unset("GEMMTUNE_DB").set("XDG_CACHE_HOME", dir.path("cache"));
+  const std::string db = dir.path("cache") + "/gemmtune/gemmtune.db";
+  EXPECT_EQ(default_db_path(), db);
+  const GemmProblem p = make(200, 100, 50, "nn", OutputLayout::RowMajor, Activation::Relu, true, 0.f, MathMode::Tf32);
+  std::string device_key;
+  {
+    RuntimeOptions o;
+    o.confirm_standins = false;
+    Runtime rt(0, o);
+    device_key = rt.device_key();
+    const test::ProblemData d(p, 4646);
+    rt.forward(p, d.operands(), nullptr);
+    GT_CUDA_CALL(cudaDeviceSynchronize());
+    rt.flush();
+  }
+  const std::vector<std::string> misses = TuningDb(db, TuningDb::Access::ReadOnly).misses(device_key);
+  ASSERT_EQ(misses.size(), 1u);
+  EXPECT_EQ(misses.front(), p.key());
 }
 
 // Large enough that the bias reduction spans many row chunks, so its second stage and ticket reset are exercised;

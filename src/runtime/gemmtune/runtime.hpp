@@ -140,12 +140,20 @@ struct StreamScratchUse {
   std::size_t device_bytes = 0;  // their scratch's device memory, a lent workspace not counted
 };
 
+// The db a Runtime, the CLI and Python use where none is named: $GEMMTUNE_DB where it is set, else
+// $XDG_CACHE_HOME/gemmtune/gemmtune.db, else ~/.cache/gemmtune/gemmtune.db, the same from any working directory.
+// Throws InputError where none of those variables is set.
+std::string default_db_path();
+
 class Runtime {
  public:
   // Loads the algo cache of GPU `device` from db_path. A missing file is not an error: every problem then runs
   // the heuristic default (explain() says so). A file that is not a gemmtune db, or a damaged one, throws
   // InputError; no usable GPU throws NoGpuError.
   explicit Runtime(const std::string& db_path, int device = 0, const RuntimeOptions& options = {});
+  // The same on the default db, shared with the CLI and Python (default_db_path()): flush() makes its directories, or
+  // throws InputError naming the path and the variable that placed it.
+  explicit Runtime(int device = 0, const RuntimeOptions& options = {});
   // Writes pending misses (see flush()); never throws: a failure is one warning line.
   ~Runtime();
   Runtime(const Runtime&) = delete;

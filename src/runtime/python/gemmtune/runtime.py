@@ -239,8 +239,9 @@ class Runtime:
     gemmtune.NoGpuError where there is no usable GPU, gemmtune.InputError for a damaged db or a bad option.
 
     Calls are asynchronous on `stream` (None: the current stream of the arrays' framework), release the GIL, and
-    never allocate, synchronize or touch the db once their problem was seen (or prepared), so they can be captured
-    in a CUDA graph. One Runtime serves one stream order at a time (see runtime.hpp)."""
+    never synchronize or touch the db once their problem was seen (or prepared), so they can be captured in a CUDA
+    graph. One Runtime is correct on any stream and from any thread: each stream and each graph capture has scratch
+    of its own, allocated at its first call (see runtime.hpp)."""
 
     def __init__(self, db=None, device=0, *, fp32_equivalent=False, workspace_bytes=None, workspace=None,
                  max_nearest_distance=None, min_transfer_margin=None, min_agreeing_neighbours=None,
