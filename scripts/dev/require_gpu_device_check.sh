@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Issue 51 on the GPU machine, from a build made here and carried (scripts/dev/prebuilt.sh): the whole ctest suite
+# with GEMMTUNE_REQUIRE_GPU=1, so no test may pass by skipping, then the deliberate trials that must fail (a stub
+# driver in front of the real one; no visible device under GEMMTUNE_REQUIRE_GPU=1). The carried build's ctest files
+# name this machine's build-time python3; they are pointed at this machine's python3 (the one with CUDA PyTorch).
+# Logs land in OUT_DIR/require_gpu_logs.tgz; the summary prints last.
+#   usage: [CTEST_ARGS=...] scripts/dev/require_gpu_device_check.sh OUT_DIR
+set -uo pipefail
+out=${1:?usage: scripts/dev/require_gpu_device_check.sh OUT_DIR}
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+work=$(mktemp -d)
+cd "$root" || exit 2
+python=$(command -v python3)
+grep -rl '/usr/bin/python3' build --include=CTestTestfile.cmake | xargs -r sed -i "s#/usr/bin/python3#$python#g"
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | tee "$work/gpu.txt"
+
+# shellcheck disable=SC2086 # CTEST_ARGS is a list of arguments
+GEMMTUNE_REQUIRE_GPU=1 timeout 440 ctest --test-dir build -j12 --output-on-failure ${CTEST_ARGS:-} >"$work/ctest.log" 2>&1
+echo "ctest rc=$?" | tee -a "$work/summary.txt"
+grep -E "tests passed|tests failed|Total Test time|\(Failed\)|\(Skipped\)|\(Timeout\)|Not Run|Disabled" "$work/ctest.log" |
+  tee -a "$work/summary.txt"
+
+stub=$(mktemp -d)
+ln -s "$(dirname "$(dirname "$(command -v nvcc)")")/lib64/stubs/libcuda.so" "$stub/libcuda.so.1"
+LD_LIBRARY_PATH=$stub build/tests/gemmtune_tests --gtest_filter='KernelRegistry.EveryVariantLaunch*' \
+  >"$work/trial_stub.log" 2>&1
+echo "trial: stub libcuda in front of the real driver, GPU test rc=$? (must be non-zero)" | tee -a "$work/summary.txt"
+grep -m2 -E "stub|FAILED" "$work/trial_stub.log" | tee -a "$work/summary.txt"
+CUDA_VISIBLE_DEVICES= GEMMTUNE_REQUIRE_GPU=1 ctest --test-dir build -R 'SimtGemm' >"$work/trial_hidden.log" 2>&1
+echo "trial: no visible device under GEMMTUNE_REQUIRE_GPU=1, rc=$? (must be non-zero)" | tee -a "$work/summary.txt"
+grep -m3 -E "tests passed|Failed|Skipped" "$work/trial_hidden.log" | tee -a "$work/summary.txt"
+tar -C "$work" -czf "$out/require_gpu_logs.tgz" .
