@@ -10,8 +10,12 @@ out=${1:?usage: scripts/dev/require_gpu_device_check.sh OUT_DIR}
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 work=$(mktemp -d)
 cd "$root" || exit 2
+# The carried ctest files name the build machine's python3 and CUDA stub library; point them at this machine's.
 python=$(command -v python3)
+stub=$(dirname "$(dirname "$(command -v nvcc)")")/lib64/stubs/libcuda.so
+build_stub=$(grep -o '/[^";= ]*/stubs/libcuda.so' build/tests/CTestTestfile.cmake | head -1)
 grep -rl '/usr/bin/python3' build --include=CTestTestfile.cmake | xargs -r sed -i "s#/usr/bin/python3#$python#g"
+[[ -n $build_stub ]] && grep -rl "$build_stub" build --include=CTestTestfile.cmake | xargs -r sed -i "s#$build_stub#$stub#g"
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | tee "$work/gpu.txt"
 
 # shellcheck disable=SC2086 # CTEST_ARGS is a list of arguments
@@ -20,9 +24,9 @@ echo "ctest rc=$?" | tee -a "$work/summary.txt"
 grep -E "tests passed|tests failed|Total Test time|\(Failed\)|\(Skipped\)|\(Timeout\)|Not Run|Disabled" "$work/ctest.log" |
   tee -a "$work/summary.txt"
 
-stub=$(mktemp -d)
-ln -s "$(dirname "$(dirname "$(command -v nvcc)")")/lib64/stubs/libcuda.so" "$stub/libcuda.so.1"
-LD_LIBRARY_PATH=$stub build/tests/gemmtune_tests --gtest_filter='KernelRegistry.EveryVariantLaunch*' \
+stub_dir=$(mktemp -d)
+ln -s "$stub" "$stub_dir/libcuda.so.1"
+LD_LIBRARY_PATH=$stub_dir build/tests/gemmtune_tests --gtest_filter='KernelRegistry.EveryVariantLaunch*' \
   >"$work/trial_stub.log" 2>&1
 echo "trial: stub libcuda in front of the real driver, GPU test rc=$? (must be non-zero)" | tee -a "$work/summary.txt"
 grep -m2 -E "stub|FAILED" "$work/trial_stub.log" | tee -a "$work/summary.txt"

@@ -11,6 +11,7 @@
 # Exit code: 0 every answer is the expected one; 1 one is not (printed with the test's output).
 set -uo pipefail
 tests=$1 stub=$2
+[[ -e $stub ]] || { echo "FAIL: no stub libcuda at $stub (CUDAToolkit_LIBRARY_DIR/stubs of the build)"; exit 1; }
 gpu_test=DevicesCli.WithAGpuPrintsItsDeviceKey
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
