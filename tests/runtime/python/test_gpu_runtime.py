@@ -197,6 +197,27 @@ class RuntimeGpuTest(RuntimeTestCase):
         with self.assertRaisesRegex(TypeError, "^B: reading its __cuda_array_interface__ failed"):
             self.rt.forward(randn(4, 4), randn(4, 4).requires_grad_())
 
+    def test_torch_tensors_are_checked_once_per_layout_and_compute_what_the_array_interface_path_computes(self):
+        A, B, bias = randn(M, K), randn(K, N), randn(N)
+        fast, full = poisoned(M, N), poisoned(M, N)
+        resolved = len(self.rt._torch_forwards)
+        for seed in (3, 4):  # the first call checks and resolves, the second reads the pointers alone
+            self.rt.forward(A, B, bias, act="gelu", dropout=0.25, seed=seed, offset=9, out=fast)
+            self.rt.forward(WrittenOnStream(A, torch.cuda.current_stream()), B, bias, act="gelu", dropout=0.25,
+                            seed=seed, offset=9, out=WrittenOnStream(full, torch.cuda.current_stream()))
+            torch.cuda.synchronize()
+            self.assertTrue(torch.equal(fast, full), f"seed {seed}: the tensors' path differs from the interface's")
+        self.assertEqual(len(self.rt._torch_forwards), resolved + 1, "one layout, one resolution")
+        At = randn(K, M).t()  # another layout of A: checked and resolved on its own
+        self.rt.forward(At, B, bias, act="gelu", out=fast)
+        y_ref, _, _ = self.reference(At, B, bias, "gelu")
+        self.assert_close(fast, y_ref, "tf32", (K,), "Y of a transposed A after a row-major one")
+        self.assertEqual(len(self.rt._torch_forwards), resolved + 2)
+        with self.assertRaisesRegex(gemmtune.InputError, "^out: shape"):  # a mismatch is still found after a good call
+            self.rt.forward(A, B, bias, act="gelu", out=poisoned(M, N + 1))
+        with self.assertRaisesRegex(gemmtune.InputError, "seed"):
+            self.rt.forward(A, B, bias, act="gelu", dropout=0.25, seed=-1, offset=9, out=fast)
+
     def test_prepare_and_explain(self):
         problem = gemmtune.Problem(77, 99, 55, bias=True, act="sigmoid", save_z=True)
         self.assertFalse(self.rt.prepared(problem))

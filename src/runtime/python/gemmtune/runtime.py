@@ -214,6 +214,15 @@ def plan_backward(A, B, grad_out, *, z=None, bias=None, act="none", leaky_slope=
     return call
 
 
+def _torch_current_stream(torch, device_index):
+    """The handle of PyTorch's current stream on that device: torch.cuda.current_stream() builds a Stream object at
+    every call, the raw handle is what a launch needs."""
+    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+    if raw is not None:
+        return raw(device_index)
+    return torch.cuda.current_stream(device_index).cuda_stream
+
+
 # Runtimes alive in this interpreter: their misses are written at exit even where a Runtime outlives the interpreter's
 # orderly teardown (a reference cycle, a module global), so `gemmtune sweep --from-misses` sees every one.
 _live = weakref.WeakSet()
@@ -260,6 +269,7 @@ class Runtime:
         given = {key: value for key, value in options.items() if value is not None}
         self.db = db
         self._rt = _gemmtune.Runtime(db, device, fp32_equivalent=bool(fp32_equivalent), **given)
+        self._torch_forwards = {}
         _live.add(self)
 
     def __repr__(self):
@@ -311,6 +321,10 @@ class Runtime:
         Philox(seed, offset, row·n + col), so the backward with the same seed and offset regenerates it; offset_ptr
         (a one-element uint64/int64 device array) instead reads the offset on the device when the call runs (CUDA
         graphs: see advance_offset). mode: tf32, fp32 or 3xtf32. Returns Y, or (Y, Z) where Z is saved."""
+        if stream is None and z is None and offset_ptr is None and save_z is False:
+            y = self._torch_forward(A, B, bias, out, act, leaky_slope, dropout, seed, offset, mode)
+            if y is not None:
+                return y
         call = plan_forward(A, B, bias, act=act, leaky_slope=leaky_slope, out=out, z=z, save_z=save_z,
                             dropout=dropout, seed=seed, offset=offset, offset_ptr=offset_ptr, mode=mode, stream=stream,
                             device=self.device)
@@ -324,6 +338,43 @@ class Runtime:
         self._rt.forward(p, call.A.ptr, call.B.ptr, call.bias.ptr if call.bias is not None else 0, y_ptr, z_ptr,
                          seed, offset, call.offset_ptr, call.stream)
         return (y, zv) if p.save_z else y
+
+    # What a resolved PyTorch forward keeps: at most this many combinations, then they are checked afresh.
+    _TORCH_FORWARDS_KEPT = 4096
+
+    def _torch_forward(self, A, B, bias, out, act, leaky_slope, dropout, seed, offset, mode):
+        """forward() of PyTorch tensors, out= given, on their device's current stream, with plan_forward's checks made
+        once per combination of what they check (the tensors' shapes, strides, dtypes and devices, and the arguments,
+        with their types) rather than at every call: then a call reads four pointers and the stream, as FusedLinear
+        does, and costs the host about what torch.mm does (issue 48). None where this path does not apply (another
+        kind of array, a tensor that requires grad, which the full path refuses), and the full path runs."""
+        torch = sys.modules.get("torch")
+        if torch is None:
+            return None
+        tensor = torch.Tensor
+        if type(A) is not tensor or type(B) is not tensor or type(out) is not tensor:
+            return None
+        if bias is not None and type(bias) is not tensor:
+            return None
+        if A.requires_grad or B.requires_grad or (bias is not None and bias.requires_grad):
+            return None
+        key = (A.shape, A.stride(), A.dtype, A.device, B.shape, B.stride(), B.dtype, B.device, out.shape, out.stride(),
+               out.dtype, out.device, None if bias is None else (bias.shape, bias.stride(), bias.dtype, bias.device),
+               act, type(leaky_slope), leaky_slope, type(dropout), dropout, mode)
+        problem = self._torch_forwards.get(key)
+        if problem is None:
+            call = plan_forward(A, B, bias, act=act, leaky_slope=leaky_slope, out=out, dropout=dropout, seed=seed,
+                                offset=offset, mode=mode, device=self.device)
+            self._prepare_operands(call)
+            if len(self._torch_forwards) >= self._TORCH_FORWARDS_KEPT:
+                self._torch_forwards.clear()
+            problem = self._torch_forwards[key] = call.problem
+        else:
+            _check_word(seed, "seed")
+            _check_word(offset, "offset")
+        self._rt.forward(problem, A.data_ptr(), B.data_ptr(), 0 if bias is None else bias.data_ptr(), out.data_ptr(), 0,
+                         seed, offset, 0, _torch_current_stream(torch, A.device.index))
+        return out
 
     def backward(self, A, B, grad_out, *, z=None, bias=None, act="none", leaky_slope=0.01, dropout=0.0, seed=0,
                  offset=0, offset_ptr=None, mode="tf32", grad_a=None, grad_b=None, grad_bias=None, stream=None):
