@@ -19,7 +19,8 @@ constexpr std::int64_t kMaxBlocks = 4096;
 // loads are issued before either is finished, to keep more bytes in flight per thread. The activation is a
 // compile-time constant, so no element pays for the switch.
 template <Activation kAct>
-__global__ void __launch_bounds__(kThreads) epilogue_rows_kernel(EpilogueParams params, const float* acc) {
+__global__ void __launch_bounds__(kThreads) epilogue_rows_kernel(EpilogueParams params, const float* acc,
+                                                                  std::int64_t acc_row_len) {
   const EpilogueParams e = with_dropout_offset(params);
   const std::int64_t rows = e.transposed ? e.n : e.m, row_len = e.transposed ? e.m : e.n;  // as stored
   const std::int64_t minor = (static_cast<std::int64_t>(blockIdx.x) * kThreads + threadIdx.x) * 4;
@@ -45,16 +46,17 @@ __global__ void __launch_bounds__(kThreads) epilogue_rows_kernel(EpilogueParams 
   const std::int64_t step = gridDim.y;
   for (std::int64_t major = blockIdx.y; major < rows; major += 2 * step) {
     const bool second = major + step < rows;
-    const float4 in0 = *reinterpret_cast<const float4*>(acc + major * row_len + minor);
-    const float4 in1 =
-        second ? *reinterpret_cast<const float4*>(acc + (major + step) * row_len + minor) : float4{0.f, 0.f, 0.f, 0.f};
+    const float4 in0 = *reinterpret_cast<const float4*>(acc + major * acc_row_len + minor);
+    const float4 in1 = second ? *reinterpret_cast<const float4*>(acc + (major + step) * acc_row_len + minor)
+                              : float4{0.f, 0.f, 0.f, 0.f};
     finish(major, in0);
     if (second) finish(major + step, in1);
   }
 }
 
 // Any shape and alignment: one stored element per thread and step.
-__global__ void __launch_bounds__(kThreads) epilogue_elements_kernel(EpilogueParams params, const float* acc) {
+__global__ void __launch_bounds__(kThreads) epilogue_elements_kernel(EpilogueParams params, const float* acc,
+                                                                      std::int64_t acc_row_len) {
   const EpilogueParams e = with_dropout_offset(params);
   const std::int64_t count = e.m * e.n;
   const std::int64_t row_len = e.transposed ? e.m : e.n;  // length of a stored row
@@ -62,7 +64,7 @@ __global__ void __launch_bounds__(kThreads) epilogue_elements_kernel(EpiloguePar
   for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += stride) {
     const std::int64_t major = i / row_len, minor = i - major * row_len;
     const std::int64_t row = e.transposed ? minor : major, col = e.transposed ? major : minor;
-    const float z = acc[i] + (e.bias ? __ldg(e.bias + col) : 0.f);
+    const float z = acc[major * acc_row_len + minor] + (e.bias ? __ldg(e.bias + col) : 0.f);
     const float y = apply_dropout(e, row, col, fast::activation(e.act, z, e.leaky_slope));
     if (e.z) e.z[i] = z;
     e.y[i] = y;
@@ -73,19 +75,24 @@ bool aligned16(const void* ptr) { return reinterpret_cast<std::uintptr_t>(ptr) %
 
 }  // namespace
 
-void launch_epilogue(const GemmProblem& p, const float* acc, const GemmOperands& x, cudaStream_t s) {
+void launch_epilogue(const GemmProblem& p, const float* acc, const GemmOperands& x, cudaStream_t s,
+                     std::int64_t acc_row_len) {
   const EpilogueParams e = make_epilogue_params(p, x);
   const std::int64_t rows = e.transposed ? p.n : p.m, row_len = e.transposed ? p.m : p.n;
-  const bool rows_of_vectors = row_len % 4 == 0 && aligned16(acc) && aligned16(e.y) &&
+  if (acc_row_len == 0) acc_row_len = row_len;
+  const bool rows_of_vectors = row_len % 4 == 0 && acc_row_len % 4 == 0 && aligned16(acc) && aligned16(e.y) &&
                                (e.z == nullptr || aligned16(e.z)) && (e.bias == nullptr || aligned16(e.bias));
   if (rows_of_vectors) {
     const std::int64_t col_blocks = (row_len / 4 + kThreads - 1) / kThreads;
     const std::int64_t row_blocks = std::max<std::int64_t>(1, std::min(rows, kMaxBlocks / col_blocks));
     const dim3 grid(static_cast<unsigned>(col_blocks), static_cast<unsigned>(row_blocks));
-    with_activation(e.act, [&](auto act) { epilogue_rows_kernel<decltype(act)::value><<<grid, kThreads, 0, s>>>(e, acc); });
+    with_activation(e.act, [&](auto act) {
+      epilogue_rows_kernel<decltype(act)::value><<<grid, kThreads, 0, s>>>(e, acc, acc_row_len);
+    });
   } else {
     const std::int64_t needed = (p.m * p.n + kThreads - 1) / kThreads;
-    epilogue_elements_kernel<<<static_cast<unsigned>(std::min(needed, kMaxBlocks)), kThreads, 0, s>>>(e, acc);
+    epilogue_elements_kernel<<<static_cast<unsigned>(std::min(needed, kMaxBlocks)), kThreads, 0, s>>>(e, acc,
+                                                                                                      acc_row_len);
   }
   GT_CUDA_CHECK_LAUNCH();
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "cuda/cuda_call.hpp"
+#include "kernels/padded_copy.hpp"
 
 namespace gemmtune::kernels {
 namespace {
@@ -36,17 +37,22 @@ void stage_operands(OperandView& a, OperandView& b, const LaunchScratch& scratch
     const std::int64_t rows = v->k_major ? v->rows : v->k, cols = v->k_major ? v->k : v->rows;
     const std::int64_t ld = (cols + 3) / 4 * 4;
     float* copy = scratch.staging + used;
-    // Enough blocks to keep every SM's loads in flight, each thread then looping over a few 16-byte stores.
-    constexpr int kThreads = 256;
-    const std::int64_t quads = rows * ((cols + 3) / 4);
-    const auto blocks = static_cast<unsigned>(std::min<std::int64_t>((quads + kThreads - 1) / kThreads, 2048));
-    copy_rows_kernel<<<blocks, kThreads, 0, s>>>(v->ptr, v->ld, copy, ld, rows, cols);
-    GT_CUDA_CHECK_LAUNCH();
+    copy_rows_padded(v->ptr, v->ld, copy, ld, rows, cols, s);
     v->ptr = copy;
     v->ld = ld;
     v->vec4 = true;
     used += staging_boundary(floats);
   }
+}
+
+void copy_rows_padded(const float* src, std::int64_t ld_src, float* dst, std::int64_t ld_dst, std::int64_t rows,
+                      std::int64_t cols, cudaStream_t s) {
+  // Enough blocks to keep every SM's loads in flight, each thread then looping over a few 16-byte stores.
+  constexpr int kThreads = 256;
+  const std::int64_t quads = rows * (ld_dst / 4);
+  const auto blocks = static_cast<unsigned>(std::min<std::int64_t>((quads + kThreads - 1) / kThreads, 2048));
+  copy_rows_kernel<<<blocks, kThreads, 0, s>>>(src, ld_src, dst, ld_dst, rows, cols);
+  GT_CUDA_CHECK_LAUNCH();
 }
 
 }  // namespace gemmtune::kernels

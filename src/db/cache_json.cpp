@@ -81,6 +81,8 @@ Candidate read_candidate(const JsonFields& f) {
       {"custom", c.lt.custom},       {"cluster_shape", c.lt.cluster_shape}, {"inner_shape", c.lt.inner_shape}};
   for (const auto& [name, from_id] : fields) require_equal(algo, name, int_field(algo, name), from_id);
   require_equal(f, "epilogue_kernel", f.boolean("epilogue_kernel"), c.lt_epilogue_kernel);
+  // Optional: exports written before padded candidates existed have no "padded" field.
+  require_equal(f, "padded", f.has("padded") && f.boolean("padded"), c.lt_padded);
   return c;
 }
 

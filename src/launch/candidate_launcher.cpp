@@ -8,6 +8,7 @@ namespace gemmtune {
 namespace {
 
 LtEpilogueMode epilogue_mode_of(const Candidate& c) {
+  if (c.lt_padded) return LtEpilogueMode::Padded;
   return c.lt_epilogue_kernel ? LtEpilogueMode::Unfused : LtEpilogueMode::PreferFused;
 }
 
@@ -36,6 +37,8 @@ std::string CandidateLauncher::unsupported_reason(const GemmProblem& p, const Ca
     return "";
   }
   if (std::string why = LtGemm::unsupported_reason(g); !why.empty()) return why;
+  if (c.lt_padded)
+    if (std::string why = LtGemm::padding_unsupported_reason(g); !why.empty()) return why;
   const LtGemm gemm(lt, g, epilogue_mode_of(c));
   // A candidate stored as fused names an algo for cuBLASLt's own epilogue; it cannot stand in where none exists.
   if (!c.lt_epilogue_kernel && !gemm.fused_epilogue()) return "cuBLASLt has no fused epilogue for this problem";
@@ -77,6 +80,12 @@ CandidateLauncher::CandidateLauncher(const GemmProblem& p, const Candidate& c, c
   lt_.emplace(lt, gemm_, epilogue_mode_of(c));
   algo_ = lt_->make_algo(c.lt);
   lt_->check(algo_, workspace.bytes, &workspace_needed_);
+  if (bind_scratch && lt_->padding_floats() > 0) {
+    padding_ = DeviceBuffer<float>(lt_->padding_floats());
+    // Once, and finished before any stream's launch: the copies leave the rows past an operand's own at zero.
+    GT_CUDA_CALL(cudaMemset(padding_.get(), 0, padding_.bytes()));
+    GT_CUDA_CALL(cudaDeviceSynchronize());
+  }
 }
 
 void CandidateLauncher::launch(const GemmOperands& x, cudaStream_t s) const {
@@ -84,11 +93,11 @@ void CandidateLauncher::launch(const GemmOperands& x, cudaStream_t s) const {
     variant_->launch(variant_gemm_, x, slices_, scratch_.view(), s);
     return;
   }
-  lt_->run(algo_, x, workspace_.ptr, workspace_.bytes, s);
+  lt_->run(algo_, x, workspace_.ptr, workspace_.bytes, s, padding_.get());
 }
 
-void CandidateLauncher::launch(const GemmOperands& x, cudaStream_t s, BorrowedWorkspace workspace,
-                               unsigned* tickets) const {
+void CandidateLauncher::launch(const GemmOperands& x, cudaStream_t s, BorrowedWorkspace workspace, unsigned* tickets,
+                               float* padding) const {
   if (variant_) {
     variant_->launch(variant_gemm_, x, slices_,
                      needs_scratch_
@@ -98,8 +107,10 @@ void CandidateLauncher::launch(const GemmOperands& x, cudaStream_t s, BorrowedWo
                      s);
     return;
   }
-  lt_->run(algo_, x, workspace.ptr, workspace.bytes, s);
+  lt_->run(algo_, x, workspace.ptr, workspace.bytes, s, padding);
 }
+
+std::size_t CandidateLauncher::padding_floats() const { return lt_ ? lt_->padding_floats() : 0; }
 
 std::size_t CandidateLauncher::ticket_count() const { return variant_ ? variant_->split_k_tickets(variant_gemm_) : 0; }
 

@@ -51,12 +51,16 @@ class CandidateLauncher {
 
   void launch(const GemmOperands& x, cudaStream_t s) const;
   // The same with scratch of the caller's at this launch. `workspace` must hold what the launcher was checked for (its
-  // constructor's workspace bytes); `tickets`, ticket_count() of them, zero before a stream's first launch.
-  void launch(const GemmOperands& x, cudaStream_t s, BorrowedWorkspace workspace, unsigned* tickets) const;
+  // constructor's workspace bytes); `tickets`, ticket_count() of them, and `padding`, padding_floats() of them, zero
+  // before a stream's first launch.
+  void launch(const GemmOperands& x, cudaStream_t s, BorrowedWorkspace workspace, unsigned* tickets,
+              float* padding) const;
   // How many split-k tickets a launch needs (0: none), and how much workspace: what the cuBLASLt algo asks for, or
   // our variant's split-k partials and staged copies.
   std::size_t ticket_count() const;
   std::size_t workspace_needed() const { return workspace_needed_; }
+  // A padded cuBLASLt candidate's copies and padded output (lt/lt_padding.hpp), in floats; 0 for any other.
+  std::size_t padding_floats() const;
 
   const Candidate& candidate() const { return candidate_; }
   const GemmProblem& problem() const { return problem_; }
@@ -80,6 +84,7 @@ class CandidateLauncher {
   BorrowedWorkspace workspace_;
   // A split variant's tickets are its own (two launchers never share them); its partials use the workspace.
   kernels::LaunchScratchBuffer scratch_;  // empty for ScratchAtLaunch
+  DeviceBuffer<float> padding_;           // a padded candidate's, zeroed once; empty for ScratchAtLaunch
   bool needs_scratch_ = false;  // an own variant with partials, staged copies or tickets
   std::size_t workspace_needed_ = 0;
 };

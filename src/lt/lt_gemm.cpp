@@ -5,6 +5,7 @@
 #include <set>
 
 #include "kernels/epilogue_kernel.hpp"
+#include "kernels/padded_copy.hpp"
 
 namespace gemmtune {
 namespace {
@@ -81,9 +82,25 @@ std::string LtGemm::unsupported_reason(const GemmProblem& p) {
   return "";
 }
 
-LtGemm::LtGemm(cublasLtHandle_t handle, const GemmProblem& p, LtEpilogueMode mode) : handle_(handle), problem_(p) {
-  p.validate();
-  if (const std::string why = unsupported_reason(p); !why.empty()) throw InputError(why);
+std::string LtGemm::padding_unsupported_reason(const GemmProblem& p) {
+  const std::optional<LtPadding> padding = lt_padding(p);
+  if (!padding) return "every stored matrix's rows are 16-byte aligned already: there is nothing to pad";
+  if (padding->floats > kMaxPaddingFloats)
+    return "padding would take " + std::to_string(padding->floats * sizeof(float) >> 20) + " MiB of scratch, more than " +
+           std::to_string(kMaxPaddingFloats * sizeof(float) >> 20);
+  return "";
+}
+
+LtGemm::LtGemm(cublasLtHandle_t handle, const GemmProblem& caller_problem, LtEpilogueMode mode)
+    : handle_(handle), problem_(caller_problem) {
+  problem_.validate();
+  if (const std::string why = unsupported_reason(problem_); !why.empty()) throw InputError(why);
+  if (mode == LtEpilogueMode::Padded) {
+    if (const std::string why = padding_unsupported_reason(problem_); !why.empty()) throw InputError(why);
+    padding_ = lt_padding(problem_);
+  }
+  // What cuBLASLt computes: the problem itself, or its padded plain GEMM.
+  const GemmProblem& p = padding_ ? padding_->padded : problem_;
   swapped_ = p.out == OutputLayout::RowMajor;
   compute_ = p.mode == MathMode::Tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
 
@@ -116,9 +133,9 @@ LtGemm::LtGemm(cublasLtHandle_t handle, const GemmProblem& p, LtEpilogueMode mod
   set_desc(desc, CUBLASLT_MATMUL_DESC_TRANSA, op_lt_a);
   set_desc(desc, CUBLASLT_MATMUL_DESC_TRANSB, op_lt_b);
 
-  const cublasLtEpilogue_t epi = mode == LtEpilogueMode::Unfused ? CUBLASLT_EPILOGUE_DEFAULT
-                                                                  : choose_epilogue(p, swapped_, &fused_);
-  if (mode == LtEpilogueMode::Unfused) fused_ = false;
+  const cublasLtEpilogue_t epi = mode != LtEpilogueMode::PreferFused ? CUBLASLT_EPILOGUE_DEFAULT
+                                                                      : choose_epilogue(p, swapped_, &fused_);
+  if (mode != LtEpilogueMode::PreferFused) fused_ = false;
   set_desc(desc, CUBLASLT_MATMUL_DESC_EPILOGUE, epi);
   if (fused_ && p.epi.save_z) {
     const std::int64_t aux_ld = p.n;
@@ -186,6 +203,7 @@ std::vector<Candidate> LtGemm::to_candidates(const std::vector<cublasLtMatmulHeu
     c.lt = read_algo_fields(r.algo);
     c.heuristic_rank = rank++;
     c.lt_epilogue_kernel = !fused_;
+    c.lt_padded = padding_.has_value();
     out.push_back(c);
   }
   return out;
@@ -235,16 +253,32 @@ std::vector<Candidate> LtGemm::search_by_algo_id(int per_id, std::size_t max_wor
 }
 
 void LtGemm::run(const cublasLtMatmulAlgo_t& algo, const GemmOperands& x, void* workspace,
-                 std::size_t workspace_bytes, cudaStream_t s) const {
+                 std::size_t workspace_bytes, cudaStream_t s, float* padding) const {
   bind_pointers(x);
-  // Unfused: the GEMM leaves op(A)·op(B) where the epilogue kernel reads it (Z when kept, else Y, in place).
+  // Unfused: the GEMM leaves op(A)·op(B) where the epilogue kernel reads it (Z when kept, else Y, in place). Padded:
+  // it reads the operands' padded copies (those that have one) and leaves the padded product in the scratch.
+  const float* a = x.A;
+  const float* b = x.B;
   float* d = fused_ ? x.Y : (problem_.epi.save_z ? x.Z : x.Y);
+  if (padding_) {
+    if (!padding) throw InputError("the padded call of " + problem_.key() + " was given no padding scratch");
+    const LtPadding& pad = *padding_;
+    if (pad.a.changes()) {
+      kernels::copy_rows_padded(x.A, pad.a.cols, padding + pad.a_at, pad.a.padded_cols, pad.a.rows, pad.a.cols, s);
+      a = padding + pad.a_at;
+    }
+    if (pad.b.changes()) {
+      kernels::copy_rows_padded(x.B, pad.b.cols, padding + pad.b_at, pad.b.padded_cols, pad.b.rows, pad.b.cols, s);
+      b = padding + pad.b_at;
+    }
+    d = padding + pad.d_at;
+  }
   const float alpha = 1.0f, beta = 0.0f;
-  const void* lt_a = swapped_ ? static_cast<const void*>(x.B) : static_cast<const void*>(x.A);
-  const void* lt_b = swapped_ ? static_cast<const void*>(x.A) : static_cast<const void*>(x.B);
+  const void* lt_a = swapped_ ? static_cast<const void*>(b) : static_cast<const void*>(a);
+  const void* lt_b = swapped_ ? static_cast<const void*>(a) : static_cast<const void*>(b);
   GT_LT_CALL(cublasLtMatmul(handle_, desc_.get(), &alpha, lt_a, a_layout_.get(), lt_b, b_layout_.get(), &beta, d,
                             d_layout_.get(), d, d_layout_.get(), &algo, workspace, workspace_bytes, s));
-  if (!fused_) kernels::launch_epilogue(problem_, d, x, s);
+  if (!fused_) kernels::launch_epilogue(problem_, d, x, s, padding_ ? padding_->y.padded_cols : 0);
 }
 
 }  // namespace gemmtune

@@ -8,10 +8,12 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "lt/lt_handles.hpp"
+#include "lt/lt_padding.hpp"
 #include "problem/candidate.hpp"
 #include "problem/gemm_problem.hpp"
 
@@ -19,20 +21,26 @@ namespace gemmtune {
 
 enum class LtEpilogueMode {
   PreferFused,  // cuBLASLt's own epilogue where it has one; else GEMM + our epilogue kernel
-  Unfused       // always GEMM + our epilogue kernel: the baseline a fused kernel must beat
+  Unfused,      // always GEMM + our epilogue kernel: the baseline a fused kernel must beat
+  Padded        // the GEMM on operands padded to 16-byte rows, then our epilogue kernel (lt/lt_padding.hpp)
 };
 
 class LtGemm {
  public:
-  // Throws InputError when cuBLASLt cannot run p at all (see unsupported_reason).
+  // Throws InputError when cuBLASLt cannot run p at all (see unsupported_reason), and, Padded, where p has nothing to
+  // pad or its padding needs more than kMaxPaddingFloats (padding_unsupported_reason).
   LtGemm(cublasLtHandle_t handle, const GemmProblem& p, LtEpilogueMode mode = LtEpilogueMode::PreferFused);
 
   // Empty when cuBLASLt can run p; otherwise why not (it has no 3xtf32 mode; only forward problems).
   static std::string unsupported_reason(const GemmProblem& p);
+  // Empty when p can run padded; otherwise why not.
+  static std::string padding_unsupported_reason(const GemmProblem& p);
 
   // True when cuBLASLt computes the whole epilogue; false when our epilogue kernel runs after it.
   bool fused_epilogue() const { return fused_; }
   const GemmProblem& problem() const { return problem_; }
+  // The scratch a padded call needs (the copies and the padded output), in floats; 0 unless Padded.
+  std::size_t padding_floats() const { return padding_ ? padding_->floats : 0; }
 
   // The heuristic's first `top_k` algos for this problem, in its order (heuristic_rank 0 = its first choice).
   std::vector<Candidate> heuristic(int top_k, std::size_t max_workspace) const;
@@ -45,10 +53,11 @@ class LtGemm {
   // Empty if `algo` can run this problem within max_workspace (cublasLtMatmulAlgoCheck); else why not.
   std::string check(const cublasLtMatmulAlgo_t& algo, std::size_t max_workspace, std::size_t* workspace_needed) const;
 
-  // Enqueues the GEMM (and our epilogue kernel when not fused) on s. No allocation, no synchronization:
-  // capturable in a CUDA graph. The workspace must hold what check() reported.
+  // Enqueues the GEMM (and our epilogue kernel when not fused; the copies first when padded) on s. No allocation, no
+  // synchronization: capturable in a CUDA graph. The workspace must hold what check() reported; `padding`,
+  // padding_floats() zeroed once before the first call (lt/lt_padding.hpp), used by one call at a time.
   void run(const cublasLtMatmulAlgo_t& algo, const GemmOperands& x, void* workspace, std::size_t workspace_bytes,
-           cudaStream_t s) const;
+           cudaStream_t s, float* padding = nullptr) const;
 
   static LtAlgoFields read_algo_fields(const cublasLtMatmulAlgo_t& algo);
 
@@ -58,6 +67,7 @@ class LtGemm {
 
   cublasLtHandle_t handle_;
   GemmProblem problem_;
+  std::optional<LtPadding> padding_;  // Padded: what the GEMM runs on
   bool fused_ = false;
   bool swapped_ = true;  // row-major output: cuBLASLt computes Yᵀ = Bᵀ·Aᵀ
   cublasComputeType_t compute_;

@@ -5,6 +5,10 @@
 // the H200's 48 held-out tf32 shapes the GELU_BIAS call ran the same algo 1.1-1.6x slower than the plain GEMM at 23
 // of them (219x13536x223: 30.5 vs 20.0 us), and PyTorch's unfused call beat the fused one by up to 19%.
 //
+// Where a stored matrix's rows are not 16-byte aligned (k or n not a multiple of 4, row-major), every cuBLASLt algo
+// runs its unaligned kernels, and the same heuristic's first algo on padded copies (lt/lt_padding.hpp) is a third
+// challenger: 2759x7137x677 bias+gelu tf32 ran 182 us that way against 358 (H200, unaligned_padding_probe.json).
+//
 // One definition for both sides of issue 37: the runtime (runtime/default_candidate.hpp, runtime.cpp) runs this set,
 // and the sweep times it in its finalist stage (tuner/sweep.cpp), so an entry is kept only where it beats what the
 // runtime would run without one (problem/candidate_choice.hpp: choose_over_no_entry). A cache that kept cuBLASLt's
@@ -31,9 +35,10 @@ struct NoEntryCandidates {
   std::vector<Candidate> challengers;   // what the first-use trial puts against it
 };
 
-// The rule. heuristic_first: first_of(PreferFused); a challenger only where it is cuBLASLt's own epilogue over a
-// non-empty one (a default that already runs our epilogue kernel, or a problem without one, has nothing to take
-// apart). Nullopt where the heuristic has no algo: then cuBLASLt is no default.
+// The rule. heuristic_first: first_of(PreferFused); the unfused challenger only where it is cuBLASLt's own epilogue
+// over a non-empty one (a default that already runs our epilogue kernel, or a problem without one, has nothing to take
+// apart); the padded one wherever the problem has rows to pad (LtGemm::padding_unsupported_reason). Nullopt where the
+// heuristic has no algo: then cuBLASLt is no default.
 std::vector<Candidate> no_entry_challengers(const GemmProblem& gemm, const Candidate& heuristic_first,
                                             const HeuristicFirstOf& first_of);
 std::optional<NoEntryCandidates> no_entry_candidates(const GemmProblem& gemm, const HeuristicFirstOf& first_of);

@@ -28,7 +28,10 @@ std::string Candidate::id() const {
   std::ostringstream os;
   os << "lt/a" << lt.algo_id << "-t" << lt.tile << "-s" << lt.stages << "-k" << lt.splitk << "-r" << lt.reduction
      << "-w" << lt.swizzle << "-c" << lt.custom << "-cl" << lt.cluster_shape << "-i" << lt.inner_shape;
-  if (lt_epilogue_kernel) os << "+epi";
+  if (lt_padded)
+    os << "+pad";
+  else if (lt_epilogue_kernel)
+    os << "+epi";
   return os.str();
 }
 
@@ -41,11 +44,13 @@ Candidate Candidate::parse_id(const std::string& id) {
   }
   if (id.rfind("lt/", 0) == 0) {
     std::string body = id.substr(3);
-    const std::string suffix = "+epi";
-    if (body.size() > suffix.size() && body.compare(body.size() - suffix.size(), suffix.size(), suffix) == 0) {
-      c.lt_epilogue_kernel = true;
-      body.resize(body.size() - suffix.size());
-    }
+    for (const std::string suffix : {"+epi", "+pad"})
+      if (body.size() > suffix.size() && body.compare(body.size() - suffix.size(), suffix.size(), suffix) == 0) {
+        c.lt_epilogue_kernel = true;
+        c.lt_padded = suffix == "+pad";
+        body.resize(body.size() - suffix.size());
+        break;
+      }
     LtAlgoFields& f = c.lt;
     int consumed = 0;
     const int n = std::sscanf(body.c_str(), "a%d-t%d-s%d-k%d-r%d-w%d-c%d-cl%d-i%d%n", &f.algo_id, &f.tile, &f.stages,
@@ -70,6 +75,7 @@ void to_json(nlohmann::json& j, const Candidate& c) {
                  {"inner_shape", c.lt.inner_shape}};
     j["heuristic_rank"] = c.heuristic_rank;
     j["epilogue_kernel"] = c.lt_epilogue_kernel;
+    if (c.lt_padded) j["padded"] = true;
   }
 }
 

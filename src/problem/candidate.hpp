@@ -31,8 +31,12 @@ struct Candidate {
   LtAlgoFields lt;            // Backend::Lt
   int heuristic_rank = -1;    // Backend::Lt: position in the heuristic's answer (0 = its first choice), -1 = not from it
   bool lt_epilogue_kernel = false;  // Backend::Lt: our epilogue kernel runs after the GEMM (no cuBLASLt epilogue for it)
+  // Backend::Lt: the GEMM runs on copies of the operands padded to 16-byte rows, into a padded output that our
+  // epilogue kernel then reads (lt/lt_padding.hpp); lt_epilogue_kernel is true with it.
+  bool lt_padded = false;
 
-  // Stable identity: "own/tf32_128x128x32_s3" or "lt/a21-t18-s8-k1-r0-w0-c0-cl0-i0" (+ "+epi" with our epilogue).
+  // Stable identity: "own/tf32_128x128x32_s3" or "lt/a21-t18-s8-k1-r0-w0-c0-cl0-i0" (+ "+epi" with our epilogue,
+  // "+pad" padded).
   std::string id() const;
   // Inverse of id(); throws InputError. heuristic_rank is not part of the identity.
   static Candidate parse_id(const std::string& id);

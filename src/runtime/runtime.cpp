@@ -69,7 +69,8 @@ void launch_in(const GemmPlan& plan, const GemmOperands& x, cudaStream_t s, runt
   plan.launcher.launch(x, s,
                        side ? scratch.side_workspace(&l, l.workspace_needed())
                             : scratch.workspace(&l, l.workspace_needed()),
-                       scratch.tickets(&l, runtime::ScratchUse::SplitKTickets, l.ticket_count()));
+                       scratch.tickets(&l, runtime::ScratchUse::SplitKTickets, l.ticket_count()),
+                       scratch.floats(&l, runtime::ScratchUse::Padding, l.padding_floats()));
 }
 
 void require(bool ok, const GemmProblem& p, const char* what) {
@@ -390,7 +391,10 @@ class Runtime::Impl {
     const GemmProblem g = pass_gemm(p);
     const HeuristicFirstOf first_of = lt_heuristic_first_of(g, lt_.get(), options_.workspace_bytes);
     for (const Candidate& c : no_entry_challengers(g, d.candidate, first_of))
-      tried.push_back({c, c.id() + " (the plain GEMM, then our epilogue kernel)", true, {}, {}});
+      tried.push_back({c,
+                       c.id() + (c.lt_padded ? " (the GEMM on copies padded to 16-byte rows, then our epilogue kernel)"
+                                             : " (the plain GEMM, then our epilogue kernel)"),
+                       true, {}, {}});
     if (tried.empty()) return;
     const double gpu_us = trial(p, d.candidate, tried);
     std::vector<runtime::ProgramTrial> times;
@@ -437,9 +441,12 @@ class Runtime::Impl {
     } else if (best->no_entry) {
       choice.candidate = best->candidate;
       choice.source = ChoiceSource::Default;
-      choice.why = "cuBLASLt heuristic's first algo for the plain GEMM, then our epilogue kernel: faster than its "
-                   "fused epilogue in a " + best->text + others + " (the fused default: " +
-                   (had_standin ? d.how : before) + ")";
+      choice.why = (best->candidate.lt_padded
+                        ? "cuBLASLt heuristic's first algo on operands copied into 16-byte aligned rows, then our "
+                          "epilogue kernel: faster than heuristic-first on the unaligned rows in a "
+                        : "cuBLASLt heuristic's first algo for the plain GEMM, then our epilogue kernel: faster than its "
+                          "fused epilogue in a ") +
+                   best->text + others + " (the default: " + (had_standin ? d.how : before) + ")";
     } else {
       choice.candidate = best->candidate;
       choice.why = best->name + " beat heuristic-first by the most in a " + best->text + others + " (" +

@@ -57,7 +57,7 @@ unsigned char* StreamScratch::buffer(const void* owner, ScratchUse use, std::siz
 }
 
 float* StreamScratch::floats(const void* owner, ScratchUse use, std::size_t count) {
-  return reinterpret_cast<float*>(buffer(owner, use, count * sizeof(float), false));
+  return reinterpret_cast<float*>(buffer(owner, use, count * sizeof(float), use == ScratchUse::Padding));
 }
 
 unsigned* StreamScratch::tickets(const void* owner, ScratchUse use, std::size_t count) {

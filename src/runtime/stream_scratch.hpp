@@ -34,7 +34,7 @@
 namespace gemmtune::runtime {
 
 // What a piece of per-stream scratch is for; with its owner (a plan), the key it is found by.
-enum class ScratchUse { Workspace, SideWorkspace, SplitKTickets, Gz, BiasPartials, BiasTickets };
+enum class ScratchUse { Workspace, SideWorkspace, SplitKTickets, Gz, BiasPartials, BiasTickets, Padding };
 
 class StreamScratch {
  public:
@@ -47,8 +47,8 @@ class StreamScratch {
   // The workspace of `owner`'s calls (a launcher that needs `needed` bytes), on this stream or on its side stream.
   BorrowedWorkspace workspace(const void* owner, std::size_t needed);
   BorrowedWorkspace side_workspace(const void* owner, std::size_t needed);
-  // `count` floats (ScratchUse::Gz, BiasPartials) or zeroed tickets (the others) of `owner`'s on this stream: the same
-  // memory at every call; null where count is 0.
+  // `count` floats (ScratchUse::Gz, BiasPartials; zeroed for Padding) or zeroed tickets (the others) of `owner`'s on
+  // this stream: the same memory at every call; null where count is 0.
   float* floats(const void* owner, ScratchUse use, std::size_t count);
   unsigned* tickets(const void* owner, ScratchUse use, std::size_t count);
 

@@ -39,6 +39,39 @@ TEST(CacheJson, ExportImportRoundTripIsLosslessForEveryField) {
   }
 }
 
+TEST(CacheJson, APaddedEntryRoundTripsThroughTheDbAndAnExportAndOlderExportsReadAsNotPadded) {
+  test::ScratchDir scratch;
+  TuningDb source(scratch.path("source.db"));
+  const GemmProblem p = test::test_problem(2759, 7137, 677);
+  MeasurementRecord padded = test::lt_record(p, 23, 182.0);
+  padded.candidate.lt_epilogue_kernel = true;
+  padded.candidate.lt_padded = true;
+  source.store_problem(source.begin_run(test::test_run(test::test_device())), p, {padded});
+  const std::vector<CacheEntry> stored = source.cache_entries();
+  ASSERT_EQ(stored.size(), 1u);
+  EXPECT_TRUE(stored[0].candidate.lt_padded);
+  EXPECT_EQ(stored[0].candidate.id(), padded.candidate.id());
+
+  write_cache_file(scratch.path("cache.json"), stored, source.path());
+  const std::vector<CacheEntry> parsed = read_cache_file(scratch.path("cache.json"));
+  ASSERT_EQ(parsed.size(), 1u);
+  test::expect_same_entry(parsed[0], stored[0]);
+
+  // Exports written before padded candidates existed have no "padded" field, and their entries are not padded; an id
+  // that says "+pad" beside a candidate that does not is refused.
+  json doc = cache_to_json(stored, source.path());
+  json& candidate = doc["entries"][0]["candidate"];
+  ASSERT_TRUE(candidate.at("padded").get<bool>());
+  candidate.erase("padded");
+  EXPECT_THROW(cache_from_json(doc, "older.json"), InputError);
+  candidate["id"] = "lt/" + candidate["id"].get<std::string>().substr(3, candidate["id"].get<std::string>().size() - 7) +
+                    "+epi";
+  const std::vector<CacheEntry> older = cache_from_json(doc, "older.json");
+  ASSERT_EQ(older.size(), 1u);
+  EXPECT_FALSE(older[0].candidate.lt_padded);
+  EXPECT_TRUE(older[0].candidate.lt_epilogue_kernel);
+}
+
 TEST(CacheJson, ExportImportCarriesTheFp32EquivalentAdmissionAndOlderExportsReadAsNotAdmitted) {
   test::ScratchDir scratch;
   TuningDb source(scratch.path("source.db"));

@@ -2,15 +2,17 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <vector>
 
 namespace gemmtune {
 namespace {
 
-GemmProblem problem(const char* epilogue) {
+// Row-major NN with k and n multiples of 4 (every stored row 16-byte aligned: nothing to pad), unless `n` says else.
+GemmProblem problem(const char* epilogue, std::int64_t n = 3332) {
   GemmProblem p;
   p.m = 2723;
-  p.n = 3333;
+  p.n = n;
   p.k = 1536;
   p.mode = MathMode::Fp32;
   p.epi = Epilogue::parse(epilogue);
@@ -25,14 +27,22 @@ Candidate lt_algo(int id, bool epilogue_kernel) {
   return c;
 }
 
-// A heuristic that answers `fused` for PreferFused and `unfused` for Unfused, and counts what it was asked.
+Candidate padded_algo(int id) {
+  Candidate c = lt_algo(id, true);
+  c.lt_padded = true;
+  return c;
+}
+
+// A heuristic that answers `fused` for PreferFused, `unfused` for Unfused and `padded` for Padded, and counts what it
+// was asked.
 struct FakeHeuristic {
   std::optional<Candidate> fused, unfused;
   std::vector<LtEpilogueMode> asked;
+  std::optional<Candidate> padded = padded_algo(31);
   HeuristicFirstOf first_of() {
     return [this](LtEpilogueMode mode) {
       asked.push_back(mode);
-      return mode == LtEpilogueMode::PreferFused ? fused : unfused;
+      return mode == LtEpilogueMode::PreferFused ? fused : mode == LtEpilogueMode::Unfused ? unfused : padded;
     };
   }
 };
@@ -73,6 +83,28 @@ TEST(NoEntryCandidates, NoChallengerWhereTheUnfusedHeuristicHasNoAlgo) {
 TEST(NoEntryCandidates, NoSetWhereTheHeuristicHasNoAlgo) {
   FakeHeuristic h{std::nullopt, lt_algo(24, true), {}};
   EXPECT_FALSE(no_entry_candidates(problem("bias+gelu"), h.first_of()));
+}
+
+TEST(NoEntryCandidates, UnalignedRowsAddThePaddedGemmAsAChallengerWithOrWithoutAnEpilogue) {
+  FakeHeuristic h{lt_algo(21, false), lt_algo(24, true), {}};
+  const std::optional<NoEntryCandidates> set = no_entry_candidates(problem("bias+gelu", 3333), h.first_of());
+  ASSERT_TRUE(set);
+  ASSERT_EQ(set->challengers.size(), 2u);
+  EXPECT_EQ(set->challengers[0].id(), lt_algo(24, true).id());
+  EXPECT_EQ(set->challengers[1].id(), padded_algo(31).id());
+  EXPECT_EQ(set->challengers[1].id().substr(set->challengers[1].id().size() - 4), "+pad");
+  FakeHeuristic plain{lt_algo(21, false), lt_algo(24, true), {}};
+  const std::optional<NoEntryCandidates> none = no_entry_candidates(problem("none", 3333), plain.first_of());
+  ASSERT_TRUE(none);
+  ASSERT_EQ(none->challengers.size(), 1u);
+  EXPECT_TRUE(none->challengers[0].lt_padded);
+  EXPECT_EQ(plain.asked, (std::vector<LtEpilogueMode>{LtEpilogueMode::PreferFused, LtEpilogueMode::Padded}));
+}
+
+TEST(NoEntryCandidates, AlignedRowsNeverAskForThePaddedGemm) {
+  FakeHeuristic h{lt_algo(21, false), lt_algo(24, true), {}};
+  ASSERT_TRUE(no_entry_candidates(problem("bias+gelu"), h.first_of()));
+  EXPECT_EQ(std::count(h.asked.begin(), h.asked.end(), LtEpilogueMode::Padded), 0);
 }
 
 TEST(NoEntryCandidates, AnOwnVariantDefaultHasNoCuBLASLtChallenger) {

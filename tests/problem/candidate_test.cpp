@@ -30,6 +30,19 @@ TEST(CandidateId, RoundTripsLtAlgoFieldsAndTheEpilogueKernelFlag) {
   EXPECT_EQ(back.id(), c.id());
 }
 
+TEST(CandidateId, APaddedCandidateIsSpelledPadAndReadsBackPaddedWithOurEpilogueKernel) {
+  Candidate c = lt_candidate();
+  c.lt_epilogue_kernel = true;
+  c.lt_padded = true;
+  EXPECT_EQ(c.id(), "lt/a21-t18-s8-k4-r2-w1-c3-cl16-i5+pad");
+  const Candidate back = Candidate::parse_id(c.id());
+  EXPECT_TRUE(back.lt_padded);
+  EXPECT_TRUE(back.lt_epilogue_kernel);
+  EXPECT_EQ(back.lt, c.lt);
+  EXPECT_FALSE(Candidate::parse_id("lt/a21-t18-s8-k4-r2-w1-c3-cl16-i5+epi").lt_padded);
+  EXPECT_THROW(Candidate::parse_id("lt/a21-t18-s8-k4-r2-w1-c3-cl16-i5+epi+pad"), InputError);
+}
+
 TEST(CandidateId, RoundTripsOwnVariantNames) {
   Candidate c;
   c.backend = Backend::Own;

@@ -130,6 +130,7 @@ void expect_same_candidate(const Candidate& a, const Candidate& b) {
   EXPECT_TRUE(a.lt == b.lt) << a.id() << " vs " << b.id();
   EXPECT_EQ(a.heuristic_rank, b.heuristic_rank);
   EXPECT_EQ(a.lt_epilogue_kernel, b.lt_epilogue_kernel);
+  EXPECT_EQ(a.lt_padded, b.lt_padded);
 }
 
 void expect_same_stats(const TimingStats& a, const TimingStats& b) {

@@ -1,0 +1,78 @@
+#include "lt/lt_padding.hpp"
+
+#include <gtest/gtest.h>
+
+namespace gemmtune {
+namespace {
+
+GemmProblem gemm(std::int64_t m, std::int64_t n, std::int64_t k, bool trans_a = false, bool trans_b = false,
+                 OutputLayout out = OutputLayout::RowMajor) {
+  GemmProblem p;
+  p.m = m;
+  p.n = n;
+  p.k = k;
+  p.trans_a = trans_a;
+  p.trans_b = trans_b;
+  p.out = out;
+  p.epi = Epilogue::parse("bias+gelu+z");
+  p.mode = MathMode::Tf32;
+  return p;
+}
+
+TEST(LtPadding, AlignedRowsHaveNothingToPadWhateverTheOtherDimensions) {
+  EXPECT_FALSE(lt_padding(gemm(692, 5576, 7560)));
+  // m is no stored matrix's leading dimension in a row-major NN problem: 693 rows need no padding.
+  EXPECT_FALSE(lt_padding(gemm(693, 5576, 7560)));
+}
+
+TEST(LtPadding, RowMajorNnPadsKAndNIntoZeroFilledCopiesAndAPaddedPlainOutput) {
+  const auto pad = lt_padding(gemm(692, 5577, 7561));
+  ASSERT_TRUE(pad);
+  EXPECT_EQ(pad->padded.m, 692);
+  EXPECT_EQ(pad->padded.n, 5580);
+  EXPECT_EQ(pad->padded.k, 7564);
+  EXPECT_TRUE(pad->padded.epi == Epilogue{}) << "the epilogue runs after, from the padded output";
+  EXPECT_EQ(pad->padded.mode, MathMode::Tf32);
+  // A 692x7561 -> 692x7564, B 7561x5577 -> 7564x5580 (its extra rows are k's padding), D 692x5580.
+  EXPECT_EQ(pad->a.padded_rows, 692);
+  EXPECT_EQ(pad->a.padded_cols, 7564);
+  EXPECT_EQ(pad->b.rows, 7561);
+  EXPECT_EQ(pad->b.padded_rows, 7564);
+  EXPECT_EQ(pad->b.padded_cols, 5580);
+  EXPECT_EQ(pad->y.padded_cols, 5580);
+  EXPECT_EQ(pad->a_at, 0u);
+  EXPECT_EQ(pad->b_at % 64, 0u);
+  EXPECT_GE(pad->b_at, pad->a.padded_floats());
+  EXPECT_GE(pad->d_at, pad->b_at + pad->b.padded_floats());
+  EXPECT_EQ(pad->floats, pad->d_at + 692u * 5580u);
+}
+
+TEST(LtPadding, AnOperandWhoseStoredShapeDoesNotChangeIsReadInPlaceAndTakesNoScratch) {
+  // Only n is unaligned: A (m x k) keeps its shape, B (k x n) and Y are padded.
+  const auto pad = lt_padding(gemm(512, 1001, 1024));
+  ASSERT_TRUE(pad);
+  EXPECT_FALSE(pad->a.changes());
+  EXPECT_TRUE(pad->b.changes());
+  EXPECT_EQ(pad->b_at, 0u);
+  EXPECT_EQ(pad->padded.k, 1024);
+}
+
+TEST(LtPadding, TransposedLayoutsPadTheDimensionsThatAreTheirLeadingOnes) {
+  // A stored k x m (ld m) and Y stored n x m (ld m): m is padded; B stored n x k (ld k): k is padded; n is the ld of
+  // nothing stored here, so it stays.
+  const auto pad = lt_padding(gemm(333, 201, 199, true, true, OutputLayout::Transposed));
+  ASSERT_TRUE(pad);
+  EXPECT_EQ(pad->padded.m, 336);
+  EXPECT_EQ(pad->padded.n, 201);
+  EXPECT_EQ(pad->padded.k, 200);
+  EXPECT_EQ(pad->a.rows, 199);
+  EXPECT_EQ(pad->a.padded_rows, 200);
+  EXPECT_EQ(pad->a.padded_cols, 336);
+  EXPECT_EQ(pad->b.padded_rows, 201);
+  EXPECT_EQ(pad->b.padded_cols, 200);
+  EXPECT_EQ(pad->y.rows, 201);
+  EXPECT_EQ(pad->y.padded_cols, 336);
+}
+
+}  // namespace
+}  // namespace gemmtune
