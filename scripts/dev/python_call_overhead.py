@@ -13,13 +13,13 @@ Writes a JSON file and prints a table. The baseline for making the Python call a
 import argparse
 import json
 import os
-import statistics
 import tempfile
 import time
 
 import torch
 
 import gemmtune
+from event_timing import per_call_us as gpu_us
 
 SHAPES = [(64, 64, 64), (256, 256, 256), (1500, 1079, 799), (1024, 1024, 1024), (3282, 1131, 4835),
           (4096, 4096, 4096)]
@@ -40,21 +40,6 @@ def host_us(fn, calls=200):
     elapsed = time.perf_counter() - began
     torch.cuda.synchronize()
     return elapsed / calls * 1e6
-
-
-def gpu_us(fn, rounds=7, calls=20):
-    fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(rounds):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        for _ in range(calls):
-            fn()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end) * 1000 / calls)
-    return statistics.median(times)
 
 
 def main():

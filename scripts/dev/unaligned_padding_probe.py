@@ -19,31 +19,16 @@ count 2mnk; the copies' GB/s count bytes read plus written. Writes a JSON file a
 import argparse
 import json
 import os
-import statistics
 import tempfile
 import time
 
 import torch
 
 import gemmtune
+from event_timing import per_call_us
 
 PEAK_TF32 = 494.7e12  # H200 dense tf32 (DEVICE.md)
 DEFAULT_SHAPES = "692x5577x7561,2759x7137x677,1398x3251x6173,2326x1855x4252,4095x4095x4095"
-
-
-def per_call_us(fn, rounds=7, calls=20):
-    fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(rounds):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        for _ in range(calls):
-            fn()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end) * 1000 / calls)
-    return statistics.median(times)
 
 
 def aligned(rows, cols):

@@ -141,6 +141,20 @@ BackwardReference cpu_backward(const GemmProblem& p, const std::vector<float>& a
   return ref;
 }
 
+// A backward's fresh random inputs (Z in [-2, 2), where the activations bend), on the host and the device, and its
+// NaN-free output buffers.
+struct BackwardInputs {
+  BackwardInputs(const GemmProblem& p, std::uint32_t seed)
+      : a(random_floats(static_cast<std::size_t>(p.m * p.k), seed)),
+        b(random_floats(static_cast<std::size_t>(p.k * p.n), seed + 1)),
+        z(random_floats(static_cast<std::size_t>(p.m * p.n), seed + 2, -2.f, 2.f)),
+        gy(random_floats(static_cast<std::size_t>(p.m * p.n), seed + 3)),
+        A(to_device(a)), B(to_device(b)), Z(to_device(z)), gY(to_device(gy)),
+        gA(a.size()), gB(b.size()), gBias(static_cast<std::size_t>(p.n)) {}
+  std::vector<float> a, b, z, gy;
+  DeviceBuffer<float> A, B, Z, gY, gA, gB, gBias;
+};
+
 TEST(RuntimeGpu, ForwardMatchesTheFp64ReferenceForEveryEpilogueLayoutAndMode) {
   GT_REQUIRE_GPU();
   const test::ScratchDir dir;
@@ -187,13 +201,10 @@ TEST(RuntimeGpu, BackwardMatchesTheFp64ReferenceForEveryActivationLayoutAndMode)
               // Odd shapes take the scalar path; 64x40 the 16-byte one in both output layouts.
               const GemmProblem p = make(odd ? 37 : 64, odd ? 45 : 40, odd ? 29 : 70, layout, out, act, bias, dropout, mode);
               const auto seed = static_cast<std::uint32_t>(5000 + 8 * checked);
-              const std::size_t mn = static_cast<std::size_t>(p.m * p.n);
-              const auto a = random_floats(static_cast<std::size_t>(p.m * p.k), seed);
-              const auto b = random_floats(static_cast<std::size_t>(p.k * p.n), seed + 1);
-              const auto z = random_floats(mn, seed + 2, -2.f, 2.f);
-              const auto gy = random_floats(mn, seed + 3);
-              const auto A = to_device(a), B = to_device(b), Z = to_device(z), gY = to_device(gy);
-              DeviceBuffer<float> gA(a.size()), gB(b.size()), gBias(static_cast<std::size_t>(p.n));
+              BackwardInputs in(p, seed);
+              const std::vector<float> &a = in.a, &b = in.b, &z = in.z, &gy = in.gy;
+              const DeviceBuffer<float> &A = in.A, &B = in.B, &Z = in.Z, &gY = in.gY;
+              DeviceBuffer<float> &gA = in.gA, &gB = in.gB, &gBias = in.gBias;
               test::poison(gA);
               test::poison(gB);
               test::poison(gBias);
@@ -276,15 +287,10 @@ TEST(RuntimeGpu, CallsFromManyThreadsOnManyStreamsThroughOneRuntimeAreAllRight) 
       buffers.push_back(std::make_unique<ProblemBuffers>(forwards[i], 0, 7000 + 100 * thread + i, s.get()));
       verifiers.push_back(std::make_unique<Verifier>(forwards[i], *buffers.back(), s.get()));
     }
-    const auto seed = static_cast<std::uint32_t>(9000 + 16 * thread);
-    const std::size_t mn = static_cast<std::size_t>(bwd.m * bwd.n);
-    const auto a = random_floats(static_cast<std::size_t>(bwd.m * bwd.k), seed);
-    const auto b = random_floats(static_cast<std::size_t>(bwd.k * bwd.n), seed + 1);
-    const auto z = random_floats(mn, seed + 2, -2.f, 2.f);
-    const auto gy = random_floats(mn, seed + 3);
-    const auto A = to_device(a), B = to_device(b), Z = to_device(z), gY = to_device(gy);
-    DeviceBuffer<float> gA(a.size()), gB(b.size()), gBias(static_cast<std::size_t>(bwd.n));
-    const BackwardReference ref = cpu_backward(bwd, a, b, z, gy, 0, 0);
+    BackwardInputs in(bwd, static_cast<std::uint32_t>(9000 + 16 * thread));
+    const std::vector<float> &a = in.a, &b = in.b;
+    DeviceBuffer<float> &gA = in.gA, &gB = in.gB, &gBias = in.gBias;
+    const BackwardReference ref = cpu_backward(bwd, in.a, in.b, in.z, in.gy, 0, 0);
     const double tol_a = verification_tolerance(pass_gemm(backward_problem(bwd, Pass::GradA)));
     const double tol_b = verification_tolerance(pass_gemm(backward_problem(bwd, Pass::GradB)));
     for (int round = 0; round < kRounds; ++round) {
@@ -297,7 +303,7 @@ TEST(RuntimeGpu, CallsFromManyThreadsOnManyStreamsThroughOneRuntimeAreAllRight) 
       }
       for (DeviceBuffer<float>* out : {&gA, &gB, &gBias})
         GT_CUDA_CALL(cudaMemsetAsync(out->get(), 0xff, out->bytes(), s.get()));
-      rt.backward(bwd, A.get(), B.get(), Z.get(), gY.get(), gA.get(), gB.get(), gBias.get(), s.get());
+      rt.backward(bwd, in.A.get(), in.B.get(), in.Z.get(), in.gY.get(), gA.get(), gB.get(), gBias.get(), s.get());
       s.synchronize();
       ++calls;
       const double ea = host_relative_error(to_host(gA.get(), a.size()), ref.ga);
