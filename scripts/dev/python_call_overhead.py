@@ -69,7 +69,8 @@ def main():
         rt.flush()
     with open(args.out, "w") as f:
         json.dump({"device": torch.cuda.get_device_name(), "torch": torch.__version__, "records": records}, f, indent=1)
-    print(f"{'shape':>16} | {'rt host':>8} {'rt cai':>8} {'binding':>8} {'mm host':>8} | {'rt gpu':>8} {'mm gpu':>8} us "
+    print(f"{'shape':>16} | {'rt host':>8} {'rt cai':>8} {'binding':>8} {'mm host':>8} | {'rt gpu':>8} {'mm gpu':>8} "
+          f"us "
           f"| candidate")
     for r in records:
         print(f"{r['shape']:>16} | {r['rt_host_us']:8.1f} {r['rt_cai_host_us']:8.1f} {r['binding_host_us']:8.1f} "

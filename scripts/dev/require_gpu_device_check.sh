@@ -15,13 +15,15 @@ python=$(command -v python3)
 stub=$(dirname "$(dirname "$(command -v nvcc)")")/lib64/stubs/libcuda.so
 build_stub=$(grep -o '/[^";= ]*/stubs/libcuda.so' build/tests/CTestTestfile.cmake | head -1)
 grep -rl '/usr/bin/python3' build --include=CTestTestfile.cmake | xargs -r sed -i "s#/usr/bin/python3#$python#g"
-[[ -n $build_stub ]] && grep -rl "$build_stub" build --include=CTestTestfile.cmake | xargs -r sed -i "s#$build_stub#$stub#g"
+[[ -n $build_stub ]] &&
+  grep -rl "$build_stub" build --include=CTestTestfile.cmake | xargs -r sed -i "s#$build_stub#$stub#g"
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | tee "$work/gpu.txt"
 
 # shellcheck disable=SC2086 # CTEST_ARGS is a list of arguments
-GEMMTUNE_REQUIRE_GPU=1 timeout 440 ctest --test-dir build -j12 --output-on-failure ${CTEST_ARGS:-} >"$work/ctest.log" 2>&1
+GEMMTUNE_REQUIRE_GPU=1 timeout 440 ctest --test-dir build -j12 --output-on-failure ${CTEST_ARGS:-} \
+  >"$work/ctest.log" 2>&1
 echo "ctest rc=$?" | tee -a "$work/summary.txt"
-grep -E "tests passed|tests failed|Total Test time|\(Failed\)|\(Skipped\)|\(Timeout\)|Not Run|Disabled" "$work/ctest.log" |
+grep -E "tests passed|tests failed|Total Test time|\(Failed\)|\(Skipped\)|\(Timeout\)|Not Run" "$work/ctest.log" |
   tee -a "$work/summary.txt"
 
 stub_dir=$(mktemp -d)

@@ -79,7 +79,7 @@ CandidateLauncher::CandidateLauncher(const GemmProblem& p, const Candidate& c, c
   }
   lt_.emplace(lt, gemm_, epilogue_mode_of(c));
   algo_ = lt_->make_algo(c.lt);
-  lt_->check(algo_, workspace.bytes, &workspace_needed_);
+  lt_->check(algo_, workspace.bytes, &workspace_needed_);  // unsupported_reason() passed it: this asks for the bytes
   if (bind_scratch && lt_->padding_floats() > 0) {
     padding_ = DeviceBuffer<float>(lt_->padding_floats());
     // Once, and finished before any stream's launch: the copies leave the rows past an operand's own at zero.

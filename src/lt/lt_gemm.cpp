@@ -86,8 +86,8 @@ std::string LtGemm::padding_unsupported_reason(const GemmProblem& p) {
   const std::optional<LtPadding> padding = lt_padding(p);
   if (!padding) return "every stored matrix's rows are 16-byte aligned already: there is nothing to pad";
   if (padding->floats > kMaxPaddingFloats)
-    return "padding would take " + std::to_string(padding->floats * sizeof(float) >> 20) + " MiB of scratch, more than " +
-           std::to_string(kMaxPaddingFloats * sizeof(float) >> 20);
+    return "padding would take " + std::to_string(padding->floats * sizeof(float) >> 20) +
+           " MiB of scratch, more than " + std::to_string(kMaxPaddingFloats * sizeof(float) >> 20);
   return "";
 }
 

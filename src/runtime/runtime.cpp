@@ -54,8 +54,7 @@ constexpr double kSideBySideMaxWork = 512.0 * 512.0 * 512.0;
 // that stream's own workspace) beside gA.
 struct BackwardPlan {
   BackwardPlan(const GemmProblem& p, int sm_count, const GemmPlan& a, const GemmPlan& b, bool gemms_side_by_side)
-      : problem(p), pass(p, sm_count), grad_a(a), grad_b(b), side_by_side(gemms_side_by_side) {}
-  GemmProblem problem;
+      : pass(p, sm_count), grad_a(a), grad_b(b), side_by_side(gemms_side_by_side) {}
   runtime::GradEpilogue pass;
   const GemmPlan& grad_a;
   const GemmPlan& grad_b;
@@ -66,11 +65,9 @@ struct BackwardPlan {
 void launch_in(const GemmPlan& plan, const GemmOperands& x, cudaStream_t s, runtime::StreamScratch& scratch,
                bool side = false) {
   const CandidateLauncher& l = plan.launcher;
-  plan.launcher.launch(x, s,
-                       side ? scratch.side_workspace(&l, l.workspace_needed())
-                            : scratch.workspace(&l, l.workspace_needed()),
-                       scratch.tickets(&l, runtime::ScratchUse::SplitKTickets, l.ticket_count()),
-                       scratch.floats(&l, runtime::ScratchUse::Padding, l.padding_floats()));
+  l.launch(x, s, side ? scratch.side_workspace(&l, l.workspace_needed()) : scratch.workspace(&l, l.workspace_needed()),
+           scratch.tickets(&l, runtime::ScratchUse::SplitKTickets, l.ticket_count()),
+           scratch.floats(&l, runtime::ScratchUse::Padding, l.padding_floats()));
 }
 
 void require(bool ok, const GemmProblem& p, const char* what) {
@@ -85,7 +82,8 @@ class Runtime::Impl {
       : options_(options), db_path_(db_path), device_(query_device(device)),
         device_key_(device_.identity.key()),
         cache_(runtime::load_cache(db_path, device_key_)),
-        lt_(make_lt_handle()), scratch_(options.workspace_bytes, options.workspace, options.max_stream_scratch, options.max_capture_scratch) {
+        lt_(make_lt_handle()),
+        scratch_(options.workspace_bytes, options.workspace, options.max_stream_scratch, options.max_capture_scratch) {
     if (options.workspace) require_device_memory(options.workspace, device);
     if (options.max_trial_candidates < 1)
       throw InputError("RuntimeOptions::max_trial_candidates must be at least 1, not " +
@@ -444,8 +442,8 @@ class Runtime::Impl {
       choice.why = (best->candidate.lt_padded
                         ? "cuBLASLt heuristic's first algo on operands copied into 16-byte aligned rows, then our "
                           "epilogue kernel: faster than heuristic-first on the unaligned rows in a "
-                        : "cuBLASLt heuristic's first algo for the plain GEMM, then our epilogue kernel: faster than its "
-                          "fused epilogue in a ") +
+                        : "cuBLASLt heuristic's first algo for the plain GEMM, then our epilogue kernel: faster "
+                          "than its fused epilogue in a ") +
                    best->text + others + " (the default: " + (had_standin ? d.how : before) + ")";
     } else {
       choice.candidate = best->candidate;

@@ -64,8 +64,8 @@ TEST(CacheJson, APaddedEntryRoundTripsThroughTheDbAndAnExportAndOlderExportsRead
   ASSERT_TRUE(candidate.at("padded").get<bool>());
   candidate.erase("padded");
   EXPECT_THROW(cache_from_json(doc, "older.json"), InputError);
-  candidate["id"] = "lt/" + candidate["id"].get<std::string>().substr(3, candidate["id"].get<std::string>().size() - 7) +
-                    "+epi";
+  const std::string padded_id = candidate["id"].get<std::string>();
+  candidate["id"] = padded_id.substr(0, padded_id.size() - 4) + "+epi";
   const std::vector<CacheEntry> older = cache_from_json(doc, "older.json");
   ASSERT_EQ(older.size(), 1u);
   EXPECT_FALSE(older[0].candidate.lt_padded);
