@@ -21,7 +21,7 @@ def main(path, out_path):
         kinds = ["own"] if c["backend"] == "own" else ["lt"]
         if c["backend"] == "lt" and c.get("heuristic_rank") == 0 and not c.get("epilogue_kernel"):
             kinds.append("lt0")
-        if c["backend"] == "lt" and c.get("epilogue_kernel"):
+        if c["backend"] == "lt" and c.get("epilogue_kernel") and not c.get("padded"):
             kinds = ["lt_unfused"]
         for k in kinds:
             slot[k] = min(slot.get(k, float("inf")), r["median_us"])

@@ -18,7 +18,7 @@ import sys
 import time
 
 EXACT_HIT = re.compile(r"^(\S+): (\S+) \[exact\] exact cache hit \(tuned median ([0-9.]+) us")
-LT_ID = re.compile(r"^lt/a(-?\d+)-t(-?\d+)-s(-?\d+)-k(-?\d+)-r(-?\d+)-w(-?\d+)-c(-?\d+)-cl(-?\d+)-i(-?\d+)(\+epi)?$")
+LT_ID = re.compile(r"^lt/a(-?\d+)-t(-?\d+)-s(-?\d+)-k(-?\d+)-r(-?\d+)-w(-?\d+)-c(-?\d+)-cl(-?\d+)-i(-?\d+)(\+epi|\+pad)?$")
 LT_FIELDS = ("algo_id", "tile", "stages", "splitk", "reduction", "swizzle", "custom", "cluster_shape", "inner_shape")
 
 
@@ -28,8 +28,11 @@ def candidate_fields(candidate_id):
     m = LT_ID.match(candidate_id)
     if not m:
         raise SystemExit("heldout_cache_export.py: unreadable candidate id '%s'" % candidate_id)
-    return {"id": candidate_id, "backend": "lt", "heuristic_rank": -1, "epilogue_kernel": m.group(10) is not None,
-            "algo": {name: int(value) for name, value in zip(LT_FIELDS, m.groups()[:9])}}
+    fields = {"id": candidate_id, "backend": "lt", "heuristic_rank": -1, "epilogue_kernel": m.group(10) is not None,
+              "algo": {name: int(value) for name, value in zip(LT_FIELDS, m.groups()[:9])}}
+    if m.group(10) == "+pad":
+        fields["padded"] = True
+    return fields
 
 
 def main():
