@@ -25,13 +25,15 @@
 // cuBLASLt calls gave medians of 41 rounds from 0.990 to 1.008 of each other), which ±1.5% left at the 0.98 bar.
 //
 //   heldout_bench --db FILE --shapes FILE [--json OUT] [--rounds N] [--max-rounds N] [--calls N] [--confirm]
-//                 [--max-trial-candidates N] [--fp32-equivalent]
+//                 [--max-trial-candidates N] [--fp32-equivalent] [--epilogues none,bias+gelu] [--modes tf32,fp32]
 // --confirm: the runtime confirms each stand-in on first use (RuntimeOptions::confirm_standins, its default);
 // without it the option is off and the evidence rules alone decide.
 // --max-trial-candidates: with --confirm, RuntimeOptions::max_trial_candidates (1-64), so one build can compare
 // trials of different lengths on the same dbs.
 // --fp32-equivalent: the runtime may run the db's policy-admitted 3xtf32 entries for fp32 problems
 // (RuntimeOptions::fp32_equivalent); heuristic-first stays cuBLASLt fp32.
+// --epilogues, --modes: the epilogues and math modes timed, comma-separated (default none,bias+gelu and tf32,fp32);
+// the torch.compile comparison (scripts/bench_compile.sh) times bias+gelu only, each mode on a GPU of its own.
 // The shapes file: {"seed": S, "shapes": [{"m": M, "n": N, "k": K, "tuned": true|false}, ...]}.
 #include <algorithm>
 #include <cmath>
@@ -74,7 +76,19 @@ struct Args {
   bool confirm = false;           // RuntimeOptions::confirm_standins
   int max_trial_candidates = RuntimeOptions{}.max_trial_candidates;
   bool fp32_equivalent = false;   // RuntimeOptions::fp32_equivalent
+  std::vector<std::string> epilogues{"none", "bias+gelu"};
+  std::vector<MathMode> modes{MathMode::Tf32, MathMode::Fp32};
 };
+
+std::vector<std::string> split_commas(const std::string& list) {
+  std::vector<std::string> out;
+  for (std::size_t at = 0; at <= list.size();) {
+    const std::size_t comma = std::min(list.find(',', at), list.size());
+    out.push_back(list.substr(at, comma - at));
+    at = comma + 1;
+  }
+  return out;
+}
 
 struct HeldoutShape {
   std::int64_t m = 0, n = 0, k = 0;
@@ -296,9 +310,10 @@ void run(const Args& a) {
   std::mt19937_64 fresh(std::random_device{}());
 
   json records = json::array();
-  for (const MathMode mode : {MathMode::Tf32, MathMode::Fp32})
-    for (const char* epilogue : {"none", "bias+gelu"})
+  for (const MathMode mode : a.modes)
+    for (const std::string& epilogue_text : a.epilogues)
       for (const HeldoutShape& shape : shapes) {
+        const char* epilogue = epilogue_text.c_str();
         GemmProblem p;
         p.m = shape.m;
         p.n = shape.n;
@@ -396,7 +411,8 @@ int main(int argc, char** argv) {
   bool trial_candidates_given = false;
   const char* usage =
       "usage: heldout_bench --db FILE --shapes FILE [--json OUT] [--rounds N] [--max-rounds N] [--calls N] "
-      "[--confirm] [--max-trial-candidates N] [--fp32-equivalent]\n";
+      "[--confirm] [--max-trial-candidates N] [--fp32-equivalent] [--epilogues none,bias+gelu] "
+      "[--modes tf32,fp32]\n";
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     const bool has_value = i + 1 < argc;
@@ -410,6 +426,25 @@ int main(int argc, char** argv) {
       a.confirm = true;
     } else if (arg == "--fp32-equivalent") {
       a.fp32_equivalent = true;
+    } else if (arg == "--epilogues" && has_value) {
+      a.epilogues = gemmtune::split_commas(argv[++i]);
+      for (const std::string& text : a.epilogues) {
+        try {
+          gemmtune::Epilogue::parse(text);
+        } catch (const gemmtune::Error& e) {
+          std::fprintf(stderr, "heldout_bench: --epilogues: %s\n%s", e.what(), usage);
+          return 2;
+        }
+      }
+    } else if (arg == "--modes" && has_value) {
+      a.modes.clear();
+      for (const std::string& text : gemmtune::split_commas(argv[++i])) {
+        if (text != "tf32" && text != "fp32") {
+          std::fprintf(stderr, "heldout_bench: --modes: '%s' is not tf32 or fp32\n%s", text.c_str(), usage);
+          return 2;
+        }
+        a.modes.push_back(text == "tf32" ? gemmtune::MathMode::Tf32 : gemmtune::MathMode::Fp32);
+      }
     } else if ((arg == "--rounds" || arg == "--max-rounds" || arg == "--calls") && has_value) {
       const int v = std::atoi(argv[++i]);
       if (v < 1 || v > 1000) {

@@ -9,17 +9,24 @@ call) is reported beside it when triton is installed.
 
 usage: compare_torch.py --runtime-json runtime_bench.json [--json OUT]
        compare_torch.py --shapes shapes.json [--shapes ...] --json OUT [--rounds N] [--calls N]
+                        [--modes tf32,fp32] [--epilogues none,bias+gelu] [--compiled]
 
 With --shapes (the held-out benchmark, scripts/bench_heldout.sh): every shape of the files (heldout_shapes.py's
 format) x tf32/fp32 x epilogues none and bias+gelu, in the four conditions of bench/heldout_bench.cu:
 launched into a stream or replayed from a captured CUDA graph (torch.cuda.CUDAGraph of the batch), warm (the same
 tensors every call) or cold (L2 overwritten before the batch, the calls rotating over inputs past 2x L2).
+
+--compiled (scripts/bench_compile.sh, issue 49) also times the same op through torch.compile(mode=
+"max-autotune-no-cudagraphs"), compiled afresh per shape and mode (torch._dynamo.reset), in the same four conditions:
+compiled_us beside torch_us, compile_s (the first call's wall time: Inductor's autotuning and codegen) and
+compiled_rel_err (its output against eager's, relative to eager's largest magnitude).
 """
 import argparse
 import json
 import math
 import statistics
 import sys
+import time
 
 import torch
 import torch.nn.functional as F
@@ -114,6 +121,27 @@ def condition_time_us(fn, cold, graph, flush, calls, rounds):
     return statistics.median(times)
 
 
+def addmm_op(epilogue):
+    if epilogue == "none":
+        return lambda c, a, b: torch.mm(a, b)
+    return lambda c, a, b: F.gelu(torch.addmm(c, a, b), approximate="tanh")
+
+
+def compile_op(epilogue, a, b, c):
+    """torch.compile max-autotune of the op, compiled on (a, b, c): (compiled fn, compile seconds, relative error)."""
+    torch._dynamo.reset()  # a fresh compile per shape and mode, never a recompile limit or another shape's choice
+    op = addmm_op(epilogue)
+    compiled = torch.compile(op, mode="max-autotune-no-cudagraphs", dynamic=False)
+    torch.cuda.synchronize()
+    start = time.perf_counter()
+    y = compiled(c, a, b)
+    torch.cuda.synchronize()
+    seconds = time.perf_counter() - start
+    ref = op(c, a, b)
+    rel_err = ((y - ref).abs().max() / ref.abs().max().clamp_min(1e-30)).item()
+    return compiled, seconds, rel_err
+
+
 def heldout(args):
     l2 = torch.cuda.get_device_properties(0).L2_cache_size
     flush = torch.empty(2 * l2, dtype=torch.uint8, device="cuda")
@@ -121,35 +149,41 @@ def heldout(args):
     for path in args.shapes:
         with open(path) as f:
             doc = json.load(f)
-        for mode in ("tf32", "fp32"):
+        for mode in args.modes.split(","):
             set_mode(mode)
-            for epilogue in ("none", "bias+gelu"):
+            for epilogue in args.epilogues.split(","):
                 for s in doc["shapes"]:
                     m, n, k = s["m"], s["n"], s["k"]
                     sets = max(1, min(64, 2 * l2 // (4 * (m * k + k * n + n)) + 1))
                     a = [torch.empty(m, k, device="cuda").uniform_(-1, 1) for _ in range(sets)]
                     b = [torch.empty(k, n, device="cuda").uniform_(-1, 1) for _ in range(sets)]
                     c = [torch.empty(n, device="cuda").uniform_(-1, 1) for _ in range(sets)]
-                    if epilogue == "none":
-                        def fn(i):
-                            return torch.mm(a[i % sets], b[i % sets])
-                    else:
-                        def fn(i):
-                            return F.gelu(torch.addmm(c[i % sets], a[i % sets], b[i % sets]), approximate="tanh")
+                    op = addmm_op(epilogue)
+                    sides = [("torch_us", lambda i: op(c[i % sets], a[i % sets], b[i % sets]))]
+                    extra = {}
+                    if args.compiled:
+                        compiled, compile_s, rel_err = compile_op(epilogue, a[0], b[0], c[0])
+                        sides.append(("compiled_us", lambda i: compiled(c[i % sets], a[i % sets], b[i % sets])))
+                        extra = {"compile_s": compile_s, "compiled_rel_err": rel_err}
                     for graph in (False, True):
                         for cold in (False, True):
-                            us = condition_time_us(fn, cold, graph, flush, args.calls, args.rounds)
-                            records.append({"shape": f"{m}x{n}x{k}", "mode": mode, "epilogue": epilogue,
-                                            "launch": "graph" if graph else "stream",
-                                            "condition": "cold" if cold else "warm", "torch_us": us,
-                                            "seed": doc["seed"]})
-                            print(f"torch {mode:<5} {epilogue:<9} {m}x{n}x{k:<8} {records[-1]['launch']:<6} "
-                                  f"{records[-1]['condition']:<4} {us:9.2f} us", flush=True)
-                    del a, b, c
+                            rec = {"shape": f"{m}x{n}x{k}", "mode": mode, "epilogue": epilogue,
+                                   "launch": "graph" if graph else "stream", "condition": "cold" if cold else "warm",
+                                   "seed": doc["seed"], **extra}
+                            for name, fn in sides:
+                                rec[name] = condition_time_us(fn, cold, graph, flush, args.calls, args.rounds)
+                            records.append(rec)
+                            print(f"torch {mode:<5} {epilogue:<9} {m}x{n}x{k:<8} {rec['launch']:<6} "
+                                  f"{rec['condition']:<4} eager {rec['torch_us']:9.2f} us" +
+                                  (f"  compiled {rec['compiled_us']:9.2f} us (compile {rec['compile_s']:.1f} s)"
+                                   if args.compiled else ""), flush=True)
+                    del a, b, c, sides
     out = {"torch": torch.__version__, "device": torch.cuda.get_device_name(0),
            "method": f"median of {args.rounds} rounds of {args.calls} back-to-back calls behind a GPU spin; "
                      "stream or one captured CUDA graph of the batch; warm: the same tensors; cold: L2 overwritten "
-                     "before the batch, inputs rotating past 2x L2 (as heldout_bench)",
+                     "before the batch, inputs rotating past 2x L2 (as heldout_bench)" +
+                     ("; compiled: torch.compile(mode='max-autotune-no-cudagraphs', dynamic=False), compiled afresh "
+                      "per shape and mode, timed the same way" if args.compiled else ""),
            "records": records}
     with open(args.json, "w") as f:
         json.dump(out, f, indent=1)
@@ -163,7 +197,14 @@ def main():
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--calls", type=int, default=BATCH_CALLS)
     ap.add_argument("--json")
+    ap.add_argument("--modes", default="tf32,fp32", help="with --shapes: comma-separated math modes")
+    ap.add_argument("--epilogues", default="none,bias+gelu", help="with --shapes: comma-separated epilogues")
+    ap.add_argument("--compiled", action="store_true", help="with --shapes: also time torch.compile max-autotune")
     args = ap.parse_args()
+    if not set(args.modes.split(",")) <= {"tf32", "fp32"}:
+        ap.error("--modes: tf32 and/or fp32")
+    if not set(args.epilogues.split(",")) <= {"none", "bias+gelu"}:
+        ap.error("--epilogues: none and/or bias+gelu")
     if bool(args.runtime_json) == bool(args.shapes):
         ap.error("give either --runtime-json or --shapes")
     if args.shapes:

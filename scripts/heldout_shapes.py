@@ -8,7 +8,11 @@ log-uniform in 64..16384. Every shape any profiles/*.json names (its "shapes" an
 m*n*k is capped so one fp32 GEMM stays near a millisecond. The shapes are shuffled and the first half is marked
 tuned: bench_heldout.sh sweeps exactly those (the profile written here) and serves the rest through the fallback.
 
-usage: heldout_shapes.py --seed S --count N --out DIR [--profiles-dir profiles] [--max-mnk 1.6e10]
+With --compile (scripts/bench_compile.sh, issue 49): m, n and k log-uniform in 256..8192, every other shape with k
+and n both not multiples of 4 (neither A's nor B's rows 16-byte aligned) and the rest with both multiples of 4; all
+of them tuned, with bias+gelu only, for the comparison against torch.compile.
+
+usage: heldout_shapes.py --seed S --count N --out DIR [--profiles-dir profiles] [--max-mnk 1.6e10] [--compile]
 writes DIR/shapes.json ({"seed", "shapes": [{"m", "n", "k", "tuned"}]}) and DIR/profile.json (the tuned half)
 """
 import argparse
@@ -68,6 +72,27 @@ def generate(seed, count, excluded, max_mnk):
     return shapes
 
 
+def unaligned(x):
+    return x % 4 != 0
+
+
+def generate_compile(seed, count, excluded, max_mnk):
+    """count shapes in 256..8192, alternately both-unaligned (k % 4 and n % 4 nonzero) and both-aligned."""
+    rng = random.Random(seed)
+    shapes, seen = [], set(excluded)
+    while len(shapes) < count:
+        m, n, k = (log_uniform(rng, 256, 8192) for _ in range(3))
+        if len(shapes) % 2 == 0:
+            n, k = (v if unaligned(v) else min(8191, v + rng.choice((1, 2, 3))) for v in (n, k))
+        else:
+            n, k = (max(256, v // 4 * 4) for v in (n, k))
+        if (m, n, k) in seen or m * n * k > max_mnk:
+            continue
+        seen.add((m, n, k))
+        shapes.append((m, n, k))
+    return shapes
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seed", type=int, required=True)
@@ -77,11 +102,18 @@ def main():
     ap.add_argument("--max-mnk", type=float, default=1.6e10)
     ap.add_argument("--fp32-equivalent", action="store_true",
                     help="the profile sets fp32_equivalent: fp32 problems also try (and may cache) 3xtf32 variants")
+    ap.add_argument("--compile", action="store_true",
+                    help="the torch.compile comparison's shapes: 256..8192, half both-unaligned, all tuned, bias+gelu")
     args = ap.parse_args()
     if args.count < 2:
         ap.error("--count must be at least 2 (half are tuned, half held out)")
-    shapes = generate(args.seed, args.count, profile_shapes(args.profiles_dir), args.max_mnk)
-    tuned = shapes[: args.count // 2]
+    excluded = profile_shapes(args.profiles_dir)
+    if args.compile:
+        shapes = generate_compile(args.seed, args.count, excluded, args.max_mnk)
+        tuned = shapes
+    else:
+        shapes = generate(args.seed, args.count, excluded, args.max_mnk)
+        tuned = shapes[: args.count // 2]
     os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, "shapes.json"), "w") as f:
         json.dump({"seed": args.seed,
@@ -94,10 +126,10 @@ def main():
                        "finalist stage re-times the fastest few against heuristic-first as a program pays.",
         "shapes": [list(s) for s in tuned],
         "layouts": ["nn"],
-        "epilogues": ["none", "bias+gelu"],
+        "epilogues": ["bias+gelu"] if args.compile else ["none", "bias+gelu"],
         "modes": ["tf32", "fp32"],
         "backends": ["own", "lt"],
-        "lt": {"top_k": 4, "workspace_mib": 64},
+        "lt": {"top_k": 8 if args.compile else 4, "workspace_mib": 64},
         "timing": {"warmup_calls": 3, "batch_calls": 10, "min_samples": 20, "max_noise_pct": 1.0,
                    "min_time_ms": 2, "max_time_ms": 40, "launch": "both", "l2": "both", "finalists": 3},
     }

@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# Issue 49's benchmark: our tuned runtime against torch.compile max-autotune (and PyTorch eager, and raw cuBLASLt
+# heuristic-first) on held-out shapes, half of them with k and n both not multiples of 4. Builds nothing; needs
+# BUILD_DIR/gemmtune, BUILD_DIR/bench/heldout_bench and a python3 with torch (and Inductor's triton).
+#   scripts/heldout_shapes.py --compile draws COUNT shapes (256..8192, m*n*k <= MAX_MNK) from SEED;
+#   per part (a math mode on some of the shapes), on one GPU:
+#     `gemmtune sweep` tunes its shapes (bias+gelu, NN) into a db of the part's own, and its --json keeps each
+#     problem's sweep time;
+#     heldout_bench --confirm times the runtime (the tuned entry) against heuristic-first, in the four conditions;
+#     scripts/compare_torch.py --compiled times eager and the compiled op in the same conditions, with compile times;
+#   scripts/compile_report.py joins the parts into OUT_DIR/compile_compare.json and prints the table and targets.
+# Inductor's max-autotune takes 11-17 s per shape in tf32 and 44-67 s in fp32 on the H200 (../shared/DEVICE.md), so:
+# GPUS=0,1,2,3 runs tf32 on the first GPU and splits fp32's shapes over the others, all at once (each part's
+# comparison stays on its own GPU: sweep, runtime, eager and compiled); one GPU (the default) runs the parts one after
+# the other. FP32_COUNT=N takes fp32 on the first N shapes only (they alternate unaligned and aligned).
+#
+# usage: [GPUS=0 | GPUS=0,1,...] [FP32_COUNT=N] [MAX_MNK=3.2e10] scripts/bench_compile.sh [BUILD_DIR=build]
+#          [OUT_DIR=results/<gpu-slug>] [SEED=4901] [COUNT=24]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${1:-build}
+for tool in "$build/gemmtune" "$build/bench/heldout_bench"; do
+  [[ -x $tool ]] || { echo "bench_compile: $tool is missing (build it first; this script builds nothing)" >&2; exit 2; }
+done
+python3 -c "import torch" 2> /dev/null || { echo "bench_compile: python3 has no torch" >&2; exit 2; }
+slug=$("$build/gemmtune" devices --json | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["slug"])')
+out=${2:-results/$slug}
+seed=${3:-4901}
+count=${4:-24}
+IFS=, read -r -a gpus <<< "${GPUS:-0}"
+fp32_count=${FP32_COUNT:-$count}
+((fp32_count >= 1 && fp32_count <= count)) || { echo "bench_compile: FP32_COUNT must be 1..COUNT" >&2; exit 2; }
+dir="$out/compile/seed$seed"
+rm -rf "$dir"
+mkdir -p "$dir"
+python3 scripts/heldout_shapes.py --compile --seed "$seed" --count "$count" --out "$dir" --max-mnk "${MAX_MNK:-3.2e10}"
+start=$SECONDS
+
+gpu_clocks() {
+  if command -v nvidia-smi > /dev/null; then
+    nvidia-smi -i "$1" --query-gpu=index,name,clocks.max.sm,clocks.sm,clocks.mem,power.draw,power.limit,temperature.gpu \
+      --format=csv,noheader
+  fi
+}
+
+# One part's whole comparison (mode $1, GPU $2) on the shapes $3 (indices, comma-separated), into $dir/part$4/.
+run_part() {
+  local mode=$1 gpu=$2 pdir="$dir/part$4"
+  mkdir -p "$pdir"
+  python3 - "$dir" "$mode" "$3" "$pdir" << 'PY'
+import json, sys
+d, mode, idx, out = sys.argv[1], sys.argv[2], [int(i) for i in sys.argv[3].split(",")], sys.argv[4]
+shapes, profile = json.load(open(d + "/shapes.json")), json.load(open(d + "/profile.json"))
+shapes["shapes"] = [shapes["shapes"][i] for i in idx]
+profile["shapes"] = [[s["m"], s["n"], s["k"]] for s in shapes["shapes"]]
+profile["modes"], profile["name"] = [mode], profile["name"] + "_" + mode
+json.dump(shapes, open(out + "/shapes.json", "w"), indent=1)
+json.dump(profile, open(out + "/profile.json", "w"), indent=1)
+PY
+  export CUDA_VISIBLE_DEVICES=$gpu
+  echo "before, part $4: $(gpu_clocks "$gpu")" > "$pdir/clocks.txt"
+  "$build/gemmtune" sweep --profile "$pdir/profile.json" --db "$pdir/compile.db" --json "$pdir/sweep.json" \
+    > "$pdir/sweep.txt" 2> "$pdir/sweep.log"
+  echo "bench_compile: part $4 ($mode, GPU $gpu) tuned in $((SECONDS - start)) s" >&2
+  "$build/bench/heldout_bench" --confirm --db "$pdir/compile.db" --shapes "$pdir/shapes.json" \
+    --epilogues bias+gelu --modes "$mode" --json "$pdir/bench.json" > "$pdir/bench.txt"
+  echo "during, part $4: $(gpu_clocks "$gpu")" >> "$pdir/clocks.txt"
+  echo "bench_compile: part $4 ($mode, GPU $gpu) runtime measured in $((SECONDS - start)) s" >&2
+  python3 scripts/compare_torch.py --shapes "$pdir/shapes.json" --modes "$mode" --epilogues bias+gelu --compiled \
+    --json "$pdir/torch.json" > "$pdir/torch.txt" 2> "$pdir/torch.log"
+  echo "bench_compile: part $4 ($mode, GPU $gpu) torch.compile measured in $((SECONDS - start)) s" >&2
+}
+
+# The parts: tf32 on every shape; fp32 on the first FP32_COUNT, split over the GPUs after the first.
+parts=("tf32 ${gpus[0]} $(seq -s, 0 $((count - 1)))")
+if ((${#gpus[@]} == 1)); then
+  parts+=("fp32 ${gpus[0]} $(seq -s, 0 $((fp32_count - 1)))")
+else
+  for ((g = 1; g < ${#gpus[@]}; ++g)); do
+    idx=$(seq $((g - 1)) $((${#gpus[@]} - 1)) $((fp32_count - 1)) | paste -sd,)
+    [[ -z $idx ]] || parts+=("fp32 ${gpus[g]} $idx")
+  done
+fi
+pids=()
+for i in "${!parts[@]}"; do
+  read -r mode gpu idx <<< "${parts[i]}"
+  if ((${#gpus[@]} == 1)); then
+    run_part "$mode" "$gpu" "$idx" "$i"
+  else
+    run_part "$mode" "$gpu" "$idx" "$i" &
+    pids+=($!)
+  fi
+done
+status=0
+for pid in "${pids[@]}"; do wait "$pid" || status=$?; done
+((status == 0)) || { echo "bench_compile: a part failed (see $dir/part*/)" >&2; exit "$status"; }
+
+python3 - "$dir" << 'PY'
+import glob, json, sys
+parts = sorted(glob.glob(sys.argv[1] + "/part*/"))
+bench = json.load(open(parts[0] + "bench.json"))
+bench["records"] = [r for p in parts for r in json.load(open(p + "bench.json"))["records"]]
+json.dump(bench, open(sys.argv[1] + "/bench.json", "w"))
+problems = [q for p in parts for q in json.load(open(p + "sweep.json"))["problems"]]
+json.dump({"problems": problems}, open(sys.argv[1] + "/sweep.json", "w"))
+PY
+cat "$dir"/part*/clocks.txt > "$dir/clocks.txt"
+torch_args=()
+for f in "$dir"/part*/torch.json; do torch_args+=(--torch "$f"); done
+python3 scripts/compile_report.py --bench "$dir/bench.json" "${torch_args[@]}" --sweep "$dir/sweep.json" \
+  --shapes "$dir/shapes.json" --clocks "$dir/clocks.txt" --out "$out/compile_compare.json"
+echo "bench_compile: done in $((SECONDS - start)) s" >&2

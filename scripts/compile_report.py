@@ -1,0 +1,176 @@
+#!/usr/bin/env python3
+"""Issue 49's comparison with torch.compile max-autotune: joins one run of scripts/bench_compile.sh into
+results/<gpu>/compile_compare.json and prints the table and the targets.
+
+Inputs, all from the same run on the same GPU:
+  --bench    heldout_bench's JSON: our tuned runtime (runtime_us, its candidate) and raw cuBLASLt heuristic-first
+             (heuristic_us), paired in one process, per shape x mode x condition;
+  --torch    compare_torch.py --compiled's JSON (one or more): PyTorch eager (torch_us) and the compiled op
+             (compiled_us, compile_s) in the same four conditions, in its own process;
+  --sweep    the tuning sweep's --json: each problem's own wall time (cost.wall_s), our side of "compile time";
+  --shapes   heldout_shapes.py --compile's shapes.json (which half is both-unaligned).
+
+Targets (issue 49), per condition (stream/graph x warm/cold):
+  tf32 bias+gelu: runtime >= 0.99x compiled on every shape, geomean >= 1.2x;
+  fp32 bias+gelu: runtime >= 0.99x compiled on every shape;
+  tf32, the both-unaligned half: geomean >= 50% of the dense tf32 peak and >= 2x cuBLASLt heuristic-first.
+
+usage: compile_report.py --bench B.json --torch T.json [--torch ...] --sweep S.json --shapes shapes.json
+                         --out compile_compare.json [--peak-tf32-tflops 494.7] [--clocks clocks.txt]
+"""
+import argparse
+import json
+import math
+import sys
+
+H200_TF32_DENSE_TFLOPS = 494.7  # ../shared/DEVICE.md
+
+
+def geomean(xs):
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
+
+
+def sweep_problems(sweep):
+    """{(shape, mode): that problem's summary (cost.wall_s, best_us, best_candidate)} from a sweep --json; keys are
+    fwd:MxNxK:layout:out:epilogue:mode."""
+    out = {}
+    for p in sweep.get("problems", []):
+        parts = p.get("problem_key", "").split(":")
+        if len(parts) == 6:
+            out[(parts[1], parts[5])] = p
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--bench", required=True)
+    ap.add_argument("--torch", action="append", required=True)
+    ap.add_argument("--sweep", required=True)
+    ap.add_argument("--shapes", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--peak-tf32-tflops", type=float)
+    ap.add_argument("--clocks", help="a text file of the GPU's clocks and power, kept in the output")
+    args = ap.parse_args()
+
+    with open(args.bench) as f:
+        bench = json.load(f)
+    device = bench["device"] if isinstance(bench["device"], str) else json.dumps(bench["device"])
+    peak = args.peak_tf32_tflops
+    if peak is None:
+        if "H200" not in device:
+            ap.error(f"--peak-tf32-tflops is needed for {device} (the built-in peak is the H200's)")
+        peak = H200_TF32_DENSE_TFLOPS
+    torch_recs = {}
+    torch_meta = {}
+    for path in args.torch:
+        with open(path) as f:
+            doc = json.load(f)
+        torch_meta = {"torch": doc.get("torch"), "method": doc.get("method")}
+        for r in doc["records"]:
+            torch_recs[(r["shape"], r["mode"], r["epilogue"], r["launch"], r["condition"])] = r
+    with open(args.sweep) as f:
+        swept = sweep_problems(json.load(f))
+    with open(args.shapes) as f:
+        shapes_doc = json.load(f)
+    unaligned = {f"{s['m']}x{s['n']}x{s['k']}": s["n"] % 4 != 0 and s["k"] % 4 != 0 for s in shapes_doc["shapes"]}
+
+    records, missing = [], []
+    for b in bench["records"]:
+        key = (b["shape"], b["mode"], b["epilogue"], b["launch"], b["condition"])
+        t = torch_recs.get(key)
+        if t is None or "compiled_us" not in t:
+            missing.append(key)
+            continue
+        m, n, k = (int(d) for d in b["shape"].split("x"))
+        flops = 2.0 * m * n * k
+        records.append({
+            "shape": b["shape"], "mode": b["mode"], "epilogue": b["epilogue"], "launch": b["launch"],
+            "condition": b["condition"], "both_unaligned": unaligned.get(b["shape"], False),
+            "runtime_us": b["runtime_us"], "compiled_us": t["compiled_us"], "heuristic_us": b["heuristic_us"],
+            "torch_us": t["torch_us"],
+            "runtime_tflops": flops / (b["runtime_us"] * 1e-6) / 1e12,
+            "runtime_pct_of_tf32_peak": 100.0 * flops / (b["runtime_us"] * 1e-6) / 1e12 / peak,
+            "compiled_tflops": flops / (t["compiled_us"] * 1e-6) / 1e12,
+            "vs_compiled": t["compiled_us"] / b["runtime_us"], "vs_heuristic": b["heuristic_us"] / b["runtime_us"],
+            "vs_eager": t["torch_us"] / b["runtime_us"],
+            "candidate": b["candidate"], "runtime_source": b.get("runtime_source"),
+            "compile_s": t["compile_s"], "compiled_rel_err": t.get("compiled_rel_err"),
+            "sweep_s": swept.get((b["shape"], b["mode"]), {}).get("cost", {}).get("wall_s"),
+            "sweep_best_us": swept.get((b["shape"], b["mode"]), {}).get("best_us"),
+            "sweep_best_candidate": swept.get((b["shape"], b["mode"]), {}).get("best_candidate"),
+        })
+    if missing:
+        print(f"compile_report: {len(missing)} runtime records have no compiled timing, e.g. {missing[0]}",
+              file=sys.stderr)
+        return 1
+
+    print(f"{'mode':<5} {'shape':<17} {'unal':<4} {'launch':<6} {'L2':<4} {'ours us':>9} {'compiled':>9} "
+          f"{'heur.':>9} {'eager':>9} {'vs comp':>7} {'vs heur':>7} {'TFLOP/s':>7} {'%peak':>5} {'sweep s':>7} "
+          f"{'compile s':>9}  candidate")
+    for r in records:
+        print(f"{r['mode']:<5} {r['shape']:<17} {'yes' if r['both_unaligned'] else 'no':<4} {r['launch']:<6} "
+              f"{r['condition']:<4} {r['runtime_us']:9.2f} {r['compiled_us']:9.2f} {r['heuristic_us']:9.2f} "
+              f"{r['torch_us']:9.2f} {r['vs_compiled']:7.3f} {r['vs_heuristic']:7.3f} {r['runtime_tflops']:7.1f} "
+              f"{r['runtime_pct_of_tf32_peak']:5.1f} {r['sweep_s'] or float('nan'):7.2f} {r['compile_s']:9.1f}  "
+              f"{r['candidate']}")
+
+    summary = []
+    conditions = sorted({(r["launch"], r["condition"]) for r in records})
+    for launch, cond in conditions:
+        for mode in ("tf32", "fp32"):
+            rs = [r for r in records if r["mode"] == mode and r["epilogue"] == "bias+gelu" and r["launch"] == launch
+                  and r["condition"] == cond]
+            if not rs:
+                continue
+            ratios = [r["vs_compiled"] for r in rs]
+            s = {"mode": mode, "launch": launch, "condition": cond, "shapes": len(rs),
+                 "geomean_vs_compiled": geomean(ratios), "min_vs_compiled": min(ratios),
+                 "below_0.99": sum(x < 0.99 for x in ratios),
+                 "min_shape": min(rs, key=lambda r: r["vs_compiled"])["shape"],
+                 "geomean_vs_eager": geomean([r["vs_eager"] for r in rs]),
+                 "geomean_vs_heuristic": geomean([r["vs_heuristic"] for r in rs])}
+            s["target_every_shape_0.99"] = s["below_0.99"] == 0
+            if mode == "tf32":
+                s["target_geomean_1.2"] = s["geomean_vs_compiled"] >= 1.2
+                un = [r for r in rs if r["both_unaligned"]]
+                if un:
+                    s["unaligned_shapes"] = len(un)
+                    s["unaligned_geomean_pct_of_peak"] = geomean([r["runtime_pct_of_tf32_peak"] for r in un])
+                    s["unaligned_geomean_vs_heuristic"] = geomean([r["vs_heuristic"] for r in un])
+                    s["unaligned_geomean_vs_compiled"] = geomean([r["vs_compiled"] for r in un])
+                    s["target_unaligned_50pct_peak"] = s["unaligned_geomean_pct_of_peak"] >= 50.0
+                    s["target_unaligned_2x_heuristic"] = s["unaligned_geomean_vs_heuristic"] >= 2.0
+            summary.append(s)
+            met = [k for k in s if k.startswith("target_") and s[k]]
+            missed = [k for k in s if k.startswith("target_") and not s[k]]
+            line = (f"{mode} {launch}/{cond}: vs compiled geomean x{s['geomean_vs_compiled']:.3f}, min "
+                    f"x{s['min_vs_compiled']:.3f} ({s['min_shape']}), {s['below_0.99']} of {len(rs)} below 0.99; "
+                    f"vs eager x{s['geomean_vs_eager']:.3f}; vs heuristic x{s['geomean_vs_heuristic']:.3f}")
+            if "unaligned_shapes" in s:
+                line += (f"; both-unaligned: {s['unaligned_geomean_pct_of_peak']:.1f}% of peak, "
+                         f"x{s['unaligned_geomean_vs_heuristic']:.2f} heuristic, "
+                         f"x{s['unaligned_geomean_vs_compiled']:.3f} compiled")
+            print(line + f"  met: {', '.join(met) or '-'}; MISSED: {', '.join(missed) or '-'}")
+
+    compile_s = [r["compile_s"] for r in records if r["launch"] == "stream" and r["condition"] == "warm"]
+    sweep_list = [r["sweep_s"] for r in records if r["launch"] == "stream" and r["condition"] == "warm"
+                  and r["sweep_s"] is not None]
+    out = {
+        "device": bench["device"], "seed": bench.get("seed"), "peak_tf32_tflops": peak,
+        "method": {"runtime_and_heuristic": bench.get("method"), "torch": torch_meta.get("method"),
+                   "torch_version": torch_meta.get("torch"),
+                   "ratios": "vs_compiled = compiled_us / runtime_us, measured in two processes on the same GPU "
+                             "in one run (1% is the noise of two processes' timings)"},
+        "compile_s_total": sum(compile_s), "sweep_s_total": sum(sweep_list),
+        "clocks": open(args.clocks).read() if args.clocks else None,
+        "summary": summary, "records": records,
+    }
+    with open(args.out, "w") as f:
+        json.dump(out, f, indent=1)
+    print(f"torch.compile spent {sum(compile_s):.0f} s compiling {len(compile_s)} ops; our sweep "
+          f"{sum(sweep_list):.0f} s on the same problems -> {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,118 @@
+"""The torch.compile comparison's plumbing (issue 49), no GPU and no PyTorch: scripts/heldout_shapes.py --compile
+draws what the issue asks (256..8192, half with k and n both not multiples of 4, all tuned, bias+gelu only, the same
+shapes for the same seed), and scripts/compile_report.py joins a run, computes the ratios, holds a shape below 0.99x
+compiled against the target and refuses a run whose compiled side is missing."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+SCRIPTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, os.pardir, "scripts")
+CONDITIONS = [("stream", "warm"), ("stream", "cold"), ("graph", "warm"), ("graph", "cold")]
+
+
+def draw(out, seed):
+    subprocess.run([sys.executable, os.path.join(SCRIPTS, "heldout_shapes.py"), "--compile", "--seed", str(seed),
+                    "--count", "8", "--out", out, "--max-mnk", "3.2e10"], check=True, capture_output=True)
+    with open(os.path.join(out, "shapes.json")) as f:
+        shapes = json.load(f)
+    with open(os.path.join(out, "profile.json")) as f:
+        return shapes, json.load(f)
+
+
+class HeldoutShapesCompile(unittest.TestCase):
+    def test_half_the_shapes_are_both_unaligned_all_in_range_and_tuned(self):
+        with tempfile.TemporaryDirectory() as d:
+            shapes, profile = draw(d, 7)
+        both = [s for s in shapes["shapes"] if s["n"] % 4 and s["k"] % 4]
+        aligned = [s for s in shapes["shapes"] if s["n"] % 4 == 0 and s["k"] % 4 == 0]
+        self.assertEqual(len(both), 4)
+        self.assertEqual(len(aligned), 4)
+        for s in shapes["shapes"]:
+            self.assertTrue(all(256 <= s[d] <= 8192 for d in "mnk"), s)
+            self.assertTrue(s["tuned"])
+            self.assertLessEqual(s["m"] * s["n"] * s["k"], 3.2e10)
+        self.assertEqual(profile["epilogues"], ["bias+gelu"])
+        self.assertEqual(len(profile["shapes"]), 8)
+
+    def test_the_same_seed_draws_the_same_shapes_and_another_seed_others(self):
+        with tempfile.TemporaryDirectory() as a, tempfile.TemporaryDirectory() as b, \
+                tempfile.TemporaryDirectory() as c:
+            self.assertEqual(draw(a, 3)[0], draw(b, 3)[0])
+            self.assertNotEqual(draw(a, 3)[0]["shapes"], draw(c, 4)[0]["shapes"])
+
+
+def run_files(d, compiled_us):
+    """A two-shape run (one both-unaligned) in tf32: ours 100 us everywhere, compiled as given per shape."""
+    shapes = {"seed": 1, "shapes": [{"m": 1000, "n": 1001, "k": 999, "tuned": True},
+                                    {"m": 1000, "n": 1000, "k": 1000, "tuned": True}]}
+    bench, torch_doc, sweep = {"device": "NVIDIA H200|sm_90", "seed": 1, "method": "m", "records": []}, \
+        {"torch": "t", "method": "m", "records": []}, {"problems": []}
+    for s in shapes["shapes"]:
+        shape = f"{s['m']}x{s['n']}x{s['k']}"
+        sweep["problems"].append({"problem_key": f"fwd:{shape}:nn:row:bias+gelu:tf32", "best_us": 90.0,
+                                  "best_candidate": "own/x", "cost": {"wall_s": 2.5}})
+        for launch, cond in CONDITIONS:
+            key = {"shape": shape, "mode": "tf32", "epilogue": "bias+gelu", "launch": launch, "condition": cond}
+            bench["records"].append({**key, "runtime_us": 100.0, "heuristic_us": 300.0, "candidate": "own/x"})
+            if compiled_us.get(shape) is not None:
+                torch_doc["records"].append({**key, "torch_us": 250.0, "compiled_us": compiled_us[shape],
+                                             "compile_s": 9.0})
+    paths = {}
+    for name, doc in (("shapes", shapes), ("bench", bench), ("torch", torch_doc), ("sweep", sweep)):
+        paths[name] = os.path.join(d, name + ".json")
+        with open(paths[name], "w") as f:
+            json.dump(doc, f)
+    return paths
+
+
+def report(d, paths):
+    out = os.path.join(d, "out.json")
+    proc = subprocess.run([sys.executable, os.path.join(SCRIPTS, "compile_report.py"), "--bench", paths["bench"],
+                           "--torch", paths["torch"], "--sweep", paths["sweep"], "--shapes", paths["shapes"],
+                           "--out", out], capture_output=True, text=True)
+    doc = None
+    if proc.returncode == 0:
+        with open(out) as f:
+            doc = json.load(f)
+    return proc, doc
+
+
+class CompileReport(unittest.TestCase):
+    def test_ratios_peak_share_and_sweep_time_come_from_the_run(self):
+        with tempfile.TemporaryDirectory() as d:
+            proc, doc = report(d, run_files(d, {"1000x1001x999": 150.0, "1000x1000x1000": 130.0}))
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        r = doc["records"][0]
+        self.assertAlmostEqual(r["vs_compiled"], 1.5)
+        self.assertAlmostEqual(r["vs_heuristic"], 3.0)
+        self.assertAlmostEqual(r["runtime_tflops"], 2 * 1000 * 1001 * 999 / 100e-6 / 1e12)
+        self.assertTrue(r["both_unaligned"])
+        self.assertEqual(r["sweep_s"], 2.5)
+        s = doc["summary"][0]
+        self.assertTrue(s["target_every_shape_0.99"])
+        self.assertEqual(s["unaligned_shapes"], 1)
+        self.assertFalse(s["target_unaligned_50pct_peak"])  # 20 TFLOP/s is 4% of the H200's peak
+        self.assertTrue(s["target_unaligned_2x_heuristic"])
+
+    def test_a_shape_below_099x_compiled_misses_the_target(self):
+        with tempfile.TemporaryDirectory() as d:
+            proc, doc = report(d, run_files(d, {"1000x1001x999": 150.0, "1000x1000x1000": 98.0}))
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        s = doc["summary"][0]
+        self.assertEqual(s["below_0.99"], 1)
+        self.assertEqual(s["min_shape"], "1000x1000x1000")
+        self.assertFalse(s["target_every_shape_0.99"])
+        self.assertIn("MISSED: target_every_shape_0.99", proc.stdout)
+
+    def test_a_run_without_the_compiled_side_is_refused(self):
+        with tempfile.TemporaryDirectory() as d:
+            proc, _ = report(d, run_files(d, {"1000x1001x999": 150.0}))
+        self.assertNotEqual(proc.returncode, 0)
+        self.assertIn("no compiled timing", proc.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
