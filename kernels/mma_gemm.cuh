@@ -313,8 +313,8 @@ __global__ void __maxnreg__(255) mma_gemm_kernel(OperandView a, OperandView b, E
   auto load_stage = [&](int stage, int kt) {
     float* const tile = smem + stage * kStageFloats;
     const std::int64_t k0 = std::int64_t{k_range.begin + kt} * T::bk;
-    load_tile_async<SmemA>(tile, cursor_a, a.ptr, a.vec4, k0);
-    load_tile_async<SmemB>(tile + SmemA::kFloats, cursor_b, b.ptr, b.vec4, k0);
+    load_tile_async<SmemA>(tile, cursor_a, a, k0);
+    load_tile_async<SmemB>(tile + SmemA::kFloats, cursor_b, b, k0);
   };
 
 #pragma unroll

@@ -40,7 +40,7 @@ void stage_operands(OperandView& a, OperandView& b, const LaunchScratch& scratch
     copy_rows_padded(v->ptr, v->ld, copy, ld, rows, cols, s);
     v->ptr = copy;
     v->ld = ld;
-    v->vec4 = true;
+    v->vec4 = v->vec2 = true;
     used += staging_boundary(floats);
   }
 }

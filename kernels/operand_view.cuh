@@ -16,6 +16,7 @@ struct OperandView {
   std::int64_t k = 0;
   bool k_major = false;     // element (r, kk) at r·ld + kk; else at kk·ld + r
   bool vec4 = false;        // 16-byte loads along the contiguous dimension are legal (ld % 4 == 0, 16-byte base)
+  bool vec2 = false;        // 8-byte loads are (ld % 2 == 0, 8-byte base): half the copies of 4-byte ones
 
   __host__ __device__ std::int64_t offset(std::int64_t r, std::int64_t kk) const {
     return k_major ? r * ld + kk : kk * ld + r;
@@ -23,6 +24,7 @@ struct OperandView {
 };
 
 inline bool aligned_16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
+inline bool aligned_8(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 8 == 0; }
 
 inline OperandView operand_a(const GemmProblem& p, const GemmOperands& x) {
   OperandView v;
@@ -32,6 +34,7 @@ inline OperandView operand_a(const GemmProblem& p, const GemmOperands& x) {
   v.k = p.k;
   v.k_major = !p.trans_a;
   v.vec4 = v.ld % 4 == 0 && aligned_16(x.A);
+  v.vec2 = v.ld % 2 == 0 && aligned_8(x.A);
   return v;
 }
 
@@ -43,6 +46,7 @@ inline OperandView operand_b(const GemmProblem& p, const GemmOperands& x) {
   v.k = p.k;
   v.k_major = p.trans_b;
   v.vec4 = v.ld % 4 == 0 && aligned_16(x.B);
+  v.vec2 = v.ld % 2 == 0 && aligned_8(x.B);
   return v;
 }
 

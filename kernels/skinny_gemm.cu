@@ -193,8 +193,8 @@ __global__ void __launch_bounds__(kSkinnyThreads, 1)
   const auto load_stage = [&](int t) {
     float* const stage = smem + (t % T::stages) * L::kStageFloats;
     const std::int64_t k0 = std::int64_t{k_range.begin + t} * T::bk;
-    load_tile_async<BLayout>(stage, cursor_b, b.ptr, b.vec4, k0);
-    if (loads_a) load_tile_async<ALayout>(stage + L::kBFloats, cursor_a, a.ptr, a.vec4, k0);
+    load_tile_async<BLayout>(stage, cursor_b, b, k0);
+    if (loads_a) load_tile_async<ALayout>(stage + L::kBFloats, cursor_a, a, k0);
   };
   // Groups are committed even when empty, so wait_group's count always means "all but the newest stages − 2".
 #pragma unroll

@@ -8,18 +8,31 @@
 
 namespace gemmtune::kernels {
 
-// Issues this thread's cp.async copies of one rows×bk tile into `tile`, where Layout::offset(r, kk) places each float
-// (the 4 floats of a chunk must stay adjacent and 16-byte aligned): 16-byte chunks where the operand allows, else four
-// 4-byte copies; floats outside the matrix are zero-filled (src-size < copy size) and never read.
+// Issues this thread's cp.async copies of one rows×bk tile of `op` into `tile`, where Layout::offset(r, kk) places
+// each float (the 4 floats of a chunk must stay adjacent and 16-byte aligned): 16-byte chunks where the operand allows,
+// else two 8-byte or four 4-byte copies; floats outside the matrix are zero-filled (src-size < copy size) and never
+// read. Interior tiles skip the bounds in every case: with 4-byte copies, a bound and a select per float cost more
+// than the copies.
 template <class Layout, int kRows, int kBk, int kThreads, bool kKMajorOnly>
 __device__ __forceinline__ void load_tile_async(float* tile,
                                                 const ChunkCursor<kRows, kBk, kThreads, kKMajorOnly>& cursor,
-                                                const float* any_valid, bool vec4, std::int64_t k0) {
+                                                const OperandView& op, std::int64_t k0) {
   using Cursor = ChunkCursor<kRows, kBk, kThreads, kKMajorOnly>;
-  if (vec4 && cursor.interior(k0)) {
+  if (cursor.interior(k0)) {
 #pragma unroll
-    for (int c = 0; c < Cursor::kChunks; ++c)
-      ptx::cp_async_16(tile + Layout::offset(cursor.tile_r(c), cursor.tile_kk(c)), cursor.src(c, k0), 16);
+    for (int c = 0; c < Cursor::kChunks; ++c) {
+      float* const dst = tile + Layout::offset(cursor.tile_r(c), cursor.tile_kk(c));
+      const float* const src = cursor.src(c, k0);
+      if (op.vec4) {
+        ptx::cp_async_16(dst, src, 16);
+      } else if (op.vec2) {
+        ptx::cp_async_8(dst, src);
+        ptx::cp_async_8(dst + 2, src + 2);
+      } else {
+#pragma unroll
+        for (int i = 0; i < 4; ++i) ptx::cp_async_4(dst + i, src + i, 4);
+      }
+    }
     return;
   }
 #pragma unroll
@@ -27,11 +40,11 @@ __device__ __forceinline__ void load_tile_async(float* tile,
     const int valid = cursor.valid(c, k0);
     const float* const src = cursor.src(c, k0);
     float* const dst = tile + Layout::offset(cursor.tile_r(c), cursor.tile_kk(c));
-    if (vec4) {
-      ptx::cp_async_16(dst, valid > 0 ? src : any_valid, valid * 4);
+    if (op.vec4) {
+      ptx::cp_async_16(dst, valid > 0 ? src : op.ptr, valid * 4);
     } else {
 #pragma unroll
-      for (int i = 0; i < 4; ++i) ptx::cp_async_4(dst + i, i < valid ? src + i : any_valid, i < valid ? 4 : 0);
+      for (int i = 0; i < 4; ++i) ptx::cp_async_4(dst + i, i < valid ? src + i : op.ptr, i < valid ? 4 : 0);
     }
   }
 }

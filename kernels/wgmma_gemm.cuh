@@ -233,8 +233,8 @@ __global__ void __launch_bounds__(T::threads)
   auto load_stage = [&](int kt) {
     float* const stage = smem + (kt % kStages) * Layout::kStageFloats;
     const std::int64_t k0 = std::int64_t{k_range.begin + kt} * kBk;
-    load_tile_async<ATile>(stage, cursor_a, a.ptr, a.vec4, k0);
-    load_tile_async<BTile>(stage + ATile::kFloats, cursor_b, b.ptr, b.vec4, k0);
+    load_tile_async<ATile>(stage, cursor_a, a, k0);
+    load_tile_async<BTile>(stage + ATile::kFloats, cursor_b, b, k0);
   };
 
 #pragma unroll

@@ -6,11 +6,12 @@
 #   per part (a math mode on some of the shapes), on one GPU:
 #     `gemmtune sweep` tunes its shapes (bias+gelu, NN) into a db of the part's own, and its --json keeps each
 #     problem's sweep time;
-#     heldout_bench --confirm times the runtime (the tuned entry) against heuristic-first, in the four conditions;
+#     heldout_bench times the runtime (every shape's exact tuned entry, so the first-use trial, which only confirms
+#     stand-ins, has nothing to do) against heuristic-first, in the four conditions;
 #     scripts/compare_torch.py --compiled times eager and the compiled op in the same conditions, with compile times;
 #   scripts/compile_report.py joins the parts into OUT_DIR/compile_compare.json and prints the table and targets.
 # Inductor's max-autotune takes 11-17 s per shape in tf32 and 44-67 s in fp32 on the H200 (../shared/DEVICE.md), so:
-# GPUS=0,1,2,3 runs tf32 on the first GPU and splits fp32's shapes over the others, all at once (each part's
+# GPUS=0,1,2,3 splits tf32's shapes over the first half of the GPUs and fp32's over the rest, all at once (each part's
 # comparison stays on its own GPU: sweep, runtime, eager and compiled); one GPU (the default) runs the parts one after
 # the other. FP32_COUNT=N takes fp32 on the first N shapes only (they alternate unaligned and aligned).
 #
@@ -62,7 +63,7 @@ PY
   "$build/gemmtune" sweep --profile "$pdir/profile.json" --db "$pdir/compile.db" --json "$pdir/sweep.json" \
     > "$pdir/sweep.txt" 2> "$pdir/sweep.log"
   echo "bench_compile: part $4 ($mode, GPU $gpu) tuned in $((SECONDS - start)) s" >&2
-  "$build/bench/heldout_bench" --confirm --db "$pdir/compile.db" --shapes "$pdir/shapes.json" \
+  "$build/bench/heldout_bench" --db "$pdir/compile.db" --shapes "$pdir/shapes.json" \
     --epilogues bias+gelu --modes "$mode" --json "$pdir/bench.json" > "$pdir/bench.txt"
   echo "during, part $4: $(gpu_clocks "$gpu")" >> "$pdir/clocks.txt"
   echo "bench_compile: part $4 ($mode, GPU $gpu) runtime measured in $((SECONDS - start)) s" >&2
@@ -71,15 +72,23 @@ PY
   echo "bench_compile: part $4 ($mode, GPU $gpu) torch.compile measured in $((SECONDS - start)) s" >&2
 }
 
-# The parts: tf32 on every shape; fp32 on the first FP32_COUNT, split over the GPUs after the first.
-parts=("tf32 ${gpus[0]} $(seq -s, 0 $((count - 1)))")
-if ((${#gpus[@]} == 1)); then
-  parts+=("fp32 ${gpus[0]} $(seq -s, 0 $((fp32_count - 1)))")
-else
-  for ((g = 1; g < ${#gpus[@]}; ++g)); do
-    idx=$(seq $((g - 1)) $((${#gpus[@]} - 1)) $((fp32_count - 1)) | paste -sd,)
-    [[ -z $idx ]] || parts+=("fp32 ${gpus[g]} $idx")
+# The parts: tf32 on every shape, fp32 on the first FP32_COUNT. One GPU runs both; with more, tf32's shapes are split
+# over the first half of them and fp32's over the rest.
+split() {  # split FIRST_GPU_INDEX GPU_COUNT SHAPE_COUNT MODE: one part per GPU, shapes dealt round-robin
+  local g idx
+  for ((g = 0; g < $2; ++g)); do
+    idx=$(seq "$g" "$2" $(($3 - 1)) | paste -sd,)
+    [[ -z $idx ]] || parts+=("$4 ${gpus[$1 + g]} $idx")
   done
+}
+parts=()
+if ((${#gpus[@]} == 1)); then
+  split 0 1 "$count" tf32
+  split 0 1 "$fp32_count" fp32
+else
+  tf32_gpus=$(((${#gpus[@]} + 1) / 2))
+  split 0 "$tf32_gpus" "$count" tf32
+  split "$tf32_gpus" $((${#gpus[@]} - tf32_gpus)) "$fp32_count" fp32
 fi
 pids=()
 for i in "${!parts[@]}"; do

@@ -105,14 +105,15 @@ TEST_P(WgmmaGemm, EveryVariantMatchesFp64ReferenceOnEdgeShapesBothLayoutsAndEpil
 // The launcher picks the TMA pipeline when both leading dimensions are multiples of 4 floats (with cudaMalloc'd
 // operands), else the cp.async one, or for a staged variant the TMA one on copies. Edge tiles in every dimension for
 // each: the TMA shapes keep lda and ldb aligned (k = 4 is a single partial k tile); the cp.async ones have an odd k, so
-// lda is not (and 261 columns: nor is NN's ldb, so a staged variant copies both).
+// lda is not (and 261 columns: nor is NN's ldb, so a staged variant copies both), or an even k and n that are not
+// multiples of 4 (8-byte copies in the interior tiles, 4-byte ones at the edges).
 TEST_P(WgmmaGemm, BothPipelinesMatchFp64ReferenceOnEdgeTiles) {
   GT_REQUIRE_WGMMA_FAMILY();
   struct Shape {
     std::int64_t m, n, k;
   };
   const Shape tma_shapes[] = {{5, 132, 4}, {300, 68, 1028}, {77, 260, 36}};
-  const Shape cp_async_shapes[] = {{300, 68, 1029}, {77, 261, 37}};
+  const Shape cp_async_shapes[] = {{300, 68, 1029}, {77, 261, 37}, {300, 70, 1030}, {260, 262, 134}};
   std::vector<GemmProblem> problems;
   for (const bool trans_b : {false, true}) {
     const auto add = [&](const Shape& s, bool epilogue) {

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Issue 49's torch.compile comparison on the GPU machine, from a carried build (scripts/dev/prebuilt.sh): runs
+# scripts/bench_compile.sh on every GPU there (GPUS defaults to all of them), then leaves compile_compare.json, the
+# run's log and its per-part work (shapes, profiles, sweep/bench/torch logs and JSONs, no dbs) in OUT_DIR.
+#   usage: [FP32_COUNT=N] scripts/dev/compile_compare_device.sh OUT_DIR [SEED=4901] [COUNT=24] [LIMIT_S=560]
+set -uo pipefail
+out=${1:?usage: scripts/dev/compile_compare_device.sh OUT_DIR [SEED] [COUNT] [LIMIT_S]}
+seed=${2:-4901} count=${3:-24} limit=${4:-560}
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+cd "$root" || exit 2
+export GEMMTUNE_DATA_DIR=$root PYTHONUNBUFFERED=1
+work=$(mktemp -d)
+gpus=$(nvidia-smi --query-gpu=index --format=csv,noheader | paste -sd,)
+nvidia-smi --query-gpu=index,name,driver_version,clocks.max.sm,power.limit --format=csv,noheader
+GPUS=${GPUS:-$gpus} timeout "$limit" scripts/bench_compile.sh build "$work" "$seed" "$count" > "$out/bench_compile.log" 2>&1
+rc=$?
+echo "bench_compile rc=$rc"
+if ((rc != 0)); then
+  for f in "$work"/compile/seed*/part*/{sweep.log,bench.txt,torch.log}; do
+    [[ -f $f ]] && { echo "== $f"; tail -5 "$f"; }
+  done
+fi
+cp "$work/compile_compare.json" "$out/" 2> /dev/null
+tar -C "$work" -czf "$out/compile_work.tgz" --exclude='*.db' compile
+grep -E "vs compiled geomean|torch.compile spent|bench_compile|Traceback|rror" "$out/bench_compile.log" | tail -40

@@ -1,0 +1,48 @@
+#!/usr/bin/env python3
+"""Each problem of a sweep --json: its best candidate, its time, TFLOP/s and % of the tf32 peak, and % of DRAM
+bandwidth for the bytes it must move at least (A, B, bias and Y once); beside an earlier sweep's best where --before
+names one (the same problem keys). H200 peaks from ../shared/DEVICE.md.
+usage: sweep_peak_share.py SWEEP.json [--before OLD.json] [--json OUT]"""
+import argparse
+import json
+
+PEAK_TF32, DRAM = 494.7e12, 4.8e12
+
+
+def best(path):
+    with open(path) as f:
+        return {p["problem_key"]: p for p in json.load(f)["problems"]}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("sweep")
+    ap.add_argument("--before")
+    ap.add_argument("--json")
+    args = ap.parse_args()
+    now, before = best(args.sweep), best(args.before) if args.before else {}
+    rows = []
+    for key, p in now.items():
+        m, n, k = (int(d) for d in key.split(":")[1].split("x"))
+        us = p["best_us"]
+        min_bytes = 4.0 * (m * k + k * n + n + m * n)
+        row = {"problem": key, "best_us": us, "candidate": p["best_candidate"],
+               "heuristic_first_us": p.get("heuristic_first_us"),
+               "tflops": 2.0 * m * n * k / (us * 1e-6) / 1e12,
+               "pct_tf32_peak": 100 * 2.0 * m * n * k / (us * 1e-6) / PEAK_TF32,
+               "pct_dram": 100 * min_bytes / (us * 1e-6) / DRAM}
+        if key in before:
+            row["before_us"], row["before_candidate"] = before[key]["best_us"], before[key]["best_candidate"]
+        rows.append(row)
+        print(f"{key:<40} {us:9.2f} us {row['tflops']:6.1f} TFLOP/s {row['pct_tf32_peak']:5.1f}% peak "
+              f"{row['pct_dram']:5.1f}% DRAM  heur0 {row['heuristic_first_us'] or float('nan'):9.2f}  "
+              f"{row['candidate']}" +
+              (f"  | before {row['before_us']:9.2f} us x{row['before_us'] / us:.2f} {row['before_candidate']}"
+               if "before_us" in row else ""))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(rows, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
