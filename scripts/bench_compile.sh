@@ -10,10 +10,10 @@
 #     stand-ins, has nothing to do) against heuristic-first, in the four conditions;
 #     scripts/compare_torch.py --compiled times eager and the compiled op in the same conditions, with compile times;
 #   scripts/compile_report.py joins the parts into OUT_DIR/compile_compare.json and prints the table and targets.
-# Inductor's max-autotune takes 11-17 s per shape in tf32 and 44-67 s in fp32 on the H200 (../shared/DEVICE.md), so:
-# GPUS=0,1,2,3 splits tf32's shapes over the first half of the GPUs and fp32's over the rest, all at once (each part's
-# comparison stays on its own GPU: sweep, runtime, eager and compiled); one GPU (the default) runs the parts one after
-# the other. FP32_COUNT=N takes fp32 on the first N shapes only (they alternate unaligned and aligned).
+# Inductor's max-autotune takes 11-17 s per shape in tf32 and 44-67 s in fp32 on the H200 (../shared/DEVICE.md), so
+# GPUS=0,1,... deals each mode's shapes over several GPUs, which run at once (each part's comparison stays on its own
+# GPU: sweep, runtime, eager and compiled), and FP32_COUNT=N takes fp32 on the first N shapes only (they alternate
+# unaligned and aligned).
 #
 # usage: [GPUS=0 | GPUS=0,1,...] [FP32_COUNT=N] [MAX_MNK=3.2e10] scripts/bench_compile.sh [BUILD_DIR=build]
 #          [OUT_DIR=results/<gpu-slug>] [SEED=4901] [COUNT=24]
@@ -72,33 +72,30 @@ PY
   echo "bench_compile: part $4 ($mode, GPU $gpu) torch.compile measured in $((SECONDS - start)) s" >&2
 }
 
-# The parts: tf32 on every shape, fp32 on the first FP32_COUNT. One GPU runs both; with more, tf32's shapes are split
-# over the first half of them and fp32's over the rest.
-split() {  # split FIRST_GPU_INDEX GPU_COUNT SHAPE_COUNT MODE: one part per GPU, shapes dealt round-robin
-  local g idx
-  for ((g = 0; g < $2; ++g)); do
-    idx=$(seq "$g" "$2" $(($3 - 1)) | paste -sd,)
-    [[ -z $idx ]] || parts+=("$4 ${gpus[$1 + g]} $idx")
+# The parts: tf32 on every shape, fp32 on the first FP32_COUNT, each mode's shapes dealt round-robin over the GPUs.
+# A GPU runs its parts one after the other (tf32 first); the GPUs run at once.
+parts=()
+for mode in tf32 fp32; do
+  n=$count
+  [[ $mode == fp32 ]] && n=$fp32_count
+  for ((g = 0; g < ${#gpus[@]}; ++g)); do
+    idx=$(seq "$g" "${#gpus[@]}" $((n - 1)) | paste -sd,)
+    [[ -z $idx ]] || parts+=("$mode ${gpus[g]} $idx")
+  done
+done
+run_gpu() {  # every part of GPU $1, in order
+  local i mode gpu idx
+  for i in "${!parts[@]}"; do
+    read -r mode gpu idx <<< "${parts[i]}"
+    if [[ $gpu == "$1" ]]; then
+      run_part "$mode" "$gpu" "$idx" "$i"
+    fi
   done
 }
-parts=()
-if ((${#gpus[@]} == 1)); then
-  split 0 1 "$count" tf32
-  split 0 1 "$fp32_count" fp32
-else
-  tf32_gpus=$(((${#gpus[@]} + 1) / 2))
-  split 0 "$tf32_gpus" "$count" tf32
-  split "$tf32_gpus" $((${#gpus[@]} - tf32_gpus)) "$fp32_count" fp32
-fi
 pids=()
-for i in "${!parts[@]}"; do
-  read -r mode gpu idx <<< "${parts[i]}"
-  if ((${#gpus[@]} == 1)); then
-    run_part "$mode" "$gpu" "$idx" "$i"
-  else
-    run_part "$mode" "$gpu" "$idx" "$i" &
-    pids+=($!)
-  fi
+for gpu in "${gpus[@]}"; do
+  run_gpu "$gpu" &
+  pids+=($!)
 done
 status=0
 for pid in "${pids[@]}"; do wait "$pid" || status=$?; done
