@@ -13,10 +13,10 @@
 # Inductor's max-autotune takes 11-17 s per shape in tf32 and 44-67 s in fp32 on the H200 (../shared/DEVICE.md), so
 # GPUS=0,1,... deals each mode's shapes over several GPUs, which run at once (each part's comparison stays on its own
 # GPU: sweep, runtime, eager and compiled), and FP32_COUNT=N takes fp32 on the first N shapes only (they alternate
-# unaligned and aligned).
+# unaligned and aligned). MODES="fp32" (default "tf32 fp32") runs one mode alone.
 #
-# usage: [GPUS=0 | GPUS=0,1,...] [FP32_COUNT=N] [MAX_MNK=3.2e10] scripts/bench_compile.sh [BUILD_DIR=build]
-#          [OUT_DIR=results/<gpu-slug>] [SEED=4901] [COUNT=24]
+# usage: [GPUS=0 | GPUS=0,1,...] [FP32_COUNT=N] [MODES="tf32 fp32"] [MAX_MNK=3.2e10]
+#          scripts/bench_compile.sh [BUILD_DIR=build] [OUT_DIR=results/<gpu-slug>] [SEED=4901] [COUNT=24]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
@@ -75,7 +75,8 @@ PY
 # The parts: tf32 on every shape, fp32 on the first FP32_COUNT, each mode's shapes dealt round-robin over the GPUs.
 # A GPU runs its parts one after the other (tf32 first); the GPUs run at once.
 parts=()
-for mode in tf32 fp32; do
+for mode in ${MODES:-tf32 fp32}; do
+  [[ $mode == tf32 || $mode == fp32 ]] || { echo "bench_compile: MODES names tf32 and/or fp32" >&2; exit 2; }
   n=$count
   [[ $mode == fp32 ]] && n=$fp32_count
   for ((g = 0; g < ${#gpus[@]}; ++g)); do

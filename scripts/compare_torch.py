@@ -178,6 +178,12 @@ def heldout(args):
                                   (f"  compiled {rec['compiled_us']:9.2f} us (compile {rec['compile_s']:.1f} s)"
                                    if args.compiled else ""), flush=True)
                     del a, b, c, sides
+                    write_heldout_json(args, records)  # after every shape: a run cut short keeps what it measured
+    write_heldout_json(args, records)
+    return 0
+
+
+def write_heldout_json(args, records):
     out = {"torch": torch.__version__, "device": torch.cuda.get_device_name(0),
            "method": f"median of {args.rounds} rounds of {args.calls} back-to-back calls behind a GPU spin; "
                      "stream or one captured CUDA graph of the batch; warm: the same tensors; cold: L2 overwritten "
@@ -187,7 +193,6 @@ def heldout(args):
            "records": records}
     with open(args.json, "w") as f:
         json.dump(out, f, indent=1)
-    return 0
 
 
 def main():

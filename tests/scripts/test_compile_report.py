@@ -68,11 +68,11 @@ def run_files(d, compiled_us):
     return paths
 
 
-def report(d, paths):
+def report(d, paths, *flags):
     out = os.path.join(d, "out.json")
     proc = subprocess.run([sys.executable, os.path.join(SCRIPTS, "compile_report.py"), "--bench", paths["bench"],
                            "--torch", paths["torch"], "--sweep", paths["sweep"], "--shapes", paths["shapes"],
-                           "--out", out], capture_output=True, text=True)
+                           "--out", out, *flags], capture_output=True, text=True)
     doc = None
     if proc.returncode == 0:
         with open(out) as f:
@@ -112,6 +112,14 @@ class CompileReport(unittest.TestCase):
             proc, _ = report(d, run_files(d, {"1000x1001x999": 150.0}))
         self.assertNotEqual(proc.returncode, 0)
         self.assertIn("no compiled timing", proc.stderr)
+
+    def test_a_run_cut_short_is_reported_on_what_both_sides_timed_and_names_the_rest(self):
+        with tempfile.TemporaryDirectory() as d:
+            proc, doc = report(d, run_files(d, {"1000x1001x999": 150.0}), "--allow-missing")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertEqual(doc["not_compared"], ["tf32 1000x1000x1000"])
+        self.assertEqual({r["shape"] for r in doc["records"]}, {"1000x1001x999"})
+        self.assertEqual(doc["summary"][0]["shapes"], 1)
 
 
 if __name__ == "__main__":
