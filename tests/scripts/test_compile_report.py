@@ -81,10 +81,15 @@ def report(d, paths, *flags):
 
 
 class CompileReport(unittest.TestCase):
-    def test_ratios_peak_share_and_sweep_time_come_from_the_run(self):
+    def joined(self, compiled_us, *flags):
+        """The report of a run with these compiled times, which must succeed: (its JSON, what it printed)."""
         with tempfile.TemporaryDirectory() as d:
-            proc, doc = report(d, run_files(d, {"1000x1001x999": 150.0, "1000x1000x1000": 130.0}))
+            proc, doc = report(d, run_files(d, compiled_us), *flags)
         self.assertEqual(proc.returncode, 0, proc.stderr)
+        return doc, proc.stdout
+
+    def test_ratios_peak_share_and_sweep_time_come_from_the_run(self):
+        doc, _ = self.joined({"1000x1001x999": 150.0, "1000x1000x1000": 130.0})
         r = doc["records"][0]
         self.assertAlmostEqual(r["vs_compiled"], 1.5)
         self.assertAlmostEqual(r["vs_heuristic"], 3.0)
@@ -98,14 +103,12 @@ class CompileReport(unittest.TestCase):
         self.assertTrue(s["target_unaligned_2x_heuristic"])
 
     def test_a_shape_below_099x_compiled_misses_the_target(self):
-        with tempfile.TemporaryDirectory() as d:
-            proc, doc = report(d, run_files(d, {"1000x1001x999": 150.0, "1000x1000x1000": 98.0}))
-        self.assertEqual(proc.returncode, 0, proc.stderr)
+        doc, printed = self.joined({"1000x1001x999": 150.0, "1000x1000x1000": 98.0})
         s = doc["summary"][0]
         self.assertEqual(s["below_0.99"], 1)
         self.assertEqual(s["min_shape"], "1000x1000x1000")
         self.assertFalse(s["target_every_shape_0.99"])
-        self.assertIn("MISSED: target_every_shape_0.99", proc.stdout)
+        self.assertIn("MISSED: target_every_shape_0.99", printed)
 
     def test_a_run_without_the_compiled_side_is_refused(self):
         with tempfile.TemporaryDirectory() as d:
@@ -114,9 +117,7 @@ class CompileReport(unittest.TestCase):
         self.assertIn("no compiled timing", proc.stderr)
 
     def test_a_run_cut_short_is_reported_on_what_both_sides_timed_and_names_the_rest(self):
-        with tempfile.TemporaryDirectory() as d:
-            proc, doc = report(d, run_files(d, {"1000x1001x999": 150.0}), "--allow-missing")
-        self.assertEqual(proc.returncode, 0, proc.stderr)
+        doc, _ = self.joined({"1000x1001x999": 150.0}, "--allow-missing")
         self.assertEqual(doc["not_compared"], ["tf32 1000x1000x1000"])
         self.assertEqual({r["shape"] for r in doc["records"]}, {"1000x1001x999"})
         self.assertEqual(doc["summary"][0]["shapes"], 1)
