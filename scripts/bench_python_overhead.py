@@ -1,0 +1,169 @@
+#!/usr/bin/env python3
+"""Issue 48's benchmark: what one Python call of gemmtune.Runtime.forward costs beside torch.mm on the same tensors,
+and how far its GPU time per call sits from the C++ runtime's on the same problem and candidate.
+
+Per shape (64^3 .. 4096^3 and two odd ones), tf32, no epilogue, out= given, a Runtime with a db of its own (its
+first-use trial picks the candidate), and per kind of array handed to it:
+  torch        PyTorch tensors (the resolved-once fast path);
+  dlpack       objects that expose only __dlpack__ / __dlpack_device__;
+  cai          objects that expose only __cuda_array_interface__;
+the record holds:
+  rt_host_us        host time per call, issuing 200 calls behind a ~0.1 s GPU spin (the host never waits);
+  torch_mm_host_us  the same for torch.mm(A, B, out=Y) on the same tensors;
+  rt_gpu_us         GPU time per call: 20 back-to-back calls between CUDA events, median of 7 rounds, warm;
+  cpp_gpu_us        `gemmtune run` on the same problem pinned to the candidate the Python call runs (--candidate):
+                    CUDA events around back-to-back calls;
+  kernel_us         the kernels' own time per Python call (torch.profiler's CUDA activity: CUPTI), every launch
+                    of one call summed.
+Targets: rt_host_us <= torch_mm_host_us on every record; rt_gpu_us within 2 us of cpp_gpu_us on every record.
+
+usage: bench_python_overhead.py [--gemmtune build/gemmtune] [--out results/<gpu>/python_overhead.json]
+"""
+import argparse
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+SHAPES = [(64, 64, 64), (256, 256, 256), (1500, 1079, 799), (1024, 1024, 1024), (3282, 1131, 4835),
+          (4096, 4096, 4096)]
+GPU_GAP_US = 2.0
+
+
+def summarize(records):
+    """The targets over the records: which records miss them, and whether each target holds on all of them."""
+    slower_host = [r for r in records if r["rt_host_us"] > r["torch_mm_host_us"]]
+    gpu_gap = [r for r in records if r["rt_gpu_us"] - r["cpp_gpu_us"] > GPU_GAP_US]
+    return {
+        "records": len(records),
+        "host_not_above_torch_mm": not slower_host,
+        "host_above_torch_mm": [f"{r['shape']} {r['arrays']}" for r in slower_host],
+        "gpu_within_2us_of_cpp": not gpu_gap,
+        "gpu_more_than_2us_above_cpp": [f"{r['shape']} {r['arrays']}" for r in gpu_gap],
+        "max_host_ratio_to_torch_mm": max(r["rt_host_us"] / r["torch_mm_host_us"] for r in records),
+        "max_gpu_gap_us": max(r["rt_gpu_us"] - r["cpp_gpu_us"] for r in records),
+    }
+
+
+def cpp_gpu_us(gemmtune_bin, m, n, k, candidate, db):
+    """Microseconds per call of the C++ runtime on the problem, pinned to `candidate` (gemmtune run's 'time' line)."""
+    out = subprocess.run([gemmtune_bin, "run", "--m", str(m), "--n", str(n), "--k", str(k), "--mode", "tf32",
+                          "--candidate", candidate, "--db", db, "--iters", "200", "--warmup", "20"],
+                         check=True, capture_output=True, text=True).stdout
+    found = re.search(r"^time\s+([\d.]+) us/call", out, re.M)
+    if not found:
+        raise RuntimeError(f"gemmtune run printed no time line:\n{out}")
+    return float(found.group(1))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--gemmtune", default="build/gemmtune")
+    ap.add_argument("--out")
+    args = ap.parse_args()
+    if not os.access(args.gemmtune, os.X_OK):
+        ap.error(f"{args.gemmtune} is not an executable gemmtune (build it first)")
+
+    import torch
+    from torch.profiler import ProfilerActivity, profile
+
+    import gemmtune
+
+    class CaiOnly:
+        """A tensor's memory behind __cuda_array_interface__ alone, as a CuPy or Numba array shows it."""
+
+        def __init__(self, t):
+            self.__cuda_array_interface__ = t.__cuda_array_interface__
+
+    class DlpackOnly:
+        """A tensor's memory behind __dlpack__ alone, as a JAX or another framework's array shows it."""
+
+        def __init__(self, t):
+            self._t = t
+
+        def __dlpack__(self, **kwargs):
+            return self._t.__dlpack__(**kwargs)
+
+        def __dlpack_device__(self):
+            return self._t.__dlpack_device__()
+
+    def host_us(fn, calls=200):
+        torch.cuda._sleep(int(2e8))  # about 0.1 s of GPU time: every call below is issued behind it
+        began = time.perf_counter()
+        for _ in range(calls):
+            fn()
+        elapsed = time.perf_counter() - began
+        torch.cuda.synchronize()
+        return elapsed / calls * 1e6
+
+    def gpu_us(fn, rounds=7, calls=20):
+        fn()
+        torch.cuda.synchronize()
+        times = []
+        for _ in range(rounds):
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
+            for _ in range(calls):
+                fn()
+            end.record()
+            end.synchronize()
+            times.append(start.elapsed_time(end) * 1000 / calls)
+        return statistics.median(times)
+
+    def kernel_us(fn, calls=20):
+        torch.cuda.synchronize()
+        with profile(activities=[ProfilerActivity.CUDA]) as prof:
+            for _ in range(calls):
+                fn()
+            torch.cuda.synchronize()
+        total = sum(getattr(e, "self_device_time_total", None) or getattr(e, "self_cuda_time_total", 0)
+                    for e in prof.key_averages())
+        return total / calls
+
+    torch.backends.cuda.matmul.allow_tf32 = True
+    records = []
+    with tempfile.TemporaryDirectory() as tmp:
+        rt = gemmtune.Runtime(os.path.join(tmp, "python.db"))
+        for m, n, k in SHAPES:
+            A, B = torch.randn(m, k, device="cuda"), torch.randn(k, n, device="cuda")
+            Y, Yt = torch.empty(m, n, device="cuda"), torch.empty(m, n, device="cuda")
+            theirs = lambda: torch.mm(A, B, out=Yt)  # noqa: E731
+            ours = lambda: rt.forward(A, B, out=Y, mode="tf32")  # noqa: E731
+            ours()  # the first use: the trial runs, the choice is kept
+            torch.cuda.synchronize()
+            candidate = rt.explain(A, B, mode="tf32").split(": ", 1)[1].split(" ")[0]
+            shape = {"shape": f"{m}x{n}x{k}", "mode": "tf32", "candidate": candidate,
+                     "torch_mm_host_us": host_us(theirs), "torch_mm_gpu_us": gpu_us(theirs),
+                     "cpp_gpu_us": cpp_gpu_us(args.gemmtune, m, n, k, candidate, os.path.join(tmp, "cpp.db")),
+                     "kernel_us": kernel_us(ours)}
+            kinds = {"torch": (A, B, Y), "dlpack": (DlpackOnly(A), DlpackOnly(B), DlpackOnly(Y)),
+                     "cai": (CaiOnly(A), CaiOnly(B), CaiOnly(Y))}
+            for kind, (a, b, y) in kinds.items():
+                call = lambda: rt.forward(a, b, out=y, mode="tf32")  # noqa: E731
+                call()
+                records.append({**shape, "arrays": kind, "rt_host_us": host_us(call), "rt_gpu_us": gpu_us(call)})
+                r = records[-1]
+                print(f"{r['shape']:>16} {kind:<6} host {r['rt_host_us']:7.1f} us "
+                      f"(torch.mm {r['torch_mm_host_us']:6.1f})  gpu {r['rt_gpu_us']:8.1f} us "
+                      f"(C++ {r['cpp_gpu_us']:8.1f}, kernels {r['kernel_us']:8.1f}, "
+                      f"torch.mm {r['torch_mm_gpu_us']:8.1f})  {candidate}", flush=True)
+        rt.flush()
+    summary = summarize(records)
+    print(f"rt host <= torch.mm host on every record: {'met' if summary['host_not_above_torch_mm'] else 'MISSED'} "
+          f"(above: {', '.join(summary['host_above_torch_mm']) or 'none'}; "
+          f"worst x{summary['max_host_ratio_to_torch_mm']:.2f})")
+    print(f"rt gpu within {GPU_GAP_US:g} us of C++: {'met' if summary['gpu_within_2us_of_cpp'] else 'MISSED'} "
+          f"(worst gap {summary['max_gpu_gap_us']:.1f} us)")
+    if args.out:
+        with open(args.out, "w") as f:
+            json.dump({"device": torch.cuda.get_device_name(), "torch": torch.__version__, "method": __doc__,
+                       "summary": summary, "records": records}, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,36 @@
+"""scripts/bench_python_overhead.py's targets (issue 48), no GPU and no PyTorch: a record whose Python call costs the
+host more than torch.mm's, or whose GPU time per call sits more than 2 us above the C++ runtime's, misses its target
+and is named; records within both hold them."""
+import os
+import sys
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, os.pardir, "scripts"))
+import bench_python_overhead as bench  # noqa: E402  (the script under test; it imports torch only in main)
+
+
+def record(shape, arrays, rt_host, mm_host, rt_gpu, cpp_gpu):
+    return {"shape": shape, "arrays": arrays, "rt_host_us": rt_host, "torch_mm_host_us": mm_host,
+            "rt_gpu_us": rt_gpu, "cpp_gpu_us": cpp_gpu}
+
+
+class Targets(unittest.TestCase):
+    def test_records_within_both_bounds_meet_both_targets(self):
+        s = bench.summarize([record("64x64x64", "torch", 9.0, 9.5, 11.0, 10.0),
+                             record("64x64x64", "cai", 9.5, 9.5, 12.0, 10.0)])
+        self.assertTrue(s["host_not_above_torch_mm"])
+        self.assertTrue(s["gpu_within_2us_of_cpp"])
+        self.assertAlmostEqual(s["max_gpu_gap_us"], 2.0)
+
+    def test_a_slower_host_call_and_a_gpu_gap_past_2us_are_each_named(self):
+        s = bench.summarize([record("64x64x64", "torch", 9.0, 9.5, 11.0, 10.0),
+                             record("256x256x256", "dlpack", 12.0, 10.0, 15.0, 12.5)])
+        self.assertFalse(s["host_not_above_torch_mm"])
+        self.assertEqual(s["host_above_torch_mm"], ["256x256x256 dlpack"])
+        self.assertFalse(s["gpu_within_2us_of_cpp"])
+        self.assertEqual(s["gpu_more_than_2us_above_cpp"], ["256x256x256 dlpack"])
+        self.assertAlmostEqual(s["max_host_ratio_to_torch_mm"], 1.2)
+
+
+if __name__ == "__main__":
+    unittest.main()
