@@ -23,7 +23,6 @@ import argparse
 import json
 import os
 import re
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -72,6 +71,8 @@ def main():
     from torch.profiler import ProfilerActivity, profile
 
     import gemmtune
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "dev"))
+    from event_timing import per_call_us as gpu_us  # the dev probes' event timing: one copy
 
     class CaiOnly:
         """A tensor's memory behind __cuda_array_interface__ alone, as a CuPy or Numba array shows it."""
@@ -99,20 +100,6 @@ def main():
         elapsed = time.perf_counter() - began
         torch.cuda.synchronize()
         return elapsed / calls * 1e6
-
-    def gpu_us(fn, rounds=7, calls=20):
-        fn()
-        torch.cuda.synchronize()
-        times = []
-        for _ in range(rounds):
-            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            start.record()
-            for _ in range(calls):
-                fn()
-            end.record()
-            end.synchronize()
-            times.append(start.elapsed_time(end) * 1000 / calls)
-        return statistics.median(times)
 
     def kernel_us(fn, calls=20):
         torch.cuda.synchronize()
