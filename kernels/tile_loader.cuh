@@ -11,8 +11,8 @@ namespace gemmtune::kernels {
 // Issues this thread's cp.async copies of one rows×bk tile of `op` into `tile`, where Layout::offset(r, kk) places
 // each float (the 4 floats of a chunk must stay adjacent and 16-byte aligned): 16-byte chunks where the operand allows,
 // else two 8-byte or four 4-byte copies; floats outside the matrix are zero-filled (src-size < copy size) and never
-// read. Interior tiles skip the bounds in every case: with 4-byte copies, a bound and a select per float cost more
-// than the copies.
+// read. Interior tiles skip the bounds in every case, 4-byte copies too, which computed a bound and a select per
+// float (kernels/PERFORMANCE.md: 0-4% on issue 49's shapes, 12-34% on the 128×128 s3 tile).
 template <class Layout, int kRows, int kBk, int kThreads, bool kKMajorOnly>
 __device__ __forceinline__ void load_tile_async(float* tile,
                                                 const ChunkCursor<kRows, kBk, kThreads, kKMajorOnly>& cursor,
