@@ -50,6 +50,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli/list_option.hpp"
 #include "common/json_fields.hpp"
 #include "cuda/device_info.hpp"
 #include "cuda/graph.hpp"
@@ -79,16 +80,6 @@ struct Args {
   std::vector<std::string> epilogues{"none", "bias+gelu"};
   std::vector<MathMode> modes{MathMode::Tf32, MathMode::Fp32};
 };
-
-std::vector<std::string> split_commas(const std::string& list) {
-  std::vector<std::string> out;
-  for (std::size_t at = 0; at <= list.size();) {
-    const std::size_t comma = std::min(list.find(',', at), list.size());
-    out.push_back(list.substr(at, comma - at));
-    at = comma + 1;
-  }
-  return out;
-}
 
 struct HeldoutShape {
   std::int64_t m = 0, n = 0, k = 0;
@@ -427,7 +418,11 @@ int main(int argc, char** argv) {
     } else if (arg == "--fp32-equivalent") {
       a.fp32_equivalent = true;
     } else if (arg == "--epilogues" && has_value) {
-      a.epilogues = gemmtune::split_commas(argv[++i]);
+      a.epilogues = gemmtune::cli::split_list(argv[++i]);
+      if (a.epilogues.empty()) {
+        std::fprintf(stderr, "heldout_bench: --epilogues names no epilogue\n%s", usage);
+        return 2;
+      }
       for (const std::string& text : a.epilogues) {
         try {
           gemmtune::Epilogue::parse(text);
@@ -438,12 +433,21 @@ int main(int argc, char** argv) {
       }
     } else if (arg == "--modes" && has_value) {
       a.modes.clear();
-      for (const std::string& text : gemmtune::split_commas(argv[++i])) {
-        if (text != "tf32" && text != "fp32") {
+      for (const std::string& text : gemmtune::cli::split_list(argv[++i])) {
+        std::optional<gemmtune::MathMode> mode;
+        try {
+          mode = gemmtune::parse_math_mode(text);
+        } catch (const gemmtune::Error&) {
+        }
+        if (mode != gemmtune::MathMode::Tf32 && mode != gemmtune::MathMode::Fp32) {
           std::fprintf(stderr, "heldout_bench: --modes: '%s' is not tf32 or fp32\n%s", text.c_str(), usage);
           return 2;
         }
-        a.modes.push_back(text == "tf32" ? gemmtune::MathMode::Tf32 : gemmtune::MathMode::Fp32);
+        a.modes.push_back(*mode);
+      }
+      if (a.modes.empty()) {
+        std::fprintf(stderr, "heldout_bench: --modes names no mode\n%s", usage);
+        return 2;
       }
     } else if ((arg == "--rounds" || arg == "--max-rounds" || arg == "--calls") && has_value) {
       const int v = std::atoi(argv[++i]);

@@ -2,20 +2,19 @@
 
 #include <gtest/gtest.h>
 
+#include "support/tuning_fixtures.hpp"
+
 namespace gemmtune {
 namespace {
 
+// A tf32 bias+gelu problem (test_problem) that also saves Z, in the given layouts.
 GemmProblem gemm(std::int64_t m, std::int64_t n, std::int64_t k, bool trans_a = false, bool trans_b = false,
                  OutputLayout out = OutputLayout::RowMajor) {
-  GemmProblem p;
-  p.m = m;
-  p.n = n;
-  p.k = k;
+  GemmProblem p = test::test_problem(m, n, k);
   p.trans_a = trans_a;
   p.trans_b = trans_b;
   p.out = out;
-  p.epi = Epilogue::parse("bias+gelu+z");
-  p.mode = MathMode::Tf32;
+  p.epi.save_z = true;
   return p;
 }
 
