@@ -327,7 +327,7 @@ SweepResult run_sweep(const SweepPlan& plan, const SweepProfile& profile, const 
     const std::optional<NoEntryCandidates> no_entry =
         pp.lt_search.empty()
             ? std::nullopt
-            : no_entry_candidates(gemm, lt_heuristic_first_of(gemm, lt.get(), profile.lt.workspace_bytes));
+            : no_entry_candidates(gemm, lt_heuristic_first_of(gemm, lt.get()), profile.lt.workspace_bytes);
     const std::vector<Candidate> candidates = enumerate_candidates(pp, profile.lt, lt.get(), no_entry);
     pr.cost.candidates = static_cast<int>(candidates.size());
     pr.cost.prepare_s = seconds_since(problem_t0);

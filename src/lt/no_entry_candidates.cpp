@@ -1,30 +1,45 @@
 #include "lt/no_entry_candidates.hpp"
 
+#include <algorithm>
+
 namespace gemmtune {
 
 std::vector<Candidate> no_entry_challengers(const GemmProblem& gemm, const Candidate& heuristic_first,
-                                            const HeuristicFirstOf& first_of) {
+                                            const HeuristicFirstOf& first_of, std::size_t workspace_bytes) {
   std::vector<Candidate> out;
   if (heuristic_first.backend != Backend::Lt) return out;
-  if (!heuristic_first.lt_epilogue_kernel && !(gemm.epi == Epilogue{})) {
-    const std::optional<Candidate> unfused = first_of(LtEpilogueMode::Unfused);
-    if (unfused && unfused->id() != heuristic_first.id()) out.push_back(*unfused);
+  const auto add_new = [&](const std::optional<Candidate>& c) {
+    if (!c || c->id() == heuristic_first.id()) return;
+    if (std::none_of(out.begin(), out.end(), [&](const Candidate& o) { return o.id() == c->id(); })) out.push_back(*c);
+  };
+  const bool can_unfuse = !heuristic_first.lt_epilogue_kernel && !(gemm.epi == Epilogue{});
+  if (can_unfuse) add_new(first_of(LtEpilogueMode::Unfused, workspace_bytes));
+  if (LtGemm::padding_unsupported_reason(gemm).empty()) add_new(first_of(LtEpilogueMode::Padded, workspace_bytes));
+  for (const std::size_t w : kFrameworkWorkspaces) {
+    if (w >= workspace_bytes) continue;
+    add_new(first_of(LtEpilogueMode::PreferFused, w));
+    if (can_unfuse) add_new(first_of(LtEpilogueMode::Unfused, w));
   }
-  if (LtGemm::padding_unsupported_reason(gemm).empty())
-    if (const std::optional<Candidate> padded = first_of(LtEpilogueMode::Padded)) out.push_back(*padded);
   return out;
 }
 
-std::optional<NoEntryCandidates> no_entry_candidates(const GemmProblem& gemm, const HeuristicFirstOf& first_of) {
-  const std::optional<Candidate> first = first_of(LtEpilogueMode::PreferFused);
+std::optional<NoEntryCandidates> no_entry_candidates(const GemmProblem& gemm, const HeuristicFirstOf& first_of,
+                                                     std::size_t workspace_bytes) {
+  const std::optional<Candidate> first = first_of(LtEpilogueMode::PreferFused, workspace_bytes);
   if (!first) return std::nullopt;
-  return NoEntryCandidates{*first, no_entry_challengers(gemm, *first, first_of)};
+  return NoEntryCandidates{*first, no_entry_challengers(gemm, *first, first_of, workspace_bytes)};
 }
 
-HeuristicFirstOf lt_heuristic_first_of(const GemmProblem& gemm, cublasLtHandle_t lt, std::size_t workspace_bytes) {
-  return [gemm, lt, workspace_bytes](LtEpilogueMode mode) -> std::optional<Candidate> {
+std::string no_entry_challenger_kind(const Candidate& c) {
+  if (c.lt_padded) return "the GEMM on copies padded to 16-byte rows, then our epilogue kernel";
+  if (c.lt_epilogue_kernel) return "the plain GEMM, then our epilogue kernel";
+  return "the heuristic's first algo at a framework's smaller workspace";
+}
+
+HeuristicFirstOf lt_heuristic_first_of(const GemmProblem& gemm, cublasLtHandle_t lt) {
+  return [gemm, lt](LtEpilogueMode mode, std::size_t max_workspace) -> std::optional<Candidate> {
     if (mode == LtEpilogueMode::Padded && !LtGemm::padding_unsupported_reason(gemm).empty()) return std::nullopt;
-    const std::vector<Candidate> first = LtGemm(lt, gemm, mode).heuristic(1, workspace_bytes);
+    const std::vector<Candidate> first = LtGemm(lt, gemm, mode).heuristic(1, max_workspace);
     if (first.empty()) return std::nullopt;
     return first.front();
   };

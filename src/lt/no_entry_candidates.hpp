@@ -16,35 +16,54 @@
 // trial picked the plain GEMM + our epilogue) because the sweep had never timed the unfused call (H100).
 // The runtime's other challengers (own variants ranked from what the sweeps measured at other shapes) depend on the
 // db, not on the problem: the sweep times every own variant anyway.
+//
+// What a framework would run is a challenger too (issue 48): PyTorch calls the same cuBLASLt heuristic with its own,
+// smaller workspace (cuBLASLt 1 MiB up to 2.4, then cuBLAS's 4 or 32 MiB; none where a program sets it to 0), and the
+// heuristic answers a smaller workspace with other algos (no split-k whose partials do not fit). On the H200's
+// held-out records PyTorch eager beat heuristic-first at 64 MiB by up to 28% (209x14336x3072 tf32: 82 vs 105 us).
+// So heuristic-first is asked again at each of kFrameworkWorkspaces below the runtime's own, and every algo it
+// answers that the set does not hold yet is a challenger.
 #pragma once
 
 #include <cstddef>
 #include <functional>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "lt/lt_gemm.hpp"
 
 namespace gemmtune {
 
-// The heuristic's first algo for a problem in an epilogue mode, or nullopt where it has none.
-using HeuristicFirstOf = std::function<std::optional<Candidate>(LtEpilogueMode)>;
+// The heuristic's first algo for a problem in an epilogue mode, asked to fit max_workspace bytes, or nullopt where it
+// has none.
+using HeuristicFirstOf = std::function<std::optional<Candidate>(LtEpilogueMode, std::size_t max_workspace)>;
+
+// The workspaces frameworks give cuBLASLt and cuBLAS (above): none, 1, 4 and 32 MiB.
+inline constexpr std::size_t kFrameworkWorkspaces[] = {0, std::size_t{1} << 20, std::size_t{4} << 20,
+                                                       std::size_t{32} << 20};
 
 struct NoEntryCandidates {
   Candidate heuristic_first;            // what runs unless a challenger beats it on the problem
   std::vector<Candidate> challengers;   // what the first-use trial puts against it
 };
 
-// The rule. heuristic_first: first_of(PreferFused); the unfused challenger only where it is cuBLASLt's own epilogue
-// over a non-empty one (a default that already runs our epilogue kernel, or a problem without one, has nothing to take
-// apart); the padded one wherever the problem has rows to pad (LtGemm::padding_unsupported_reason). Nullopt where the
-// heuristic has no algo: then cuBLASLt is no default.
+// The rule, within workspace_bytes (the workspace the caller has). heuristic_first: first_of(PreferFused); the
+// unfused challenger only where it is cuBLASLt's own epilogue over a non-empty one (a default that already runs our
+// epilogue kernel, or a problem without one, has nothing to take apart); the padded one wherever the problem has rows
+// to pad (LtGemm::padding_unsupported_reason); then the same default and unfused call at each framework workspace
+// smaller than workspace_bytes, where they answer an algo not in the set yet. Nullopt where the heuristic has no
+// algo: then cuBLASLt is no default.
 std::vector<Candidate> no_entry_challengers(const GemmProblem& gemm, const Candidate& heuristic_first,
-                                            const HeuristicFirstOf& first_of);
-std::optional<NoEntryCandidates> no_entry_candidates(const GemmProblem& gemm, const HeuristicFirstOf& first_of);
+                                            const HeuristicFirstOf& first_of, std::size_t workspace_bytes);
+std::optional<NoEntryCandidates> no_entry_candidates(const GemmProblem& gemm, const HeuristicFirstOf& first_of,
+                                                     std::size_t workspace_bytes);
 
-// first_of asked of cuBLASLt for `gemm` (the GEMM a pass runs, problem/pass_gemm.hpp), within workspace_bytes.
-// cuBLASLt must be able to run gemm (LtGemm::unsupported_reason empty).
-HeuristicFirstOf lt_heuristic_first_of(const GemmProblem& gemm, cublasLtHandle_t lt, std::size_t workspace_bytes);
+// What a challenger of the set is, for explain(): "the plain GEMM, then our epilogue kernel", ...
+std::string no_entry_challenger_kind(const Candidate& c);
+
+// first_of asked of cuBLASLt for `gemm` (the GEMM a pass runs, problem/pass_gemm.hpp). cuBLASLt must be able to run
+// gemm (LtGemm::unsupported_reason empty).
+HeuristicFirstOf lt_heuristic_first_of(const GemmProblem& gemm, cublasLtHandle_t lt);
 
 }  // namespace gemmtune

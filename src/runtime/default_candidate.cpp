@@ -34,7 +34,7 @@ DefaultCandidate default_candidate(const GemmProblem& p, cublasLtHandle_t lt, st
   const GemmProblem g = pass_gemm(p);
   const std::string lt_why = LtGemm::unsupported_reason(g);
   if (lt_why.empty()) {
-    const std::optional<Candidate> first = lt_heuristic_first_of(g, lt, workspace_bytes)(LtEpilogueMode::PreferFused);
+    const std::optional<Candidate> first = lt_heuristic_first_of(g, lt)(LtEpilogueMode::PreferFused, workspace_bytes);
     if (first)
       return {*first,
               std::string("cuBLASLt heuristic default (its first algo") +

@@ -387,12 +387,9 @@ class Runtime::Impl {
         tried.push_back({a.candidate, a.candidate.id() + " (" + a.source + ")", false, {}, {}});
     }
     const GemmProblem g = pass_gemm(p);
-    const HeuristicFirstOf first_of = lt_heuristic_first_of(g, lt_.get(), options_.workspace_bytes);
-    for (const Candidate& c : no_entry_challengers(g, d.candidate, first_of))
-      tried.push_back({c,
-                       c.id() + (c.lt_padded ? " (the GEMM on copies padded to 16-byte rows, then our epilogue kernel)"
-                                             : " (the plain GEMM, then our epilogue kernel)"),
-                       true, {}, {}});
+    for (const Candidate& c : no_entry_challengers(g, d.candidate, lt_heuristic_first_of(g, lt_.get()),
+                                                   options_.workspace_bytes))
+      tried.push_back({c, c.id() + " (" + no_entry_challenger_kind(c) + ")", true, {}, {}});
     if (tried.empty()) return;
     const double gpu_us = trial(p, d.candidate, tried);
     std::vector<runtime::ProgramTrial> times;

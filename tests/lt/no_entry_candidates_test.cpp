@@ -33,23 +33,40 @@ Candidate padded_algo(int id) {
   return c;
 }
 
-// A heuristic that answers `fused` for PreferFused, `unfused` for Unfused and `padded` for Padded, and counts what it
-// was asked.
+constexpr std::size_t kWorkspace = std::size_t{64} << 20;  // the runtime's and the sweep's
+
+// A heuristic that answers `fused` for PreferFused, `unfused` for Unfused and `padded` for Padded at kWorkspace, and
+// `small_fused` / `small_unfused` at any smaller workspace; it counts what it was asked.
 struct FakeHeuristic {
+  FakeHeuristic(std::optional<Candidate> fused_, std::optional<Candidate> unfused_)
+      : fused(fused_), unfused(unfused_), small_fused(fused_), small_unfused(unfused_) {}
   std::optional<Candidate> fused, unfused;
-  std::vector<LtEpilogueMode> asked;
+  std::optional<Candidate> small_fused, small_unfused;
   std::optional<Candidate> padded = padded_algo(31);
+  std::vector<LtEpilogueMode> asked;
+  std::vector<std::size_t> workspaces;
   HeuristicFirstOf first_of() {
-    return [this](LtEpilogueMode mode) {
+    return [this](LtEpilogueMode mode, std::size_t workspace) {
       asked.push_back(mode);
-      return mode == LtEpilogueMode::PreferFused ? fused : mode == LtEpilogueMode::Unfused ? unfused : padded;
+      workspaces.push_back(workspace);
+      const bool small = workspace < kWorkspace;
+      if (mode == LtEpilogueMode::PreferFused) return small ? small_fused : fused;
+      if (mode == LtEpilogueMode::Unfused) return small ? small_unfused : unfused;
+      return padded;
     };
+  }
+  // What was asked at the full workspace.
+  std::vector<LtEpilogueMode> asked_at_full() const {
+    std::vector<LtEpilogueMode> out;
+    for (std::size_t i = 0; i < asked.size(); ++i)
+      if (workspaces[i] == kWorkspace) out.push_back(asked[i]);
+    return out;
   }
 };
 
 TEST(NoEntryCandidates, AFusedEpilogueDefaultIsChallengedByThePlainGemmThenOurEpilogueKernel) {
-  FakeHeuristic h{lt_algo(21, false), lt_algo(24, true), {}};
-  const std::optional<NoEntryCandidates> set = no_entry_candidates(problem("bias+gelu"), h.first_of());
+  FakeHeuristic h{lt_algo(21, false), lt_algo(24, true)};
+  const std::optional<NoEntryCandidates> set = no_entry_candidates(problem("bias+gelu"), h.first_of(), kWorkspace);
   ASSERT_TRUE(set);
   EXPECT_EQ(set->heuristic_first.id(), lt_algo(21, false).id());
   ASSERT_EQ(set->challengers.size(), 1u);
@@ -58,52 +75,53 @@ TEST(NoEntryCandidates, AFusedEpilogueDefaultIsChallengedByThePlainGemmThenOurEp
 }
 
 TEST(NoEntryCandidates, AProblemWithoutAnEpilogueHasNoChallengerAndTheUnfusedHeuristicIsNotAsked) {
-  FakeHeuristic h{lt_algo(21, false), lt_algo(24, true), {}};
-  const std::optional<NoEntryCandidates> set = no_entry_candidates(problem("none"), h.first_of());
+  FakeHeuristic h{lt_algo(21, false), lt_algo(24, true)};
+  const std::optional<NoEntryCandidates> set = no_entry_candidates(problem("none"), h.first_of(), kWorkspace);
   ASSERT_TRUE(set);
   EXPECT_TRUE(set->challengers.empty());
-  EXPECT_EQ(h.asked, std::vector<LtEpilogueMode>{LtEpilogueMode::PreferFused});
+  EXPECT_EQ(h.asked_at_full(), std::vector<LtEpilogueMode>{LtEpilogueMode::PreferFused});
+  EXPECT_EQ(std::count(h.asked.begin(), h.asked.end(), LtEpilogueMode::Unfused), 0);
 }
 
 TEST(NoEntryCandidates, ADefaultThatAlreadyRunsOurEpilogueKernelHasNothingToTakeApart) {
   // leaky_relu: cuBLASLt has no epilogue for it, so its default is already the plain GEMM + our kernel.
-  FakeHeuristic h{lt_algo(21, true), lt_algo(21, true), {}};
-  const std::optional<NoEntryCandidates> set = no_entry_candidates(problem("bias+leaky_relu"), h.first_of());
+  FakeHeuristic h{lt_algo(21, true), lt_algo(21, true)};
+  const std::optional<NoEntryCandidates> set = no_entry_candidates(problem("bias+leaky_relu"), h.first_of(), kWorkspace);
   ASSERT_TRUE(set);
   EXPECT_TRUE(set->challengers.empty());
 }
 
 TEST(NoEntryCandidates, NoChallengerWhereTheUnfusedHeuristicHasNoAlgo) {
-  FakeHeuristic h{lt_algo(21, false), std::nullopt, {}};
-  const std::optional<NoEntryCandidates> set = no_entry_candidates(problem("bias+relu"), h.first_of());
+  FakeHeuristic h{lt_algo(21, false), std::nullopt};
+  const std::optional<NoEntryCandidates> set = no_entry_candidates(problem("bias+relu"), h.first_of(), kWorkspace);
   ASSERT_TRUE(set);
   EXPECT_TRUE(set->challengers.empty());
 }
 
 TEST(NoEntryCandidates, NoSetWhereTheHeuristicHasNoAlgo) {
-  FakeHeuristic h{std::nullopt, lt_algo(24, true), {}};
-  EXPECT_FALSE(no_entry_candidates(problem("bias+gelu"), h.first_of()));
+  FakeHeuristic h{std::nullopt, lt_algo(24, true)};
+  EXPECT_FALSE(no_entry_candidates(problem("bias+gelu"), h.first_of(), kWorkspace));
 }
 
 TEST(NoEntryCandidates, UnalignedRowsAddThePaddedGemmAsAChallengerWithOrWithoutAnEpilogue) {
-  FakeHeuristic h{lt_algo(21, false), lt_algo(24, true), {}};
-  const std::optional<NoEntryCandidates> set = no_entry_candidates(problem("bias+gelu", 3333), h.first_of());
+  FakeHeuristic h{lt_algo(21, false), lt_algo(24, true)};
+  const std::optional<NoEntryCandidates> set = no_entry_candidates(problem("bias+gelu", 3333), h.first_of(), kWorkspace);
   ASSERT_TRUE(set);
   ASSERT_EQ(set->challengers.size(), 2u);
   EXPECT_EQ(set->challengers[0].id(), lt_algo(24, true).id());
   EXPECT_EQ(set->challengers[1].id(), padded_algo(31).id());
   EXPECT_EQ(set->challengers[1].id().substr(set->challengers[1].id().size() - 4), "+pad");
-  FakeHeuristic plain{lt_algo(21, false), lt_algo(24, true), {}};
-  const std::optional<NoEntryCandidates> none = no_entry_candidates(problem("none", 3333), plain.first_of());
+  FakeHeuristic plain{lt_algo(21, false), lt_algo(24, true)};
+  const std::optional<NoEntryCandidates> none = no_entry_candidates(problem("none", 3333), plain.first_of(), kWorkspace);
   ASSERT_TRUE(none);
   ASSERT_EQ(none->challengers.size(), 1u);
   EXPECT_TRUE(none->challengers[0].lt_padded);
-  EXPECT_EQ(plain.asked, (std::vector<LtEpilogueMode>{LtEpilogueMode::PreferFused, LtEpilogueMode::Padded}));
+  EXPECT_EQ(plain.asked_at_full(), (std::vector<LtEpilogueMode>{LtEpilogueMode::PreferFused, LtEpilogueMode::Padded}));
 }
 
 TEST(NoEntryCandidates, AlignedRowsNeverAskForThePaddedGemm) {
-  FakeHeuristic h{lt_algo(21, false), lt_algo(24, true), {}};
-  ASSERT_TRUE(no_entry_candidates(problem("bias+gelu"), h.first_of()));
+  FakeHeuristic h{lt_algo(21, false), lt_algo(24, true)};
+  ASSERT_TRUE(no_entry_candidates(problem("bias+gelu"), h.first_of(), kWorkspace));
   EXPECT_EQ(std::count(h.asked.begin(), h.asked.end(), LtEpilogueMode::Padded), 0);
 }
 
@@ -112,9 +130,39 @@ TEST(NoEntryCandidates, AnOwnVariantDefaultHasNoCuBLASLtChallenger) {
   Candidate own;
   own.backend = Backend::Own;
   own.own_variant = "tf32x3_128x128x32_s3";
-  FakeHeuristic h{std::nullopt, lt_algo(24, true), {}};
-  EXPECT_TRUE(no_entry_challengers(problem("bias+gelu"), own, h.first_of()).empty());
+  FakeHeuristic h{std::nullopt, lt_algo(24, true)};
+  EXPECT_TRUE(no_entry_challengers(problem("bias+gelu"), own, h.first_of(), kWorkspace).empty());
   EXPECT_TRUE(h.asked.empty());
+}
+
+TEST(NoEntryCandidates, WhatTheHeuristicAnswersAtAFrameworksSmallerWorkspaceIsAChallengerOnce) {
+  FakeHeuristic h{lt_algo(21, false), lt_algo(24, true)};
+  h.small_fused = lt_algo(40, false);    // e.g. no split-k once its partials do not fit
+  h.small_unfused = lt_algo(24, true);   // the same as at the full workspace: nothing new
+  const std::optional<NoEntryCandidates> set = no_entry_candidates(problem("bias+gelu"), h.first_of(), kWorkspace);
+  ASSERT_TRUE(set);
+  ASSERT_EQ(set->challengers.size(), 2u);
+  EXPECT_EQ(set->challengers[0].id(), lt_algo(24, true).id());
+  EXPECT_EQ(set->challengers[1].id(), lt_algo(40, false).id());
+  EXPECT_EQ(no_entry_challenger_kind(set->challengers[1]), "the heuristic's first algo at a framework's smaller workspace");
+}
+
+TEST(NoEntryCandidates, EveryFrameworkWorkspaceBelowTheCallersIsAskedAndNoneAtOrAboveIt) {
+  FakeHeuristic h{lt_algo(21, false), lt_algo(24, true)};
+  ASSERT_TRUE(no_entry_candidates(problem("bias+gelu"), h.first_of(), std::size_t{4} << 20));
+  std::vector<std::size_t> smaller;
+  for (const std::size_t w : h.workspaces)
+    if (w != (std::size_t{4} << 20)) smaller.push_back(w);
+  // Fused and unfused at 0 and 1 MiB; 4 and 32 MiB are not below the caller's 4 MiB.
+  EXPECT_EQ(smaller, (std::vector<std::size_t>{0, 0, std::size_t{1} << 20, std::size_t{1} << 20}));
+}
+
+TEST(NoEntryCandidates, AnAnswerEqualToHeuristicFirstIsNoChallenger) {
+  FakeHeuristic h{lt_algo(21, false), lt_algo(21, false)};
+  h.small_fused = lt_algo(21, false);
+  const std::optional<NoEntryCandidates> set = no_entry_candidates(problem("bias+gelu"), h.first_of(), kWorkspace);
+  ASSERT_TRUE(set);
+  EXPECT_TRUE(set->challengers.empty());
 }
 
 }  // namespace

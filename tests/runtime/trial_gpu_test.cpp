@@ -40,7 +40,7 @@ TEST(TrialGpu, TrialsOfTheNoEntryChallengersOneAfterAnotherDiscardNothingAndTake
   for (const GemmProblem& p : {problem(7, 5632, 823, MathMode::Fp32, "bias+gelu"),
                                problem(86, 1536, 488, MathMode::Tf32, "bias+gelu"),
                                problem(328, 1816, 136, MathMode::Tf32, "bias+gelu")}) {
-    const std::optional<NoEntryCandidates> set = no_entry_candidates(p, lt_heuristic_first_of(p, lt.get(), kWorkspace));
+    const std::optional<NoEntryCandidates> set = no_entry_candidates(p, lt_heuristic_first_of(p, lt.get()), kWorkspace);
     ASSERT_TRUE(set) << p.key();
     ASSERT_EQ(set->challengers.size(), p.k % 4 == 0 ? 1u : 2u) << p.key();
     EXPECT_TRUE(set->challengers[0].lt_epilogue_kernel && !set->challengers[0].lt_padded) << p.key();
