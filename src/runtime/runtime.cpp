@@ -561,6 +561,10 @@ std::string Runtime::explain_backward(const GemmProblem& forward) {
 
 std::string Runtime::candidate_id(const GemmProblem& problem) { return impl_->choice(problem).candidate.id(); }
 
+bool Runtime::runs_exact_entry(const GemmProblem& problem) {
+  return impl_->choice(problem).source == ChoiceSource::Exact;
+}
+
 void Runtime::flush() { impl_->flush(); }
 
 const std::string& Runtime::device_key() const { return impl_->device_key(); }

@@ -210,6 +210,10 @@ class Runtime {
   std::string explain_backward(const GemmProblem& forward);
   // The candidate id this problem runs ("own/..." or "lt/..."); resolves it if it was not yet.
   std::string candidate_id(const GemmProblem& problem);
+  // Whether this problem runs its exact cache entry (not a nearby shape's, the default or a pin); resolves it if it
+  // was not yet. What `gemmtune apply` asks before taking a call over from cuBLAS: anything less tuned than an exact
+  // entry is no reason to leave the library the program chose.
+  bool runs_exact_entry(const GemmProblem& problem);
 
   // Writes the misses recorded since the last flush to the db (creating the file if it was missing).
   // Throws InputError if the db cannot be written.
