@@ -263,14 +263,17 @@ void LtGemm::run(const cublasLtMatmulAlgo_t& algo, const GemmOperands& x, void* 
   if (padding_) {
     if (!padding) throw InputError("the padded call of " + problem_.key() + " was given no padding scratch");
     const LtPadding& pad = *padding_;
+    kernels::PaddedCopy copies[2];
+    int n_copies = 0;
     if (pad.a.changes()) {
-      kernels::copy_rows_padded(x.A, pad.a.cols, padding + pad.a_at, pad.a.padded_cols, pad.a.rows, pad.a.cols, s);
+      copies[n_copies++] = {x.A, pad.a.cols, padding + pad.a_at, pad.a.padded_cols, pad.a.rows, pad.a.cols};
       a = padding + pad.a_at;
     }
     if (pad.b.changes()) {
-      kernels::copy_rows_padded(x.B, pad.b.cols, padding + pad.b_at, pad.b.padded_cols, pad.b.rows, pad.b.cols, s);
+      copies[n_copies++] = {x.B, pad.b.cols, padding + pad.b_at, pad.b.padded_cols, pad.b.rows, pad.b.cols};
       b = padding + pad.b_at;
     }
+    if (n_copies > 0) kernels::copy_rows_padded(copies[0], s, copies[1]);
     d = padding + pad.d_at;
   }
   const float alpha = 1.0f, beta = 0.0f;
