@@ -16,6 +16,7 @@
 #include "profiler/process.hpp"
 #include "support/scratch_dir.hpp"
 #include "trace/blas_call.hpp"
+#include "trace/gemm_shim/blas_call_spec.hpp"
 #include "trace/raw_format.hpp"
 
 namespace gemmtune {
@@ -23,57 +24,16 @@ namespace {
 
 namespace fs = std::filesystem;
 
+using test::batched;
+using test::call;
+using test::spec;
+using test::with_compute;
+using test::with_math;
+
 struct ShimCase {
   BlasCallDesc call;
   std::string expect;  // the problem key, or a part of the reason it is not tunable
 };
-
-// One call in cuBLAS's terms: C (m×n) = op(A)·op(B) with the given leading dimensions, fp32, host alpha 1 beta 0.
-BlasCallDesc call(const char* api, int transa, int transb, std::int64_t m, std::int64_t n, std::int64_t k,
-                  std::int64_t lda, std::int64_t ldb, std::int64_t ldc) {
-  BlasCallDesc c;
-  c.api = api;
-  c.transa = transa;
-  c.transb = transb;
-  c.m = m;
-  c.n = n;
-  c.k = k;
-  c.lda = lda;
-  c.ldb = ldb;
-  c.ldc = ldc;
-  c.math_mode = CUBLAS_DEFAULT_MATH;
-  c.alpha = 1.0;
-  c.beta = 0.0;
-  return c;
-}
-
-BlasCallDesc with_compute(BlasCallDesc c, int compute) {
-  c.compute = compute;
-  return c;
-}
-
-BlasCallDesc with_math(BlasCallDesc c, int math) {
-  c.math_mode = math;
-  return c;
-}
-
-BlasCallDesc batched(BlasCallDesc c, std::int64_t count, std::int64_t sa, std::int64_t sb, std::int64_t sc) {
-  c.batch = count;
-  c.stride_a = sa;
-  c.stride_b = sb;
-  c.stride_c = sc;
-  return c;
-}
-
-// The module's spec of a call (tests/trace/fake_cublas/fake_blas_module.cpp).
-std::string spec(const BlasCallDesc& c) {
-  std::ostringstream s;
-  s << c.api << " " << c.transa << " " << c.transb << " " << c.m << " " << c.n << " " << c.k << " " << c.lda << " "
-    << c.ldb << " " << c.ldc << " " << c.a_type << " " << c.b_type << " " << c.c_type << " " << c.compute << " "
-    << c.math_mode << " " << c.pointer_mode << " " << c.alpha.value_or(7.0) << " " << c.beta.value_or(7.0) << " "
-    << c.batch << " " << c.stride_a << " " << c.stride_b << " " << c.stride_c;
-  return s.str();
-}
 
 constexpr int N = CUBLAS_OP_N, T = CUBLAS_OP_T;
 
