@@ -1,0 +1,43 @@
+// libgemmtune_apply_backend.so: the runtime as the GEMM shim reaches it under `gemmtune apply`. The shim links
+// neither CUDA nor the runtime (a traced program must not get a second CUDA runtime or cuBLASLt from it); it dlopens
+// this library, RTLD_LOCAL | RTLD_DEEPBIND, at the first call it could route, so the runtime's own cuBLASLt calls
+// bind to the cuBLASLt it was built with, not to the shim's interceptors or the program's library. A C interface,
+// since the shim and this library need not share a C++ standard library's types.
+//
+// Every function returns 0 on success; on failure it returns non-zero and writes one line into `text`
+// (text_size bytes, always terminated). Nothing throws across this interface.
+#pragma once
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct gemmtune_apply_backend gemmtune_apply_backend;
+
+// Opens the backend: checks that a GPU is usable. db: the tuning db ("" or null: the default db); fp32_equivalent:
+// RuntimeOptions::fp32_equivalent. Null (and why in text) when it cannot run anything.
+gemmtune_apply_backend* gemmtune_apply_open(const char* db, int fp32_equivalent, char* text, size_t text_size);
+
+enum {
+  GEMMTUNE_APPLY_ROUTED = 0,      // *id is the problem's id; text holds the candidate id
+  GEMMTUNE_APPLY_NOT_ROUTED = 1,  // no usable exact entry, or an error; text says why
+  GEMMTUNE_APPLY_CAPTURING = 2    // the stream is capturing a graph: not decided now, ask at a later call
+};
+// Whether the problem (GemmProblem::key()) runs its exact cache entry on the current GPU. Resolves it on its first
+// ask (outside any capture), so its later calls may be captured.
+int gemmtune_apply_problem(gemmtune_apply_backend* backend, const char* problem_key, void* stream, int* id,
+                           char* text, size_t text_size);
+
+// Runs problem `id` on `stream`, asynchronously. Non-zero: nothing was enqueued, the call must go to the library
+// (the current GPU is not the problem's, or the runtime refused).
+int gemmtune_apply_forward(gemmtune_apply_backend* backend, int id, const float* a, const float* b, const float* bias,
+                           float* y, float* z, void* stream, char* text, size_t text_size);
+
+// Writes the misses recorded so far (problems without a usable exact entry) to the db's misses table.
+int gemmtune_apply_flush(gemmtune_apply_backend* backend, char* text, size_t text_size);
+
+#ifdef __cplusplus
+}
+#endif
