@@ -13,13 +13,16 @@
 #include <cstring>
 
 #include "trace/gemm_shim/recorder.hpp"
+#include "trace/gemm_shim/router.hpp"
 
 #define GEMM_SHIM_EXPORT extern "C" __attribute__((visibility("default")))
 
 namespace {
 
 using gemmtune::gemm_shim::BlasSignature;
+using gemmtune::apply::CallOperands;
 using gemmtune::gemm_shim::CallScope;
+using gemmtune::gemm_shim::Correlation;
 
 void* next_cublas(const char* name) {
   return gemmtune::gemm_shim::real_symbol(name, {"libcublas.so.13", "libcublas.so.12", "libcublas.so"});
@@ -109,10 +112,10 @@ BlasSignature signature(const char* api, int transa, int transb, const Sizes& s,
   return sig;
 }
 
-// A call through a handle: its math and pointer mode as they are at the call, alpha and beta where the host holds
-// them. Returns the call's external correlation id.
-std::uint64_t record(const char* api, cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb,
-                     const Sizes& s, const Types& t, const void* alpha, const void* beta, const Batch& b = {}) {
+// A call through a handle's signature: its math and pointer mode as they are at the call, alpha and beta where the
+// host holds them.
+BlasSignature describe(const char* api, cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb,
+                       const Sizes& s, const Types& t, const void* alpha, const void* beta, const Batch& b = {}) {
   using GetMathFn = cublasStatus_t (*)(cublasHandle_t, cublasMath_t*);
   using GetPointerFn = cublasStatus_t (*)(cublasHandle_t, cublasPointerMode_t*);
   static const auto get_math = reinterpret_cast<GetMathFn>(next_cublas("cublasGetMathMode"));
@@ -129,7 +132,21 @@ std::uint64_t record(const char* api, cublasHandle_t handle, cublasOperation_t t
     sig.alpha = read_scalar(alpha, type);
     sig.beta = read_scalar(beta, type);
   }
-  return gemmtune::gemm_shim::record_blas_call(sig);
+  return sig;
+}
+
+// One call: recorded when the process is traced, run through gemmtune's runtime when it routes under `gemmtune apply`
+// (router.hpp), else handed to cuBLAS as it came. describe() asks the handle for its modes, so it runs only for an
+// outermost call that one of the two will look at.
+template <typename Describe, typename Real>
+cublasStatus_t intercept(cublasHandle_t handle, Describe&& describe, const CallOperands& operands, Real&& real) {
+  namespace shim = gemmtune::gemm_shim;
+  const CallScope scope;
+  if (!scope.outermost() || !(shim::recording() || shim::applying())) return real();
+  const BlasSignature sig = describe();
+  const Correlation correlation(shim::record_blas_call(sig));
+  if (shim::applying() && shim::route_blas_call(sig, operands, handle)) return CUBLAS_STATUS_SUCCESS;
+  return real();
 }
 
 }  // namespace
@@ -141,9 +158,12 @@ GEMM_SHIM_EXPORT cublasStatus_t cublasSgemm_v2(cublasHandle_t handle, cublasOper
   static constexpr char api[] = "cublasSgemm_v2";
   static void* const next = next_cublas(api);
   if (!next) return CUBLAS_STATUS_NOT_INITIALIZED;
-  const CallScope scope(
-      [&] { return record(api, handle, transa, transb, {m, n, k, lda, ldb, ldc}, kSingle, alpha, beta); });
-  return forward(next, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  return intercept(
+      handle,
+      [&] {
+        return describe(api, handle, transa, transb, {m, n, k, lda, ldb, ldc}, kSingle, alpha, beta);
+      },
+      {A, B, C}, [&] { return forward(next, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc); });
 }
 
 GEMM_SHIM_EXPORT cublasStatus_t cublasSgemm_v2_64(cublasHandle_t handle, cublasOperation_t transa,
@@ -153,25 +173,33 @@ GEMM_SHIM_EXPORT cublasStatus_t cublasSgemm_v2_64(cublasHandle_t handle, cublasO
   static constexpr char api[] = "cublasSgemm_v2_64";
   static void* const next = next_cublas(api);
   if (!next) return CUBLAS_STATUS_NOT_INITIALIZED;
-  const CallScope scope(
-      [&] { return record(api, handle, transa, transb, {m, n, k, lda, ldb, ldc}, kSingle, alpha, beta); });
-  return forward(next, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  return intercept(
+      handle,
+      [&] {
+        return describe(api, handle, transa, transb, {m, n, k, lda, ldb, ldc}, kSingle, alpha, beta);
+      },
+      {A, B, C}, [&] { return forward(next, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc); });
 }
 
 GEMM_SHIM_EXPORT cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb,
-                                             int m, int n, int k, const void* alpha, const void* A,
-                                             cudaDataType Atype, int lda, const void* B, cudaDataType Btype, int ldb,
-                                             const void* beta, void* C, cudaDataType Ctype, int ldc,
-                                             cublasComputeType_t computeType, cublasGemmAlgo_t algo) {
+                                             int m, int n, int k, const void* alpha, const void* A, cudaDataType Atype,
+                                             int lda, const void* B, cudaDataType Btype, int ldb, const void* beta,
+                                             void* C, cudaDataType Ctype, int ldc, cublasComputeType_t computeType,
+                                             cublasGemmAlgo_t algo) {
   static constexpr char api[] = "cublasGemmEx";
   static void* const next = next_cublas(api);
   if (!next) return CUBLAS_STATUS_NOT_INITIALIZED;
-  const CallScope scope([&] {
-    return record(api, handle, transa, transb, {m, n, k, lda, ldb, ldc}, {Atype, Btype, Ctype, computeType}, alpha,
-                  beta);
-  });
-  return forward(next, handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc,
-                 computeType, algo);
+  return intercept(
+      handle,
+      [&] {
+        return describe(api, handle, transa, transb, {m, n, k, lda, ldb, ldc}, {Atype, Btype, Ctype, computeType},
+                        alpha, beta);
+      },
+      {A, B, C},
+      [&] {
+        return forward(next, handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc,
+                       computeType, algo);
+      });
 }
 
 GEMM_SHIM_EXPORT cublasStatus_t cublasGemmEx_64(cublasHandle_t handle, cublasOperation_t transa,
@@ -183,26 +211,35 @@ GEMM_SHIM_EXPORT cublasStatus_t cublasGemmEx_64(cublasHandle_t handle, cublasOpe
   static constexpr char api[] = "cublasGemmEx_64";
   static void* const next = next_cublas(api);
   if (!next) return CUBLAS_STATUS_NOT_INITIALIZED;
-  const CallScope scope([&] {
-    return record(api, handle, transa, transb, {m, n, k, lda, ldb, ldc}, {Atype, Btype, Ctype, computeType}, alpha,
-                  beta);
-  });
-  return forward(next, handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc,
-                 computeType, algo);
+  return intercept(
+      handle,
+      [&] {
+        return describe(api, handle, transa, transb, {m, n, k, lda, ldb, ldc}, {Atype, Btype, Ctype, computeType},
+                        alpha, beta);
+      },
+      {A, B, C},
+      [&] {
+        return forward(next, handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc,
+                       computeType, algo);
+      });
 }
 
-GEMM_SHIM_EXPORT cublasStatus_t cublasSgemmEx(cublasHandle_t handle, cublasOperation_t transa,
-                                              cublasOperation_t transb, int m, int n, int k, const float* alpha,
-                                              const void* A, cudaDataType Atype, int lda, const void* B,
-                                              cudaDataType Btype, int ldb, const float* beta, void* C,
-                                              cudaDataType Ctype, int ldc) {
+GEMM_SHIM_EXPORT cublasStatus_t cublasSgemmEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb,
+                                              int m, int n, int k, const float* alpha, const void* A,
+                                              cudaDataType Atype, int lda, const void* B, cudaDataType Btype, int ldb,
+                                              const float* beta, void* C, cudaDataType Ctype, int ldc) {
   static constexpr char api[] = "cublasSgemmEx";
   static void* const next = next_cublas(api);
   if (!next) return CUBLAS_STATUS_NOT_INITIALIZED;
-  const CallScope scope([&] {
-    return record(api, handle, transa, transb, {m, n, k, lda, ldb, ldc}, {Atype, Btype, Ctype, -1}, alpha, beta);
-  });
-  return forward(next, handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
+  return intercept(
+      handle,
+      [&] {
+        return describe(api, handle, transa, transb, {m, n, k, lda, ldb, ldc}, {Atype, Btype, Ctype, -1}, alpha, beta);
+      },
+      {A, B, C},
+      [&] {
+        return forward(next, handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
+      });
 }
 
 GEMM_SHIM_EXPORT cublasStatus_t cublasSgemmEx_64(cublasHandle_t handle, cublasOperation_t transa,
@@ -213,10 +250,15 @@ GEMM_SHIM_EXPORT cublasStatus_t cublasSgemmEx_64(cublasHandle_t handle, cublasOp
   static constexpr char api[] = "cublasSgemmEx_64";
   static void* const next = next_cublas(api);
   if (!next) return CUBLAS_STATUS_NOT_INITIALIZED;
-  const CallScope scope([&] {
-    return record(api, handle, transa, transb, {m, n, k, lda, ldb, ldc}, {Atype, Btype, Ctype, -1}, alpha, beta);
-  });
-  return forward(next, handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
+  return intercept(
+      handle,
+      [&] {
+        return describe(api, handle, transa, transb, {m, n, k, lda, ldb, ldc}, {Atype, Btype, Ctype, -1}, alpha, beta);
+      },
+      {A, B, C},
+      [&] {
+        return forward(next, handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
+      });
 }
 
 GEMM_SHIM_EXPORT cublasStatus_t cublasSgemmBatched(cublasHandle_t handle, cublasOperation_t transa,
@@ -227,11 +269,17 @@ GEMM_SHIM_EXPORT cublasStatus_t cublasSgemmBatched(cublasHandle_t handle, cublas
   static constexpr char api[] = "cublasSgemmBatched";
   static void* const next = next_cublas(api);
   if (!next) return CUBLAS_STATUS_NOT_INITIALIZED;
-  const CallScope scope([&] {
-    return record(api, handle, transa, transb, {m, n, k, lda, ldb, ldc}, kSingle, alpha, beta, {batchCount, 0, 0, 0});
-  });
-  return forward(next, handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc,
-                 batchCount);
+  return intercept(
+      handle,
+      [&] {
+        return describe(api, handle, transa, transb, {m, n, k, lda, ldb, ldc}, kSingle, alpha, beta,
+                        {batchCount, 0, 0, 0});
+      },
+      {},
+      [&] {
+        return forward(next, handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc,
+                       batchCount);
+      });
 }
 
 GEMM_SHIM_EXPORT cublasStatus_t cublasSgemmBatched_64(cublasHandle_t handle, cublasOperation_t transa,
@@ -242,48 +290,61 @@ GEMM_SHIM_EXPORT cublasStatus_t cublasSgemmBatched_64(cublasHandle_t handle, cub
   static constexpr char api[] = "cublasSgemmBatched_64";
   static void* const next = next_cublas(api);
   if (!next) return CUBLAS_STATUS_NOT_INITIALIZED;
-  const CallScope scope([&] {
-    return record(api, handle, transa, transb, {m, n, k, lda, ldb, ldc}, kSingle, alpha, beta, {batchCount, 0, 0, 0});
-  });
-  return forward(next, handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc,
-                 batchCount);
+  return intercept(
+      handle,
+      [&] {
+        return describe(api, handle, transa, transb, {m, n, k, lda, ldb, ldc}, kSingle, alpha, beta,
+                        {batchCount, 0, 0, 0});
+      },
+      {},
+      [&] {
+        return forward(next, handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc,
+                       batchCount);
+      });
 }
 
 GEMM_SHIM_EXPORT cublasStatus_t cublasGemmBatchedEx(cublasHandle_t handle, cublasOperation_t transa,
                                                     cublasOperation_t transb, int m, int n, int k, const void* alpha,
                                                     const void* const Aarray[], cudaDataType Atype, int lda,
                                                     const void* const Barray[], cudaDataType Btype, int ldb,
-                                                    const void* beta, void* const Carray[], cudaDataType Ctype,
-                                                    int ldc, int batchCount, cublasComputeType_t computeType,
+                                                    const void* beta, void* const Carray[], cudaDataType Ctype, int ldc,
+                                                    int batchCount, cublasComputeType_t computeType,
                                                     cublasGemmAlgo_t algo) {
   static constexpr char api[] = "cublasGemmBatchedEx";
   static void* const next = next_cublas(api);
   if (!next) return CUBLAS_STATUS_NOT_INITIALIZED;
-  const CallScope scope([&] {
-    return record(api, handle, transa, transb, {m, n, k, lda, ldb, ldc}, {Atype, Btype, Ctype, computeType}, alpha,
-                  beta, {batchCount, 0, 0, 0});
-  });
-  return forward(next, handle, transa, transb, m, n, k, alpha, Aarray, Atype, lda, Barray, Btype, ldb, beta, Carray,
-                 Ctype, ldc, batchCount, computeType, algo);
+  return intercept(
+      handle,
+      [&] {
+        return describe(api, handle, transa, transb, {m, n, k, lda, ldb, ldc}, {Atype, Btype, Ctype, computeType},
+                        alpha, beta, {batchCount, 0, 0, 0});
+      },
+      {},
+      [&] {
+        return forward(next, handle, transa, transb, m, n, k, alpha, Aarray, Atype, lda, Barray, Btype, ldb, beta,
+                       Carray, Ctype, ldc, batchCount, computeType, algo);
+      });
 }
 
-GEMM_SHIM_EXPORT cublasStatus_t cublasGemmBatchedEx_64(cublasHandle_t handle, cublasOperation_t transa,
-                                                       cublasOperation_t transb, int64_t m, int64_t n, int64_t k,
-                                                       const void* alpha, const void* const Aarray[],
-                                                       cudaDataType Atype, int64_t lda, const void* const Barray[],
-                                                       cudaDataType Btype, int64_t ldb, const void* beta,
-                                                       void* const Carray[], cudaDataType Ctype, int64_t ldc,
-                                                       int64_t batchCount, cublasComputeType_t computeType,
-                                                       cublasGemmAlgo_t algo) {
+GEMM_SHIM_EXPORT cublasStatus_t cublasGemmBatchedEx_64(
+    cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k,
+    const void* alpha, const void* const Aarray[], cudaDataType Atype, int64_t lda, const void* const Barray[],
+    cudaDataType Btype, int64_t ldb, const void* beta, void* const Carray[], cudaDataType Ctype, int64_t ldc,
+    int64_t batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo) {
   static constexpr char api[] = "cublasGemmBatchedEx_64";
   static void* const next = next_cublas(api);
   if (!next) return CUBLAS_STATUS_NOT_INITIALIZED;
-  const CallScope scope([&] {
-    return record(api, handle, transa, transb, {m, n, k, lda, ldb, ldc}, {Atype, Btype, Ctype, computeType}, alpha,
-                  beta, {batchCount, 0, 0, 0});
-  });
-  return forward(next, handle, transa, transb, m, n, k, alpha, Aarray, Atype, lda, Barray, Btype, ldb, beta, Carray,
-                 Ctype, ldc, batchCount, computeType, algo);
+  return intercept(
+      handle,
+      [&] {
+        return describe(api, handle, transa, transb, {m, n, k, lda, ldb, ldc}, {Atype, Btype, Ctype, computeType},
+                        alpha, beta, {batchCount, 0, 0, 0});
+      },
+      {},
+      [&] {
+        return forward(next, handle, transa, transb, m, n, k, alpha, Aarray, Atype, lda, Barray, Btype, ldb, beta,
+                       Carray, Ctype, ldc, batchCount, computeType, algo);
+      });
 }
 
 GEMM_SHIM_EXPORT cublasStatus_t cublasSgemmStridedBatched(cublasHandle_t handle, cublasOperation_t transa,
@@ -295,12 +356,17 @@ GEMM_SHIM_EXPORT cublasStatus_t cublasSgemmStridedBatched(cublasHandle_t handle,
   static constexpr char api[] = "cublasSgemmStridedBatched";
   static void* const next = next_cublas(api);
   if (!next) return CUBLAS_STATUS_NOT_INITIALIZED;
-  const CallScope scope([&] {
-    return record(api, handle, transa, transb, {m, n, k, lda, ldb, ldc}, kSingle, alpha, beta,
-                  {batchCount, strideA, strideB, strideC});
-  });
-  return forward(next, handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC,
-                 batchCount);
+  return intercept(
+      handle,
+      [&] {
+        return describe(api, handle, transa, transb, {m, n, k, lda, ldb, ldc}, kSingle, alpha, beta,
+                        {batchCount, strideA, strideB, strideC});
+      },
+      {A, B, C},
+      [&] {
+        return forward(next, handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc,
+                       strideC, batchCount);
+      });
 }
 
 GEMM_SHIM_EXPORT cublasStatus_t cublasSgemmStridedBatched_64(cublasHandle_t handle, cublasOperation_t transa,
@@ -312,12 +378,17 @@ GEMM_SHIM_EXPORT cublasStatus_t cublasSgemmStridedBatched_64(cublasHandle_t hand
   static constexpr char api[] = "cublasSgemmStridedBatched_64";
   static void* const next = next_cublas(api);
   if (!next) return CUBLAS_STATUS_NOT_INITIALIZED;
-  const CallScope scope([&] {
-    return record(api, handle, transa, transb, {m, n, k, lda, ldb, ldc}, kSingle, alpha, beta,
-                  {batchCount, strideA, strideB, strideC});
-  });
-  return forward(next, handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC,
-                 batchCount);
+  return intercept(
+      handle,
+      [&] {
+        return describe(api, handle, transa, transb, {m, n, k, lda, ldb, ldc}, kSingle, alpha, beta,
+                        {batchCount, strideA, strideB, strideC});
+      },
+      {A, B, C},
+      [&] {
+        return forward(next, handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc,
+                       strideC, batchCount);
+      });
 }
 
 GEMM_SHIM_EXPORT cublasStatus_t cublasGemmStridedBatchedEx(
@@ -328,12 +399,17 @@ GEMM_SHIM_EXPORT cublasStatus_t cublasGemmStridedBatchedEx(
   static constexpr char api[] = "cublasGemmStridedBatchedEx";
   static void* const next = next_cublas(api);
   if (!next) return CUBLAS_STATUS_NOT_INITIALIZED;
-  const CallScope scope([&] {
-    return record(api, handle, transa, transb, {m, n, k, lda, ldb, ldc}, {Atype, Btype, Ctype, computeType}, alpha,
-                  beta, {batchCount, strideA, strideB, strideC});
-  });
-  return forward(next, handle, transa, transb, m, n, k, alpha, A, Atype, lda, strideA, B, Btype, ldb, strideB, beta, C,
-                 Ctype, ldc, strideC, batchCount, computeType, algo);
+  return intercept(
+      handle,
+      [&] {
+        return describe(api, handle, transa, transb, {m, n, k, lda, ldb, ldc}, {Atype, Btype, Ctype, computeType},
+                        alpha, beta, {batchCount, strideA, strideB, strideC});
+      },
+      {A, B, C},
+      [&] {
+        return forward(next, handle, transa, transb, m, n, k, alpha, A, Atype, lda, strideA, B, Btype, ldb, strideB,
+                       beta, C, Ctype, ldc, strideC, batchCount, computeType, algo);
+      });
 }
 
 GEMM_SHIM_EXPORT cublasStatus_t cublasGemmStridedBatchedEx_64(
@@ -344,12 +420,17 @@ GEMM_SHIM_EXPORT cublasStatus_t cublasGemmStridedBatchedEx_64(
   static constexpr char api[] = "cublasGemmStridedBatchedEx_64";
   static void* const next = next_cublas(api);
   if (!next) return CUBLAS_STATUS_NOT_INITIALIZED;
-  const CallScope scope([&] {
-    return record(api, handle, transa, transb, {m, n, k, lda, ldb, ldc}, {Atype, Btype, Ctype, computeType}, alpha,
-                  beta, {batchCount, strideA, strideB, strideC});
-  });
-  return forward(next, handle, transa, transb, m, n, k, alpha, A, Atype, lda, strideA, B, Btype, ldb, strideB, beta, C,
-                 Ctype, ldc, strideC, batchCount, computeType, algo);
+  return intercept(
+      handle,
+      [&] {
+        return describe(api, handle, transa, transb, {m, n, k, lda, ldb, ldc}, {Atype, Btype, Ctype, computeType},
+                        alpha, beta, {batchCount, strideA, strideB, strideC});
+      },
+      {A, B, C},
+      [&] {
+        return forward(next, handle, transa, transb, m, n, k, alpha, A, Atype, lda, strideA, B, Btype, ldb, strideB,
+                       beta, C, Ctype, ldc, strideC, batchCount, computeType, algo);
+      });
 }
 
 // The legacy API (cublas.h): no handle, so the default math mode; alpha and beta by value.
@@ -358,14 +439,18 @@ GEMM_SHIM_EXPORT void cublasSgemm(char transa, char transb, int m, int n, int k,
   static constexpr char api[] = "cublasSgemm";
   static void* const next = next_cublas(api);
   if (!next) return;
-  const CallScope scope([&] {
+  const auto describe_legacy = [&] {
     BlasSignature sig = signature(api, op_of(transa), op_of(transb), {m, n, k, lda, ldb, ldc}, kSingle, {});
     sig.pointer_mode = CUBLAS_POINTER_MODE_HOST;
     sig.has_scalars = true;
     sig.alpha = static_cast<double>(alpha);
     sig.beta = static_cast<double>(beta);
-    return gemmtune::gemm_shim::record_blas_call(sig);
+    return sig;
+  };
+  // The router passes every legacy call through (its stream is unknown); under `gemmtune apply` it reports why.
+  intercept(nullptr, describe_legacy, {A, B, C}, [&] {
+    reinterpret_cast<void (*)(char, char, int, int, int, float, const float*, int, const float*, int, float, float*,
+                              int)>(next)(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    return CUBLAS_STATUS_SUCCESS;
   });
-  reinterpret_cast<void (*)(char, char, int, int, int, float, const float*, int, const float*, int, float, float*,
-                            int)>(next)(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }

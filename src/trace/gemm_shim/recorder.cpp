@@ -22,16 +22,6 @@ namespace {
 
 namespace raw = trace_raw;
 
-struct BlasSignatureHash {
-  std::size_t operator()(const BlasSignature& s) const {
-    std::size_t h = 0;
-    std::apply(
-        [&h](const auto&... field) { ((h = h * 1000003u ^ std::hash<std::decay_t<decltype(field)>>{}(field)), ...); },
-        s.fields());
-    return h;
-  }
-};
-
 struct Signature {
   std::string lt_desc;                 // a cublasLtMatmul call: its description, as written
   std::optional<BlasSignature> blas;   // a cuBLAS call
@@ -134,12 +124,14 @@ std::uint64_t count_call(State& s, Index& index, const Key& key, Add add) {
 
 std::uint64_t record_lt_call(const std::string& desc_json) {
   State& s = state();
+  if (!s.recording) return 0;
   std::lock_guard<std::mutex> lock(s.mu);
   return count_call(s, s.lt_index, desc_json, [&] { return Signature{desc_json, std::nullopt, 0}; });
 }
 
 std::uint64_t record_blas_call(const BlasSignature& signature) {
   State& s = state();
+  if (!s.recording) return 0;
   std::lock_guard<std::mutex> lock(s.mu);
   return count_call(s, s.blas_index, signature, [&] { return Signature{{}, signature, 0}; });
 }
@@ -154,16 +146,28 @@ void* real_symbol(const char* name, std::initializer_list<const char*> sonames) 
   return nullptr;
 }
 
-bool CallScope::enter() { return call_depth++ == 0 && state().recording; }
-
-void CallScope::leave() { --call_depth; }
-
-bool CallScope::push(std::uint64_t id) {
-  const raw::PushCorrelationFn push = push_hook.load();
-  return id != 0 && push && pop_hook.load() && push(id) == 0;
+std::size_t BlasSignatureHash::operator()(const BlasSignature& s) const {
+  std::size_t h = 0;
+  std::apply(
+      [&h](const auto&... field) { ((h = h * 1000003u ^ std::hash<std::decay_t<decltype(field)>>{}(field)), ...); },
+      s.fields());
+  return h;
 }
 
-void CallScope::pop() { pop_hook.load()(); }
+bool recording() { return state().recording; }
+
+CallScope::CallScope() : outermost_(call_depth++ == 0) {}
+
+CallScope::~CallScope() { --call_depth; }
+
+Correlation::Correlation(std::uint64_t id) {
+  const raw::PushCorrelationFn push = push_hook.load();
+  pushed_ = id != 0 && push && pop_hook.load() && push(id) == 0;
+}
+
+Correlation::~Correlation() {
+  if (pushed_) pop_hook.load()();
+}
 
 }  // namespace gemmtune::gemm_shim
 

@@ -1,10 +1,12 @@
 // What the GEMM shim's interceptors share (libgemmtune_trace_gemms.so: lt_shim.cpp in front of cublasLtMatmul,
-// blas_shim.cpp in front of cuBLAS's GEMM entry points): whether this process is traced, the distinct call
+// blas_shim.cpp in front of cuBLAS's GEMM entry points; under `gemmtune apply` router.hpp runs routable calls through
+// gemmtune's runtime, the same interceptors in front): whether this process is traced, the distinct call
 // signatures with their call counts, written to <GEMMTUNE_TRACE_DIR>/<pid>.gemms.jsonl at exit, and the CUPTI
 // external correlation id pushed around each call, so every kernel the call launches is tagged with its signature
 // in CUPTI's records. Nothing here throws or ends the program; a call the shim cannot describe still runs.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <initializer_list>
@@ -42,27 +44,39 @@ std::uint64_t record_blas_call(const BlasSignature& signature);
 // calling it.
 void* real_symbol(const char* name, std::initializer_list<const char*> sonames);
 
-// Around one intercepted call. Only the outermost intercepted call on a thread is recorded: one the library makes
-// through an exported symbol of its own (or of cuBLASLt) while serving the program's call is part of that call.
+// Hashes a signature's fields as values: what the recorder and the router (router.hpp) key their tables on.
+struct BlasSignatureHash {
+  std::size_t operator()(const BlasSignature& s) const;
+};
+
+// Whether this process is traced (GEMMTUNE_TRACE_DIR is set): only then are calls counted and written.
+bool recording();
+
+// Around one intercepted call. Only the outermost intercepted call on a thread is the program's: one the library
+// makes through an exported symbol of its own (or of cuBLASLt) while serving the program's call is part of that call,
+// and so is every call gemmtune's runtime makes while running a routed one. Those are neither recorded nor routed.
 class CallScope {
  public:
-  // record() returns the call's external correlation id (record_*_call); it runs only for an outermost call.
-  template <typename Record>
-  explicit CallScope(Record&& record) {
-    if (enter()) pushed_ = push(std::forward<Record>(record)());
-  }
-  ~CallScope() {
-    if (pushed_) pop();
-    leave();
-  }
+  CallScope();
+  ~CallScope();
   CallScope(const CallScope&) = delete;
   CallScope& operator=(const CallScope&) = delete;
+  bool outermost() const { return outermost_; }
 
  private:
-  static bool enter();  // true for the outermost call on this thread of a traced process
-  static void leave();
-  static bool push(std::uint64_t id);  // false for id 0 or when the injection library gave no hooks
-  static void pop();
+  bool outermost_;
+};
+
+// Pushes a call's external correlation id (record_*_call) around it, so CUPTI tags every kernel it launches, the
+// library's or, under `gemmtune apply`, the runtime's. Nothing for id 0 or when the injection library gave no hooks.
+class Correlation {
+ public:
+  explicit Correlation(std::uint64_t id);
+  ~Correlation();
+  Correlation(const Correlation&) = delete;
+  Correlation& operator=(const Correlation&) = delete;
+
+ private:
   bool pushed_ = false;
 };
 

@@ -1,0 +1,303 @@
+#include "trace/gemm_shim/router.hpp"
+
+#include <cublas_api.h>
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <fstream>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "apply/apply_report.hpp"
+#include "apply/apply_settings.hpp"
+#include "apply/backend/apply_backend.h"
+
+namespace gemmtune::gemm_shim {
+namespace {
+
+constexpr const char* kBackendLibrary = "libgemmtune_apply_backend.so";
+
+struct LtCallDescHash {
+  std::size_t operator()(const LtCallDesc& c) const {
+    std::size_t h = 0;
+    const auto mix = [&h](auto v) { h = h * 1000003u ^ std::hash<decltype(v)>{}(v); };
+    mix(c.compute), mix(c.scale), mix(c.pointer_mode), mix(c.transa), mix(c.transb), mix(c.epilogue);
+    mix(c.bias), mix(c.bias_type), mix(c.aux), mix(c.aux_ld), mix(c.aux_type);
+    mix(c.alpha.value_or(-0.5)), mix(c.beta.value_or(-0.5));
+    for (const auto* m : {&c.a, &c.b, &c.c, &c.d}) {
+      mix(m->has_value());
+      if (*m) mix((*m)->type), mix((*m)->order), mix((*m)->rows), mix((*m)->cols), mix((*m)->ld), mix((*m)->batch);
+    }
+    return h;
+  }
+};
+
+// What the router knows of one signature. Undecided: its problem was first seen during a capture.
+struct Decision {
+  enum class Kind { Undecided, Routed, PassThrough };
+  Kind kind = Kind::Undecided;
+  apply::Route route;
+  int id = -1;           // the backend's problem id, when routed
+  std::size_t row = 0;   // its report row
+};
+
+using OpenFn = decltype(&gemmtune_apply_open);
+using ProblemFn = decltype(&gemmtune_apply_problem);
+using ForwardFn = decltype(&gemmtune_apply_forward);
+using FlushFn = decltype(&gemmtune_apply_flush);
+
+struct Backend {
+  gemmtune_apply_backend* handle = nullptr;
+  ProblemFn problem = nullptr;
+  ForwardFn forward = nullptr;
+  FlushFn flush = nullptr;
+  std::string why_not;  // why there is none
+};
+
+struct Router {
+  std::mutex mu;
+  apply::ApplySettings settings;
+  pid_t pid = 0;  // a forked child inherits the tables and must not write the parent's report
+  bool backend_loaded = false;
+  Backend backend;
+  bool warned = false;
+  std::unordered_map<BlasSignature, Decision, BlasSignatureHash> blas;
+  std::unordered_map<LtCallDesc, Decision, LtCallDescHash> lt;
+  std::vector<apply::ReportRow> rows;
+};
+
+void at_exit();
+
+Router* make_router() {
+  auto* r = new Router;
+  r->settings = apply::read_apply_settings([](const char* name) { return std::getenv(name); });
+  if (r->settings.on) {
+    r->pid = ::getpid();
+    std::atexit(at_exit);
+  }
+  return r;
+}
+
+Router& router() {
+  static Router* r = make_router();  // never destroyed: a GEMM may run during static destruction
+  return *r;
+}
+
+// One line per process: the first failure says what happened, later ones would repeat it.
+void warn_once(Router& r, const std::string& line) {
+  if (r.warned) return;
+  r.warned = true;
+  std::fprintf(stderr, "gemmtune apply: warning: %s; such calls run on the library\n", line.c_str());
+}
+
+// The directory this library was loaded from, where the backend is installed beside it.
+std::string own_directory() {
+  Dl_info info{};
+  if (::dladdr(reinterpret_cast<void*>(&applying), &info) == 0 || !info.dli_fname) return ".";
+  const std::string path = info.dli_fname;
+  const std::size_t slash = path.rfind('/');
+  return slash == std::string::npos ? "." : path.substr(0, slash);
+}
+
+// Loaded at the first routable call, RTLD_DEEPBIND: the runtime's own cuBLASLt and CUDA calls bind to the libraries
+// it was linked with before the global scope, where this shim's interceptors and the program's libraries are.
+void load_backend(Router& r) {
+  r.backend_loaded = true;
+  const std::string path = own_directory() + "/" + kBackendLibrary;
+  void* lib = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
+  if (!lib) {
+    const char* e = ::dlerror();
+    r.backend.why_not = "cannot load " + path + ": " + (e ? e : "unknown error");
+    warn_once(r, r.backend.why_not);
+    return;
+  }
+  const auto open = reinterpret_cast<OpenFn>(::dlsym(lib, "gemmtune_apply_open"));
+  r.backend.problem = reinterpret_cast<ProblemFn>(::dlsym(lib, "gemmtune_apply_problem"));
+  r.backend.forward = reinterpret_cast<ForwardFn>(::dlsym(lib, "gemmtune_apply_forward"));
+  r.backend.flush = reinterpret_cast<FlushFn>(::dlsym(lib, "gemmtune_apply_flush"));
+  if (!open || !r.backend.problem || !r.backend.forward || !r.backend.flush) {
+    r.backend.why_not = path + " lacks the functions of apply_backend.h";
+    warn_once(r, r.backend.why_not);
+    return;
+  }
+  char text[512] = "";
+  r.backend.handle = open(r.settings.db.c_str(), r.settings.options.fp32_equivalent ? 1 : 0, text, sizeof(text));
+  if (!r.backend.handle) r.backend.why_not = std::string("the runtime cannot run here: ") + text;
+}
+
+std::size_t add_row(Router& r, const char* api, const apply::Route& route) {
+  apply::ReportRow row;
+  row.api = api;
+  row.problem = route.routed ? route.problem.key() : route.shape;
+  row.reason = route.reason;
+  r.rows.push_back(std::move(row));
+  return r.rows.size() - 1;
+}
+
+// Decides a signature's first call (and an Undecided one's next): the rule, then the backend. Called with mu held.
+void decide(Router& r, Decision& d, void* stream) {
+  apply::ReportRow& row = r.rows[d.row];
+  if (!d.route.routed) {
+    d.kind = Decision::Kind::PassThrough;
+    return;
+  }
+  if (!r.backend_loaded) load_backend(r);
+  if (!r.backend.handle) {
+    d.kind = Decision::Kind::PassThrough;
+    row.reason = r.backend.why_not;
+    return;
+  }
+  char text[2048] = "";
+  int id = -1;
+  const int verdict = r.backend.problem(r.backend.handle, d.route.problem.key().c_str(), stream, &id, text,
+                                        sizeof(text));
+  if (verdict == GEMMTUNE_APPLY_ROUTED) {
+    d.kind = Decision::Kind::Routed;
+    d.id = id;
+    row.candidate = text;
+    row.reason.clear();
+  } else {
+    d.kind = verdict == GEMMTUNE_APPLY_CAPTURING ? Decision::Kind::Undecided : Decision::Kind::PassThrough;
+    row.reason = text;
+  }
+}
+
+// One call of a signature: decided if it was not, then run through the runtime where it routes. Called with mu held
+// (through lock), which it lets go while the runtime enqueues the call.
+bool run(Router& r, Decision* d, const apply::CallOperands& operands, void* stream, std::unique_lock<std::mutex>& lock) {
+  if (d->kind == Decision::Kind::Undecided) decide(r, *d, stream);
+  apply::ReportRow& row = r.rows[d->row];
+  ++row.calls;
+  if (d->kind != Decision::Kind::Routed) return false;
+  GemmOperands x;
+  std::string why;
+  if (!apply::routed_operands(d->route, operands, x, why)) {
+    row.reason = why;
+    return false;
+  }
+  const int id = d->id;
+  lock.unlock();  // the runtime serializes its own calls; other threads' lookups need not wait for this launch
+  char text[1024] = "";
+  const int failed = r.backend.forward(r.backend.handle, id, x.A, x.B, x.bias, x.Y, x.Z, stream, text, sizeof(text));
+  lock.lock();
+  if (failed) {
+    d->kind = Decision::Kind::PassThrough;
+    row.reason = std::string("the runtime failed: ") + text;
+    warn_once(r, "the runtime failed on " + row.problem + ": " + text);
+    return false;
+  }
+  ++row.routed_calls;
+  return true;
+}
+
+BlasCallDesc blas_desc(const BlasSignature& s) {
+  BlasCallDesc d;
+  d.api = s.api;
+  d.transa = s.transa;
+  d.transb = s.transb;
+  d.m = s.m;
+  d.n = s.n;
+  d.k = s.k;
+  d.lda = s.lda;
+  d.ldb = s.ldb;
+  d.ldc = s.ldc;
+  d.a_type = s.a_type;
+  d.b_type = s.b_type;
+  d.c_type = s.c_type;
+  d.compute = s.compute;
+  d.math_mode = s.math_mode;
+  d.pointer_mode = s.pointer_mode;
+  if (s.has_scalars) {
+    d.alpha = s.alpha;
+    d.beta = s.beta;
+  }
+  d.batch = s.batch;
+  d.stride_a = s.stride_a;
+  d.stride_b = s.stride_b;
+  d.stride_c = s.stride_c;
+  return d;
+}
+
+void* stream_of(void* handle) {
+  using GetStreamFn = cublasStatus_t (*)(cublasHandle_t, cudaStream_t*);
+  static const auto get_stream = reinterpret_cast<GetStreamFn>(
+      real_symbol("cublasGetStream_v2", {"libcublas.so.13", "libcublas.so.12", "libcublas.so"}));
+  cudaStream_t s = nullptr;
+  if (!get_stream || get_stream(static_cast<cublasHandle_t>(handle), &s) != CUBLAS_STATUS_SUCCESS) return nullptr;
+  return s;
+}
+
+void write_report(const Router& r) {
+  const std::string path = r.settings.report_dir + "/" + std::to_string(r.pid) + apply::kReportPartSuffix;
+  std::ofstream out(path);
+  out << apply::report_json(r.rows).dump() << "\n";
+  if (!out) std::fprintf(stderr, "gemmtune apply: cannot write %s: %s\n", path.c_str(), std::strerror(errno));
+}
+
+void at_exit() {
+  Router& r = router();
+  std::lock_guard<std::mutex> lock(r.mu);
+  if (::getpid() != r.pid) return;
+  try {
+    if (r.settings.record && r.backend.handle) {
+      char text[1024] = "";
+      if (r.backend.flush(r.backend.handle, text, sizeof(text)) != 0)
+        std::fprintf(stderr, "gemmtune apply: cannot record the misses: %s\n", text);
+    }
+    if (!r.settings.report_dir.empty() && !r.rows.empty()) write_report(r);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "gemmtune apply: %s\n", e.what());
+  }
+}
+
+}  // namespace
+
+bool applying() { return router().settings.on; }
+
+bool route_blas_call(const BlasSignature& signature, const apply::CallOperands& operands, void* handle) {
+  try {
+    Router& r = router();
+    std::unique_lock<std::mutex> lock(r.mu);
+    auto it = r.blas.find(signature);
+    if (it == r.blas.end()) {
+      Decision d;
+      d.route = apply::route_blas_call(blas_desc(signature), r.settings.options);
+      d.row = add_row(r, signature.api, d.route);
+      it = r.blas.emplace(signature, std::move(d)).first;
+    }
+    Decision* d = &it->second;
+    // Asked only for a call that may run through the runtime: a pass-through pays no cuBLAS call for it.
+    void* stream = d->kind == Decision::Kind::PassThrough || !d->route.routed ? nullptr : stream_of(handle);
+    return run(r, d, operands, stream, lock);
+  } catch (const std::exception&) {
+    return false;  // out of memory in a table: the library runs the call
+  }
+}
+
+bool route_lt_call(const LtCallDesc& call, const apply::CallOperands& operands, void* stream) {
+  try {
+    Router& r = router();
+    std::unique_lock<std::mutex> lock(r.mu);
+    auto it = r.lt.find(call);
+    if (it == r.lt.end()) {
+      Decision d;
+      d.route = apply::route_lt_call(call, r.settings.options);
+      d.row = add_row(r, "cublasLtMatmul", d.route);
+      it = r.lt.emplace(call, std::move(d)).first;
+    }
+    return run(r, &it->second, operands, stream, lock);
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+}  // namespace gemmtune::gemm_shim
