@@ -3,7 +3,6 @@
 // per-process records into one trace file and prints the tables; `trace show` prints a saved trace's tables,
 // `trace diff` how the time moved between two.
 #include <chrono>
-#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -12,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli/commands.hpp"
+#include "cli/trace_libraries.hpp"
 #include "common/error.hpp"
 #include "common/scratch_dir.hpp"
 #include "cuda/device_info.hpp"
@@ -26,9 +26,6 @@ namespace gemmtune::cli {
 namespace {
 
 namespace fs = std::filesystem;
-
-constexpr const char* kInjectLibrary = "libgemmtune_trace_inject.so";
-constexpr const char* kGemmShimLibrary = "libgemmtune_trace_gemms.so";
 
 struct TraceArgs {
   std::vector<std::string> command;
@@ -62,43 +59,6 @@ void ensure_parent_dir(const std::string& path) {
 void check_table_id(const std::string& id) {
   if (!id.empty()) trace_tables(Trace{}, CategoryRules{}, id);
 }
-
-// Our libraries sit beside the gemmtune executable in a build tree, or in ../lib (or ../lib/gemmtune) when
-// installed; GEMMTUNE_TRACE_LIB_DIR overrides both.
-std::string find_trace_library(const char* name) {
-  std::vector<fs::path> dirs;
-  if (const char* env = std::getenv("GEMMTUNE_TRACE_LIB_DIR")) dirs.emplace_back(env);
-  const fs::path exe_dir = fs::path(self_executable()).parent_path();
-  dirs.push_back(exe_dir);
-  dirs.push_back(exe_dir / ".." / "lib");
-  dirs.push_back(exe_dir / ".." / "lib" / "gemmtune");
-  std::string looked;
-  for (const fs::path& d : dirs) {
-    std::error_code ec;
-    const fs::path p = fs::weakly_canonical(d / name, ec);
-    if (!ec && fs::is_regular_file(p, ec)) return p.string();
-    looked += (looked.empty() ? "" : ", ") + d.string();
-  }
-  throw InputError(std::string("cannot find ") + name + " (looked in " + looked +
-                   "; set GEMMTUNE_TRACE_LIB_DIR to its directory)");
-}
-
-// Ctrl-C reaches the traced command and gemmtune alike; gemmtune waits for the command to end and keeps what it
-// recorded, as a shell does for its foreground job.
-class IgnoreInterrupts {
- public:
-  IgnoreInterrupts() : int_(std::signal(SIGINT, SIG_IGN)), quit_(std::signal(SIGQUIT, SIG_IGN)) {}
-  ~IgnoreInterrupts() {
-    std::signal(SIGINT, int_);
-    std::signal(SIGQUIT, quit_);
-  }
-  IgnoreInterrupts(const IgnoreInterrupts&) = delete;
-  IgnoreInterrupts& operator=(const IgnoreInterrupts&) = delete;
-
- private:
-  void (*int_)(int);
-  void (*quit_)(int);
-};
 
 void print_tables(const std::vector<Table>& tables, const TraceArgs& a) {
   render_tables(tables, parse_table_format(a.format), std::cout);

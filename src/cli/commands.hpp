@@ -17,5 +17,6 @@ void register_cache(CLI::App& app);
 void register_gate(CLI::App& app);
 void register_trace(CLI::App& app);
 void register_accuracy(CLI::App& app);
+void register_apply(CLI::App& app);
 
 }  // namespace gemmtune::cli

@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
   gemmtune::cli::register_gate(app);
   gemmtune::cli::register_trace(app);
   gemmtune::cli::register_accuracy(app);
+  gemmtune::cli::register_apply(app);
 
   try {
     app.parse(argc, argv);
