@@ -25,6 +25,8 @@ namespace gemmtune::gemm_shim {
 namespace {
 
 constexpr const char* kBackendLibrary = "libgemmtune_apply_backend.so";
+// How every reason the runtime is not there begins (no GPU, a backend that does not load), so a report reads alike.
+constexpr const char* kNoRuntime = "no runtime in this process: ";
 
 struct LtCallDescHash {
   std::size_t operator()(const LtCallDesc& c) const {
@@ -116,7 +118,7 @@ void load_backend(Router& r) {
   void* lib = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
   if (!lib) {
     const char* e = ::dlerror();
-    r.backend.why_not = "cannot load " + path + ": " + (e ? e : "unknown error");
+    r.backend.why_not = std::string(kNoRuntime) + "cannot load " + path + ": " + (e ? e : "unknown error");
     warn_once(r, r.backend.why_not);
     return;
   }
@@ -125,13 +127,13 @@ void load_backend(Router& r) {
   r.backend.forward = reinterpret_cast<ForwardFn>(::dlsym(lib, "gemmtune_apply_forward"));
   r.backend.flush = reinterpret_cast<FlushFn>(::dlsym(lib, "gemmtune_apply_flush"));
   if (!open || !r.backend.problem || !r.backend.forward || !r.backend.flush) {
-    r.backend.why_not = path + " lacks the functions of apply_backend.h";
+    r.backend.why_not = std::string(kNoRuntime) + path + " lacks the functions of apply_backend.h";
     warn_once(r, r.backend.why_not);
     return;
   }
   char text[512] = "";
   r.backend.handle = open(r.settings.db.c_str(), r.settings.options.fp32_equivalent ? 1 : 0, text, sizeof(text));
-  if (!r.backend.handle) r.backend.why_not = std::string("the runtime cannot run here: ") + text;
+  if (!r.backend.handle) r.backend.why_not = std::string(kNoRuntime) + text;
 }
 
 std::size_t add_row(Router& r, const char* api, const apply::Route& route) {
@@ -143,9 +145,33 @@ std::size_t add_row(Router& r, const char* api, const apply::Route& route) {
   return r.rows.size() - 1;
 }
 
+// The report row of a call and an outcome (the candidate that ran it, or why it passed through), found or added.
+// Outcomes change rarely (a capture, a failure, a null pointer), so a scan.
+std::size_t row_for(Router& r, const apply::ReportRow& call, const std::string& candidate, const std::string& reason) {
+  for (std::size_t i = 0; i < r.rows.size(); ++i) {
+    const apply::ReportRow& row = r.rows[i];
+    if (row.api == call.api && row.problem == call.problem && row.candidate == candidate && row.reason == reason)
+      return i;
+  }
+  r.rows.push_back(apply::ReportRow{call.api, call.problem, 0, 0, candidate, reason});
+  return r.rows.size() - 1;
+}
+
+// Points d at its new outcome's row; a row that has counted no call yet takes the outcome itself.
+void set_outcome(Router& r, Decision& d, const std::string& candidate, const std::string& reason) {
+  apply::ReportRow& current = r.rows[d.row];
+  if (current.candidate == candidate && current.reason == reason) return;
+  if (current.calls == 0) {
+    current.candidate = candidate;
+    current.reason = reason;
+    return;
+  }
+  const apply::ReportRow call = current;
+  d.row = row_for(r, call, candidate, reason);
+}
+
 // Decides a signature's first call (and an Undecided one's next): the rule, then the backend. Called with mu held.
 void decide(Router& r, Decision& d, void* stream) {
-  apply::ReportRow& row = r.rows[d.row];
   if (!d.route.routed) {
     d.kind = Decision::Kind::PassThrough;
     return;
@@ -153,7 +179,7 @@ void decide(Router& r, Decision& d, void* stream) {
   if (!r.backend_loaded) load_backend(r);
   if (!r.backend.handle) {
     d.kind = Decision::Kind::PassThrough;
-    row.reason = r.backend.why_not;
+    set_outcome(r, d, "", r.backend.why_not);
     return;
   }
   char text[2048] = "";
@@ -163,11 +189,10 @@ void decide(Router& r, Decision& d, void* stream) {
   if (verdict == GEMMTUNE_APPLY_ROUTED) {
     d.kind = Decision::Kind::Routed;
     d.id = id;
-    row.candidate = text;
-    row.reason.clear();
+    set_outcome(r, d, text, "");
   } else {
     d.kind = verdict == GEMMTUNE_APPLY_CAPTURING ? Decision::Kind::Undecided : Decision::Kind::PassThrough;
-    row.reason = text;
+    set_outcome(r, d, "", text);
   }
 }
 
@@ -175,13 +200,16 @@ void decide(Router& r, Decision& d, void* stream) {
 // (through lock), which it lets go while the runtime enqueues the call.
 bool run(Router& r, Decision* d, const apply::CallOperands& operands, void* stream, std::unique_lock<std::mutex>& lock) {
   if (d->kind == Decision::Kind::Undecided) decide(r, *d, stream);
-  apply::ReportRow& row = r.rows[d->row];
-  ++row.calls;
-  if (d->kind != Decision::Kind::Routed) return false;
+  if (d->kind != Decision::Kind::Routed) {
+    ++r.rows[d->row].calls;
+    return false;
+  }
   GemmOperands x;
   std::string why;
   if (!apply::routed_operands(d->route, operands, x, why)) {
-    row.reason = why;
+    // This call alone passes through: the signature stays routed.
+    const apply::ReportRow call = r.rows[d->row];
+    ++r.rows[row_for(r, call, "", why)].calls;
     return false;
   }
   const int id = d->id;
@@ -191,11 +219,13 @@ bool run(Router& r, Decision* d, const apply::CallOperands& operands, void* stre
   lock.lock();
   if (failed) {
     d->kind = Decision::Kind::PassThrough;
-    row.reason = std::string("the runtime failed: ") + text;
-    warn_once(r, "the runtime failed on " + row.problem + ": " + text);
+    warn_once(r, "the runtime failed on " + r.rows[d->row].problem + ": " + text);
+    set_outcome(r, *d, "", std::string("the runtime failed: ") + text);
+    ++r.rows[d->row].calls;
     return false;
   }
-  ++row.routed_calls;
+  ++r.rows[d->row].calls;
+  ++r.rows[d->row].routed_calls;
   return true;
 }
 
@@ -239,7 +269,7 @@ void* stream_of(void* handle) {
 void write_report(const Router& r) {
   const std::string path = r.settings.report_dir + "/" + std::to_string(r.pid) + apply::kReportPartSuffix;
   std::ofstream out(path);
-  out << apply::report_json(r.rows).dump() << "\n";
+  out << apply::report_json(apply::merge_rows(r.rows)).dump() << "\n";
   if (!out) std::fprintf(stderr, "gemmtune apply: cannot write %s: %s\n", path.c_str(), std::strerror(errno));
 }
 

@@ -1,7 +1,9 @@
 // The GEMM shim under `gemmtune apply` (GEMMTUNE_APPLY=1, router.hpp) with no GPU to run on, on any machine (CUDA is
 // shown none): the fake cuBLAS and cuBLASLt (tests/trace/fake_cublas, fake_cublaslt) must get every call exactly as
 // the program made it, and the report must say for each why it stayed with the library: the routing rule's reason,
-// or, for a call the rule would route, that the runtime cannot run here.
+// or, for a call the rule would route, that there is no runtime in this process (no GPU; where the runtime links
+// cuBLAS, the fake one, already loaded under cuBLAS's soname, also keeps it from loading: either way it must not
+// load half a runtime or break a call).
 #include <gtest/gtest.h>
 
 #include <cublas_api.h>
@@ -48,9 +50,9 @@ TEST(ApplyShim, WithNoGpuEveryCublasCallReachesCublasUnchangedAndTheReportSaysWh
   BlasCallDesc scaled = call("cublasSgemmEx", N, N, 32, 32, 32, 32, 32, 32);
   scaled.alpha = 2.0;
   const std::vector<std::pair<BlasCallDesc, std::string>> cases = {
-      {call("cublasSgemm_v2", N, N, 128, 64, 256, 128, 256, 128), "the runtime cannot run here"},
+      {call("cublasSgemm_v2", N, N, 128, 64, 256, 128, 256, 128), "no runtime in this process"},
       {with_compute(call("cublasGemmEx", T, N, 96, 40, 24, 24, 24, 96), CUBLAS_COMPUTE_32F_FAST_TF32),
-       "the runtime cannot run here"},
+       "no runtime in this process"},
       {scaled, "alpha = 2"},
       {batched(call("cublasSgemmStridedBatched", N, N, 48, 24, 12, 48, 12, 48), 6, 576, 288, 1152), "batched (6)"},
       {batched(call("cublasSgemmBatched", N, T, 20, 10, 5, 20, 10, 20), 3), "pointer-array batched"},
@@ -85,7 +87,7 @@ TEST(ApplyShim, WithNoGpuEveryCublasLtCallReachesCublasLtAndTheReportSaysWhy) {
   ASSERT_EQ(rows.size(), 2u) << r.err;
   EXPECT_EQ(rows[0].problem, "fwd:64x256x128:nt:row:bias:tf32");
   EXPECT_EQ(rows[0].calls, 2u);
-  EXPECT_NE(rows[0].reason.find("the runtime cannot run here"), std::string::npos) << rows[0].reason;
+  EXPECT_NE(rows[0].reason.find("no runtime in this process"), std::string::npos) << rows[0].reason;
   EXPECT_NE(rows[1].reason.find("bf16"), std::string::npos) << rows[1].reason;
 }
 
