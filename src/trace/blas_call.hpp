@@ -1,5 +1,5 @@
 // A cuBLAS GEMM call as the --gemms shim read it (cublasSgemm_v2, cublasGemmEx, their batched and _64 forms, the
-// legacy cublasSgemm: src/trace/gemm_shim/blas_shim.cpp), and the gemmtune problem it is, where it is one.
+// legacy cublasSgemm: src/gemm_shim/blas_shim.cpp), and the gemmtune problem it is, where it is one.
 //
 // cuBLAS is column-major: C (m×n) = op(A) (m×k) · op(B) (k×n). A call is read as the cublasLtMatmul call with the
 // same column-order layouts (A: m×k or, transposed, k×m, at lda; B likewise; C = D: m×n at ldc) and mapped as one

@@ -1,5 +1,5 @@
 // The raw record files that `gemmtune trace` reads back from the traced program: written by the CUPTI injection
-// library (src/trace/inject) and the GEMM shim (src/trace/gemm_shim), read by trace/raw_records.cpp.
+// library (src/trace/inject) and the GEMM shim (src/gemm_shim), read by trace/raw_records.cpp.
 //
 // Each traced process writes into GEMMTUNE_TRACE_DIR:
 //   <pid>.cupti.jsonl  one JSON object a line: {"t":"process"} first, then activity records, {"t":"end"} last

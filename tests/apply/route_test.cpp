@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "trace/gemm_shim/blas_call_spec.hpp"
+#include "gemm_shim/blas_call_spec.hpp"
 
 namespace gemmtune::apply {
 namespace {

@@ -11,7 +11,7 @@
 #include "support/run_gemmtune.hpp"
 #include "support/scoped_env.hpp"
 #include "support/scratch_dir.hpp"
-#include "trace/gemm_shim/blas_call_spec.hpp"
+#include "gemm_shim/blas_call_spec.hpp"
 
 namespace gemmtune {
 namespace {

@@ -1,4 +1,4 @@
-// The GEMM shim's interceptor of cublasLtMatmul (libgemmtune_trace_gemms.so; trace/gemm_shim/recorder.hpp).
+// The GEMM shim's interceptor of cublasLtMatmul (libgemmtune_trace_gemms.so; gemm_shim/recorder.hpp).
 //
 // Each call's matmul descriptor and matrix layouts are read back (cublasLtMatmulDescGetAttribute,
 // cublasLtMatrixLayoutGetAttribute) into a call description (trace/lt_call.hpp), written as a line when traced
@@ -14,8 +14,8 @@
 #include <optional>
 #include <string>
 
-#include "trace/gemm_shim/recorder.hpp"
-#include "trace/gemm_shim/router.hpp"
+#include "gemm_shim/recorder.hpp"
+#include "gemm_shim/router.hpp"
 #include "trace/lt_call.hpp"
 
 namespace {

@@ -1,4 +1,4 @@
-#include "trace/gemm_shim/router.hpp"
+#include "gemm_shim/router.hpp"
 
 #include <cublas_api.h>
 #include <dlfcn.h>

@@ -1,5 +1,5 @@
 // The GEMM shim's interceptors of cuBLAS's GEMM entry points (libgemmtune_trace_gemms.so;
-// trace/gemm_shim/recorder.hpp): the routes PyTorch and CuPy send fp32/tf32 GEMMs through (cublasSgemm_v2,
+// gemm_shim/recorder.hpp): the routes PyTorch and CuPy send fp32/tf32 GEMMs through (cublasSgemm_v2,
 // cublasGemmEx, cublasSgemmEx, their batched and strided-batched forms, each with its 64-bit-size _64 variant of
 // CUDA 12+) and the legacy cublasSgemm. Each call's arguments that decide its problem, with the handle's math and
 // pointer mode at the call, become a signature (trace/blas_call.hpp maps it to a problem). The arguments go to the
@@ -12,8 +12,8 @@
 #include <cstdint>
 #include <cstring>
 
-#include "trace/gemm_shim/recorder.hpp"
-#include "trace/gemm_shim/router.hpp"
+#include "gemm_shim/recorder.hpp"
+#include "gemm_shim/router.hpp"
 
 #define GEMM_SHIM_EXPORT extern "C" __attribute__((visibility("default")))
 

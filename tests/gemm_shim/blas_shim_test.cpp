@@ -16,7 +16,7 @@
 #include "profiler/process.hpp"
 #include "support/scratch_dir.hpp"
 #include "trace/blas_call.hpp"
-#include "trace/gemm_shim/blas_call_spec.hpp"
+#include "gemm_shim/blas_call_spec.hpp"
 #include "trace/raw_format.hpp"
 
 namespace gemmtune {

@@ -16,7 +16,7 @@
 #include "apply/apply_settings.hpp"
 #include "profiler/process.hpp"
 #include "support/scratch_dir.hpp"
-#include "trace/gemm_shim/blas_call_spec.hpp"
+#include "gemm_shim/blas_call_spec.hpp"
 
 namespace gemmtune {
 namespace {

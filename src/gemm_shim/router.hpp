@@ -12,7 +12,7 @@
 #pragma once
 
 #include "apply/route.hpp"
-#include "trace/gemm_shim/recorder.hpp"
+#include "gemm_shim/recorder.hpp"
 #include "trace/lt_call.hpp"
 
 namespace gemmtune::gemm_shim {

@@ -1,4 +1,4 @@
-#include "trace/gemm_shim/recorder.hpp"
+#include "gemm_shim/recorder.hpp"
 
 #include <dlfcn.h>
 #include <unistd.h>
