@@ -1,0 +1,275 @@
+#!/usr/bin/env python3
+"""Unmodified PyTorch training steps plain, under `gemmtune apply` and under `apply --fp32-equivalent`; writes
+results/<gpu>/apply_step.json (issue 50).
+
+The model: `blocks` FFN blocks [nn.Linear(d, h) + nn.GELU(tanh) + nn.Linear(h, d)] on `tokens` rows, loss
+mean((y - target)^2), AdamW (lr 1e-4). PyTorch's BLAS routing is left alone: the forward's addmm goes through
+cublasLtMatmul (bias epilogue), the backward's mm through cuBLAS. Models (--models picks):
+  d1024  d 1024, h 4096, 777 tokens        d2048  d 2048, h 8192, 1531 tokens
+  d4096  d 4096, h 16384, 1001 tokens      odd    d 1030, h 4111, 999 tokens (rows not 16-byte aligned)
+Per model and mode (fp32, tf32: PyTorch's matmul TF32 switch), each in a process of its own:
+  1. `gemmtune trace --gemms --db` of a few steps (the problems, as misses), 2. `gemmtune sweep --from-misses` on
+  that db (fp32: a second db tuned with --fp32-equivalent), 3. the step `plain`, under `gemmtune apply --db`
+  (`apply`) and, in fp32, under `gemmtune apply --fp32-equivalent` on the second db (`apply_fp32eq`).
+Every run starts from the same weights and data (seeded on the CPU) and records --steps losses; step_ms is the median
+of CUDA event pairs around each of the --timed-steps steps after them. Per record: step_ms (p10, p90), routed_share
+(calls gemmtune ran, from `apply --report`; 0 for plain), loss_max_rel (the largest |loss - plain's| / |plain's| over
+the steps), and the apply report's rows.
+
+usage: bench_apply_step.py [--models d1024,d2048,d4096,odd] [--modes fp32,tf32] [--steps 50] [--timed-steps 30]
+                           [--gemmtune PATH] [--db-dir DIR] [--out FILE]
+The output file is rewritten after every record, marked "partial": true until the run ends.
+"""
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+
+from bench_torch_step import choice_list, gpu_slug, write
+
+MODELS = {
+    "d1024": {"d": 1024, "hidden": 4096, "tokens": 777},
+    "d2048": {"d": 2048, "hidden": 8192, "tokens": 1531},
+    "d4096": {"d": 4096, "hidden": 16384, "tokens": 1001},
+    "odd": {"d": 1030, "hidden": 4111, "tokens": 999},
+}
+MODES = ("fp32", "tf32")
+BLOCKS = 2
+LR = 1e-4
+WARMUP_STEPS = 3
+TRACE_STEPS = 3
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def variants_for(mode):
+    """apply_fp32eq only where there is an fp32 problem to admit 3xtf32 for."""
+    return ["plain", "apply", "apply_fp32eq"] if mode == "fp32" else ["plain", "apply"]
+
+
+def child_command(model, mode, steps, timed_steps, out):
+    spec = MODELS[model]
+    return [sys.executable, os.path.abspath(__file__), "--child", "--mode", mode, "--d", str(spec["d"]),
+            "--hidden", str(spec["hidden"]), "--tokens", str(spec["tokens"]), "--steps", str(steps),
+            "--timed-steps", str(timed_steps), "--child-out", out]
+
+
+def apply_command(gemmtune, db, fp32_equivalent, report, command):
+    return ([gemmtune, "apply", "--db", db] + (["--fp32-equivalent"] if fp32_equivalent else []) +
+            ["--report", report, "--"] + command)
+
+
+def loss_max_rel(plain, other):
+    """The largest relative difference of two runs' losses, step by step; None when they differ in length."""
+    if len(plain) != len(other) or not plain:
+        return None
+    return max(abs(o - p) / abs(p) if p != 0 else abs(o - p) for p, o in zip(plain, other))
+
+
+def percentile(values, q):
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * (len(ordered) - 1) + 0.5))]
+
+
+def record(model, mode, variant, child, plain_losses, report):
+    spec = MODELS[model]
+    times = child["step_ms"]
+    r = {"model": model, "d_model": spec["d"], "hidden": spec["hidden"], "tokens": spec["tokens"], "mode": mode,
+         "variant": variant, "step_ms": statistics.median(times), "step_ms_p10": percentile(times, 0.1),
+         "step_ms_p90": percentile(times, 0.9),
+         "routed_share": report["routed_share"] if report else 0.0,
+         "loss_max_rel": loss_max_rel(plain_losses, child["losses"]) if plain_losses is not None else 0.0,
+         "final_loss": child["losses"][-1]}
+    if report:
+        r["calls"] = report["calls"]
+        r["routed_calls"] = report["routed_calls"]
+        r["report_rows"] = report["rows"]
+    return r
+
+
+def speedups(records):
+    """Per model and mode: each variant's step_ms against plain's (plain / variant: > 1 is faster)."""
+    plain = {(r["model"], r["mode"]): r["step_ms"] for r in records if r["variant"] == "plain"}
+    out = []
+    for r in records:
+        base = plain.get((r["model"], r["mode"]))
+        if r["variant"] != "plain" and base:
+            out.append({"model": r["model"], "mode": r["mode"], "variant": r["variant"],
+                        "speedup": base / r["step_ms"], "routed_share": r["routed_share"],
+                        "loss_max_rel": r["loss_max_rel"]})
+    return out
+
+
+# --- the child: one process, one variant ------------------------------------------------------------------------
+
+def run_child(args):
+    import torch
+    import torch.nn.functional as F
+
+    from trace_torch_step import set_fp32_matmul
+
+    if not torch.cuda.is_available():
+        sys.exit("bench_apply_step: PyTorch sees no CUDA GPU")
+    set_fp32_matmul(args.mode)
+    torch.manual_seed(0)
+    layers = []
+    for _ in range(BLOCKS):
+        layers += [torch.nn.Linear(args.d, args.hidden), torch.nn.GELU(approximate="tanh"),
+                   torch.nn.Linear(args.hidden, args.d)]
+    device = torch.device("cuda")
+    model = torch.nn.Sequential(*layers).to(device)  # initialized on the CPU: the same weights in every process
+    optimizer = torch.optim.AdamW(model.parameters(), lr=LR)
+    g = torch.Generator().manual_seed(1)
+    x = torch.randn(args.tokens, args.d, generator=g).to(device)
+    target = torch.randn(args.tokens, args.d, generator=g).to(device)
+
+    def step():
+        loss = F.mse_loss(model(x), target)
+        loss.backward()
+        optimizer.step()
+        optimizer.zero_grad(set_to_none=True)
+        return loss
+
+    losses = [step().item() for _ in range(args.steps)]  # the first steps resolve every problem, outside timing
+    for _ in range(WARMUP_STEPS):
+        step()
+    times = []
+    for _ in range(args.timed_steps):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        step()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end))
+    with open(args.child_out, "w") as f:
+        json.dump({"gpu": torch.cuda.get_device_name(), "torch": torch.__version__, "losses": losses,
+                   "step_ms": times}, f)
+    return 0
+
+
+# --- the driver ---------------------------------------------------------------------------------------------------
+
+def run(cmd, log):
+    print("+ " + " ".join(cmd), file=sys.stderr, flush=True)
+    with open(log, "a") as f:
+        f.write("+ " + " ".join(cmd) + "\n")
+        f.flush()
+        result = subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT)
+    if result.returncode != 0:
+        sys.exit(f"bench_apply_step: {cmd[0]} {cmd[1]} exited with {result.returncode} (see {log})")
+
+
+def tune(gemmtune, model, mode, work, log):
+    """The dbs of one model and mode: traced misses, swept (fp32: also a copy swept with --fp32-equivalent)."""
+    db = os.path.join(work, f"{model}_{mode}.db")
+    for path in (db, db + ".eq"):
+        if os.path.exists(path):
+            os.remove(path)
+    trace = [gemmtune, "trace", "--gemms", "--db", db, "--no-tables", "--"]
+    run(trace + child_command(model, mode, TRACE_STEPS, 1, os.path.join(work, "trace_child.json")), log)
+    dbs = {"apply": db}
+    if mode == "fp32":
+        shutil.copyfile(db, db + ".eq")
+        dbs["apply_fp32eq"] = db + ".eq"
+        run([gemmtune, "sweep", "--from-misses", "--db", db + ".eq", "--fp32-equivalent"], log)
+    run([gemmtune, "sweep", "--from-misses", "--db", db], log)
+    return dbs
+
+
+def measure(args, model, mode, variant, dbs, work, log):
+    out = os.path.join(work, f"{model}_{mode}_{variant}.json")
+    command = child_command(model, mode, args.steps, args.timed_steps, out)
+    report_path = None
+    if variant != "plain":
+        report_path = os.path.join(work, f"{model}_{mode}_{variant}.report.json")
+        command = apply_command(args.gemmtune, dbs[variant], variant == "apply_fp32eq", report_path, command)
+    run(command, log)
+    with open(out) as f:
+        child = json.load(f)
+    report = None
+    if report_path:
+        with open(report_path) as f:
+            report = json.load(f)
+    return child, report
+
+
+def driver(args):
+    work = args.db_dir or tempfile.mkdtemp(prefix="gemmtune-apply-bench-")
+    os.makedirs(work, exist_ok=True)
+    log = os.path.join(work, "bench_apply_step.log")
+    records, gpu, torch_version = [], None, None
+    doc = {}
+    for model in args.models:
+        for mode in args.modes:
+            dbs = tune(args.gemmtune, model, mode, work, log)
+            plain_losses = None
+            for variant in variants_for(mode):
+                child, report = measure(args, model, mode, variant, dbs, work, log)
+                gpu, torch_version = child["gpu"], child["torch"]
+                if variant == "plain":
+                    plain_losses = child["losses"]
+                records.append(record(model, mode, variant, child, plain_losses, report))
+                doc = document(gpu, torch_version, records, args, partial=True)
+                write(doc, args.out or default_out(gpu_slug(gpu)))
+    doc = document(gpu, torch_version, records, args, partial=False)
+    out = args.out or default_out(gpu_slug(gpu))
+    write(doc, out)
+    for s in doc["speedups"]:
+        print(f"{s['model']:6} {s['mode']:5} {s['variant']:13} x{s['speedup']:.3f} routed {s['routed_share']:.2f} "
+              f"loss_max_rel {s['loss_max_rel']}")
+    print(f"bench_apply_step: wrote {out}")
+    return 0
+
+
+def document(gpu, torch_version, records, args, partial):
+    doc = {"schema": "gemmtune.apply_step", "schema_version": 1, "gpu": gpu, "gpu_slug": gpu_slug(gpu or ""),
+           "torch": torch_version, "models": {m: MODELS[m] for m in args.models}, "blocks": BLOCKS,
+           "model": (f"{BLOCKS} x [Linear(d, h) + GELU(tanh) + Linear(h, d)]; loss mean((y - target)^2); "
+                     f"AdamW(lr={LR})"),
+           "timing": (f"CUDA events around each of --timed-steps steps after the --steps loss steps and "
+                      f"{WARMUP_STEPS} warm-up steps; median, p10, p90"),
+           "commands": [" ".join(sys.argv)], "records": records, "speedups": speedups(records)}
+    if partial:
+        doc["partial"] = True
+    return doc
+
+
+def default_out(slug):
+    return os.path.join(HERE, os.pardir, "results", slug, "apply_step.json")
+
+
+def default_gemmtune():
+    built = os.path.join(HERE, os.pardir, "build", "gemmtune")
+    return os.path.abspath(built) if os.path.exists(built) else (shutil.which("gemmtune") or "gemmtune")
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--models", type=choice_list(tuple(MODELS)), default=list(MODELS))
+    parser.add_argument("--modes", type=choice_list(MODES), default=list(MODES))
+    parser.add_argument("--steps", type=int, default=50, help="steps whose losses are compared (default 50)")
+    parser.add_argument("--timed-steps", type=int, default=30)
+    parser.add_argument("--gemmtune", default=None, help="the gemmtune binary (default: build/gemmtune, else PATH)")
+    parser.add_argument("--db-dir", help="where the dbs, reports and logs go (default: a new temporary directory)")
+    parser.add_argument("--out", help="default: results/<gpu>/apply_step.json")
+    # The child process's own arguments (one variant's run).
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--mode", choices=MODES, default="tf32", help=argparse.SUPPRESS)
+    parser.add_argument("--d", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--hidden", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--tokens", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--child-out", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.steps < 1 or args.timed_steps < 1:
+        parser.error("--steps and --timed-steps must be at least 1")
+    if args.child:
+        return run_child(args)
+    args.gemmtune = args.gemmtune or default_gemmtune()
+    return driver(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# GPU proof of issue 50 (`gemmtune apply`). Builds gemmtune (scripts/dev/device_build.sh; BUILD_DIR as there;
+# SKIP_BUILD=1 uses a build already there), then writes under OUT_DIR:
+#   apply_gpu_tests.txt               the apply tests with GEMMTUNE_REQUIRE_GPU=1 (no skip passes): the routing table,
+#                                     the shim with no GPU shown, the CLI, and on the GPU trace -> sweep --from-misses
+#                                     -> apply of a real cuBLAS program (routed, cuBLAS's result, a capture left alone)
+#   results/<gpu>/apply_step_short.json  scripts/bench_apply_step.py on d1024 and the odd-width model, fp32 and tf32,
+#                                     STEPS (default 10) loss steps and 10 timed ones; its dbs, reports and log in
+#                                     OUT_DIR/work (FULL=1: every model, 50 steps, results/<gpu>/apply_step.json)
+# A summary prints last.
+#
+#   scripts/dev/apply_device_check.sh OUT_DIR
+set -uo pipefail
+if [[ $# -ne 1 ]]; then
+  echo "usage: $0 OUT_DIR" >&2
+  exit 2
+fi
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+mkdir -p "$1"
+out=$(cd "$1" && pwd)
+build=${BUILD_DIR:-$here/build}
+G=$build/gemmtune
+export PYTHONUNBUFFERED=1
+summary=()
+note() { summary+=("$1"); echo "== $1"; }
+
+t0=$SECONDS
+if [[ ${SKIP_BUILD:-0} != 1 ]]; then
+  if ! BUILD_DIR=$build bash "$here/scripts/dev/device_build.sh" >"$out/build.log" 2>&1; then
+    tail -40 "$out/build.log"
+    echo "build failed (see $out/build.log)"
+    exit 1
+  fi
+  note "build: $((SECONDS - t0)) s"
+fi
+slug=$("$G" devices --json | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["slug"])') || exit 3
+res=$out/results/$slug
+mkdir -p "$res" "$out/work"
+
+filter='ApplyRoute.*:ApplySettings.*:ApplyReport.*:ApplyShim.*:ApplyCli.*:*ApplyGpu*:BlasShim.*:LtShim.*'
+if GEMMTUNE_REQUIRE_GPU=1 "$build/tests/gemmtune_tests" --gtest_filter="$filter" >"$out/apply_gpu_tests.txt" 2>&1; then
+  note "apply tests: PASS ($(grep -c '^\[       OK' "$out/apply_gpu_tests.txt") passed)"
+else
+  note "apply tests: FAIL (see $out/apply_gpu_tests.txt)"
+  grep -E '^\[  FAILED|Failure' "$out/apply_gpu_tests.txt" | head -20
+fi
+
+if [[ ${FULL:-0} == 1 ]]; then
+  bench=(--out "$res/apply_step.json")
+else
+  bench=(--models d1024,odd --steps "${STEPS:-10}" --timed-steps 10 --out "$res/apply_step_short.json")
+fi
+if python3 "$here/scripts/bench_apply_step.py" --gemmtune "$G" --db-dir "$out/work" "${bench[@]}" \
+    >"$out/bench_apply_step.txt" 2>&1; then
+  note "bench_apply_step: done ($(tail -1 "$out/bench_apply_step.txt"))"
+  grep -E '^(d|odd)' "$out/bench_apply_step.txt"
+else
+  note "bench_apply_step: FAIL (see $out/bench_apply_step.txt and $out/work/bench_apply_step.log)"
+  tail -20 "$out/bench_apply_step.txt"
+fi
+
+echo
+echo "== summary ($((SECONDS - t0)) s)"
+printf '  %s\n' "${summary[@]}"
