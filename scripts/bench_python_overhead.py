@@ -14,7 +14,10 @@ the record holds:
   cpp_gpu_us        `gemmtune run` on the same problem pinned to the candidate the Python call runs (--candidate):
                     CUDA events around back-to-back calls;
   kernel_us         the kernels' own time per Python call (torch.profiler's CUDA activity: CUPTI), every launch
-                    of one call summed.
+                    of one call summed;
+  protocol_host_us  what reading the three operands through their protocol costs the host by itself, before gemmtune
+                    sees a pointer (dlpack: three __dlpack__(stream=...) capsules; cai: three __cuda_array_interface__
+                    dicts; torch: three data_ptr() calls): the floor of rt_host_us for that kind of array.
 Targets: rt_host_us <= torch_mm_host_us on every record; rt_gpu_us within 2 us of cpp_gpu_us on every record.
 
 usage: bench_python_overhead.py [--gemmtune build/gemmtune] [--out results/<gpu>/python_overhead.json]
@@ -129,12 +132,17 @@ def main():
                      "kernel_us": kernel_us(ours)}
             kinds = {"torch": (A, B, Y), "dlpack": (DlpackOnly(A), DlpackOnly(B), DlpackOnly(Y)),
                      "cai": (CaiOnly(A), CaiOnly(B), CaiOnly(Y))}
+            protocols = {"torch": lambda x: x.data_ptr(), "dlpack": lambda x: x.__dlpack__(stream=1),
+                         "cai": lambda x: x.__cuda_array_interface__}
             for kind, (a, b, y) in kinds.items():
                 call = lambda: rt.forward(a, b, out=y, mode="tf32")  # noqa: E731
                 call()
-                records.append({**shape, "arrays": kind, "rt_host_us": host_us(call), "rt_gpu_us": gpu_us(call)})
+                read = protocols[kind]
+                records.append({**shape, "arrays": kind, "rt_host_us": host_us(call), "rt_gpu_us": gpu_us(call),
+                                "protocol_host_us": host_us(lambda: (read(a), read(b), read(y)))})
                 r = records[-1]
                 print(f"{r['shape']:>16} {kind:<6} host {r['rt_host_us']:7.1f} us "
+                      f"(protocol {r['protocol_host_us']:5.1f}) "
                       f"(torch.mm {r['torch_mm_host_us']:6.1f})  gpu {r['rt_gpu_us']:8.1f} us "
                       f"(C++ {r['cpp_gpu_us']:8.1f}, kernels {r['kernel_us']:8.1f}, "
                       f"torch.mm {r['torch_mm_gpu_us']:8.1f})  {candidate}", flush=True)

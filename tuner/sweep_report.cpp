@@ -103,7 +103,7 @@ ProblemSummary summarize_problem(const ProblemResult& pr) {
     ++s.candidates;
     if (r.status == MeasureStatus::VerifyFailed) ++s.verify_failed;
     if (r.status != MeasureStatus::Ok) continue;
-    double& backend_best = r.candidate.backend == Backend::Lt ? s.best_lt_us : s.best_own_us;
+    double& backend_best = r.candidate.backend == Backend::Own ? s.best_own_us : s.best_lt_us;
     if (backend_best == 0 || r.stats.median_us < backend_best) backend_best = r.stats.median_us;
   }
   if (const MeasurementRecord* first = heuristic_first(pr.records)) s.heuristic_first_us = first->stats.median_us;

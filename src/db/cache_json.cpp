@@ -74,6 +74,7 @@ Candidate read_candidate(const JsonFields& f) {
     require_equal(f, "variant", f.string("variant"), c.own_variant);
     return c;
   }
+  if (c.backend == Backend::Blas) return c;
   const JsonFields algo = f.object("algo");
   const std::pair<const char*, int> fields[] = {
       {"algo_id", c.lt.algo_id},     {"tile", c.lt.tile},       {"stages", c.lt.stages},

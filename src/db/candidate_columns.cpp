@@ -23,8 +23,17 @@ std::string sql_parameters(const std::string& columns) {
   return out;
 }
 
+namespace {
+
+// cuBLAS's own choice is stored as a cuBLASLt row whose algo_id is this (cuBLASLt's ids are never negative): the
+// schema's CHECKs name the backends 'own' and 'lt', and SQLite changes a CHECK only by rebuilding every table.
+constexpr int kBlasAlgoId = -1;
+
+}  // namespace
+
 void bind_candidate(SqliteStatement& s, const Candidate& c) {
-  s.bind(":candidate_id", c.id()).bind(":backend", std::string(to_string(c.backend)));
+  s.bind(":candidate_id", c.id());
+  s.bind(":backend", std::string(to_string(c.backend == Backend::Blas ? Backend::Lt : c.backend)));
   s.bind(":heuristic_rank", c.heuristic_rank);
   // Each backend's own fields; the other backend's stay NULL (the schema's CHECKs hold the two apart).
   if (c.backend == Backend::Own) {
@@ -35,6 +44,14 @@ void bind_candidate(SqliteStatement& s, const Candidate& c) {
     return;
   }
   s.bind(":own_variant", nullptr);
+  if (c.backend == Backend::Blas) {
+    s.bind(":algo_id", kBlasAlgoId);
+    for (const char* name : {":tile", ":stages", ":splitk", ":reduction", ":swizzle", ":custom", ":cluster_shape",
+                             ":inner_shape"})
+      s.bind(name, 0);
+    s.bind(":epilogue_kernel", 1);  // ours runs after it wherever the problem has an epilogue
+    return;
+  }
   s.bind(":algo_id", c.lt.algo_id).bind(":tile", c.lt.tile).bind(":stages", c.lt.stages);
   s.bind(":splitk", c.lt.splitk).bind(":reduction", c.lt.reduction).bind(":swizzle", c.lt.swizzle);
   s.bind(":custom", c.lt.custom).bind(":cluster_shape", c.lt.cluster_shape).bind(":inner_shape", c.lt.inner_shape);
@@ -48,6 +65,8 @@ Candidate read_candidate(const SqliteStatement& s) {
   c.heuristic_rank = s.column_int("heuristic_rank");
   if (c.backend == Backend::Own) {
     c.own_variant = s.column_text("own_variant");
+  } else if (s.column_int("algo_id") == kBlasAlgoId) {
+    c.backend = Backend::Blas;
   } else {
     c.lt.algo_id = s.column_int("algo_id");
     c.lt.tile = s.column_int("tile");

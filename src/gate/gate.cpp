@@ -214,7 +214,7 @@ CaseComparison compare_case(const CaseTiming& baseline, const CaseTiming& curren
 }
 
 std::string case_family(const CaseTiming& c) {
-  const std::string who = c.candidate.backend == Backend::Own ? c.candidate.id()
+  const std::string who = c.candidate.backend != Backend::Lt ? c.candidate.id()
                           : c.candidate.lt_padded             ? "lt+pad"
                           : c.candidate.lt_epilogue_kernel    ? "lt+epi"
                                                               : "lt";

@@ -1,5 +1,7 @@
 #include "launch/candidate_launcher.hpp"
 
+#include <algorithm>
+
 #include "kernels/registry.hpp"
 #include "problem/fp32_equivalent.hpp"
 #include "problem/pass_gemm.hpp"
@@ -36,6 +38,7 @@ std::string CandidateLauncher::unsupported_reason(const GemmProblem& p, const Ca
              std::to_string(max_workspace) + "-byte workspace";
     return "";
   }
+  if (c.backend == Backend::Blas) return BlasGemm::unsupported_reason(g);
   if (std::string why = LtGemm::unsupported_reason(g); !why.empty()) return why;
   if (c.lt_padded)
     if (std::string why = LtGemm::padding_unsupported_reason(g); !why.empty()) return why;
@@ -48,7 +51,7 @@ std::string CandidateLauncher::unsupported_reason(const GemmProblem& p, const Ca
 CandidateLauncher::CandidateLauncher(const GemmProblem& p, const Candidate& c, cublasLtHandle_t lt,
                                      std::size_t max_workspace)
     : CandidateLauncher(p, c, lt, BorrowedWorkspace{nullptr, max_workspace}) {
-  if (!lt_) return;
+  if (variant_) return;
   owned_workspace_ = DeviceBuffer<unsigned char>(workspace_needed_);
   workspace_ = BorrowedWorkspace{owned_workspace_.get(), owned_workspace_.size()};
 }
@@ -77,6 +80,12 @@ CandidateLauncher::CandidateLauncher(const GemmProblem& p, const Candidate& c, c
                                               workspace.bytes / sizeof(float));
     return;
   }
+  if (c.backend == Backend::Blas) {
+    blas_.emplace(gemm_);
+    // The same workspace in a stream, in a capture and in the sweep: cuBLAS may pick its kernel by the workspace.
+    workspace_needed_ = std::min(workspace.bytes, BlasGemm::kWorkspaceBytes);
+    return;
+  }
   lt_.emplace(lt, gemm_, epilogue_mode_of(c));
   algo_ = lt_->make_algo(c.lt);
   lt_->check(algo_, workspace.bytes, &workspace_needed_);  // unsupported_reason() passed it: this asks for the bytes
@@ -93,6 +102,10 @@ void CandidateLauncher::launch(const GemmOperands& x, cudaStream_t s) const {
     variant_->launch(variant_gemm_, x, slices_, scratch_.view(), s);
     return;
   }
+  if (blas_) {
+    blas_->run(x, workspace_.ptr, workspace_.bytes, s);
+    return;
+  }
   lt_->run(algo_, x, workspace_.ptr, workspace_.bytes, s, padding_.get());
 }
 
@@ -105,6 +118,10 @@ void CandidateLauncher::launch(const GemmOperands& x, cudaStream_t s, BorrowedWo
                                                          tickets)
                          : kernels::LaunchScratch{},
                      s);
+    return;
+  }
+  if (blas_) {
+    blas_->run(x, workspace.ptr, workspace.bytes, s);
     return;
   }
   lt_->run(algo_, x, workspace.ptr, workspace.bytes, s, padding);

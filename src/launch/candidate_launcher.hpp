@@ -13,6 +13,7 @@
 
 #include "cuda/device_buffer.hpp"
 #include "kernels/launch_scratch.hpp"
+#include "lt/blas_gemm.hpp"
 #include "lt/lt_gemm.hpp"
 #include "problem/candidate.hpp"
 #include "problem/gemm_problem.hpp"
@@ -56,8 +57,8 @@ class CandidateLauncher {
   // before a stream's first launch.
   void launch(const GemmOperands& x, cudaStream_t s, BorrowedWorkspace workspace, unsigned* tickets,
               float* padding) const;
-  // How many split-k tickets a launch needs (0: none), and how much workspace: what the cuBLASLt algo asks for, or
-  // our variant's split-k partials and staged copies.
+  // How many split-k tickets a launch needs (0: none), and how much workspace: what the cuBLASLt algo asks for, what
+  // cuBLAS is given (BlasGemm::kWorkspaceBytes at most), or our variant's split-k partials and staged copies.
   std::size_t ticket_count() const;
   std::size_t workspace_needed() const { return workspace_needed_; }
   // A padded cuBLASLt candidate's copies and padded output (lt/lt_padding.hpp), in floats; 0 for any other.
@@ -80,6 +81,7 @@ class CandidateLauncher {
   const kernels::KernelVariant* variant_ = nullptr;
   int slices_ = 1;  // variant_->slices_for(variant_gemm_), worked out once rather than at every launch
   std::optional<LtGemm> lt_;
+  std::optional<BlasGemm> blas_;
   cublasLtMatmulAlgo_t algo_{};
   DeviceBuffer<unsigned char> owned_workspace_;
   BorrowedWorkspace workspace_;

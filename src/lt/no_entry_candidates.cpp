@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "lt/blas_gemm.hpp"
+
 namespace gemmtune {
 
 std::vector<Candidate> no_entry_challengers(const GemmProblem& gemm, const Candidate& heuristic_first,
@@ -20,6 +22,11 @@ std::vector<Candidate> no_entry_challengers(const GemmProblem& gemm, const Candi
     add_new(first_of(LtEpilogueMode::PreferFused, w));
     if (can_unfuse) add_new(first_of(LtEpilogueMode::Unfused, w));
   }
+  if (BlasGemm::unsupported_reason(gemm).empty()) {
+    Candidate blas;
+    blas.backend = Backend::Blas;
+    out.push_back(blas);
+  }
   return out;
 }
 
@@ -31,6 +38,7 @@ std::optional<NoEntryCandidates> no_entry_candidates(const GemmProblem& gemm, co
 }
 
 std::string no_entry_challenger_kind(const Candidate& c) {
+  if (c.backend == Backend::Blas) return "cuBLAS's own choice, as torch.mm calls it, then our epilogue kernel";
   if (c.lt_padded) return "the GEMM on copies padded to 16-byte rows, then our epilogue kernel";
   if (c.lt_epilogue_kernel) return "the plain GEMM, then our epilogue kernel";
   return "the heuristic's first algo at a framework's smaller workspace";

@@ -22,7 +22,8 @@
 // heuristic answers a smaller workspace with other algos (no split-k whose partials do not fit). On the H200's
 // held-out records PyTorch eager beat heuristic-first at 64 MiB by up to 28% (209x14336x3072 tf32: 82 vs 105 us).
 // So heuristic-first is asked again at each of kFrameworkWorkspaces below the runtime's own, and every algo it
-// answers that the set does not hold yet is a challenger.
+// answers that the set does not hold yet is a challenger. cuBLAS picks by heuristics of its own (lt/blas_gemm.hpp):
+// its own choice, the call torch.mm makes, is the last challenger, wherever it can run the problem.
 #pragma once
 
 #include <cstddef>
@@ -52,8 +53,8 @@ struct NoEntryCandidates {
 // unfused challenger only where it is cuBLASLt's own epilogue over a non-empty one (a default that already runs our
 // epilogue kernel, or a problem without one, has nothing to take apart); the padded one wherever the problem has rows
 // to pad (LtGemm::padding_unsupported_reason); then the same default and unfused call at each framework workspace
-// smaller than workspace_bytes, where they answer an algo not in the set yet. Nullopt where the heuristic has no
-// algo: then cuBLASLt is no default.
+// smaller than workspace_bytes, where they answer an algo not in the set yet; then cuBLAS's own choice. Nullopt where
+// the heuristic has no algo: then cuBLASLt is no default.
 std::vector<Candidate> no_entry_challengers(const GemmProblem& gemm, const Candidate& heuristic_first,
                                             const HeuristicFirstOf& first_of, std::size_t workspace_bytes);
 std::optional<NoEntryCandidates> no_entry_candidates(const GemmProblem& gemm, const HeuristicFirstOf& first_of,

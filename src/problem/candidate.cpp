@@ -8,6 +8,11 @@
 #include "common/error.hpp"
 
 namespace gemmtune {
+namespace {
+
+constexpr const char* kBlasCandidateId = "cublas/gemmex";
+
+}  // namespace
 
 bool LtAlgoFields::operator==(const LtAlgoFields& o) const {
   return algo_id == o.algo_id && tile == o.tile && stages == o.stages && splitk == o.splitk &&
@@ -15,16 +20,25 @@ bool LtAlgoFields::operator==(const LtAlgoFields& o) const {
          inner_shape == o.inner_shape;
 }
 
-const char* to_string(Backend b) { return b == Backend::Own ? "own" : "lt"; }
+const char* to_string(Backend b) {
+  switch (b) {
+    case Backend::Own: return "own";
+    case Backend::Lt: return "lt";
+    case Backend::Blas: return "cublas";
+  }
+  return "?";
+}
 
 Backend parse_backend(const std::string& s) {
   if (s == "own") return Backend::Own;
   if (s == "lt") return Backend::Lt;
-  throw InputError("unknown backend '" + s + "' (expected own or lt)");
+  if (s == "cublas") return Backend::Blas;
+  throw InputError("unknown backend '" + s + "' (expected own, lt or cublas)");
 }
 
 std::string Candidate::id() const {
   if (backend == Backend::Own) return "own/" + own_variant;
+  if (backend == Backend::Blas) return kBlasCandidateId;
   std::ostringstream os;
   os << "lt/a" << lt.algo_id << "-t" << lt.tile << "-s" << lt.stages << "-k" << lt.splitk << "-r" << lt.reduction
      << "-w" << lt.swizzle << "-c" << lt.custom << "-cl" << lt.cluster_shape << "-i" << lt.inner_shape;
@@ -40,6 +54,10 @@ Candidate Candidate::parse_id(const std::string& id) {
   if (id.rfind("own/", 0) == 0 && id.size() > 4) {
     c.backend = Backend::Own;
     c.own_variant = id.substr(4);
+    return c;
+  }
+  if (id == kBlasCandidateId) {
+    c.backend = Backend::Blas;
     return c;
   }
   if (id.rfind("lt/", 0) == 0) {
@@ -61,14 +79,15 @@ Candidate Candidate::parse_id(const std::string& id) {
       return c;
     }
   }
-  throw InputError("bad candidate id '" + id + "' (expected own/<variant> or lt/a<id>-t..-s..-k..-r..-w..-c..-cl..-i..)");
+  throw InputError("bad candidate id '" + id + "' (expected own/<variant>, lt/a<id>-t..-s..-k..-r..-w..-c..-cl..-i.. or " +
+                   std::string(kBlasCandidateId) + ")");
 }
 
 void to_json(nlohmann::json& j, const Candidate& c) {
   j = nlohmann::json{{"id", c.id()}, {"backend", to_string(c.backend)}};
   if (c.backend == Backend::Own) {
     j["variant"] = c.own_variant;
-  } else {
+  } else if (c.backend == Backend::Lt) {
     j["algo"] = {{"algo_id", c.lt.algo_id},   {"tile", c.lt.tile},         {"stages", c.lt.stages},
                  {"splitk", c.lt.splitk},     {"reduction", c.lt.reduction}, {"swizzle", c.lt.swizzle},
                  {"custom", c.lt.custom},     {"cluster_shape", c.lt.cluster_shape},

@@ -1,4 +1,5 @@
-// Candidate: one way to run a GemmProblem, either one of our kernel variants or one cuBLASLt algo.
+// Candidate: one way to run a GemmProblem: one of our kernel variants, one cuBLASLt algo, or cuBLAS's own choice (the
+// cublasGemmEx call PyTorch's torch.mm makes, whose kernel cuBLAS picks by heuristics of its own at each call).
 // A cuBLASLt algo is kept field by field (not as the opaque cublasLtMatmulAlgo_t) so it can be stored, diffed,
 // and rebuilt with cublasLtMatmulAlgoInit + ConfigSetAttribute on another machine, then re-checked.
 #pragma once
@@ -10,7 +11,7 @@
 
 namespace gemmtune {
 
-enum class Backend { Own, Lt };
+enum class Backend { Own, Lt, Blas };
 
 struct LtAlgoFields {
   int algo_id = -1;
@@ -35,8 +36,8 @@ struct Candidate {
   // epilogue kernel then reads (lt/lt_padding.hpp); lt_epilogue_kernel is true with it.
   bool lt_padded = false;
 
-  // Stable identity: "own/tf32_128x128x32_s3" or "lt/a21-t18-s8-k1-r0-w0-c0-cl0-i0" (+ "+epi" with our epilogue,
-  // "+pad" padded).
+  // Stable identity: "own/tf32_128x128x32_s3", "lt/a21-t18-s8-k1-r0-w0-c0-cl0-i0" (+ "+epi" with our epilogue,
+  // "+pad" padded) or "cublas/gemmex" (our epilogue kernel after it wherever the problem has an epilogue).
   std::string id() const;
   // Inverse of id(); throws InputError. heuristic_rank is not part of the identity.
   static Candidate parse_id(const std::string& id);
@@ -46,7 +47,7 @@ struct Candidate {
 };
 
 const char* to_string(Backend b);
-Backend parse_backend(const std::string& s);  // "own" | "lt"
+Backend parse_backend(const std::string& s);  // "own" | "lt" | "cublas"
 
 void to_json(nlohmann::json& j, const Candidate& c);
 void from_json(const nlohmann::json& j, Candidate& c);

@@ -41,6 +41,8 @@ std::string tuned_text(const CacheEntry& e) {
 
 // "" when the entry's choice may stand in for an untuned shape whose default is cuBLASLt's heuristic; else why not.
 std::string transfer_refusal(const CacheEntry& e, double min_margin) {
+  if (e.candidate.backend == Backend::Blas)
+    return "cuBLAS's own choice is picked anew at every shape, and the first-use trial already times it";
   if (e.candidate.backend != Backend::Own)
     return "a cuBLASLt algo config (tile, split-k) is picked for its own shape and does not transfer";
   if (!e.evidence.known())

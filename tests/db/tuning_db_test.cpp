@@ -170,6 +170,27 @@ TEST_F(TuningDbTest, StoreProblemWritesMeasurementsDoneMarkAndCacheTogether) {
   EXPECT_EQ(best->gemmtune_version, "0.1.0-test");
 }
 
+TEST_F(TuningDbTest, CuBLASsOwnChoiceIsStoredMeasuredAndCachedUnderItsIdInTheSchemaAsItWas) {
+  TuningDb db(path());
+  const std::int64_t run = db.begin_run(test_run(device));
+  const GemmProblem p = nth_problem(0);
+  std::vector<MeasurementRecord> records = three_records(p, 20.0);
+  MeasurementRecord blas = lt_record(p, 4, 15.0);
+  blas.candidate = Candidate::parse_id("cublas/gemmex");
+  records.push_back(blas);
+  db.store_problem(run, p, records);
+
+  const std::vector<MeasurementRecord> stored = db.measurements(run);
+  ASSERT_EQ(stored.size(), records.size());
+  EXPECT_EQ(stored.back().candidate.backend, Backend::Blas);
+  records.back().device_key = device.key();
+  test::expect_same_record(stored.back(), records.back());
+  const std::optional<CacheEntry> best = db.cached(device.key(), p.key());
+  ASSERT_TRUE(best);
+  EXPECT_EQ(best->candidate.id(), "cublas/gemmex");
+  EXPECT_EQ(best->candidate.backend, Backend::Blas);
+}
+
 TEST_F(TuningDbTest, AFinalistDecisionChoosesTheCachedRecordAndStoresItsMarginPerCondition) {
   TuningDb db(path());
   const std::int64_t run = db.begin_run(test_run(device));

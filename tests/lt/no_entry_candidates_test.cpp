@@ -33,6 +33,14 @@ Candidate padded_algo(int id) {
   return c;
 }
 
+// The cuBLASLt challengers: the set less cuBLAS's own choice, which every fp32 and tf32 set ends with.
+std::vector<Candidate> lt_challengers(const NoEntryCandidates& set) {
+  std::vector<Candidate> out;
+  for (const Candidate& c : set.challengers)
+    if (c.backend == Backend::Lt) out.push_back(c);
+  return out;
+}
+
 constexpr std::size_t kWorkspace = std::size_t{64} << 20;  // the runtime's and the sweep's
 
 // A heuristic that answers `fused` for PreferFused, `unfused` for Unfused and `padded` for Padded at kWorkspace, and
@@ -69,16 +77,16 @@ TEST(NoEntryCandidates, AFusedEpilogueDefaultIsChallengedByThePlainGemmThenOurEp
   const std::optional<NoEntryCandidates> set = no_entry_candidates(problem("bias+gelu"), h.first_of(), kWorkspace);
   ASSERT_TRUE(set);
   EXPECT_EQ(set->heuristic_first.id(), lt_algo(21, false).id());
-  ASSERT_EQ(set->challengers.size(), 1u);
-  EXPECT_EQ(set->challengers[0].id(), lt_algo(24, true).id());
-  EXPECT_TRUE(set->challengers[0].lt_epilogue_kernel);
+  ASSERT_EQ(lt_challengers(*set).size(), 1u);
+  EXPECT_EQ(lt_challengers(*set)[0].id(), lt_algo(24, true).id());
+  EXPECT_TRUE(lt_challengers(*set)[0].lt_epilogue_kernel);
 }
 
 TEST(NoEntryCandidates, AProblemWithoutAnEpilogueHasNoChallengerAndTheUnfusedHeuristicIsNotAsked) {
   FakeHeuristic h{lt_algo(21, false), lt_algo(24, true)};
   const std::optional<NoEntryCandidates> set = no_entry_candidates(problem("none"), h.first_of(), kWorkspace);
   ASSERT_TRUE(set);
-  EXPECT_TRUE(set->challengers.empty());
+  EXPECT_TRUE(lt_challengers(*set).empty());
   EXPECT_EQ(h.asked_at_full(), std::vector<LtEpilogueMode>{LtEpilogueMode::PreferFused});
   EXPECT_EQ(std::count(h.asked.begin(), h.asked.end(), LtEpilogueMode::Unfused), 0);
 }
@@ -88,14 +96,14 @@ TEST(NoEntryCandidates, ADefaultThatAlreadyRunsOurEpilogueKernelHasNothingToTake
   FakeHeuristic h{lt_algo(21, true), lt_algo(21, true)};
   const std::optional<NoEntryCandidates> set = no_entry_candidates(problem("bias+leaky_relu"), h.first_of(), kWorkspace);
   ASSERT_TRUE(set);
-  EXPECT_TRUE(set->challengers.empty());
+  EXPECT_TRUE(lt_challengers(*set).empty());
 }
 
 TEST(NoEntryCandidates, NoChallengerWhereTheUnfusedHeuristicHasNoAlgo) {
   FakeHeuristic h{lt_algo(21, false), std::nullopt};
   const std::optional<NoEntryCandidates> set = no_entry_candidates(problem("bias+relu"), h.first_of(), kWorkspace);
   ASSERT_TRUE(set);
-  EXPECT_TRUE(set->challengers.empty());
+  EXPECT_TRUE(lt_challengers(*set).empty());
 }
 
 TEST(NoEntryCandidates, NoSetWhereTheHeuristicHasNoAlgo) {
@@ -107,15 +115,15 @@ TEST(NoEntryCandidates, UnalignedRowsAddThePaddedGemmAsAChallengerWithOrWithoutA
   FakeHeuristic h{lt_algo(21, false), lt_algo(24, true)};
   const std::optional<NoEntryCandidates> set = no_entry_candidates(problem("bias+gelu", 3333), h.first_of(), kWorkspace);
   ASSERT_TRUE(set);
-  ASSERT_EQ(set->challengers.size(), 2u);
-  EXPECT_EQ(set->challengers[0].id(), lt_algo(24, true).id());
-  EXPECT_EQ(set->challengers[1].id(), padded_algo(31).id());
-  EXPECT_EQ(set->challengers[1].id().substr(set->challengers[1].id().size() - 4), "+pad");
+  ASSERT_EQ(lt_challengers(*set).size(), 2u);
+  EXPECT_EQ(lt_challengers(*set)[0].id(), lt_algo(24, true).id());
+  EXPECT_EQ(lt_challengers(*set)[1].id(), padded_algo(31).id());
+  EXPECT_EQ(lt_challengers(*set)[1].id().substr(lt_challengers(*set)[1].id().size() - 4), "+pad");
   FakeHeuristic plain{lt_algo(21, false), lt_algo(24, true)};
   const std::optional<NoEntryCandidates> none = no_entry_candidates(problem("none", 3333), plain.first_of(), kWorkspace);
   ASSERT_TRUE(none);
-  ASSERT_EQ(none->challengers.size(), 1u);
-  EXPECT_TRUE(none->challengers[0].lt_padded);
+  ASSERT_EQ(lt_challengers(*none).size(), 1u);
+  EXPECT_TRUE(lt_challengers(*none)[0].lt_padded);
   EXPECT_EQ(plain.asked_at_full(), (std::vector<LtEpilogueMode>{LtEpilogueMode::PreferFused, LtEpilogueMode::Padded}));
 }
 
@@ -141,10 +149,10 @@ TEST(NoEntryCandidates, WhatTheHeuristicAnswersAtAFrameworksSmallerWorkspaceIsAC
   h.small_unfused = lt_algo(24, true);   // the same as at the full workspace: nothing new
   const std::optional<NoEntryCandidates> set = no_entry_candidates(problem("bias+gelu"), h.first_of(), kWorkspace);
   ASSERT_TRUE(set);
-  ASSERT_EQ(set->challengers.size(), 2u);
-  EXPECT_EQ(set->challengers[0].id(), lt_algo(24, true).id());
-  EXPECT_EQ(set->challengers[1].id(), lt_algo(40, false).id());
-  EXPECT_EQ(no_entry_challenger_kind(set->challengers[1]), "the heuristic's first algo at a framework's smaller workspace");
+  ASSERT_EQ(lt_challengers(*set).size(), 2u);
+  EXPECT_EQ(lt_challengers(*set)[0].id(), lt_algo(24, true).id());
+  EXPECT_EQ(lt_challengers(*set)[1].id(), lt_algo(40, false).id());
+  EXPECT_EQ(no_entry_challenger_kind(lt_challengers(*set)[1]), "the heuristic's first algo at a framework's smaller workspace");
 }
 
 TEST(NoEntryCandidates, EveryFrameworkWorkspaceBelowTheCallersIsAskedAndNoneAtOrAboveIt) {
@@ -162,7 +170,20 @@ TEST(NoEntryCandidates, AnAnswerEqualToHeuristicFirstIsNoChallenger) {
   h.small_fused = lt_algo(21, false);
   const std::optional<NoEntryCandidates> set = no_entry_candidates(problem("bias+gelu"), h.first_of(), kWorkspace);
   ASSERT_TRUE(set);
-  EXPECT_TRUE(set->challengers.empty());
+  EXPECT_TRUE(lt_challengers(*set).empty());
+}
+
+TEST(NoEntryCandidates, CuBLASsOwnChoiceIsTheLastChallengerOfEveryFp32AndTf32Set) {
+  for (const MathMode mode : {MathMode::Fp32, MathMode::Tf32}) {
+    FakeHeuristic h{lt_algo(21, false), lt_algo(24, true)};
+    GemmProblem p = problem("none");
+    p.mode = mode;
+    const std::optional<NoEntryCandidates> set = no_entry_candidates(p, h.first_of(), kWorkspace);
+    ASSERT_TRUE(set);
+    ASSERT_FALSE(set->challengers.empty());
+    EXPECT_EQ(set->challengers.back().id(), "cublas/gemmex");
+    EXPECT_EQ(lt_challengers(*set).size() + 1, set->challengers.size());
+  }
 }
 
 }  // namespace

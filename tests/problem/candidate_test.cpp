@@ -51,6 +51,18 @@ TEST(CandidateId, RoundTripsOwnVariantNames) {
   EXPECT_EQ(Candidate::parse_id(c.id()).own_variant, c.own_variant);
 }
 
+TEST(CandidateId, CuBLASsOwnChoiceIsCublasGemmexAndReadsBackAsTheBlasBackend) {
+  Candidate c;
+  c.backend = Backend::Blas;
+  EXPECT_EQ(c.id(), "cublas/gemmex");
+  EXPECT_EQ(Candidate::parse_id("cublas/gemmex").backend, Backend::Blas);
+  const nlohmann::json j = c;
+  EXPECT_EQ(j["backend"], "cublas");
+  EXPECT_FALSE(j.contains("algo"));
+  EXPECT_EQ(j.get<Candidate>().backend, Backend::Blas);
+  EXPECT_EQ(parse_backend("cublas"), Backend::Blas);
+}
+
 TEST(CandidateId, RejectsMalformedIds) {
   for (const char* bad : {"", "own/", "cublas/a1", "lt/a1-t2", "lt/a1-t2-s3-k4-r5-w6-c7-cl8-i9x", "lt/ax-t2-s3-k4-r5-w6-c7-cl8-i9"})
     EXPECT_THROW(Candidate::parse_id(bad), InputError) << bad;

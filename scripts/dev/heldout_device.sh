@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# The held-out benchmark (scripts/bench_heldout.sh, CONFIRM=1: the runtime as it runs by default) on the GPU machine
+# from a carried build (scripts/dev/prebuilt.sh), one seed per GPU at the same time, then one report over all of them
+# (scripts/heldout_report.py, PyTorch eager from each seed's own compare_torch.py run). Leaves heldout_bench.json,
+# the report and each seed's logs and JSONs (no dbs) in OUT_DIR.
+#   usage: scripts/dev/heldout_device.sh OUT_DIR SEEDS [COUNT=24] [LIMIT_S=540]     e.g. OUT 4801,4802
+set -uo pipefail
+out=${1:?usage: scripts/dev/heldout_device.sh OUT_DIR SEEDS [COUNT] [LIMIT_S]}
+seeds=${2:?usage: scripts/dev/heldout_device.sh OUT_DIR SEEDS [COUNT] [LIMIT_S]}
+count=${3:-24} limit=${4:-540}
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+cd "$root" || exit 2
+export GEMMTUNE_DATA_DIR=$root PYTHONUNBUFFERED=1
+work=$(mktemp -d)
+mapfile -t gpus < <(nvidia-smi --query-gpu=index --format=csv,noheader)
+nvidia-smi --query-gpu=index,name,driver_version,clocks.max.sm,power.limit --format=csv,noheader
+i=0
+pids=()
+for seed in ${seeds//,/ }; do
+  gpu=${gpus[$((i % ${#gpus[@]}))]}
+  CUDA_VISIBLE_DEVICES=$gpu CONFIRM=1 timeout "$limit" scripts/bench_heldout.sh build "$work/seed$seed" "$seed" "$count" \
+    > "$out/seed$seed.log" 2>&1 &
+  pids+=($!)
+  i=$((i + 1))
+done
+for p in "${pids[@]}"; do wait "$p" || echo "a seed's run failed (rc=$?)"; done
+benches=() torches=()
+for seed in ${seeds//,/ }; do
+  benches+=(--bench "$work/seed$seed/heldout/seed$seed/bench.json")
+  [[ -f $work/seed$seed/heldout/torch.json ]] && torches+=(--torch "$work/seed$seed/heldout/torch.json")
+done
+python3 scripts/heldout_report.py "${benches[@]}" "${torches[@]}" --out "$out/heldout_bench.json" | tee "$out/report.txt"
+tar -C "$work" -czf "$out/heldout_work.tgz" --exclude='*.db' .
