@@ -2,7 +2,8 @@
 # Proves an installed gemmtune needs nothing from the tree it was built from: with the source tree hidden (a tmpfs
 # mounted over it in a private mount namespace) and / as the working directory, PREFIX/bin/gemmtune must print its
 # version, plan `sweep --profile default --dry-run`, print the ncu command of a case (the quick section set), and
-# write a report (the report script) of a db filled by `cache import`.
+# write a report (the report script) of a db filled by `cache import`, and run a command under `apply` (its GEMM shim
+# found in PREFIX/lib/gemmtune, the backend beside it resolving the installed runtime).
 #   scripts/check_install.sh PREFIX                 an install (cmake --install, or a .deb unpacked with dpkg -x)
 #   scripts/check_install.sh --install-from BUILD   installs BUILD into a temporary prefix first (the ctest test)
 # Exit 0: all worked; 1: one failed; 77: this machine cannot hide the source tree (no mount namespaces).
@@ -55,6 +56,9 @@ else
   if "$prefix/bin/gemmtune" report --db "$work/t.db" --out "$work/report" 2>"$work/err"; then exit 1; fi
   grep -q python3-matplotlib "$work/err"
 fi
+echo "== apply: the GEMM shim and its backend from the install"
+"$prefix/bin/gemmtune" apply --db "$work/t.db" -- true
+if ldd "$prefix/lib/gemmtune/libgemmtune_apply_backend.so" | grep "not found"; then exit 1; fi
 echo "== all ran with $root hidden"
 CHECKS
 )
