@@ -2,8 +2,10 @@
 // gemm_shim/recorder.hpp): the routes PyTorch and CuPy send fp32/tf32 GEMMs through (cublasSgemm_v2,
 // cublasGemmEx, cublasSgemmEx, their batched and strided-batched forms, each with its 64-bit-size _64 variant of
 // CUDA 12+) and the legacy cublasSgemm. Each call's arguments that decide its problem, with the handle's math and
-// pointer mode at the call, become a signature (trace/blas_call.hpp maps it to a problem). The arguments go to the
-// real function untouched; it is found at run time (the next definition in link order), never linked.
+// pointer mode at the call, become a signature (trace/blas_call.hpp maps it to a problem), recorded when traced and
+// handed to the router under `gemmtune apply` (router.hpp) with the call's A, B and C. A call the router does not run
+// goes to the real function with its arguments untouched; that is found at run time (the next definition in link
+// order), never linked.
 //
 // Not intercepted: the grouped-batched forms (cublasSgemmGroupedBatched, cublasGemmGroupedBatchedEx: a call of many
 // shapes), and the complex, double and half routines (no fp32 problem in them).

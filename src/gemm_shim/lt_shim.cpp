@@ -2,9 +2,10 @@
 //
 // Each call's matmul descriptor and matrix layouts are read back (cublasLtMatmulDescGetAttribute,
 // cublasLtMatrixLayoutGetAttribute) into a call description (trace/lt_call.hpp), written as a line when traced
-// (identical descriptions share one signature number) and handed to the router under `gemmtune apply`. cuBLASLt's functions are found at run time (the next cublasLtMatmul in link order, the
-// attribute getters in the library that defines it), never linked: a link would load the toolkit's cuBLASLt beside
-// the program's own (PyTorch ships one).
+// (identical descriptions share one signature number) and handed to the router under `gemmtune apply`, with the
+// bias and aux pointers the descriptor holds. cuBLASLt's functions are found at run time (the next cublasLtMatmul in
+// link order, the attribute getters in the library that defines it), never linked: a link would load the toolkit's
+// cuBLASLt beside the program's own (PyTorch ships one).
 #include <cublasLt.h>
 
 #include <cinttypes>

@@ -1,0 +1,84 @@
+// A stand-in for libgemmtune_apply_backend.so (src/apply/backend/apply_backend.h), so the router's decisions are
+// tested on a CPU (tests/gemm_shim/router_test.cpp). Its rule, by problem key:
+//   ":tf32"   no usable exact entry
+//   "17x"     first asked during a capture, routed when asked again
+//   "33x"     routed, but every run fails
+//   other     routed as "own/fake"
+// Each run it accepts is a line "RUN <key> <A> <B> <Y>" in $FAKE_BACKEND_LOG, a flush a line "FLUSH"; with
+// $FAKE_BACKEND_NO_GPU set it does not open.
+#include "apply/backend/apply_backend.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#define FAKE_BACKEND_EXPORT extern "C" __attribute__((visibility("default")))
+
+struct gemmtune_apply_backend {
+  std::vector<std::string> problems;
+  std::vector<std::string> asked;
+};
+
+namespace {
+
+void put(char* text, std::size_t size, const std::string& line) { std::snprintf(text, size, "%s", line.c_str()); }
+
+bool has(const std::string& key, const char* part) { return key.find(part) != std::string::npos; }
+
+void log_line(const std::string& line) {
+  if (const char* path = std::getenv("FAKE_BACKEND_LOG")) {
+    if (std::FILE* f = std::fopen(path, "a")) {
+      std::fprintf(f, "%s\n", line.c_str());
+      std::fclose(f);
+    }
+  }
+}
+
+}  // namespace
+
+FAKE_BACKEND_EXPORT gemmtune_apply_backend* gemmtune_apply_open(const char*, int, char* text, std::size_t size) {
+  if (std::getenv("FAKE_BACKEND_NO_GPU")) {
+    put(text, size, "no GPU (fake)");
+    return nullptr;
+  }
+  return new gemmtune_apply_backend;
+}
+
+FAKE_BACKEND_EXPORT int gemmtune_apply_problem(gemmtune_apply_backend* b, const char* problem_key, void*, int* id,
+                                               char* text, std::size_t size) {
+  const std::string key = problem_key;
+  if (has(key, ":tf32")) {
+    put(text, size, "no usable exact entry (fake)");
+    return GEMMTUNE_APPLY_NOT_ROUTED;
+  }
+  if (has(key, "17x") && b->asked.end() == std::find(b->asked.begin(), b->asked.end(), key)) {
+    b->asked.push_back(key);
+    put(text, size, "first seen during a CUDA graph capture (fake)");
+    return GEMMTUNE_APPLY_CAPTURING;
+  }
+  b->problems.push_back(key);
+  *id = static_cast<int>(b->problems.size() - 1);
+  put(text, size, "own/fake");
+  return GEMMTUNE_APPLY_ROUTED;
+}
+
+FAKE_BACKEND_EXPORT int gemmtune_apply_forward(gemmtune_apply_backend* b, int id, const float* a, const float* bb,
+                                               const float*, float* y, float*, void*, char* text, std::size_t size) {
+  const std::string& key = b->problems.at(static_cast<std::size_t>(id));
+  if (has(key, "33x")) {
+    put(text, size, "fake failure");
+    return 1;
+  }
+  char line[256];
+  std::snprintf(line, sizeof(line), "RUN %s %p %p %p", key.c_str(), static_cast<const void*>(a),
+                static_cast<const void*>(bb), static_cast<void*>(y));
+  log_line(line);
+  return 0;
+}
+
+FAKE_BACKEND_EXPORT int gemmtune_apply_flush(gemmtune_apply_backend*, char*, std::size_t) {
+  log_line("FLUSH");
+  return 0;
+}

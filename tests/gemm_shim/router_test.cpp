@@ -1,0 +1,125 @@
+// The router of `gemmtune apply` (src/gemm_shim/router.hpp) on a CPU: the fake cuBLAS program runs under a copy of
+// the shim with a fake backend beside it (tests/gemm_shim/fake_backend), which routes, refuses, defers a problem seen
+// in a capture, or fails by the problem's key. What must hold: a routed call reaches the backend with the call's B as
+// the runtime's A, its A as B and its C as Y, and not cuBLAS; a problem first seen in a capture goes to cuBLAS and is
+// asked again; a failed run goes to cuBLAS with one warning, and its signature is not routed again; the report counts
+// each outcome's calls; --record flushes the backend at exit.
+#include <gtest/gtest.h>
+
+#include <cublas_api.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "apply/apply_report.hpp"
+#include "apply/apply_settings.hpp"
+#include "gemm_shim/blas_call_spec.hpp"
+#include "profiler/process.hpp"
+#include "support/scratch_dir.hpp"
+
+namespace gemmtune {
+namespace {
+
+namespace fs = std::filesystem;
+
+using test::call;
+using test::spec;
+using test::with_math;
+
+constexpr int N = CUBLAS_OP_N;
+
+std::vector<std::string> lines_of(const std::string& path) {
+  std::ifstream in(path);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+std::size_t count(const std::string& text, const std::string& part) {
+  std::size_t n = 0;
+  for (std::size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++n;
+  return n;
+}
+
+const apply::ReportRow* find_row(const std::vector<apply::ReportRow>& rows, const std::string& problem,
+                                 std::uint64_t routed_calls) {
+  for (const apply::ReportRow& r : rows)
+    if (r.problem == problem && (r.routed_calls > 0) == (routed_calls > 0)) return &r;
+  return nullptr;
+}
+
+TEST(ApplyRouter, RoutesDefersAndFailsOverAsTheBackendSaysAndCountsEachOutcome) {
+  const test::ScratchDir scratch;
+  const fs::path dir(scratch.path());
+  fs::copy_file(GEMMTUNE_TRACE_GEMM_SHIM, dir / "libgemmtune_trace_gemms.so");
+  fs::copy_file(GEMMTUNE_FAKE_APPLY_BACKEND, dir / "libgemmtune_apply_backend.so");
+  fs::create_directories(dir / "parts");
+  const std::string routed = spec(call("cublasSgemm_v2", N, N, 128, 64, 256, 128, 256, 128));
+  const std::string tf32 = spec(with_math(call("cublasSgemm_v2_64", N, N, 64, 64, 64, 64, 64, 64),
+                                          CUBLAS_TF32_TENSOR_OP_MATH));
+  const std::string captured = spec(call("cublasSgemmEx", N, N, 48, 17, 12, 48, 12, 48));
+  const std::string failing = spec(call("cublasGemmEx", N, N, 64, 33, 16, 64, 16, 64));
+  const ProcessOutput r = capture_process(
+      {"env", "LD_PRELOAD=" + (dir / "libgemmtune_trace_gemms.so").string(), std::string(apply::kApplyEnv) + "=1",
+       std::string(apply::kRecordEnv) + "=1", std::string(apply::kReportDirEnv) + "=" + (dir / "parts").string(),
+       "FAKE_BACKEND_LOG=" + (dir / "backend.log").string(), GEMMTUNE_FAKE_BLAS_CALLER, routed, routed, tf32,
+       captured, captured, failing, failing});
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+
+  // The runs the backend got: the routed problem twice and the deferred one once, operands in the problem's order
+  // (the fake module passes A 0x1000, B 0x2000, C 0x3000); the failing one never counted; the flush at exit last.
+  const std::vector<std::string> log = lines_of((dir / "backend.log").string());
+  ASSERT_EQ(log.size(), 4u) << r.err;
+  EXPECT_EQ(log[0], "RUN fwd:64x128x256:nn:row:none:fp32 0x2000 0x1000 0x3000");
+  EXPECT_EQ(log[1], log[0]);
+  EXPECT_EQ(log[2], "RUN fwd:17x48x12:nn:row:none:fp32 0x2000 0x1000 0x3000");
+  EXPECT_EQ(log[3], "FLUSH");
+  EXPECT_EQ(count(r.err, "gemmtune apply: warning:"), 1u) << r.err;
+  EXPECT_EQ(count(r.err, "fake failure"), 1u) << r.err;
+
+  const std::vector<apply::ReportRow> rows = apply::read_report_parts((dir / "parts").string());
+  const apply::ReportRow* ran = find_row(rows, "fwd:64x128x256:nn:row:none:fp32", 1);
+  ASSERT_NE(ran, nullptr);
+  EXPECT_EQ(ran->calls, 2u);
+  EXPECT_EQ(ran->routed_calls, 2u);
+  EXPECT_EQ(ran->candidate, "own/fake");
+  const apply::ReportRow* refused = find_row(rows, "fwd:64x64x64:nn:row:none:tf32", 0);
+  ASSERT_NE(refused, nullptr);
+  EXPECT_EQ(refused->reason, "no usable exact entry (fake)");
+  const apply::ReportRow* deferred = find_row(rows, "fwd:17x48x12:nn:row:none:fp32", 0);
+  const apply::ReportRow* then_routed = find_row(rows, "fwd:17x48x12:nn:row:none:fp32", 1);
+  ASSERT_NE(deferred, nullptr);
+  ASSERT_NE(then_routed, nullptr);
+  EXPECT_EQ(deferred->calls, 1u);
+  EXPECT_NE(deferred->reason.find("capture"), std::string::npos) << deferred->reason;
+  EXPECT_EQ(then_routed->calls, 1u);
+  const apply::ReportRow* failed = find_row(rows, "fwd:33x64x16:nn:row:none:fp32", 0);
+  ASSERT_NE(failed, nullptr);
+  EXPECT_EQ(failed->calls, 2u);
+  EXPECT_EQ(failed->reason, "the runtime failed: fake failure");
+  EXPECT_EQ(rows.size(), 5u);
+}
+
+TEST(ApplyRouter, ABackendThatCannotOpenLeavesEveryCallToCublasWithItsReason) {
+  const test::ScratchDir scratch;
+  const fs::path dir(scratch.path());
+  fs::copy_file(GEMMTUNE_TRACE_GEMM_SHIM, dir / "libgemmtune_trace_gemms.so");
+  fs::copy_file(GEMMTUNE_FAKE_APPLY_BACKEND, dir / "libgemmtune_apply_backend.so");
+  const std::string routed = spec(call("cublasSgemm_v2", N, N, 128, 64, 256, 128, 256, 128));
+  const ProcessOutput r = capture_process(
+      {"env", "LD_PRELOAD=" + (dir / "libgemmtune_trace_gemms.so").string(), std::string(apply::kApplyEnv) + "=1",
+       std::string(apply::kReportDirEnv) + "=" + dir.string(), "FAKE_BACKEND_NO_GPU=1",
+       "FAKE_BACKEND_LOG=" + (dir / "backend.log").string(), GEMMTUNE_FAKE_BLAS_CALLER, routed, routed});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("fake cuBLAS got 2 calls, 0 of them changed"), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists(dir / "backend.log"));
+  const std::vector<apply::ReportRow> rows = apply::read_report_parts(dir.string());
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].calls, 2u);
+  EXPECT_EQ(rows[0].reason, "no runtime in this process: no GPU (fake)");
+}
+
+}  // namespace
+}  // namespace gemmtune
