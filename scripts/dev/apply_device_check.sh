@@ -37,7 +37,7 @@ slug=$("$G" devices --json | python3 -c 'import json,sys; print(json.load(sys.st
 res=$out/results/$slug
 mkdir -p "$res" "$out/work"
 
-filter='ApplyRoute.*:ApplySettings.*:ApplyReport.*:ApplyShim.*:ApplyCli.*:*ApplyGpu*:BlasShim.*:LtShim.*'
+filter='ApplyRoute.*:ApplySettings.*:ApplyReport.*:ApplyShim.*:ApplyRouter.*:ApplyCli.*:*ApplyGpu*:BlasShim.*:LtShim.*'
 if GEMMTUNE_REQUIRE_GPU=1 "$build/tests/gemmtune_tests" --gtest_filter="$filter" >"$out/apply_gpu_tests.txt" 2>&1; then
   note "apply tests: PASS ($(grep -c '^\[       OK' "$out/apply_gpu_tests.txt") passed)"
 else
