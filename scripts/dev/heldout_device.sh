@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # The held-out benchmark (scripts/bench_heldout.sh, CONFIRM=1: the runtime as it runs by default) on the GPU machine
-# from a carried build (scripts/dev/prebuilt.sh), one seed per GPU at the same time, then one report over all of them
+# from a carried build (scripts/dev/prebuilt.sh), one seed per GPU at a time (in parallel where there are several GPUs),
+# then one report over all of them
 # (scripts/heldout_report.py, PyTorch eager from each seed's own compare_torch.py run). Leaves heldout_bench.json,
 # the report and each seed's logs and JSONs (no dbs) in OUT_DIR.
-#   usage: scripts/dev/heldout_device.sh OUT_DIR SEEDS [COUNT=24] [LIMIT_S=540]     e.g. OUT 4801,4802
+#   usage: scripts/dev/heldout_device.sh OUT_DIR SEEDS [COUNT=24] [LIMIT_S=540 per seed]     e.g. OUT 4801,4802
 set -uo pipefail
 out=${1:?usage: scripts/dev/heldout_device.sh OUT_DIR SEEDS [COUNT] [LIMIT_S]}
 seeds=${2:?usage: scripts/dev/heldout_device.sh OUT_DIR SEEDS [COUNT] [LIMIT_S]}
 count=${3:-24} limit=${4:-540}
+mkdir -p "$out"
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$root" || exit 2
 export GEMMTUNE_DATA_DIR=$root PYTHONUNBUFFERED=1
@@ -22,6 +24,11 @@ for seed in ${seeds//,/ }; do
     > "$out/seed$seed.log" 2>&1 &
   pids+=($!)
   i=$((i + 1))
+  # One seed per GPU at a time: two on one GPU would time each other.
+  if ((${#pids[@]} == ${#gpus[@]})); then
+    for p in "${pids[@]}"; do wait "$p" || echo "a seed's run failed (rc=$?)"; done
+    pids=()
+  fi
 done
 for p in "${pids[@]}"; do wait "$p" || echo "a seed's run failed (rc=$?)"; done
 benches=() torches=()

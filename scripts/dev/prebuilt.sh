@@ -16,7 +16,7 @@ case ${1:-} in
   pack)
     mkdir -p "$root/.carry"
     # One xz stream with a dictionary larger than a binary: the kernels embedded in every executable compress once.
-    tar -C "$root" --exclude='*.o' --exclude='*.a' --exclude='.ninja_*' --exclude='CMakeFiles/3.*' \
+    tar -C "$root" --exclude='*.o' --exclude='Testing' --exclude='*.a' --exclude='.ninja_*' --exclude='CMakeFiles/3.*' \
         -cf - "$(realpath --relative-to="$root" "$build")" | xz -6 --lzma2=dict=128MiB -T1 -c >"$archive"
     ls -la "$archive"
     ;;

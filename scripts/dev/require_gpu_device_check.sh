@@ -7,6 +7,7 @@
 #   usage: [CTEST_ARGS=...] scripts/dev/require_gpu_device_check.sh OUT_DIR
 set -uo pipefail
 out=${1:?usage: scripts/dev/require_gpu_device_check.sh OUT_DIR}
+mkdir -p "$out"
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 work=$(mktemp -d)
 cd "$root" || exit 2

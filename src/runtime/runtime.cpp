@@ -436,17 +436,27 @@ class Runtime::Impl {
     } else if (best->no_entry) {
       choice.candidate = best->candidate;
       choice.source = ChoiceSource::Default;
-      choice.why = (best->candidate.lt_padded
-                        ? "cuBLASLt heuristic's first algo on operands copied into 16-byte aligned rows, then our "
-                          "epilogue kernel: faster than heuristic-first on the unaligned rows in a "
-                        : "cuBLASLt heuristic's first algo for the plain GEMM, then our epilogue kernel: faster "
-                          "than its fused epilogue in a ") +
-                   best->text + others + " (the default: " + (had_standin ? d.how : before) + ")";
+      choice.why = no_entry_winner_text(best->candidate) + best->text + others + " (the default: " +
+                   (had_standin ? d.how : before) + ")";
     } else {
       choice.candidate = best->candidate;
       choice.why = best->name + " beat heuristic-first by the most in a " + best->text + others + " (" +
                    before + ")";
     }
+  }
+
+  // What a no-entry challenger that won is, and what it beat.
+  static std::string no_entry_winner_text(const Candidate& c) {
+    if (c.lt_padded)
+      return "cuBLASLt heuristic's first algo on operands copied into 16-byte aligned rows, then our epilogue kernel: "
+             "faster than heuristic-first on the unaligned rows in a ";
+    if (c.backend == Backend::Blas)
+      return "cuBLAS's own choice (cublasGemmEx, as torch.mm calls it), then our epilogue kernel where there is one: "
+             "faster than cuBLASLt's heuristic-first in a ";
+    if (c.lt_epilogue_kernel)
+      return "cuBLASLt heuristic's first algo for the plain GEMM, then our epilogue kernel: faster than its fused "
+             "epilogue in a ";
+    return "cuBLASLt heuristic's first algo at a framework's smaller workspace: faster than at the runtime's in a ";
   }
 
   const GemmPlan& add_plan(const GemmProblem& p, Choice choice) {
