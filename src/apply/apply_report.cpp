@@ -15,6 +15,7 @@ namespace gemmtune::apply {
 std::vector<ReportRow> merge_rows(const std::vector<ReportRow>& rows) {
   std::map<std::tuple<std::string, std::string, std::string, std::string>, ReportRow> merged;
   for (const ReportRow& r : rows) {
+    if (r.calls == 0) continue;  // an outcome decided but never counted (a signature routed whose calls went elsewhere)
     ReportRow& m = merged[{r.api, r.problem, r.candidate, r.reason}];
     if (m.calls == 0 && m.routed_calls == 0) m = ReportRow{r.api, r.problem, 0, 0, r.candidate, r.reason};
     m.calls += r.calls;

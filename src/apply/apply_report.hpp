@@ -22,7 +22,8 @@ struct ReportRow {
   std::string reason;     // why calls passed through; empty when every call was routed
 };
 
-// Rows of the same api, problem, candidate and reason become one, their calls added; the busiest first.
+// Rows of the same api, problem, candidate and reason become one, their calls added; the busiest first. Rows of no
+// call are left out.
 std::vector<ReportRow> merge_rows(const std::vector<ReportRow>& rows);
 
 // {"calls", "routed_calls", "routed_share", "rows": [...]}: routed_share is routed_calls / calls (0 when no call).

@@ -214,19 +214,25 @@ bool run(Router& r, Decision* d, const apply::CallOperands& operands, void* stre
   }
   const int id = d->id;
   lock.unlock();  // the runtime serializes its own calls; other threads' lookups need not wait for this launch
-  char text[1024] = "";
-  const int failed = r.backend.forward(r.backend.handle, id, x.A, x.B, x.bias, x.Y, x.Z, stream, text, sizeof(text));
+  char text[2048] = "";
+  const int verdict = r.backend.forward(r.backend.handle, id, x.A, x.B, x.bias, x.Y, x.Z, stream, text, sizeof(text));
   lock.lock();
-  if (failed) {
+  if (verdict == GEMMTUNE_APPLY_ROUTED) {
+    ++r.rows[d->row].calls;
+    ++r.rows[d->row].routed_calls;
+    return true;
+  }
+  if (verdict == GEMMTUNE_APPLY_FAILED) {
     d->kind = Decision::Kind::PassThrough;
     warn_once(r, "the runtime failed on " + r.rows[d->row].problem + ": " + text);
     set_outcome(r, *d, "", std::string("the runtime failed: ") + text);
     ++r.rows[d->row].calls;
     return false;
   }
-  ++r.rows[d->row].calls;
-  ++r.rows[d->row].routed_calls;
-  return true;
+  // Another GPU without an exact entry, or its first call there in a capture: this call alone goes to the library.
+  const apply::ReportRow call = r.rows[d->row];
+  ++r.rows[row_for(r, call, "", text)].calls;
+  return false;
 }
 
 BlasCallDesc blas_desc(const BlasSignature& s) {

@@ -2,8 +2,8 @@
 // the shim with a fake backend beside it (tests/gemm_shim/fake_backend), which routes, refuses, defers a problem seen
 // in a capture, or fails by the problem's key. What must hold: a routed call reaches the backend with the call's B as
 // the runtime's A, its A as B and its C as Y, and not cuBLAS; a problem first seen in a capture goes to cuBLAS and is
-// asked again; a failed run goes to cuBLAS with one warning, and its signature is not routed again; the report counts
-// each outcome's calls; --record flushes the backend at exit.
+// asked again; a failed run goes to cuBLAS with one warning, and its signature is not routed again; a run the backend
+// refuses (another GPU) goes to cuBLAS alone; the report counts each outcome's calls; --record flushes at exit.
 #include <gtest/gtest.h>
 
 #include <cublas_api.h>
@@ -61,11 +61,12 @@ TEST(ApplyRouter, RoutesDefersAndFailsOverAsTheBackendSaysAndCountsEachOutcome) 
                                           CUBLAS_TF32_TENSOR_OP_MATH));
   const std::string captured = spec(call("cublasSgemmEx", N, N, 48, 17, 12, 48, 12, 48));
   const std::string failing = spec(call("cublasGemmEx", N, N, 64, 33, 16, 64, 16, 64));
+  const std::string elsewhere = spec(call("cublasSgemm_v2", CUBLAS_OP_T, N, 96, 40, 24, 24, 24, 96));
   const ProcessOutput r = capture_process(
       {"env", "LD_PRELOAD=" + (dir / "libgemmtune_trace_gemms.so").string(), std::string(apply::kApplyEnv) + "=1",
        std::string(apply::kRecordEnv) + "=1", std::string(apply::kReportDirEnv) + "=" + (dir / "parts").string(),
        "FAKE_BACKEND_LOG=" + (dir / "backend.log").string(), GEMMTUNE_FAKE_BLAS_CALLER, routed, routed, tf32,
-       captured, captured, failing, failing});
+       captured, captured, failing, failing, elsewhere, elsewhere});
   ASSERT_EQ(r.status, 0) << r.out << r.err;
 
   // The runs the backend got: the routed problem twice and the deferred one once, operands in the problem's order
@@ -99,7 +100,13 @@ TEST(ApplyRouter, RoutesDefersAndFailsOverAsTheBackendSaysAndCountsEachOutcome) 
   ASSERT_NE(failed, nullptr);
   EXPECT_EQ(failed->calls, 2u);
   EXPECT_EQ(failed->reason, "the runtime failed: fake failure");
-  EXPECT_EQ(rows.size(), 5u);
+  // Refused at the run (another GPU without an entry): each call alone goes to cuBLAS, the signature stays routed.
+  const apply::ReportRow* other_gpu = find_row(rows, "fwd:40x96x24:nt:row:none:fp32", 0);
+  ASSERT_NE(other_gpu, nullptr);
+  EXPECT_EQ(other_gpu->calls, 2u);
+  EXPECT_EQ(other_gpu->reason, "another GPU (fake)");
+  EXPECT_EQ(find_row(rows, "fwd:40x96x24:nt:row:none:fp32", 1), nullptr);
+  EXPECT_EQ(rows.size(), 6u);
 }
 
 TEST(ApplyRouter, ABackendThatCannotOpenLeavesEveryCallToCublasWithItsReason) {

@@ -19,16 +19,14 @@
 struct gemmtune_apply_backend {
   std::string db;
   gemmtune::RuntimeOptions options;
-  std::mutex mu;  // guards runtimes and problems; the runtime serializes its own calls
+  std::mutex mu;  // guards the tables; the runtime serializes its own calls
   // One runtime per GPU, made at that GPU's first routable problem. Never destroyed: a program's last GEMMs may run
   // during its static destruction, and a runtime's destructor would write misses that only --record asked for.
   std::map<int, gemmtune::Runtime*> runtimes;
-  struct Problem {
-    int device;
-    gemmtune::Runtime* runtime;
-    gemmtune::GemmProblem problem;
-  };
-  std::vector<Problem> problems;  // by id
+  std::vector<gemmtune::GemmProblem> problems;  // by id
+  // Per problem id and GPU: the runtime that runs its exact entry there, or null where that GPU has none.
+  std::map<std::pair<int, int>, gemmtune::Runtime*> exact_on;
+  std::map<std::pair<int, int>, std::string> why_not_on;
 };
 
 namespace {
@@ -56,6 +54,29 @@ bool capturing(cudaStream_t s) {
   return cudaStreamIsCapturing(s, &status) != cudaSuccess || status != cudaStreamCaptureStatusNone;
 }
 
+// Decides problem `id` on `device` (with b.mu held): resolving allocates and may ask cuBLASLt's heuristic, so never
+// inside a capture (the runtime refuses that too), and the answer is kept for every later call there.
+int decide(gemmtune_apply_backend& b, int id, int device, cudaStream_t stream, char* text, std::size_t text_size) {
+  const std::pair<int, int> at{id, device};
+  if (b.exact_on.count(at) == 0) {
+    if (capturing(stream)) {
+      put(text, text_size, "first seen on GPU " + std::to_string(device) + " during a CUDA graph capture");
+      return GEMMTUNE_APPLY_CAPTURING;
+    }
+    const gemmtune::GemmProblem& p = b.problems[static_cast<std::size_t>(id)];
+    gemmtune::Runtime& rt = runtime_of(b, device);
+    const bool exact = rt.runs_exact_entry(p);
+    b.exact_on[at] = exact ? &rt : nullptr;
+    if (!exact) b.why_not_on[at] = "no usable exact entry on GPU " + std::to_string(device) + ": " + rt.explain(p);
+  }
+  if (!b.exact_on[at]) {
+    put(text, text_size, b.why_not_on[at]);
+    return GEMMTUNE_APPLY_NOT_ROUTED;
+  }
+  put(text, text_size, b.exact_on[at]->candidate_id(b.problems[static_cast<std::size_t>(id)]));
+  return GEMMTUNE_APPLY_ROUTED;
+}
+
 }  // namespace
 
 APPLY_BACKEND_EXPORT gemmtune_apply_backend* gemmtune_apply_open(const char* db, int fp32_equivalent, char* text,
@@ -78,22 +99,20 @@ APPLY_BACKEND_EXPORT int gemmtune_apply_problem(gemmtune_apply_backend* b, const
                                                 int* id, char* text, std::size_t text_size) {
   try {
     const gemmtune::GemmProblem p = gemmtune::GemmProblem::parse_key(problem_key);
-    // Resolving allocates and may ask cuBLASLt's heuristic: never inside a capture (the runtime refuses it too).
-    if (capturing(static_cast<cudaStream_t>(stream))) {
-      put(text, text_size, "first seen during a CUDA graph capture");
-      return GEMMTUNE_APPLY_CAPTURING;
-    }
     const std::lock_guard<std::mutex> lock(b->mu);
     const int device = current_device();
-    gemmtune::Runtime& rt = runtime_of(*b, device);
-    if (!rt.runs_exact_entry(p)) {
-      put(text, text_size, "no usable exact entry: " + rt.explain(p));
-      return GEMMTUNE_APPLY_NOT_ROUTED;
+    b->problems.push_back(p);
+    const int added = static_cast<int>(b->problems.size() - 1);
+    const int verdict = decide(*b, added, device, static_cast<cudaStream_t>(stream), text, text_size);
+    if (verdict == GEMMTUNE_APPLY_ROUTED) {
+      *id = added;
+    } else {
+      // Not routed (the shim passes the signature through) or asked again at a later call, under a new id.
+      b->problems.pop_back();
+      b->exact_on.erase({added, device});
+      b->why_not_on.erase({added, device});
     }
-    b->problems.push_back({device, &rt, p});
-    *id = static_cast<int>(b->problems.size() - 1);
-    put(text, text_size, rt.candidate_id(p));
-    return GEMMTUNE_APPLY_ROUTED;
+    return verdict;
   } catch (const std::exception& e) {
     put(text, text_size, e.what());
     return GEMMTUNE_APPLY_NOT_ROUTED;
@@ -104,21 +123,27 @@ APPLY_BACKEND_EXPORT int gemmtune_apply_forward(gemmtune_apply_backend* b, int i
                                                 const float* bias, float* y, float* z, void* stream, char* text,
                                                 std::size_t text_size) {
   try {
-    gemmtune_apply_backend::Problem problem;
+    const auto s = static_cast<cudaStream_t>(stream);
+    gemmtune::Runtime* rt = nullptr;
+    gemmtune::GemmProblem problem;
     {
       const std::lock_guard<std::mutex> lock(b->mu);
+      const int device = current_device();
+      const auto it = b->exact_on.find({id, device});
+      if (it != b->exact_on.end() && it->second) {
+        rt = it->second;
+      } else {
+        const int verdict = decide(*b, id, device, s, text, text_size);
+        if (verdict != GEMMTUNE_APPLY_ROUTED) return verdict;
+        rt = b->exact_on[{id, device}];
+      }
       problem = b->problems.at(static_cast<std::size_t>(id));
     }
-    // A signature is decided on the GPU it was first seen on; the same call on another GPU goes to the library.
-    if (current_device() != problem.device) {
-      put(text, text_size, "called on another GPU than the one its entry was found for");
-      return 1;
-    }
-    problem.runtime->forward(problem.problem, a, bb, bias, y, z, static_cast<cudaStream_t>(stream));
-    return 0;
+    rt->forward(problem, a, bb, bias, y, z, s);
+    return GEMMTUNE_APPLY_ROUTED;
   } catch (const std::exception& e) {
     put(text, text_size, e.what());
-    return 1;
+    return GEMMTUNE_APPLY_FAILED;
   }
 }
 

@@ -21,17 +21,20 @@ typedef struct gemmtune_apply_backend gemmtune_apply_backend;
 gemmtune_apply_backend* gemmtune_apply_open(const char* db, int fp32_equivalent, char* text, size_t text_size);
 
 enum {
-  GEMMTUNE_APPLY_ROUTED = 0,      // *id is the problem's id; text holds the candidate id
-  GEMMTUNE_APPLY_NOT_ROUTED = 1,  // no usable exact entry, or an error; text says why
-  GEMMTUNE_APPLY_CAPTURING = 2    // the stream is capturing a graph: not decided now, ask at a later call
+  GEMMTUNE_APPLY_ROUTED = 0,      // problem: *id is the problem's id, text the candidate id; forward: enqueued
+  GEMMTUNE_APPLY_NOT_ROUTED = 1,  // no usable exact entry (on this GPU), or an error deciding; text says why
+  GEMMTUNE_APPLY_CAPTURING = 2,   // the stream is capturing a graph: not decided now, ask at a later call
+  GEMMTUNE_APPLY_FAILED = 3       // forward: the runtime failed on the call; text says how
 };
 // Whether the problem (GemmProblem::key()) runs its exact cache entry on the current GPU. Resolves it on its first
 // ask (outside any capture), so its later calls may be captured.
 int gemmtune_apply_problem(gemmtune_apply_backend* backend, const char* problem_key, void* stream, int* id,
                            char* text, size_t text_size);
 
-// Runs problem `id` on `stream`, asynchronously. Non-zero: nothing was enqueued, the call must go to the library
-// (the current GPU is not the problem's, or the runtime refused).
+// Runs problem `id` on `stream`, asynchronously; anything but ROUTED enqueued nothing and the call goes to the
+// library. On a GPU other than the one the problem was decided on, it is decided there first, as by
+// gemmtune_apply_problem: NOT_ROUTED or CAPTURING for this call alone where that GPU has no exact entry or the stream
+// is capturing.
 int gemmtune_apply_forward(gemmtune_apply_backend* backend, int id, const float* a, const float* b, const float* bias,
                            float* y, float* z, void* stream, char* text, size_t text_size);
 

@@ -3,6 +3,7 @@
 //   ":tf32"   no usable exact entry
 //   "17x"     first asked during a capture, routed when asked again
 //   "33x"     routed, but every run fails
+//   "96x"     routed, but every run is refused as one on another GPU without an exact entry
 //   other     routed as "own/fake"
 // Each run it accepts is a line "RUN <key> <A> <B> <Y>" in $FAKE_BACKEND_LOG, a flush a line "FLUSH"; with
 // $FAKE_BACKEND_NO_GPU set it does not open.
@@ -69,13 +70,17 @@ FAKE_BACKEND_EXPORT int gemmtune_apply_forward(gemmtune_apply_backend* b, int id
   const std::string& key = b->problems.at(static_cast<std::size_t>(id));
   if (has(key, "33x")) {
     put(text, size, "fake failure");
-    return 1;
+    return GEMMTUNE_APPLY_FAILED;
+  }
+  if (has(key, "96x")) {
+    put(text, size, "another GPU (fake)");
+    return GEMMTUNE_APPLY_NOT_ROUTED;
   }
   char line[256];
   std::snprintf(line, sizeof(line), "RUN %s %p %p %p", key.c_str(), static_cast<const void*>(a),
                 static_cast<const void*>(bb), static_cast<void*>(y));
   log_line(line);
-  return 0;
+  return GEMMTUNE_APPLY_ROUTED;
 }
 
 FAKE_BACKEND_EXPORT int gemmtune_apply_flush(gemmtune_apply_backend*, char*, std::size_t) {
