@@ -12,6 +12,7 @@
 #include <fstream>
 #include <mutex>
 #include <string>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
@@ -31,13 +32,14 @@ constexpr const char* kNoRuntime = "no runtime in this process: ";
 struct LtCallDescHash {
   std::size_t operator()(const LtCallDesc& c) const {
     std::size_t h = 0;
-    const auto mix = [&h](auto v) { h = h * 1000003u ^ std::hash<decltype(v)>{}(v); };
-    mix(c.compute), mix(c.scale), mix(c.pointer_mode), mix(c.transa), mix(c.transb), mix(c.epilogue);
-    mix(c.bias), mix(c.bias_type), mix(c.aux), mix(c.aux_ld), mix(c.aux_type);
-    mix(c.alpha.value_or(-0.5)), mix(c.beta.value_or(-0.5));
+    const auto mix = [&h](const auto&... fields) {
+      ((h = h * 1000003u ^ std::hash<std::decay_t<decltype(fields)>>{}(fields)), ...);
+    };
+    mix(c.compute, c.scale, c.pointer_mode, c.transa, c.transb, c.epilogue, c.bias, c.bias_type, c.aux, c.aux_ld,
+        c.aux_type, c.alpha.value_or(-0.5), c.beta.value_or(-0.5));
     for (const auto* m : {&c.a, &c.b, &c.c, &c.d}) {
       mix(m->has_value());
-      if (*m) mix((*m)->type), mix((*m)->order), mix((*m)->rows), mix((*m)->cols), mix((*m)->ld), mix((*m)->batch);
+      if (*m) mix((*m)->type, (*m)->order, (*m)->rows, (*m)->cols, (*m)->ld, (*m)->batch);
     }
     return h;
   }
@@ -55,13 +57,11 @@ struct Decision {
 using OpenFn = decltype(&gemmtune_apply_open);
 using ProblemFn = decltype(&gemmtune_apply_problem);
 using ForwardFn = decltype(&gemmtune_apply_forward);
-using FlushFn = decltype(&gemmtune_apply_flush);
 
 struct Backend {
   gemmtune_apply_backend* handle = nullptr;
   ProblemFn problem = nullptr;
   ForwardFn forward = nullptr;
-  FlushFn flush = nullptr;
   std::string why_not;  // why there is none
 };
 
@@ -125,14 +125,14 @@ void load_backend(Router& r) {
   const auto open = reinterpret_cast<OpenFn>(::dlsym(lib, "gemmtune_apply_open"));
   r.backend.problem = reinterpret_cast<ProblemFn>(::dlsym(lib, "gemmtune_apply_problem"));
   r.backend.forward = reinterpret_cast<ForwardFn>(::dlsym(lib, "gemmtune_apply_forward"));
-  r.backend.flush = reinterpret_cast<FlushFn>(::dlsym(lib, "gemmtune_apply_flush"));
-  if (!open || !r.backend.problem || !r.backend.forward || !r.backend.flush) {
+  if (!open || !r.backend.problem || !r.backend.forward) {
     r.backend.why_not = std::string(kNoRuntime) + path + " lacks the functions of apply_backend.h";
     warn_once(r, r.backend.why_not);
     return;
   }
   char text[512] = "";
-  r.backend.handle = open(r.settings.db.c_str(), r.settings.options.fp32_equivalent ? 1 : 0, text, sizeof(text));
+  r.backend.handle = open(r.settings.db.c_str(), r.settings.options.fp32_equivalent ? 1 : 0,
+                          r.settings.record ? 1 : 0, text, sizeof(text));
   if (!r.backend.handle) r.backend.why_not = std::string(kNoRuntime) + text;
 }
 
@@ -282,14 +282,9 @@ void write_report(const Router& r) {
 void at_exit() {
   Router& r = router();
   std::lock_guard<std::mutex> lock(r.mu);
-  if (::getpid() != r.pid) return;
+  if (::getpid() != r.pid || r.settings.report_dir.empty() || r.rows.empty()) return;
   try {
-    if (r.settings.record && r.backend.handle) {
-      char text[1024] = "";
-      if (r.backend.flush(r.backend.handle, text, sizeof(text)) != 0)
-        std::fprintf(stderr, "gemmtune apply: cannot record the misses: %s\n", text);
-    }
-    if (!r.settings.report_dir.empty() && !r.rows.empty()) write_report(r);
+    write_report(r);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gemmtune apply: %s\n", e.what());
   }

@@ -7,8 +7,8 @@
 // library too, with one warning on stderr per process, and its signature is not routed again.
 //
 // Decisions are made once per distinct signature and kept in a table, so a routed call costs a lookup under a lock
-// and the runtime's own hot path. At exit the process writes its report part (GEMMTUNE_APPLY_REPORT_DIR) and, with
-// GEMMTUNE_APPLY_RECORD=1, the misses the runtime met into the db. Nothing here throws or ends the program.
+// and the runtime's own hot path. With GEMMTUNE_APPLY_RECORD=1 the backend writes each miss into the db as it meets it;
+// at exit the process writes its report part (GEMMTUNE_APPLY_REPORT_DIR). Nothing here throws or ends the program.
 #pragma once
 
 #include "apply/route.hpp"

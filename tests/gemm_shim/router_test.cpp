@@ -3,7 +3,7 @@
 // in a capture, or fails by the problem's key. What must hold: a routed call reaches the backend with the call's B as
 // the runtime's A, its A as B and its C as Y, and not cuBLAS; a problem first seen in a capture goes to cuBLAS and is
 // asked again; a failed run goes to cuBLAS with one warning, and its signature is not routed again; a run the backend
-// refuses (another GPU) goes to cuBLAS alone; the report counts each outcome's calls; --record flushes at exit.
+// refuses (another GPU) goes to cuBLAS alone; the report counts each outcome's calls; --record reaches the backend.
 #include <gtest/gtest.h>
 
 #include <cublas_api.h>
@@ -70,13 +70,14 @@ TEST(ApplyRouter, RoutesDefersAndFailsOverAsTheBackendSaysAndCountsEachOutcome) 
   ASSERT_EQ(r.status, 0) << r.out << r.err;
 
   // The runs the backend got: the routed problem twice and the deferred one once, operands in the problem's order
-  // (the fake module passes A 0x1000, B 0x2000, C 0x3000); the failing one never counted; the flush at exit last.
+  // (the fake module passes A 0x1000, B 0x2000, C 0x3000); the failing one never counted; the refused problem recorded
+  // as a miss when it was met.
   const std::vector<std::string> log = lines_of((dir / "backend.log").string());
   ASSERT_EQ(log.size(), 4u) << r.err;
   EXPECT_EQ(log[0], "RUN fwd:64x128x256:nn:row:none:fp32 0x2000 0x1000 0x3000");
   EXPECT_EQ(log[1], log[0]);
-  EXPECT_EQ(log[2], "RUN fwd:17x48x12:nn:row:none:fp32 0x2000 0x1000 0x3000");
-  EXPECT_EQ(log[3], "FLUSH");
+  EXPECT_EQ(log[2], "MISS fwd:64x64x64:nn:row:none:tf32");
+  EXPECT_EQ(log[3], "RUN fwd:17x48x12:nn:row:none:fp32 0x2000 0x1000 0x3000");
   EXPECT_EQ(count(r.err, "gemmtune apply: warning:"), 1u) << r.err;
   EXPECT_EQ(count(r.err, "fake failure"), 1u) << r.err;
 

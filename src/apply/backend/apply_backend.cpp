@@ -19,9 +19,11 @@
 struct gemmtune_apply_backend {
   std::string db;
   gemmtune::RuntimeOptions options;
+  bool record = false;
   std::mutex mu;  // guards the tables; the runtime serializes its own calls
   // One runtime per GPU, made at that GPU's first routable problem. Never destroyed: a program's last GEMMs may run
-  // during its static destruction, and a runtime's destructor would write misses that only --record asked for.
+  // during its static destruction, and a runtime's destructor would write misses that only record asks for (and, at
+  // exit, after statics it uses may be gone: with record, each miss is written when it is met instead).
   std::map<int, gemmtune::Runtime*> runtimes;
   std::vector<gemmtune::GemmProblem> problems;  // by id
   // Per problem id and GPU: the runtime that runs its exact entry there, or null where that GPU has none.
@@ -67,7 +69,15 @@ int decide(gemmtune_apply_backend& b, int id, int device, cudaStream_t stream, c
     gemmtune::Runtime& rt = runtime_of(b, device);
     const bool exact = rt.runs_exact_entry(p);
     b.exact_on[at] = exact ? &rt : nullptr;
-    if (!exact) b.why_not_on[at] = "no usable exact entry on GPU " + std::to_string(device) + ": " + rt.explain(p);
+    if (!exact) {
+      std::string why = "no usable exact entry on GPU " + std::to_string(device) + ": " + rt.explain(p);
+      try {
+        if (b.record) rt.flush();  // resolving it recorded the miss
+      } catch (const std::exception& e) {
+        why += " (the miss could not be recorded: " + std::string(e.what()) + ")";
+      }
+      b.why_not_on[at] = why;
+    }
   }
   if (!b.exact_on[at]) {
     put(text, text_size, b.why_not_on[at]);
@@ -79,8 +89,8 @@ int decide(gemmtune_apply_backend& b, int id, int device, cudaStream_t stream, c
 
 }  // namespace
 
-APPLY_BACKEND_EXPORT gemmtune_apply_backend* gemmtune_apply_open(const char* db, int fp32_equivalent, char* text,
-                                                                 std::size_t text_size) {
+APPLY_BACKEND_EXPORT gemmtune_apply_backend* gemmtune_apply_open(const char* db, int fp32_equivalent, int record,
+                                                                 char* text, std::size_t text_size) {
   try {
     gemmtune::cuda_device_count();
     auto b = std::make_unique<gemmtune_apply_backend>();
@@ -88,6 +98,7 @@ APPLY_BACKEND_EXPORT gemmtune_apply_backend* gemmtune_apply_open(const char* db,
     // Only exact entries are routed, so the first-use trials that judge stand-ins would time problems for nothing.
     b->options.confirm_standins = false;
     b->options.fp32_equivalent = fp32_equivalent != 0;
+    b->record = record != 0;
     return b.release();
   } catch (const std::exception& e) {
     put(text, text_size, e.what());
@@ -144,16 +155,5 @@ APPLY_BACKEND_EXPORT int gemmtune_apply_forward(gemmtune_apply_backend* b, int i
   } catch (const std::exception& e) {
     put(text, text_size, e.what());
     return GEMMTUNE_APPLY_FAILED;
-  }
-}
-
-APPLY_BACKEND_EXPORT int gemmtune_apply_flush(gemmtune_apply_backend* b, char* text, std::size_t text_size) {
-  try {
-    const std::lock_guard<std::mutex> lock(b->mu);
-    for (auto& [device, rt] : b->runtimes) rt->flush();
-    return 0;
-  } catch (const std::exception& e) {
-    put(text, text_size, e.what());
-    return 1;
   }
 }

@@ -17,8 +17,11 @@ extern "C" {
 typedef struct gemmtune_apply_backend gemmtune_apply_backend;
 
 // Opens the backend: checks that a GPU is usable. db: the tuning db ("" or null: the default db); fp32_equivalent:
-// RuntimeOptions::fp32_equivalent. Null (and why in text) when it cannot run anything.
-gemmtune_apply_backend* gemmtune_apply_open(const char* db, int fp32_equivalent, char* text, size_t text_size);
+// RuntimeOptions::fp32_equivalent; record: write each problem without a usable exact entry to the db's misses table
+// as soon as it is met (at exit the program's own libraries may already be torn down). Null (and why in text) when
+// it cannot run anything.
+gemmtune_apply_backend* gemmtune_apply_open(const char* db, int fp32_equivalent, int record, char* text,
+                                            size_t text_size);
 
 enum {
   GEMMTUNE_APPLY_ROUTED = 0,      // problem: *id is the problem's id, text the candidate id; forward: enqueued
@@ -38,8 +41,6 @@ int gemmtune_apply_problem(gemmtune_apply_backend* backend, const char* problem_
 int gemmtune_apply_forward(gemmtune_apply_backend* backend, int id, const float* a, const float* b, const float* bias,
                            float* y, float* z, void* stream, char* text, size_t text_size);
 
-// Writes the misses recorded so far (problems without a usable exact entry) to the db's misses table.
-int gemmtune_apply_flush(gemmtune_apply_backend* backend, char* text, size_t text_size);
 
 #ifdef __cplusplus
 }

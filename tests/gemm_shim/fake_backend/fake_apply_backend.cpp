@@ -5,8 +5,8 @@
 //   "33x"     routed, but every run fails
 //   "96x"     routed, but every run is refused as one on another GPU without an exact entry
 //   other     routed as "own/fake"
-// Each run it accepts is a line "RUN <key> <A> <B> <Y>" in $FAKE_BACKEND_LOG, a flush a line "FLUSH"; with
-// $FAKE_BACKEND_NO_GPU set it does not open.
+// Each run it accepts is a line "RUN <key> <A> <B> <Y>" in $FAKE_BACKEND_LOG, and, opened to record, each problem it
+// refuses a line "MISS <key>"; with $FAKE_BACKEND_NO_GPU set it does not open.
 #include "apply/backend/apply_backend.h"
 
 #include <algorithm>
@@ -18,6 +18,7 @@
 #define FAKE_BACKEND_EXPORT extern "C" __attribute__((visibility("default")))
 
 struct gemmtune_apply_backend {
+  bool record = false;
   std::vector<std::string> problems;
   std::vector<std::string> asked;
 };
@@ -39,18 +40,22 @@ void log_line(const std::string& line) {
 
 }  // namespace
 
-FAKE_BACKEND_EXPORT gemmtune_apply_backend* gemmtune_apply_open(const char*, int, char* text, std::size_t size) {
+FAKE_BACKEND_EXPORT gemmtune_apply_backend* gemmtune_apply_open(const char*, int, int record, char* text,
+                                                                std::size_t size) {
   if (std::getenv("FAKE_BACKEND_NO_GPU")) {
     put(text, size, "no GPU (fake)");
     return nullptr;
   }
-  return new gemmtune_apply_backend;
+  auto* b = new gemmtune_apply_backend;
+  b->record = record != 0;
+  return b;
 }
 
 FAKE_BACKEND_EXPORT int gemmtune_apply_problem(gemmtune_apply_backend* b, const char* problem_key, void*, int* id,
                                                char* text, std::size_t size) {
   const std::string key = problem_key;
   if (has(key, ":tf32")) {
+    if (b->record) log_line("MISS " + key);
     put(text, size, "no usable exact entry (fake)");
     return GEMMTUNE_APPLY_NOT_ROUTED;
   }
@@ -81,9 +86,4 @@ FAKE_BACKEND_EXPORT int gemmtune_apply_forward(gemmtune_apply_backend* b, int id
                 static_cast<const void*>(bb), static_cast<void*>(y));
   log_line(line);
   return GEMMTUNE_APPLY_ROUTED;
-}
-
-FAKE_BACKEND_EXPORT int gemmtune_apply_flush(gemmtune_apply_backend*, char*, std::size_t) {
-  log_line("FLUSH");
-  return 0;
 }
