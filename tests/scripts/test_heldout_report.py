@@ -1,0 +1,48 @@
+"""scripts/heldout_report.py's view against PyTorch eager (issue 48), no GPU and no PyTorch: per mode x epilogue x
+launch x condition, the share of records below 0.99x eager, those below 0.97x and the geomean, each held to its
+target."""
+import os
+import sys
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, os.pardir, "scripts"))
+import heldout_report  # noqa: E402
+
+
+def record(shape, epilogue, runtime_us, torch_us):
+    return {"mode": "tf32", "epilogue": epilogue, "launch": "stream", "condition": "warm", "shape": shape,
+            "runtime_us": runtime_us, "torch_us": torch_us, "selection": "exact", "candidate": "lt/x"}
+
+
+class EagerRows(unittest.TestCase):
+    def test_a_group_above_eager_everywhere_meets_its_targets(self):
+        rows, below = heldout_report.eager_rows([record(f"{i}x1x1", "bias+gelu", 100, 130) for i in range(60)])
+        self.assertEqual(len(rows), 1)
+        self.assertTrue(rows[0]["met"])
+        self.assertEqual(below, [])
+
+    def test_one_record_in_fifty_below_the_band_is_allowed_two_are_not(self):
+        fast = [record(f"{i}x1x1", "none", 100, 120) for i in range(49)]
+        one = heldout_report.eager_rows(fast + [record("a", "none", 100, 98)])[0][0]
+        self.assertAlmostEqual(one["share_below_band"], 1 / 50)
+        self.assertTrue(one["met"])
+        two = heldout_report.eager_rows(fast + [record("a", "none", 100, 98), record("b", "none", 100, 98)])[0][0]
+        self.assertFalse(two["met"])
+
+    def test_a_record_below_the_floor_or_a_low_geomean_misses(self):
+        fast = [record(f"{i}x1x1", "none", 100, 120) for i in range(99)]
+        rows, below = heldout_report.eager_rows(fast + [record("a", "none", 100, 96)])
+        self.assertEqual(rows[0]["below_floor"], 1)
+        self.assertFalse(rows[0]["met"])
+        self.assertEqual([r["shape"] for _, r in below], ["a"])
+        slow = heldout_report.eager_rows([record(f"{i}x1x1", "bias+gelu", 100, 115) for i in range(10)])[0]
+        self.assertFalse(slow[0]["met"])  # 1.15x < 1.2x with bias+gelu
+
+    def test_records_without_a_pytorch_time_are_left_out(self):
+        r = record("a", "none", 100, 120)
+        del r["torch_us"]
+        self.assertEqual(heldout_report.eager_rows([r]), ([], []))
+
+
+if __name__ == "__main__":
+    unittest.main()
