@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cinttypes>
@@ -136,14 +137,44 @@ std::uint64_t record_blas_call(const BlasSignature& signature) {
   return count_call(s, s.blas_index, signature, [&] { return Signature{{}, signature, 0}; });
 }
 
+namespace {
+
+std::mutex own_mu;
+std::vector<std::string> own_sonames;  // libraries that came with gemmtune's own (OwnLibraries)
+
+bool is_own(const char* soname) {
+  std::lock_guard<std::mutex> lock(own_mu);
+  return std::find(own_sonames.begin(), own_sonames.end(), soname) != own_sonames.end();
+}
+
+bool is_loaded(const char* soname) {
+  void* lib = ::dlopen(soname, RTLD_LAZY | RTLD_NOLOAD);
+  if (lib) ::dlclose(lib);  // NOLOAD still counts a reference
+  return lib != nullptr;
+}
+
+}  // namespace
+
 void* real_symbol(const char* name, std::initializer_list<const char*> sonames) {
   if (void* f = ::dlsym(RTLD_NEXT, name)) return f;
   for (const char* soname : sonames) {
+    if (is_own(soname)) continue;
     if (void* lib = ::dlopen(soname, RTLD_LAZY | RTLD_NOLOAD)) {
       if (void* f = ::dlsym(lib, name)) return f;
     }
   }
   return nullptr;
+}
+
+OwnLibraries::OwnLibraries(std::initializer_list<const char*> sonames) {
+  for (const char* soname : sonames)
+    if (!is_loaded(soname)) absent_.emplace_back(soname);
+}
+
+OwnLibraries::~OwnLibraries() {
+  std::lock_guard<std::mutex> lock(own_mu);
+  for (const std::string& soname : absent_)
+    if (is_loaded(soname.c_str())) own_sonames.push_back(soname);
 }
 
 std::size_t BlasSignatureHash::operator()(const BlasSignature& s) const {

@@ -12,6 +12,7 @@
 #include <initializer_list>
 #include <string>
 #include <tuple>
+#include <vector>
 
 namespace gemmtune::gemm_shim {
 
@@ -43,6 +44,20 @@ std::uint64_t record_blas_call(const BlasSignature& signature);
 // RTLD_LOCAL, so PyTorch's cuBLAS (a dependency of one) is found by its soname: it is loaded, since its caller is
 // calling it.
 void* real_symbol(const char* name, std::initializer_list<const char*> sonames);
+
+// Around loading gemmtune's own libraries into the program (the apply backend: router.hpp). A library of one of these
+// sonames that appears meanwhile came with them, and real_symbol passes it over from then on: a program on cuBLAS 12
+// must not have an entry point it first calls later resolved to the backend's cuBLAS 13.
+class OwnLibraries {
+ public:
+  explicit OwnLibraries(std::initializer_list<const char*> sonames);
+  ~OwnLibraries();
+  OwnLibraries(const OwnLibraries&) = delete;
+  OwnLibraries& operator=(const OwnLibraries&) = delete;
+
+ private:
+  std::vector<std::string> absent_;  // the sonames not loaded before
+};
 
 // Hashes a signature's fields as values: what the recorder and the router (router.hpp) key their tables on.
 struct BlasSignatureHash {

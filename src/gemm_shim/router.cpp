@@ -115,7 +115,12 @@ std::string own_directory() {
 void load_backend(Router& r) {
   r.backend_loaded = true;
   const std::string path = own_directory() + "/" + kBackendLibrary;
-  void* lib = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
+  void* lib = nullptr;
+  {
+    const OwnLibraries backend_libraries({"libcublas.so.13", "libcublas.so.12", "libcublas.so", "libcublasLt.so.13",
+                               "libcublasLt.so.12", "libcublasLt.so"});
+    lib = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
+  }
   if (!lib) {
     const char* e = ::dlerror();
     r.backend.why_not = std::string(kNoRuntime) + "cannot load " + path + ": " + (e ? e : "unknown error");

@@ -129,5 +129,26 @@ TEST(ApplyRouter, ABackendThatCannotOpenLeavesEveryCallToCublasWithItsReason) {
   EXPECT_EQ(rows[0].reason, "no runtime in this process: no GPU (fake)");
 }
 
+TEST(ApplyRouter, AProgramOnAnotherCublasKeepsItsOwnAfterTheBackendBroughtOne) {
+  // The program is on a fake libcublas.so.12 (loaded RTLD_LOCAL, as PyTorch's); the backend, loaded at the first
+  // routed call, brings a fake libcublas.so.13. An entry point first called after that must still reach the 12.
+  const test::ScratchDir scratch;
+  const fs::path dir(scratch.path());
+  fs::copy_file(GEMMTUNE_TRACE_GEMM_SHIM, dir / "libgemmtune_trace_gemms.so");
+  fs::copy_file(GEMMTUNE_FAKE_APPLY_BACKEND, dir / "libgemmtune_apply_backend.so");
+  const std::string routed = spec(call("cublasSgemm_v2", N, N, 128, 64, 256, 128, 256, 128));
+  const std::string later =
+      spec(test::with_compute(call("cublasGemmEx", N, N, 64, 64, 64, 64, 64, 64), CUBLAS_COMPUTE_32F_FAST_TF32));
+  const ProcessOutput r = capture_process(
+      {"env", "LD_PRELOAD=" + (dir / "libgemmtune_trace_gemms.so").string(), std::string(apply::kApplyEnv) + "=1",
+       "FAKE_BACKEND_LOG=" + (dir / "backend.log").string(), GEMMTUNE_FAKE_BLAS12_CALLER, routed, later});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(lines_of((dir / "backend.log").string()).size(), 1u) << "the first call was not routed: " << r.err;
+  // The routed call never reached the program's cuBLAS (so the module sees it as changed); the later one did, intact.
+  EXPECT_NE(r.out.find("call 0 (cublasSgemm_v2) reached cuBLAS changed"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("call 1"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("fake cuBLAS got 2 calls, 1 of them changed"), std::string::npos) << r.out;
+}
+
 }  // namespace
 }  // namespace gemmtune

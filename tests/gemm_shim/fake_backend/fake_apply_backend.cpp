@@ -9,6 +9,8 @@
 // refuses a line "MISS <key>"; with $FAKE_BACKEND_NO_GPU set it does not open.
 #include "apply/backend/apply_backend.h"
 
+#include "trace/fake_cublas/fake_cublas.hpp"
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -46,6 +48,8 @@ FAKE_BACKEND_EXPORT gemmtune_apply_backend* gemmtune_apply_open(const char*, int
     put(text, size, "no GPU (fake)");
     return nullptr;
   }
+  // A use of the cuBLAS it links, as the real backend's runtime uses its cuBLAS, so the link keeps it a dependency.
+  if (!fake_cublas_last_call()) return nullptr;
   auto* b = new gemmtune_apply_backend;
   b->record = record != 0;
   return b;
