@@ -56,6 +56,11 @@ Route route_lt_call(const LtCallDesc& call, const ApplyOptions& options) {
   return r;
 }
 
+std::string already_the_library(const std::string& api, const std::string& candidate_id) {
+  if (api == "cublasLtMatmul" || candidate_id.rfind("cublas/", 0) != 0) return "";
+  return "the db's entry is cuBLAS's own choice (" + candidate_id + "), which the call already makes";
+}
+
 bool routed_operands(const Route& route, const CallOperands& call, GemmOperands& out, std::string& why) {
   const void* a = route.swap_operands ? call.b : call.a;
   const void* b = route.swap_operands ? call.a : call.b;

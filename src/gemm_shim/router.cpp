@@ -192,6 +192,11 @@ void decide(Router& r, Decision& d, void* stream) {
   const int verdict = r.backend.problem(r.backend.handle, d.route.problem.key().c_str(), stream, &id, text,
                                         sizeof(text));
   if (verdict == GEMMTUNE_APPLY_ROUTED) {
+    if (const std::string why = apply::already_the_library(r.rows[d.row].api, text); !why.empty()) {
+      d.kind = Decision::Kind::PassThrough;
+      set_outcome(r, d, "", why);
+      return;
+    }
     d.kind = Decision::Kind::Routed;
     d.id = id;
     set_outcome(r, d, text, "");

@@ -3,7 +3,8 @@
 // in a capture, or fails by the problem's key. What must hold: a routed call reaches the backend with the call's B as
 // the runtime's A, its A as B and its C as Y, and not cuBLAS; a problem first seen in a capture goes to cuBLAS and is
 // asked again; a failed run goes to cuBLAS with one warning, and its signature is not routed again; a run the backend
-// refuses (another GPU) goes to cuBLAS alone; the report counts each outcome's calls; --record reaches the backend.
+// refuses (another GPU) goes to cuBLAS alone; an entry that is cuBLAS's own choice leaves a cuBLAS call with cuBLAS;
+// the report counts each outcome's calls; --record reaches the backend.
 #include <gtest/gtest.h>
 
 #include <cublas_api.h>
@@ -62,11 +63,12 @@ TEST(ApplyRouter, RoutesDefersAndFailsOverAsTheBackendSaysAndCountsEachOutcome) 
   const std::string captured = spec(call("cublasSgemmEx", N, N, 48, 17, 12, 48, 12, 48));
   const std::string failing = spec(call("cublasGemmEx", N, N, 64, 33, 16, 64, 16, 64));
   const std::string elsewhere = spec(call("cublasSgemm_v2", CUBLAS_OP_T, N, 96, 40, 24, 24, 24, 96));
+  const std::string cublas_choice = spec(call("cublasSgemm_v2", N, N, 72, 56, 8, 72, 8, 72));
   const ProcessOutput r = capture_process(
       {"env", "LD_PRELOAD=" + (dir / "libgemmtune_trace_gemms.so").string(), std::string(apply::kApplyEnv) + "=1",
        std::string(apply::kRecordEnv) + "=1", std::string(apply::kReportDirEnv) + "=" + (dir / "parts").string(),
        "FAKE_BACKEND_LOG=" + (dir / "backend.log").string(), GEMMTUNE_FAKE_BLAS_CALLER, routed, routed, tf32,
-       captured, captured, failing, failing, elsewhere, elsewhere});
+       captured, captured, failing, failing, elsewhere, elsewhere, cublas_choice});
   ASSERT_EQ(r.status, 0) << r.out << r.err;
 
   // The runs the backend got: the routed problem twice and the deferred one once, operands in the problem's order
@@ -107,7 +109,12 @@ TEST(ApplyRouter, RoutesDefersAndFailsOverAsTheBackendSaysAndCountsEachOutcome) 
   EXPECT_EQ(other_gpu->calls, 2u);
   EXPECT_EQ(other_gpu->reason, "another GPU (fake)");
   EXPECT_EQ(find_row(rows, "fwd:40x96x24:nt:row:none:fp32", 1), nullptr);
-  EXPECT_EQ(rows.size(), 6u);
+  // An entry that is cuBLAS's own choice leaves a cuBLAS call where it is.
+  const apply::ReportRow* kept = find_row(rows, "fwd:56x72x8:nn:row:none:fp32", 0);
+  ASSERT_NE(kept, nullptr);
+  EXPECT_EQ(kept->calls, 1u);
+  EXPECT_NE(kept->reason.find("cuBLAS's own choice"), std::string::npos) << kept->reason;
+  EXPECT_EQ(rows.size(), 7u);
 }
 
 TEST(ApplyRouter, ABackendThatCannotOpenLeavesEveryCallToCublasWithItsReason) {
