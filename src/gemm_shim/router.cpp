@@ -273,13 +273,15 @@ BlasCallDesc blas_desc(const BlasSignature& s) {
   return d;
 }
 
-void* stream_of(void* handle) {
+// The stream a cuBLAS handle runs its calls on; false where cuBLAS cannot say (then the call must stay with it).
+bool stream_of(void* handle, void** stream) {
   using GetStreamFn = cublasStatus_t (*)(cublasHandle_t, cudaStream_t*);
   static const auto get_stream = reinterpret_cast<GetStreamFn>(
       real_symbol("cublasGetStream_v2", {"libcublas.so.13", "libcublas.so.12", "libcublas.so"}));
   cudaStream_t s = nullptr;
-  if (!get_stream || get_stream(static_cast<cublasHandle_t>(handle), &s) != CUBLAS_STATUS_SUCCESS) return nullptr;
-  return s;
+  if (!get_stream || get_stream(static_cast<cublasHandle_t>(handle), &s) != CUBLAS_STATUS_SUCCESS) return false;
+  *stream = s;
+  return true;
 }
 
 void write_report(const Router& r) {
@@ -317,7 +319,12 @@ bool route_blas_call(const BlasSignature& signature, const apply::CallOperands& 
     }
     Decision* d = &it->second;
     // Asked only for a call that may run through the runtime: a pass-through pays no cuBLAS call for it.
-    void* stream = d->kind == Decision::Kind::PassThrough || !d->route.routed ? nullptr : stream_of(handle);
+    void* stream = nullptr;
+    if (d->kind != Decision::Kind::PassThrough && d->route.routed && !stream_of(handle, &stream)) {
+      const apply::ReportRow call = r.rows[d->row];
+      ++r.rows[row_for(r, call, "", "cublasGetStream_v2 cannot say which stream the handle runs on")].calls;
+      return false;
+    }
     return run(r, d, operands, stream, lock);
   } catch (const std::exception&) {
     return false;  // out of memory in a table: the library runs the call

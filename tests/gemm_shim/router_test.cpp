@@ -72,14 +72,14 @@ TEST(ApplyRouter, RoutesDefersAndFailsOverAsTheBackendSaysAndCountsEachOutcome) 
   ASSERT_EQ(r.status, 0) << r.out << r.err;
 
   // The runs the backend got: the routed problem twice and the deferred one once, operands in the problem's order
-  // (the fake module passes A 0x1000, B 0x2000, C 0x3000); the failing one never counted; the refused problem recorded
-  // as a miss when it was met.
+  // (the fake module passes A 0x1000, B 0x2000, C 0x3000) on the handle's stream (0x5000); the failing one never
+  // counted; the refused problem recorded as a miss when it was met.
   const std::vector<std::string> log = lines_of((dir / "backend.log").string());
   ASSERT_EQ(log.size(), 4u) << r.err;
-  EXPECT_EQ(log[0], "RUN fwd:64x128x256:nn:row:none:fp32 0x2000 0x1000 0x3000");
+  EXPECT_EQ(log[0], "RUN fwd:64x128x256:nn:row:none:fp32 0x2000 0x1000 0x3000 on 0x5000");
   EXPECT_EQ(log[1], log[0]);
   EXPECT_EQ(log[2], "MISS fwd:64x64x64:nn:row:none:tf32");
-  EXPECT_EQ(log[3], "RUN fwd:17x48x12:nn:row:none:fp32 0x2000 0x1000 0x3000");
+  EXPECT_EQ(log[3], "RUN fwd:17x48x12:nn:row:none:fp32 0x2000 0x1000 0x3000 on 0x5000");
   EXPECT_EQ(count(r.err, "gemmtune apply: warning:"), 1u) << r.err;
   EXPECT_EQ(count(r.err, "fake failure"), 1u) << r.err;
 

@@ -6,7 +6,7 @@
 //   "96x"     routed, but every run is refused as one on another GPU without an exact entry
 //   "56x"     routed as "cublas/gemmex", cuBLAS's own choice
 //   other     routed as "own/fake"
-// Each run it accepts is a line "RUN <key> <A> <B> <Y>" in $FAKE_BACKEND_LOG, and, opened to record, each problem it
+// Each run it accepts is a line "RUN <key> <A> <B> <Y> on <stream>" in $FAKE_BACKEND_LOG, and, opened to record, each problem it
 // refuses a line "MISS <key>"; with $FAKE_BACKEND_NO_GPU set it does not open.
 #include "apply/backend/apply_backend.h"
 
@@ -76,7 +76,8 @@ FAKE_BACKEND_EXPORT int gemmtune_apply_problem(gemmtune_apply_backend* b, const 
 }
 
 FAKE_BACKEND_EXPORT int gemmtune_apply_forward(gemmtune_apply_backend* b, int id, const float* a, const float* bb,
-                                               const float*, float* y, float*, void*, char* text, std::size_t size) {
+                                               const float*, float* y, float*, void* stream, char* text,
+                                               std::size_t size) {
   const std::string& key = b->problems.at(static_cast<std::size_t>(id));
   if (has(key, "33x")) {
     put(text, size, "fake failure");
@@ -87,8 +88,8 @@ FAKE_BACKEND_EXPORT int gemmtune_apply_forward(gemmtune_apply_backend* b, int id
     return GEMMTUNE_APPLY_NOT_ROUTED;
   }
   char line[256];
-  std::snprintf(line, sizeof(line), "RUN %s %p %p %p", key.c_str(), static_cast<const void*>(a),
-                static_cast<const void*>(bb), static_cast<void*>(y));
+  std::snprintf(line, sizeof(line), "RUN %s %p %p %p on %p", key.c_str(), static_cast<const void*>(a),
+                static_cast<const void*>(bb), static_cast<void*>(y), stream);
   log_line(line);
   return GEMMTUNE_APPLY_ROUTED;
 }

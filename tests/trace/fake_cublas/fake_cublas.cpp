@@ -1,5 +1,5 @@
 // A stand-in for cuBLAS (built as libcublas.so.13, its symbols versioned as the real one's are) with just what the
-// --gemms shim touches: handles that keep their math and pointer mode, and GEMM entry points that keep the
+// --gemms shim touches: handles that keep their math and pointer mode and their stream, and GEMM entry points that keep the
 // arguments they were given and return the status they were told to. cublasSgemmBatched serves each batch entry
 // through its own exported cublasSgemm_v2, as a library calling itself through its symbols would, so a test sees
 // that the shim records the program's call only.
@@ -12,6 +12,7 @@ namespace {
 struct Handle {
   cublasMath_t math = CUBLAS_DEFAULT_MATH;
   cublasPointerMode_t pointer = CUBLAS_POINTER_MODE_HOST;
+  cudaStream_t stream = nullptr;
 };
 
 FakeBlasCall last;
@@ -67,6 +68,16 @@ void fake_cublas_set_status(cublasStatus_t status) { next_status = status; }
 
 cublasStatus_t cublasCreate_v2(cublasHandle_t* h) {
   *h = reinterpret_cast<cublasHandle_t>(new Handle);
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasSetStream_v2(cublasHandle_t h, cudaStream_t stream) {
+  handle_of(h)->stream = stream;
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasGetStream_v2(cublasHandle_t h, cudaStream_t* stream) {
+  *stream = handle_of(h)->stream;
   return CUBLAS_STATUS_SUCCESS;
 }
 
