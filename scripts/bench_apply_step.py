@@ -170,6 +170,8 @@ def tune(gemmtune, model, mode, work, log):
             os.remove(path)
     trace = [gemmtune, "trace", "--gemms", "--db", db, "--no-tables", "--"]
     run(trace + child_command(model, mode, TRACE_STEPS, 1, os.path.join(work, "trace_child.json")), log)
+    if not os.path.exists(db):
+        sys.exit(f"bench_apply_step: the trace of {model} {mode} recorded no tunable GEMM (see {log})")
     dbs = {"apply": db}
     if mode == "fp32":
         shutil.copyfile(db, db + ".eq")

@@ -1,9 +1,13 @@
 """scripts/bench_apply_step.py's pure parts, no GPU and no PyTorch: the variants each mode runs, the commands a run
 is made of (the step under `gemmtune apply` with the db and flags of its variant), the loss comparison against the
 plain run, and a record's routed share and speedup taken from the apply report and the plain record."""
+import contextlib
+import io
+import json
 import os
 import subprocess
 import sys
+import tempfile
 import unittest
 
 SCRIPTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, os.pardir, "scripts")
@@ -57,6 +61,59 @@ class Records(unittest.TestCase):
         [speedup] = bench.speedups([plain, applied])
         self.assertAlmostEqual(speedup["speedup"], 11.0 / 9.0)
         self.assertEqual(speedup["variant"], "apply")
+
+
+class Driver(unittest.TestCase):
+    """The driver end to end with its commands faked: every command it would run is recorded, the child's and the
+    report's files written as the real ones would be, so a run on the GPU cannot fail on its own bookkeeping."""
+
+    def fake_run(self, commands):
+        def run(cmd, log):
+            commands.append(cmd)
+            if cmd[1] == "trace":
+                open(cmd[cmd.index("--db") + 1], "w").close()
+            if "--child-out" in cmd:
+                out = cmd[cmd.index("--child-out") + 1]
+                applied = cmd[1] == "apply"
+                eq = "--fp32-equivalent" in cmd[:cmd.index("--")] if applied else False
+                losses = [1.0, 0.5 * (1.01 if eq else 1.0)]
+                with open(out, "w") as f:
+                    json.dump({"gpu": "Test GPU", "torch": "2.x", "losses": losses,
+                               "step_ms": [9.0, 10.0, 11.0] if applied else [12.0, 12.0, 12.0]}, f)
+                if applied:
+                    with open(cmd[cmd.index("--report") + 1], "w") as f:
+                        json.dump({"calls": 10, "routed_calls": 9, "routed_share": 0.9, "rows": []}, f)
+        return run
+
+    def test_each_model_and_mode_is_tuned_then_run_plain_and_applied_into_one_document(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            commands = []
+            original = bench.run
+            bench.run = self.fake_run(commands)
+            try:
+                out = os.path.join(tmp, "apply_step.json")
+                with contextlib.redirect_stdout(io.StringIO()):
+                    bench.main(["--models", "odd", "--steps", "2", "--timed-steps", "3", "--gemmtune", "/b/gemmtune",
+                                "--db-dir", tmp, "--out", out])
+            finally:
+                bench.run = original
+            with open(out) as f:
+                doc = json.load(f)
+        self.assertNotIn("partial", doc)
+        self.assertEqual([(r["mode"], r["variant"]) for r in doc["records"]],
+                         [("fp32", "plain"), ("fp32", "apply"), ("fp32", "apply_fp32eq"),
+                          ("tf32", "plain"), ("tf32", "apply")])
+        eq = doc["records"][2]
+        self.assertAlmostEqual(eq["loss_max_rel"], 0.01)
+        self.assertEqual(eq["routed_share"], 0.9)
+        self.assertEqual((eq["d_model"], eq["hidden"], eq["tokens"]), (1030, 4111, 999))
+        self.assertAlmostEqual(doc["speedups"][0]["speedup"], 12.0 / 10.0)
+        verbs = [c[1] for c in commands]
+        self.assertEqual(verbs.count("trace"), 2)
+        self.assertEqual(verbs.count("sweep"), 3)  # fp32: plain and --fp32-equivalent dbs; tf32: one
+        eq_sweeps = [c for c in commands if c[1] == "sweep" and "--fp32-equivalent" in c]
+        self.assertEqual(len(eq_sweeps), 1)
+        self.assertTrue(eq_sweeps[0][eq_sweeps[0].index("--db") + 1].endswith(".eq"))
 
 
 class Arguments(unittest.TestCase):
