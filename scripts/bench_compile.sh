@@ -13,9 +13,10 @@
 # Inductor's max-autotune takes 11-17 s per shape in tf32 and 44-67 s in fp32 on the H200 (../shared/DEVICE.md), so
 # GPUS=0,1,... deals each mode's shapes over several GPUs, which run at once (each part's comparison stays on its own
 # GPU: sweep, runtime, eager and compiled), and FP32_COUNT=N takes fp32 on the first N shapes only (they alternate
-# unaligned and aligned). MODES="fp32" (default "tf32 fp32") runs one mode alone.
+# unaligned and aligned). MODES="fp32" (default "tf32 fp32") runs one mode alone. ONLY="MxNxK,..." keeps those shapes of
+# the draw alone (a re-run of the shapes a change was meant for, beside the same draw's earlier file).
 #
-# usage: [GPUS=0 | GPUS=0,1,...] [FP32_COUNT=N] [MODES="tf32 fp32"] [MAX_MNK=3.2e10]
+# usage: [GPUS=0 | GPUS=0,1,...] [FP32_COUNT=N] [MODES="tf32 fp32"] [MAX_MNK=3.2e10] [ONLY=MxNxK,...]
 #          scripts/bench_compile.sh [BUILD_DIR=build] [OUT_DIR=results/<gpu-slug>] [SEED=4901] [COUNT=24]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -35,6 +36,23 @@ dir="$out/compile/seed$seed"
 rm -rf "$dir"
 mkdir -p "$dir"
 python3 scripts/heldout_shapes.py --compile --seed "$seed" --count "$count" --out "$dir" --max-mnk "${MAX_MNK:-3.2e10}"
+if [[ -n ${ONLY:-} ]]; then
+  count=$(python3 - "$dir" "$ONLY" << 'PY'
+import json, sys
+d, only = sys.argv[1], set(sys.argv[2].split(","))
+shapes, profile = json.load(open(d + "/shapes.json")), json.load(open(d + "/profile.json"))
+shapes["shapes"] = [s for s in shapes["shapes"] if f"{s['m']}x{s['n']}x{s['k']}" in only]
+missing = only - {f"{s['m']}x{s['n']}x{s['k']}" for s in shapes["shapes"]}
+if missing:
+    sys.exit(f"bench_compile: ONLY names shapes this draw does not have: {', '.join(sorted(missing))}")
+profile["shapes"] = [[s["m"], s["n"], s["k"]] for s in shapes["shapes"]]
+json.dump(shapes, open(d + "/shapes.json", "w"), indent=1)
+json.dump(profile, open(d + "/profile.json", "w"), indent=1)
+print(len(shapes["shapes"]))
+PY
+  )
+  fp32_count=$((fp32_count < count ? fp32_count : count))
+fi
 start=$SECONDS
 
 gpu_clocks() {

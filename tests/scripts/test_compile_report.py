@@ -123,5 +123,28 @@ class CompileReport(unittest.TestCase):
         self.assertEqual(doc["summary"][0]["shapes"], 1)
 
 
+class UnalignedVsAligned(unittest.TestCase):
+    """scripts/unaligned_vs_aligned.py: the both-unaligned shapes of a comparison beside their aligned twins."""
+
+    def test_the_plan_pairs_each_both_unaligned_shape_with_its_twin_and_the_report_joins_them(self):
+        sys.path.insert(0, SCRIPTS)
+        import unaligned_vs_aligned as uva
+        compile_doc = {"records": [{"shape": "1000x1001x999"}, {"shape": "1000x1000x1000"}, {"shape": "64x68x63"}]}
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "compile.json")
+            with open(path, "w") as f:
+                json.dump(compile_doc, f)
+            profile = uva.plan(path, d)
+        self.assertEqual(profile["shapes"], [[1000, 1001, 999], [1000, 1004, 1000]])
+        key = lambda s: "fwd:" + "x".join(map(str, s)) + ":nn:row:bias+gelu:tf32"
+        rows, summary = uva.report({"problems": [
+            {"problem_key": key([1000, 1001, 999]), "best_us": 30.0, "best_candidate": "lt/x+pad"},
+            {"problem_key": key([1000, 1004, 1000]), "best_us": 10.0, "best_candidate": "own/y"}]})
+        self.assertEqual(len(rows), 1)
+        self.assertAlmostEqual(rows[0]["ratio"], 3.0)
+        self.assertAlmostEqual(rows[0]["aligned_pct_peak"], 3 * rows[0]["unaligned_pct_peak"])
+        self.assertEqual(summary["shapes"], 1)
+
+
 if __name__ == "__main__":
     unittest.main()
