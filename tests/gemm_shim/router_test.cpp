@@ -157,5 +157,26 @@ TEST(ApplyRouter, AProgramOnAnotherCublasKeepsItsOwnAfterTheBackendBroughtOne) {
   EXPECT_NE(r.out.find("fake cuBLAS got 2 calls, 1 of them changed"), std::string::npos) << r.out;
 }
 
+TEST(ApplyRouter, CallsFromManyThreadsAreEachRoutedOrPassedOnceAndCounted) {
+  const test::ScratchDir scratch;
+  const fs::path dir(scratch.path());
+  fs::copy_file(GEMMTUNE_TRACE_GEMM_SHIM, dir / "libgemmtune_trace_gemms.so");
+  fs::copy_file(GEMMTUNE_FAKE_APPLY_BACKEND, dir / "libgemmtune_apply_backend.so");
+  constexpr int kThreads = 8, kCalls = 250;
+  const ProcessOutput r = capture_process(
+      {"env", "LD_PRELOAD=" + (dir / "libgemmtune_trace_gemms.so").string(), std::string(apply::kApplyEnv) + "=1",
+       std::string(apply::kReportDirEnv) + "=" + dir.string(), "FAKE_BACKEND_LOG=" + (dir / "backend.log").string(),
+       GEMMTUNE_THREADED_BLAS_CALLER, std::to_string(kThreads), std::to_string(kCalls)});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::vector<std::string> log = lines_of((dir / "backend.log").string());
+  EXPECT_EQ(log.size(), static_cast<std::size_t>(kThreads * kCalls));
+  const std::vector<apply::ReportRow> rows = apply::read_report_parts(dir.string());
+  ASSERT_EQ(rows.size(), 2u);
+  for (const apply::ReportRow& row : rows) {
+    EXPECT_EQ(row.calls, static_cast<std::uint64_t>(kThreads * kCalls)) << row.problem;
+    EXPECT_EQ(row.routed_calls, row.problem.find(":tf32") == std::string::npos ? row.calls : 0u) << row.problem;
+  }
+}
+
 }  // namespace
 }  // namespace gemmtune

@@ -15,8 +15,9 @@ struct Handle {
   cudaStream_t stream = nullptr;
 };
 
-FakeBlasCall last;
-cublasStatus_t next_status = CUBLAS_STATUS_SUCCESS;
+// Per thread, so a program calling from several threads (tests/gemm_shim/threaded_caller) races on nothing.
+thread_local FakeBlasCall last;
+thread_local cublasStatus_t next_status = CUBLAS_STATUS_SUCCESS;
 
 Handle* handle_of(cublasHandle_t h) { return reinterpret_cast<Handle*>(h); }
 
