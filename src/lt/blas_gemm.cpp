@@ -68,7 +68,9 @@ void BlasGemm::run(const GemmOperands& x, void* workspace, std::size_t workspace
   const int m = static_cast<int>(p.m), n = static_cast<int>(p.n), k = static_cast<int>(p.k);
   // Column-major views of the row-major operands (lt/lt_gemm.hpp): A is k×m (m×k transposed), B is n×k (k×n).
   const int lda = p.trans_a ? m : k, ldb = p.trans_b ? k : n;
-  const cublasComputeType_t compute = p.mode == MathMode::Tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+  // torch.mm's call exactly: cublasSgemm, tf32 through the handle's math mode (PyTorch's allow_tf32), not
+  // cublasGemmEx's compute type: cuBLAS may pick its kernel by the route a call takes.
+  const cublasMath_t math = p.mode == MathMode::Tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH;
   const float alpha = 1.0f, beta = 0.0f;
   SharedHandle& h = shared_handle();
   {
@@ -77,16 +79,17 @@ void BlasGemm::run(const GemmOperands& x, void* workspace, std::size_t workspace
     // After the stream: setting a stream gives the handle back its default workspace.
     const std::size_t bytes = workspace ? std::min(workspace_bytes, kWorkspaceBytes) : 0;
     GT_BLAS_CALL(cublasSetWorkspace_v2(h.handle.get(), workspace, bytes));
+    GT_BLAS_CALL(cublasSetMathMode(h.handle.get(), math));
     if (p.out == OutputLayout::RowMajor) {
       // Yᵀ (n×m, ld n) = op(B's view)·op(A's view).
-      GT_BLAS_CALL(cublasGemmEx(h.handle.get(), p.trans_b ? CUBLAS_OP_T : CUBLAS_OP_N,
-                                p.trans_a ? CUBLAS_OP_T : CUBLAS_OP_N, n, m, k, &alpha, x.B, CUDA_R_32F, ldb, x.A,
-                                CUDA_R_32F, lda, &beta, d, CUDA_R_32F, n, compute, CUBLAS_GEMM_DEFAULT));
+      GT_BLAS_CALL(cublasSgemm_v2(h.handle.get(), p.trans_b ? CUBLAS_OP_T : CUBLAS_OP_N,
+                                  p.trans_a ? CUBLAS_OP_T : CUBLAS_OP_N, n, m, k, &alpha, x.B, ldb, x.A, lda, &beta,
+                                  d, n));
     } else {
       // Y stored n×m row-major is the column-major m×n product (ld m).
-      GT_BLAS_CALL(cublasGemmEx(h.handle.get(), p.trans_a ? CUBLAS_OP_N : CUBLAS_OP_T,
-                                p.trans_b ? CUBLAS_OP_N : CUBLAS_OP_T, m, n, k, &alpha, x.A, CUDA_R_32F, lda, x.B,
-                                CUDA_R_32F, ldb, &beta, d, CUDA_R_32F, m, compute, CUBLAS_GEMM_DEFAULT));
+      GT_BLAS_CALL(cublasSgemm_v2(h.handle.get(), p.trans_a ? CUBLAS_OP_N : CUBLAS_OP_T,
+                                  p.trans_b ? CUBLAS_OP_N : CUBLAS_OP_T, m, n, k, &alpha, x.A, lda, x.B, ldb, &beta,
+                                  d, m));
     }
   }
   if (has_epilogue) kernels::launch_epilogue(p, d, x, s, 0);

@@ -1,11 +1,11 @@
-// BlasGemm: one GemmProblem run by cuBLAS's own choice, the cublasGemmEx call a framework makes (torch.mm, addmm's
-// GEMM), followed by our epilogue kernel wherever the problem has an epilogue.
+// BlasGemm: one GemmProblem run by cuBLAS's own choice, the cublasSgemm call torch.mm makes (tf32 by the handle's
+// math mode, as PyTorch's allow_tf32 sets it), followed by our epilogue kernel wherever the problem has an epilogue.
 //
 // cuBLAS picks the kernel at every call by heuristics of its own, which are not cuBLASLt's: on the H200's held-out
 // shapes PyTorch eager beat cuBLASLt's heuristic-first by up to 28% (576x8192x3072 tf32 bias+gelu: 120 against
 // 138 us) where no cuBLASLt heuristic answer, at any workspace, ran that fast (issue 48). So cuBLAS itself is a
 // candidate, timed and verified as any other. The operands map as LtGemm's do (lt/lt_gemm.hpp): a row-major Y is
-// computed as Yᵀ = Bᵀ·Aᵀ. tf32 is the compute type CUBLAS_COMPUTE_32F_FAST_TF32, as PyTorch's allow_tf32 gives it.
+// computed as Yᵀ = Bᵀ·Aᵀ.
 #pragma once
 
 #include <cstddef>

@@ -10,7 +10,7 @@
 namespace gemmtune {
 namespace {
 
-constexpr const char* kBlasCandidateId = "cublas/gemmex";
+constexpr const char* kBlasCandidateId = "cublas/sgemm";
 
 }  // namespace
 

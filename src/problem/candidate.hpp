@@ -1,5 +1,5 @@
 // Candidate: one way to run a GemmProblem: one of our kernel variants, one cuBLASLt algo, or cuBLAS's own choice (the
-// cublasGemmEx call PyTorch's torch.mm makes, whose kernel cuBLAS picks by heuristics of its own at each call).
+// cublasSgemm call PyTorch's torch.mm makes, whose kernel cuBLAS picks by heuristics of its own at each call).
 // A cuBLASLt algo is kept field by field (not as the opaque cublasLtMatmulAlgo_t) so it can be stored, diffed,
 // and rebuilt with cublasLtMatmulAlgoInit + ConfigSetAttribute on another machine, then re-checked.
 #pragma once
@@ -37,7 +37,7 @@ struct Candidate {
   bool lt_padded = false;
 
   // Stable identity: "own/tf32_128x128x32_s3", "lt/a21-t18-s8-k1-r0-w0-c0-cl0-i0" (+ "+epi" with our epilogue,
-  // "+pad" padded) or "cublas/gemmex" (our epilogue kernel after it wherever the problem has an epilogue).
+  // "+pad" padded) or "cublas/sgemm" (our epilogue kernel after it wherever the problem has an epilogue).
   std::string id() const;
   // Inverse of id(); throws InputError. heuristic_rank is not part of the identity.
   static Candidate parse_id(const std::string& id);

@@ -451,7 +451,7 @@ class Runtime::Impl {
       return "cuBLASLt heuristic's first algo on operands copied into 16-byte aligned rows, then our epilogue kernel: "
              "faster than heuristic-first on the unaligned rows in a ";
     if (c.backend == Backend::Blas)
-      return "cuBLAS's own choice (cublasGemmEx, as torch.mm calls it), then our epilogue kernel where there is one: "
+      return "cuBLAS's own choice (cublasSgemm, as torch.mm calls it), then our epilogue kernel where there is one: "
              "faster than cuBLASLt's heuristic-first in a ";
     if (c.lt_epilogue_kernel)
       return "cuBLASLt heuristic's first algo for the plain GEMM, then our epilogue kernel: faster than its fused "

@@ -158,9 +158,9 @@ TEST(ApplyRoute, ANullOperandPassesTheCallThrough) {
 }
 
 TEST(ApplyRoute, AnEntryThatIsCublassOwnChoiceLeavesACublasCallWithCublasButRoutesACublasLtCall) {
-  EXPECT_NE(already_the_library("cublasSgemm_v2", "cublas/gemmex").find("cuBLAS's own choice"), std::string::npos);
-  EXPECT_FALSE(already_the_library("cublasGemmEx_64", "cublas/gemmex").empty());
-  EXPECT_EQ(already_the_library("cublasLtMatmul", "cublas/gemmex"), "");
+  EXPECT_NE(already_the_library("cublasSgemm_v2", "cublas/sgemm").find("cuBLAS's own choice"), std::string::npos);
+  EXPECT_FALSE(already_the_library("cublasGemmEx_64", "cublas/sgemm").empty());
+  EXPECT_EQ(already_the_library("cublasLtMatmul", "cublas/sgemm"), "");
   EXPECT_EQ(already_the_library("cublasSgemm_v2", "own/tf32_128x128x32_s3"), "");
   EXPECT_EQ(already_the_library("cublasSgemm_v2", "lt/a21-t18-s8-k1-r0-w0-c0-cl0-i0"), "");
 }

@@ -176,7 +176,7 @@ TEST_F(TuningDbTest, CuBLASsOwnChoiceIsStoredMeasuredAndCachedUnderItsIdInTheSch
   const GemmProblem p = nth_problem(0);
   std::vector<MeasurementRecord> records = three_records(p, 20.0);
   MeasurementRecord blas = lt_record(p, 4, 15.0);
-  blas.candidate = Candidate::parse_id("cublas/gemmex");
+  blas.candidate = Candidate::parse_id("cublas/sgemm");
   records.push_back(blas);
   db.store_problem(run, p, records);
 
@@ -187,7 +187,7 @@ TEST_F(TuningDbTest, CuBLASsOwnChoiceIsStoredMeasuredAndCachedUnderItsIdInTheSch
   test::expect_same_record(stored.back(), records.back());
   const std::optional<CacheEntry> best = db.cached(device.key(), p.key());
   ASSERT_TRUE(best);
-  EXPECT_EQ(best->candidate.id(), "cublas/gemmex");
+  EXPECT_EQ(best->candidate.id(), "cublas/sgemm");
   EXPECT_EQ(best->candidate.backend, Backend::Blas);
 }
 

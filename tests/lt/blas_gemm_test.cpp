@@ -33,7 +33,7 @@ GemmProblem make(std::int64_t m, std::int64_t n, std::int64_t k, const char* lay
   return p;
 }
 
-Candidate blas() { return Candidate::parse_id("cublas/gemmex"); }
+Candidate blas() { return Candidate::parse_id("cublas/sgemm"); }
 
 TEST(BlasGemm, NoThreeXTf32ModeAndItSaysSo) {
   EXPECT_NE(BlasGemm::unsupported_reason(make(64, 64, 64, "nn", OutputLayout::RowMajor, "none", MathMode::Tf32x3)),

@@ -181,7 +181,7 @@ TEST(NoEntryCandidates, CuBLASsOwnChoiceIsTheLastChallengerOfEveryFp32AndTf32Set
     const std::optional<NoEntryCandidates> set = no_entry_candidates(p, h.first_of(), kWorkspace);
     ASSERT_TRUE(set);
     ASSERT_FALSE(set->challengers.empty());
-    EXPECT_EQ(set->challengers.back().id(), "cublas/gemmex");
+    EXPECT_EQ(set->challengers.back().id(), "cublas/sgemm");
     EXPECT_EQ(lt_challengers(*set).size() + 1, set->challengers.size());
   }
 }

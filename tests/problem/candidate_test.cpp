@@ -54,8 +54,8 @@ TEST(CandidateId, RoundTripsOwnVariantNames) {
 TEST(CandidateId, CuBLASsOwnChoiceIsCublasGemmexAndReadsBackAsTheBlasBackend) {
   Candidate c;
   c.backend = Backend::Blas;
-  EXPECT_EQ(c.id(), "cublas/gemmex");
-  EXPECT_EQ(Candidate::parse_id("cublas/gemmex").backend, Backend::Blas);
+  EXPECT_EQ(c.id(), "cublas/sgemm");
+  EXPECT_EQ(Candidate::parse_id("cublas/sgemm").backend, Backend::Blas);
   const nlohmann::json j = c;
   EXPECT_EQ(j["backend"], "cublas");
   EXPECT_FALSE(j.contains("algo"));

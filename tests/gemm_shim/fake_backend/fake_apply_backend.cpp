@@ -4,7 +4,7 @@
 //   "17x"     first asked during a capture, routed when asked again
 //   "33x"     routed, but every run fails
 //   "96x"     routed, but every run is refused as one on another GPU without an exact entry
-//   "56x"     routed as "cublas/gemmex", cuBLAS's own choice
+//   "56x"     routed as "cublas/sgemm", cuBLAS's own choice
 //   other     routed as "own/fake"
 // Each run it accepts is a line "RUN <key> <A> <B> <Y> on <stream>" in $FAKE_BACKEND_LOG, and, opened to record, each problem it
 // refuses a line "MISS <key>"; with $FAKE_BACKEND_NO_GPU set it does not open.
@@ -71,7 +71,7 @@ FAKE_BACKEND_EXPORT int gemmtune_apply_problem(gemmtune_apply_backend* b, const 
   }
   b->problems.push_back(key);
   *id = static_cast<int>(b->problems.size() - 1);
-  put(text, size, has(key, "56x") ? "cublas/gemmex" : "own/fake");
+  put(text, size, has(key, "56x") ? "cublas/sgemm" : "own/fake");
   return GEMMTUNE_APPLY_ROUTED;
 }
 

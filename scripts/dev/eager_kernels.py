@@ -1,0 +1,48 @@
+#!/usr/bin/env python3
+"""Which kernels PyTorch eager runs for the held-out records it wins (issue 48), beside what gemmtune's runtime runs
+for the same problem with no db (its first-use trial): per shape, torch.profiler's CUDA kernels of
+gelu(addmm(b, x, w), approximate="tanh") (or torch.mm for "none") with their mean times, and Runtime.explain's first
+line. usage: eager_kernels.py MODE:EPILOGUE:MxNxK ...     e.g. fp32:bias+gelu:28x7170x768"""
+import sys
+import tempfile
+
+import torch
+from torch.profiler import ProfilerActivity, profile
+
+import gemmtune
+
+
+def main(cases):
+    with tempfile.TemporaryDirectory() as tmp:
+        rt = gemmtune.Runtime(tmp + "/none.db")
+        for case in cases:
+            mode, epilogue, shape = case.split(":")
+            m, n, k = (int(d) for d in shape.split("x"))
+            torch.backends.cuda.matmul.allow_tf32 = mode == "tf32"
+            x, w, b = torch.randn(m, k, device="cuda"), torch.randn(k, n, device="cuda"), torch.randn(n, device="cuda")
+            if epilogue == "none":
+                op = lambda: torch.mm(x, w)  # noqa: E731
+            else:
+                op = lambda: torch.nn.functional.gelu(torch.addmm(b, x, w), approximate="tanh")  # noqa: E731
+            for _ in range(20):
+                op()
+            torch.cuda.synchronize()
+            with profile(activities=[ProfilerActivity.CUDA]) as prof:
+                for _ in range(50):
+                    op()
+                torch.cuda.synchronize()
+            print(f"== {case}: PyTorch eager")
+            for e in prof.key_averages():
+                t = getattr(e, "device_time_total", None) or getattr(e, "cuda_time_total", 0)
+                if t:
+                    print(f"   {t / 50:8.2f} us/call  {e.key[:150]}")
+            y = torch.empty(m, n, device="cuda")
+            kw = {"act": "gelu"} if epilogue != "none" else {}
+            rt.forward(x, w, b if epilogue != "none" else None, out=y, mode=mode, **kw)
+            torch.cuda.synchronize()
+            why = rt.explain(x, w, b if epilogue != "none" else None, mode=mode, **kw)
+            print(f"   gemmtune: {why[:400]}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
