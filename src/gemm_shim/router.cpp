@@ -208,7 +208,8 @@ void decide(Router& r, Decision& d, void* stream) {
 
 // One call of a signature: decided if it was not, then run through the runtime where it routes. Called with mu held
 // (through lock), which it lets go while the runtime enqueues the call.
-bool run(Router& r, Decision* d, const apply::CallOperands& operands, void* stream, std::unique_lock<std::mutex>& lock) {
+bool run(Router& r, Decision* d, const apply::CallOperands& operands, void* stream,
+         std::unique_lock<std::mutex>& lock) {
   if (d->kind == Decision::Kind::Undecided) decide(r, *d, stream);
   if (d->kind != Decision::Kind::Routed) {
     ++r.rows[d->row].calls;

@@ -67,8 +67,8 @@ TEST(ApplyCli, TheShimGoesAheadOfAPreloadAlreadySetAndApplyIsOnInTheCommand) {
   const std::string db = some_db(dir);
   test::ScopedEnv env;
   env.set("LD_PRELOAD", GEMMTUNE_TRACE_GEMM_SHIM);
-  const auto r = run_gemmtune({"apply", "--db", db, "--fp32-equivalent", "--", "sh", "-c",
-                               "echo \"$LD_PRELOAD|$GEMMTUNE_APPLY|$GEMMTUNE_APPLY_DB|$GEMMTUNE_APPLY_FP32_EQUIVALENT\""});
+  const std::string show = "echo \"$LD_PRELOAD|$GEMMTUNE_APPLY|$GEMMTUNE_APPLY_DB|$GEMMTUNE_APPLY_FP32_EQUIVALENT\"";
+  const auto r = run_gemmtune({"apply", "--db", db, "--fp32-equivalent", "--", "sh", "-c", show});
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const std::string shim = std::filesystem::path(GEMMTUNE_TRACE_GEMM_SHIM).filename().string();
   EXPECT_TRUE(contains(r.output, shim + ":" + GEMMTUNE_TRACE_GEMM_SHIM + "|1|" +

@@ -39,7 +39,8 @@ std::vector<float> values(std::size_t count, std::uint32_t seed) {
 float* device_copy(const std::vector<float>& host) {
   float* d = nullptr;
   if (!ok(cudaMalloc(reinterpret_cast<void**>(&d), host.size() * sizeof(float)), "cudaMalloc")) return nullptr;
-  if (!ok(cudaMemcpy(d, host.data(), host.size() * sizeof(float), cudaMemcpyHostToDevice), "cudaMemcpy")) return nullptr;
+  const std::size_t bytes = host.size() * sizeof(float);
+  if (!ok(cudaMemcpy(d, host.data(), bytes, cudaMemcpyHostToDevice), "cudaMemcpy")) return nullptr;
   return d;
 }
 
