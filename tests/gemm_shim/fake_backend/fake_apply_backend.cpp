@@ -6,8 +6,8 @@
 //   "96x"     routed, but every run is refused as one on another GPU without an exact entry
 //   "56x"     routed as "cublas/sgemm", cuBLAS's own choice
 //   other     routed as "own/fake"
-// Each run it accepts is a line "RUN <key> <A> <B> <Y> on <stream>" in $FAKE_BACKEND_LOG, and, opened to record, each problem it
-// refuses a line "MISS <key>"; with $FAKE_BACKEND_NO_GPU set it does not open.
+// Each run it accepts is a line "RUN <key> <A> <B> <Y> on <stream>" in $FAKE_BACKEND_LOG, and, opened to record,
+// each problem it refuses a line "MISS <key>"; with $FAKE_BACKEND_NO_GPU set it does not open.
 #include "apply/backend/apply_backend.h"
 
 #include "trace/fake_cublas/fake_cublas.hpp"
