@@ -36,7 +36,7 @@ Route route_blas_call(const BlasCallDesc& call, const ApplyOptions& options);
 Route route_lt_call(const LtCallDesc& call, const ApplyOptions& options);
 
 // Why a call with a usable exact entry stays with the library all the same, or "": a cuBLAS call whose entry is
-// cuBLAS's own choice ("cublas/gemmex") would run the GEMM the call already runs, with the runtime's overhead on top.
+// cuBLAS's own choice ("cublas/sgemm") would run the GEMM the call already runs, with the runtime's overhead on top.
 // A cuBLASLt call with that entry is routed: cuBLAS's choice is not cuBLASLt's.
 std::string already_the_library(const std::string& api, const std::string& candidate_id);
 
