@@ -18,7 +18,9 @@ the steps), and the apply report's rows.
 
 usage: bench_apply_step.py [--models d1024,d2048,d4096,odd] [--modes fp32,tf32] [--steps 50] [--timed-steps 30]
                            [--gemmtune PATH] [--db-dir DIR] [--out FILE]
-The output file is rewritten after every record, marked "partial": true until the run ends.
+       bench_apply_step.py --merge PART.json [PART.json ...] --out FILE
+The output file is rewritten after every record, marked "partial": true until the run ends; a run split by model (a
+time limit per command) is joined by --merge, a later part's record replacing an earlier one's.
 """
 import argparse
 import json
@@ -239,6 +241,33 @@ def document(gpu, torch_version, records, args, partial):
     return doc
 
 
+def merge(paths):
+    """The parts' records in one document, the speedups recomputed ("partial" where any part was cut short)."""
+    merged, partial, index = None, False, {}
+    for path in paths:
+        try:
+            with open(path) as f:
+                part = json.load(f)
+            if not isinstance(part, dict) or part.get("schema") != "gemmtune.apply_step":
+                raise ValueError("not a bench_apply_step output")
+        except (OSError, ValueError) as e:
+            sys.exit(f"bench_apply_step: cannot merge {path}: {e}")
+        if merged is None:
+            merged = dict(part, commands=[])
+        elif part["gpu"] != merged["gpu"]:
+            sys.exit(f"bench_apply_step: {path} is from {part['gpu']}, not {merged['gpu']}: compare within one GPU")
+        partial = partial or part.get("partial", False)
+        merged["commands"] += part["commands"]
+        merged["models"] = {**merged["models"], **part["models"]}
+        index.update({(r["model"], r["mode"], r["variant"]): r for r in part["records"]})
+    merged["records"] = list(index.values())
+    merged["speedups"] = speedups(merged["records"])
+    merged.pop("partial", None)
+    if partial:
+        merged["partial"] = True
+    return merged
+
+
 def default_out(slug):
     return os.path.join(HERE, os.pardir, "results", slug, "apply_step.json")
 
@@ -257,6 +286,7 @@ def main(argv=None):
     parser.add_argument("--gemmtune", default=None, help="the gemmtune binary (default: build/gemmtune, else PATH)")
     parser.add_argument("--db-dir", help="where the dbs, reports and logs go (default: a new temporary directory)")
     parser.add_argument("--out", help="default: results/<gpu>/apply_step.json")
+    parser.add_argument("--merge", nargs="+", metavar="PART", help="join these runs' files into --out")
     # The child process's own arguments (one variant's run).
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--mode", choices=MODES, default="tf32", help=argparse.SUPPRESS)
@@ -269,6 +299,11 @@ def main(argv=None):
         parser.error("--steps and --timed-steps must be at least 1")
     if args.child:
         return run_child(args)
+    if args.merge:
+        if not args.out:
+            parser.error("--merge needs --out")
+        write(merge(args.merge), args.out)
+        return 0
     args.gemmtune = args.gemmtune or default_gemmtune()
     return driver(args)
 

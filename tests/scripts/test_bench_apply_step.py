@@ -116,6 +116,34 @@ class Driver(unittest.TestCase):
         self.assertTrue(eq_sweeps[0][eq_sweeps[0].index("--db") + 1].endswith(".eq"))
 
 
+class Merge(unittest.TestCase):
+    def part(self, records, partial=False):
+        doc = {"schema": "gemmtune.apply_step", "gpu": "Test GPU", "models": {}, "commands": ["part"],
+               "records": records}
+        if partial:
+            doc["partial"] = True
+        return doc
+
+    def test_parts_join_a_later_record_replaces_an_earlier_one_and_speedups_are_recomputed(self):
+        plain = bench.record("d1024", "tf32", "plain", child([1.0], [12.0]), None, None)
+        old = bench.record("d1024", "tf32", "apply", child([1.0], [12.0]), [1.0], None)
+        new = bench.record("d1024", "tf32", "apply", child([1.0], [10.0]), [1.0], None)
+        with tempfile.TemporaryDirectory() as tmp:
+            paths = []
+            for i, doc in enumerate([self.part([plain, old], partial=True), self.part([new])]):
+                paths.append(os.path.join(tmp, f"part{i}.json"))
+                with open(paths[-1], "w") as f:
+                    json.dump(doc, f)
+            out = os.path.join(tmp, "merged.json")
+            self.assertEqual(bench.main(["--merge", *paths, "--out", out]), 0)
+            with open(out) as f:
+                merged = json.load(f)
+        self.assertTrue(merged["partial"])
+        self.assertEqual(len(merged["records"]), 2)
+        [speedup] = merged["speedups"]
+        self.assertAlmostEqual(speedup["speedup"], 1.2)
+
+
 class Arguments(unittest.TestCase):
     def test_an_unknown_model_or_no_steps_is_a_usage_error(self):
         script = os.path.join(SCRIPTS, "bench_apply_step.py")
