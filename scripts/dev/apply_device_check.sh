@@ -4,9 +4,11 @@
 #   apply_gpu_tests.txt               the apply tests with GEMMTUNE_REQUIRE_GPU=1 (no skip passes): the routing table,
 #                                     the shim with no GPU shown, the CLI, and on the GPU trace -> sweep --from-misses
 #                                     -> apply of a real cuBLAS program (routed, cuBLAS's result, a capture left alone)
-#   results/<gpu>/apply_step_short.json  scripts/bench_apply_step.py on d1024 and the odd-width model, fp32 and tf32,
-#                                     STEPS (default 10) loss steps and 10 timed ones; its dbs, reports and log in
-#                                     OUT_DIR/work (FULL=1: every model, 50 steps, results/<gpu>/apply_step.json)
+#   results/<gpu>/apply_step_<models>.json  scripts/bench_apply_step.py on MODELS (default d1024,odd), fp32 and
+#                                     tf32, STEPS (default 10) loss steps and TIMED (default 10) timed ones (FULL=1:
+#                                     50 and 30, the benchmark's own); its dbs, reports and log in OUT_DIR/work
+# SKIP_TESTS=1 runs the benchmark alone. Under a time limit per command, run the models one or two at a time and join
+# the files: python3 scripts/bench_apply_step.py --merge results/<gpu>/apply_step_*.json --out .../apply_step.json
 # A summary prints last.
 #
 #   scripts/dev/apply_device_check.sh OUT_DIR
@@ -38,20 +40,24 @@ res=$out/results/$slug
 mkdir -p "$res" "$out/work"
 
 filter='ApplyRoute.*:ApplySettings.*:ApplyReport.*:ApplyShim.*:ApplyRouter.*:ApplyCli.*:*ApplyGpu*:BlasShim.*:LtShim.*'
-if GEMMTUNE_REQUIRE_GPU=1 "$build/tests/gemmtune_tests" --gtest_filter="$filter" >"$out/apply_gpu_tests.txt" 2>&1; then
+if [[ ${SKIP_TESTS:-0} == 1 ]]; then
+  note "apply tests: skipped (SKIP_TESTS=1)"
+elif GEMMTUNE_REQUIRE_GPU=1 "$build/tests/gemmtune_tests" --gtest_filter="$filter" \
+    >"$out/apply_gpu_tests.txt" 2>&1; then
   note "apply tests: PASS ($(grep -c '^\[       OK' "$out/apply_gpu_tests.txt") passed)"
 else
   note "apply tests: FAIL (see $out/apply_gpu_tests.txt)"
   grep -E '^\[  FAILED|Failure' "$out/apply_gpu_tests.txt" | head -20
 fi
 
+models=${MODELS:-d1024,odd}
 if [[ ${FULL:-0} == 1 ]]; then
-  bench=(--out "$res/apply_step.json")
+  steps=(--steps 50 --timed-steps 30)
 else
-  bench=(--models d1024,odd --steps "${STEPS:-10}" --timed-steps 10 --out "$res/apply_step_short.json")
+  steps=(--steps "${STEPS:-10}" --timed-steps "${TIMED:-10}")
 fi
-if python3 "$here/scripts/bench_apply_step.py" --gemmtune "$G" --db-dir "$out/work" "${bench[@]}" \
-    >"$out/bench_apply_step.txt" 2>&1; then
+if python3 "$here/scripts/bench_apply_step.py" --gemmtune "$G" --db-dir "$out/work" --models "$models" "${steps[@]}" \
+    --out "$res/apply_step_${models//,/_}.json" >"$out/bench_apply_step.txt" 2>&1; then
   note "bench_apply_step: done ($(tail -1 "$out/bench_apply_step.txt"))"
   grep -E '^(d|odd)' "$out/bench_apply_step.txt"
 else
