@@ -10,13 +10,7 @@
 #include "kernels/epilogue_kernel.hpp"
 #include "lt/lt_handles.hpp"
 
-#define GT_BLAS_CALL(expr)                                                                                \
-  do {                                                                                                    \
-    const cublasStatus_t gt_status_ = (expr);                                                             \
-    if (gt_status_ != CUBLAS_STATUS_SUCCESS)                                                              \
-      ::gemmtune::detail::throw_call_error("cuBLAS", static_cast<long long>(gt_status_),                  \
-                                           cublasGetStatusName(gt_status_), #expr, __FILE__, __LINE__);   \
-  } while (0)
+#define GT_BLAS_CALL(expr) GT_CUBLAS_FAMILY_CALL("cuBLAS", cublasGetStatusName, expr)
 
 namespace gemmtune {
 namespace {

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include <array>
+#include <string>
 #include <vector>
 
 #include "cuda/graph.hpp"
@@ -19,26 +19,17 @@ namespace {
 constexpr std::size_t kWorkspace = 64u << 20;
 constexpr std::size_t kL2 = 50u << 20;
 
-GemmProblem make(std::int64_t m, std::int64_t n, std::int64_t k, const char* layout, OutputLayout out,
-                 const char* epi, MathMode mode) {
-  GemmProblem p;
-  p.m = m;
-  p.n = n;
-  p.k = k;
-  p.trans_a = layout[0] == 't';
-  p.trans_b = layout[1] == 't';
-  p.out = out;
-  p.epi = Epilogue::parse(epi);
-  p.mode = mode;
-  return p;
+// A forward problem by its key's fields: "127x96x255", "nt", "col", "bias+gelu+z", "tf32".
+GemmProblem problem(const std::string& shape, const std::string& layout, const std::string& out,
+                    const std::string& epi, const std::string& mode) {
+  return GemmProblem::parse_key("fwd:" + shape + ":" + layout + ":" + out + ":" + epi + ":" + mode);
 }
 
 Candidate blas() { return Candidate::parse_id("cublas/sgemm"); }
 
 TEST(BlasGemm, NoThreeXTf32ModeAndItSaysSo) {
-  EXPECT_NE(BlasGemm::unsupported_reason(make(64, 64, 64, "nn", OutputLayout::RowMajor, "none", MathMode::Tf32x3)),
-            "");
-  EXPECT_EQ(BlasGemm::unsupported_reason(make(64, 64, 64, "nn", OutputLayout::RowMajor, "none", MathMode::Tf32)), "");
+  EXPECT_NE(BlasGemm::unsupported_reason(problem("64x64x64", "nn", "row", "none", "3xtf32")), "");
+  EXPECT_EQ(BlasGemm::unsupported_reason(problem("64x64x64", "nn", "row", "none", "tf32")), "");
 }
 
 // Every layout, both output layouts, with and without our epilogue kernel after it, on odd shapes (rows that are not
@@ -48,12 +39,12 @@ TEST(BlasGemm, EveryLayoutAndEpilogueMatchesTheFp64Reference) {
   const LtHandle h = make_lt_handle();
   CudaStream s;
   int checked = 0;
-  for (const auto& [m, n, k] : {std::array<std::int64_t, 3>{127, 96, 255}, {64, 131, 77}, {256, 512, 128}})
+  for (const char* shape : {"127x96x255", "64x131x77", "256x512x128"})
     for (const char* layout : {"nn", "nt", "tn", "tt"})
-      for (OutputLayout out : {OutputLayout::RowMajor, OutputLayout::Transposed})
+      for (const char* out : {"row", "col"})
         for (const char* epi : {"none", "bias+gelu+z", "bias+sigmoid+dropout=0.25"})
-          for (MathMode mode : {MathMode::Fp32, MathMode::Tf32}) {
-            const GemmProblem p = make(m, n, k, layout, out, epi, mode);
+          for (const char* mode : {"fp32", "tf32"}) {
+            const GemmProblem p = problem(shape, layout, out, epi, mode);
             const ProblemBuffers buffers(p, kL2, 4321 + static_cast<std::uint64_t>(checked), s.get());
             const Verifier verifier(p, buffers, s.get());
             const CandidateLauncher launcher(p, blas(), h.get(), kWorkspace);
@@ -70,7 +61,7 @@ TEST(BlasGemm, ACallCapturedInACudaGraphComputesWhatAStreamLaunchDoes) {
   GT_REQUIRE_GPU();
   const LtHandle h = make_lt_handle();
   CudaStream s;
-  const GemmProblem p = make(1000, 1001, 257, "nn", OutputLayout::RowMajor, "bias+gelu", MathMode::Tf32);
+  const GemmProblem p = problem("1000x1001x257", "nn", "row", "bias+gelu", "tf32");
   const ProblemBuffers buffers(p, kL2, 99, s.get());
   const CandidateLauncher launcher(p, blas(), h.get(), ScratchAtLaunch{kWorkspace});
   DeviceBuffer<unsigned char> workspace(launcher.workspace_needed());
