@@ -20,7 +20,9 @@ namespace gemmtune {
 class BlasGemm {
  public:
   // The workspace a call gives cuBLAS: what PyTorch gives it on Hopper (its CUBLAS_WORKSPACE_CONFIG default, 32 MiB),
-  // so the kernel cuBLAS picks is the one a PyTorch program gets; less where the caller has less.
+  // so the kernel cuBLAS picks is the one a PyTorch program gets; less where the caller has less. A runtime gives each
+  // call captured into a graph a workspace of its own (runtime/stream_scratch.hpp): 32 MiB per captured call of a
+  // problem whose entry is this candidate.
   static constexpr std::size_t kWorkspaceBytes = std::size_t{32} << 20;
 
   // Empty when cuBLAS can run p; otherwise why not (no 3xtf32 mode; forward GEMMs only, as cuBLASLt's).
