@@ -62,7 +62,7 @@ std::vector<ReportRow> report_rows(const nlohmann::json& j, const std::string& s
   return rows;
 }
 
-std::vector<ReportRow> read_report_parts(const std::string& dir) {
+std::vector<ReportRow> read_report_parts(const std::string& dir, std::vector<std::string>* skipped) {
   namespace fs = std::filesystem;
   std::vector<fs::path> parts;
   std::error_code ec;
@@ -76,8 +76,13 @@ std::vector<ReportRow> read_report_parts(const std::string& dir) {
   std::sort(parts.begin(), parts.end());
   std::vector<ReportRow> rows;
   for (const fs::path& p : parts) {
-    const std::vector<ReportRow> part = report_rows(read_json_file(p.string()), p.string());
-    rows.insert(rows.end(), part.begin(), part.end());
+    try {
+      const std::vector<ReportRow> part = report_rows(read_json_file(p.string()), p.string());
+      rows.insert(rows.end(), part.begin(), part.end());
+    } catch (const InputError& e) {
+      if (!skipped) throw;
+      skipped->push_back(e.what());
+    }
   }
   return merge_rows(rows);
 }

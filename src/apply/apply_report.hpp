@@ -32,7 +32,8 @@ nlohmann::json report_json(const std::vector<ReportRow>& rows);
 // field when j is not one.
 std::vector<ReportRow> report_rows(const nlohmann::json& j, const std::string& source);
 
-// Every part in dir, merged; a part that cannot be read throws InputError naming it.
-std::vector<ReportRow> read_report_parts(const std::string& dir);
+// Every part in dir, merged. A part that cannot be read throws InputError naming it; given `skipped`, it is left out
+// instead, with a line naming it and why in *skipped.
+std::vector<ReportRow> read_report_parts(const std::string& dir, std::vector<std::string>* skipped = nullptr);
 
 }  // namespace gemmtune::apply

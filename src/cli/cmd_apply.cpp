@@ -46,8 +46,12 @@ void check_args(const ApplyArgs& a, const std::string& db) {
   }
 }
 
+// A part that cannot be read (a process of the command that wrote a damaged one) costs its rows and one warning, not
+// the report of the other processes nor the command's exit status.
 void write_report(const std::string& parts_dir, const std::string& path) {
-  const nlohmann::json report = report_json(apply::read_report_parts(parts_dir));
+  std::vector<std::string> skipped;
+  const nlohmann::json report = report_json(apply::read_report_parts(parts_dir, &skipped));
+  for (const std::string& why : skipped) std::cerr << "gemmtune apply: warning: report part left out: " << why << "\n";
   std::ofstream out(path);
   out << report.dump(2) << "\n";
   if (!out) throw InputError("cannot write the report " + path);

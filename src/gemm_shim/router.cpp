@@ -285,11 +285,20 @@ bool stream_of(void* handle, void** stream) {
   return true;
 }
 
+// Written under another name and renamed into place, so the CLI never reads a part a process was killed writing.
 void write_report(const Router& r) {
   const std::string path = r.settings.report_dir + "/" + std::to_string(r.pid) + apply::kReportPartSuffix;
-  std::ofstream out(path);
-  out << apply::report_json(apply::merge_rows(r.rows)).dump() << "\n";
-  if (!out) std::fprintf(stderr, "gemmtune apply: cannot write %s: %s\n", path.c_str(), std::strerror(errno));
+  const std::string partial = path + ".partial";
+  {
+    std::ofstream out(partial);
+    out << apply::report_json(apply::merge_rows(r.rows)).dump() << "\n";
+    if (!out) {
+      std::fprintf(stderr, "gemmtune apply: cannot write %s: %s\n", partial.c_str(), std::strerror(errno));
+      return;
+    }
+  }
+  if (std::rename(partial.c_str(), path.c_str()) != 0)
+    std::fprintf(stderr, "gemmtune apply: cannot write %s: %s\n", path.c_str(), std::strerror(errno));
 }
 
 void at_exit() {

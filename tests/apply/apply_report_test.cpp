@@ -49,6 +49,18 @@ TEST(ApplyReport, ADamagedPartIsAnInputErrorNamingIt) {
   }
 }
 
+TEST(ApplyReport, ADamagedPartIsLeftOutAndNamedWhenTheCallerKeepsTheOthers) {
+  const test::ScratchDir scratch;
+  std::ofstream(scratch.path("7.apply.json")) << R"({"rows": [{"api": "x"}]})";
+  std::ofstream(scratch.path("8.apply.json")) << report_json({row("fwd:64x64x64:nn:row:none:fp32", 4, 4, "")}).dump();
+  std::vector<std::string> skipped;
+  const std::vector<ReportRow> merged = read_report_parts(scratch.path(), &skipped);
+  ASSERT_EQ(merged.size(), 1u);
+  EXPECT_EQ(merged[0].calls, 4u);
+  ASSERT_EQ(skipped.size(), 1u);
+  EXPECT_NE(skipped[0].find("7.apply.json"), std::string::npos) << skipped[0];
+}
+
 TEST(ApplyReport, NoCallsIsAShareOfZero) {
   EXPECT_EQ(report_json({}).at("routed_share"), 0.0);
 }

@@ -93,5 +93,20 @@ TEST(ApplyCli, WithNoGpuACublasProgramRunsUnchangedAndTheReportSaysWhy) {
   EXPECT_TRUE(contains(j.at("rows")[0].at("reason").get<std::string>(), "no runtime in this process")) << j.dump(2);
 }
 
+// A process of the command that leaves a damaged report part (killed while writing it, say) costs that part's rows and
+// one warning; the other parts still make the report and the command's exit status is still gemmtune's.
+TEST(ApplyCli, ADamagedReportPartIsLeftOutWithAWarningAndTheCommandsStatusKept) {
+  const test::ScratchDir dir;
+  const std::string db = some_db(dir);
+  const std::string report = dir.path("report.json");
+  const auto r = run_gemmtune({"apply", "--db", db, "--report", report, "--", "sh", "-c",
+                               "echo '{\"rows\": [' > \"$GEMMTUNE_APPLY_REPORT_DIR/1.apply.json\"; exit 3"});
+  EXPECT_EQ(r.exit_code, 3) << r.output;
+  EXPECT_TRUE(contains(r.output, "report part left out")) << r.output;
+  EXPECT_TRUE(contains(r.output, "1.apply.json")) << r.output;
+  const nlohmann::json j = nlohmann::json::parse(std::ifstream(report));
+  EXPECT_EQ(j.at("calls"), 0) << j.dump(2);
+}
+
 }  // namespace
 }  // namespace gemmtune
