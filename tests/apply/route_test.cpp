@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "gemm_shim/blas_call_spec.hpp"
+#include "trace/lt_matrix_spec.hpp"
 
 namespace gemmtune::apply {
 namespace {
@@ -18,6 +19,8 @@ constexpr int N = CUBLAS_OP_N, T = CUBLAS_OP_T;
 
 using test::batched;
 using test::call;
+using test::col;
+using test::row;
 using test::with_compute;
 using test::with_math;
 
@@ -163,23 +166,6 @@ TEST(ApplyRoute, AnEntryThatIsCublassOwnChoiceLeavesACublasCallWithCublasButRout
   EXPECT_EQ(already_the_library("cublasLtMatmul", "cublas/sgemm"), "");
   EXPECT_EQ(already_the_library("cublasSgemm_v2", "own/tf32_128x128x32_s3"), "");
   EXPECT_EQ(already_the_library("cublasSgemm_v2", "lt/a21-t18-s8-k1-r0-w0-c0-cl0-i0"), "");
-}
-
-LtMatrix col(std::uint64_t rows, std::uint64_t cols) {
-  LtMatrix m;
-  m.type = CUDA_R_32F;
-  m.order = CUBLASLT_ORDER_COL;
-  m.rows = rows;
-  m.cols = cols;
-  m.ld = static_cast<std::int64_t>(rows);
-  return m;
-}
-
-LtMatrix row(std::uint64_t rows, std::uint64_t cols) {
-  LtMatrix m = col(rows, cols);
-  m.order = CUBLASLT_ORDER_ROW;
-  m.ld = static_cast<std::int64_t>(cols);
-  return m;
 }
 
 // PyTorch's addmm through cuBLASLt: D (n×m, column-major) = op(W)·X ᵀ with the bias per row of D (per column of Y).

@@ -6,26 +6,13 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.hpp"
+#include "trace/lt_matrix_spec.hpp"
 
 namespace gemmtune {
 namespace {
 
-LtMatrix col(std::uint64_t rows, std::uint64_t cols, int type = CUDA_R_32F) {
-  LtMatrix m;
-  m.type = type;
-  m.order = CUBLASLT_ORDER_COL;
-  m.rows = rows;
-  m.cols = cols;
-  m.ld = static_cast<std::int64_t>(rows);
-  return m;
-}
-
-LtMatrix row(std::uint64_t rows, std::uint64_t cols) {
-  LtMatrix m = col(rows, cols);
-  m.order = CUBLASLT_ORDER_ROW;
-  m.ld = static_cast<std::int64_t>(cols);
-  return m;
-}
+using test::col;
+using test::row;
 
 std::uint32_t lt_epilogue_of(const Epilogue& e) {
   if (e.act == Activation::Relu) return e.bias ? CUBLASLT_EPILOGUE_RELU_BIAS : CUBLASLT_EPILOGUE_RELU;
