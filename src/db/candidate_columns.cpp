@@ -25,9 +25,10 @@ std::string sql_parameters(const std::string& columns) {
 
 namespace {
 
-// cuBLAS's own choice is stored as a cuBLASLt row whose algo_id is this (cuBLASLt's ids are never negative): the
-// schema's CHECKs name the backends 'own' and 'lt', and SQLite changes a CHECK only by rebuilding every table.
-constexpr int kBlasAlgoId = -1;
+// cuBLAS's own choice is stored as a cuBLASLt row whose algo_id is this (cuBLASLt's ids are never negative, and -1 is
+// LtAlgoFields' "no algo"): the schema's CHECKs name the backends 'own' and 'lt', and SQLite changes a CHECK only by
+// rebuilding every table.
+constexpr int kBlasAlgoId = -2;
 
 }  // namespace
 
