@@ -42,6 +42,7 @@ def main(cases):
             torch.cuda.synchronize()
             why = rt.explain(x, w, b if epilogue != "none" else None, mode=mode, **kw)
             print(f"   gemmtune: {why[:400]}")
+        rt.flush()  # its misses, while the db's directory still exists
 
 
 if __name__ == "__main__":
