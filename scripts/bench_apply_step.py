@@ -11,13 +11,17 @@ Per model and mode (fp32, tf32: PyTorch's matmul TF32 switch), each in a process
   1. `gemmtune trace --gemms --db` of a few steps (the problems, as misses), 2. `gemmtune sweep --from-misses` on
   that db (fp32: a second db tuned with --fp32-equivalent), 3. the step `plain`, under `gemmtune apply --db`
   (`apply`) and, in fp32, under `gemmtune apply --fp32-equivalent` on the second db (`apply_fp32eq`).
+  Each variant runs twice (--captures): capture "eager", the step as written, and "graph", the whole step captured
+  once in a CUDA graph (torch.cuda.graph, after warm-up steps on a side stream) and replayed; under apply the captured
+  GEMMs are the routed ones, so a replay runs gemmtune's kernels without calling cuBLAS at all.
 Every run starts from the same weights and data (seeded on the CPU) and records --steps losses; step_ms is the median
 of CUDA event pairs around each of the --timed-steps steps after them. Per record: step_ms (p10, p90), routed_share
-(calls gemmtune ran, from `apply --report`; 0 for plain), loss_max_rel (the largest |loss - plain's| / |plain's| over
-the steps), and the apply report's rows.
+(calls gemmtune ran, from `apply --report`; 0 for plain), routed_flop_share (their share of the GEMMs' flops),
+loss_max_rel (the largest |loss - plain's| / |plain's| over the steps, plain of the same capture), and the apply
+report's rows.
 
-usage: bench_apply_step.py [--models d1024,d2048,d4096,odd] [--modes fp32,tf32] [--steps 50] [--timed-steps 30]
-                           [--gemmtune PATH] [--db-dir DIR] [--out FILE]
+usage: bench_apply_step.py [--models d1024,d2048,d4096,odd] [--modes fp32,tf32] [--captures eager,graph]
+                           [--steps 50] [--timed-steps 30] [--gemmtune PATH] [--db-dir DIR] [--out FILE]
        bench_apply_step.py --merge PART.json [PART.json ...] --out FILE
 The output file is rewritten after every record, marked "partial": true until the run ends; a run split by model (a
 time limit per command) is joined by --merge, a later part's record replacing an earlier one's.
@@ -25,6 +29,7 @@ time limit per command) is joined by --merge, a later part's record replacing an
 import argparse
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -40,6 +45,7 @@ MODELS = {
     "odd": {"d": 1030, "hidden": 4111, "tokens": 999},
 }
 MODES = ("fp32", "tf32")
+CAPTURES = ("eager", "graph")
 BLOCKS = 2
 LR = 1e-4
 WARMUP_STEPS = 3
@@ -52,11 +58,11 @@ def variants_for(mode):
     return ["plain", "apply", "apply_fp32eq"] if mode == "fp32" else ["plain", "apply"]
 
 
-def child_command(model, mode, steps, timed_steps, out):
+def child_command(model, mode, steps, timed_steps, out, capture="eager"):
     spec = MODELS[model]
-    return [sys.executable, os.path.abspath(__file__), "--child", "--mode", mode, "--d", str(spec["d"]),
-            "--hidden", str(spec["hidden"]), "--tokens", str(spec["tokens"]), "--steps", str(steps),
-            "--timed-steps", str(timed_steps), "--child-out", out]
+    return ([sys.executable, os.path.abspath(__file__), "--child", "--mode", mode, "--d", str(spec["d"]),
+             "--hidden", str(spec["hidden"]), "--tokens", str(spec["tokens"]), "--steps", str(steps),
+             "--timed-steps", str(timed_steps), "--child-out", out] + (["--graph"] if capture == "graph" else []))
 
 
 def apply_command(gemmtune, db, fp32_equivalent, report, command):
@@ -76,13 +82,33 @@ def percentile(values, q):
     return ordered[min(len(ordered) - 1, int(q * (len(ordered) - 1) + 0.5))]
 
 
-def record(model, mode, variant, child, plain_losses, report):
+def problem_flops(problem):
+    """2·m·n·k of a report row's problem ("fwd:1531x2048x8192:nt:..." or a shape "1531x2048x8192"); None if unread."""
+    match = re.search(r"(\d+)x(\d+)x(\d+)", problem)
+    return 2 * int(match[1]) * int(match[2]) * int(match[3]) if match else None
+
+
+def routed_flop_share(rows):
+    """The share of the GEMMs' flops that gemmtune ran: a stand-in for their kernel time, which the report does not
+    time; None where a row's problem cannot be read."""
+    total = routed = 0
+    for row in rows:
+        flops = problem_flops(row["problem"])
+        if flops is None:
+            return None
+        total += flops * row["calls"]
+        routed += flops * row["routed_calls"]
+    return routed / total if total else None
+
+
+def record(model, mode, variant, child, plain_losses, report, capture="eager"):
     spec = MODELS[model]
     times = child["step_ms"]
     r = {"model": model, "d_model": spec["d"], "hidden": spec["hidden"], "tokens": spec["tokens"], "mode": mode,
-         "variant": variant, "step_ms": statistics.median(times), "step_ms_p10": percentile(times, 0.1),
-         "step_ms_p90": percentile(times, 0.9),
+         "variant": variant, "capture": capture, "step_ms": statistics.median(times),
+         "step_ms_p10": percentile(times, 0.1), "step_ms_p90": percentile(times, 0.9),
          "routed_share": report["routed_share"] if report else 0.0,
+         "routed_flop_share": routed_flop_share(report["rows"]) if report else 0.0,
          "loss_max_rel": loss_max_rel(plain_losses, child["losses"]) if plain_losses is not None else 0.0,
          "final_loss": child["losses"][-1]}
     if report:
@@ -92,16 +118,20 @@ def record(model, mode, variant, child, plain_losses, report):
     return r
 
 
+def capture_of(r):
+    return r.get("capture", "eager")  # records written before graph steps were measured ran eagerly
+
+
 def speedups(records):
-    """Per model and mode: each variant's step_ms against plain's (plain / variant: > 1 is faster)."""
-    plain = {(r["model"], r["mode"]): r["step_ms"] for r in records if r["variant"] == "plain"}
+    """Per model, mode and capture: each variant's step_ms against plain's (plain / variant: > 1 is faster)."""
+    plain = {(r["model"], r["mode"], capture_of(r)): r["step_ms"] for r in records if r["variant"] == "plain"}
     out = []
     for r in records:
-        base = plain.get((r["model"], r["mode"]))
+        base = plain.get((r["model"], r["mode"], capture_of(r)))
         if r["variant"] != "plain" and base:
-            out.append({"model": r["model"], "mode": r["mode"], "variant": r["variant"],
+            out.append({"model": r["model"], "mode": r["mode"], "variant": r["variant"], "capture": capture_of(r),
                         "speedup": base / r["step_ms"], "routed_share": r["routed_share"],
-                        "loss_max_rel": r["loss_max_rel"]})
+                        "routed_flop_share": r.get("routed_flop_share"), "loss_max_rel": r["loss_max_rel"]})
     return out
 
 
@@ -123,7 +153,8 @@ def run_child(args):
                    torch.nn.Linear(args.hidden, args.d)]
     device = torch.device("cuda")
     model = torch.nn.Sequential(*layers).to(device)  # initialized on the CPU: the same weights in every process
-    optimizer = torch.optim.AdamW(model.parameters(), lr=LR)
+    # capturable: its step count lives on the GPU, so a replayed graph advances it (what torch.cuda.graph asks).
+    optimizer = torch.optim.AdamW(model.parameters(), lr=LR, capturable=args.graph)
     g = torch.Generator().manual_seed(1)
     x = torch.randn(args.tokens, args.d, generator=g).to(device)
     target = torch.randn(args.tokens, args.d, generator=g).to(device)
@@ -135,6 +166,8 @@ def run_child(args):
         optimizer.zero_grad(set_to_none=True)
         return loss
 
+    if args.graph:
+        step = captured_step(torch, F, model, optimizer, x, target)
     losses = [step().item() for _ in range(args.steps)]  # the first steps resolve every problem, outside timing
     for _ in range(WARMUP_STEPS):
         step()
@@ -150,6 +183,32 @@ def run_child(args):
         json.dump({"gpu": torch.cuda.get_device_name(), "torch": torch.__version__, "losses": losses,
                    "step_ms": times}, f)
     return 0
+
+
+def captured_step(torch, F, model, optimizer, x, target):
+    """The whole step (forward, backward, AdamW) captured once in a CUDA graph, as PyTorch's whole-network capture
+    recipe does it: WARMUP_STEPS steps on a side stream first (they update the weights, in every variant alike),
+    gradients left allocated so the graph reads and writes the same ones. Returns a replay that returns the loss."""
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        for _ in range(WARMUP_STEPS):
+            optimizer.zero_grad(set_to_none=True)
+            F.mse_loss(model(x), target).backward()
+            optimizer.step()
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    optimizer.zero_grad(set_to_none=True)
+    with torch.cuda.graph(graph):
+        loss = F.mse_loss(model(x), target)
+        loss.backward()
+        optimizer.step()
+
+    def replay():
+        graph.replay()
+        return loss
+
+    return replay
 
 
 # --- the driver ---------------------------------------------------------------------------------------------------
@@ -183,12 +242,12 @@ def tune(gemmtune, model, mode, work, log):
     return dbs
 
 
-def measure(args, model, mode, variant, dbs, work, log):
-    out = os.path.join(work, f"{model}_{mode}_{variant}.json")
-    command = child_command(model, mode, args.steps, args.timed_steps, out)
+def measure(args, model, mode, variant, dbs, work, log, capture="eager"):
+    out = os.path.join(work, f"{model}_{mode}_{variant}_{capture}.json")
+    command = child_command(model, mode, args.steps, args.timed_steps, out, capture)
     report_path = None
     if variant != "plain":
-        report_path = os.path.join(work, f"{model}_{mode}_{variant}.report.json")
+        report_path = os.path.join(work, f"{model}_{mode}_{variant}_{capture}.report.json")
         command = apply_command(args.gemmtune, dbs[variant], variant == "apply_fp32eq", report_path, command)
     run(command, log)
     with open(out) as f:
@@ -209,21 +268,22 @@ def driver(args):
     for model in args.models:
         for mode in args.modes:
             dbs = tune(args.gemmtune, model, mode, work, log)
-            plain_losses = None
-            for variant in variants_for(mode):
-                child, report = measure(args, model, mode, variant, dbs, work, log)
-                gpu, torch_version = child["gpu"], child["torch"]
-                if variant == "plain":
-                    plain_losses = child["losses"]
-                records.append(record(model, mode, variant, child, plain_losses, report))
-                doc = document(gpu, torch_version, records, args, partial=True)
-                write(doc, args.out or default_out(gpu_slug(gpu)))
+            for capture in args.captures:
+                plain_losses = None
+                for variant in variants_for(mode):
+                    child, report = measure(args, model, mode, variant, dbs, work, log, capture)
+                    gpu, torch_version = child["gpu"], child["torch"]
+                    if variant == "plain":
+                        plain_losses = child["losses"]
+                    records.append(record(model, mode, variant, child, plain_losses, report, capture))
+                    doc = document(gpu, torch_version, records, args, partial=True)
+                    write(doc, args.out or default_out(gpu_slug(gpu)))
     doc = document(gpu, torch_version, records, args, partial=False)
     out = args.out or default_out(gpu_slug(gpu))
     write(doc, out)
     for s in doc["speedups"]:
-        print(f"{s['model']:6} {s['mode']:5} {s['variant']:13} x{s['speedup']:.3f} routed {s['routed_share']:.2f} "
-              f"loss_max_rel {s['loss_max_rel']}")
+        print(f"{s['model']:6} {s['mode']:5} {s['variant']:13} {s['capture']:5} x{s['speedup']:.3f} "
+              f"routed {s['routed_share']:.2f} (flops {s['routed_flop_share']}) loss_max_rel {s['loss_max_rel']}")
     print(f"bench_apply_step: wrote {out}")
     return 0
 
@@ -259,7 +319,7 @@ def merge(paths):
         partial = partial or part.get("partial", False)
         merged["commands"] += part["commands"]
         merged["models"] = {**merged["models"], **part["models"]}
-        index.update({(r["model"], r["mode"], r["variant"]): r for r in part["records"]})
+        index.update({(r["model"], r["mode"], r["variant"], capture_of(r)): r for r in part["records"]})
     merged["records"] = list(index.values())
     merged["speedups"] = speedups(merged["records"])
     merged.pop("partial", None)
@@ -283,6 +343,8 @@ def main(argv=None):
     parser.add_argument("--modes", type=choice_list(MODES), default=list(MODES))
     parser.add_argument("--steps", type=int, default=50, help="steps whose losses are compared (default 50)")
     parser.add_argument("--timed-steps", type=int, default=30)
+    parser.add_argument("--captures", type=choice_list(CAPTURES), default=list(CAPTURES),
+                        help="eager steps, the step captured in one CUDA graph and replayed, or both (default)")
     parser.add_argument("--gemmtune", default=None, help="the gemmtune binary (default: build/gemmtune, else PATH)")
     parser.add_argument("--db-dir", help="where the dbs, reports and logs go (default: a new temporary directory)")
     parser.add_argument("--out", help="default: results/<gpu>/apply_step.json")
@@ -294,6 +356,7 @@ def main(argv=None):
     parser.add_argument("--hidden", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--tokens", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--child-out", help=argparse.SUPPRESS)
+    parser.add_argument("--graph", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.steps < 1 or args.timed_steps < 1:
         parser.error("--steps and --timed-steps must be at least 1")

@@ -4,10 +4,13 @@
 #   apply_gpu_tests.txt               the apply tests with GEMMTUNE_REQUIRE_GPU=1 (no skip passes): the routing table,
 #                                     the shim with no GPU shown, the CLI, and on the GPU trace -> sweep --from-misses
 #                                     -> apply of a real cuBLAS program (routed, cuBLAS's result, a capture left alone)
+#   results/<gpu>/apply_overhead.json  scripts/bench_apply_overhead.py: the host time apply adds to a cuBLAS call,
+#                                     routed and passed through (OVERHEAD=0 skips it)
 #   results/<gpu>/apply_step_<models>.json  scripts/bench_apply_step.py on MODELS (default d1024,odd), fp32 and
-#                                     tf32, STEPS (default 10) loss steps and TIMED (default 10) timed ones (FULL=1:
-#                                     50 and 30, the benchmark's own); its dbs, reports and log in OUT_DIR/work
-# SKIP_TESTS=1 runs the benchmark alone. Under a time limit per command, run the models one or two at a time and join
+#                                     tf32, CAPTURES (default eager,graph), STEPS (default 10) loss steps and TIMED
+#                                     (default 10) timed ones (FULL=1: 50 and 30, the benchmark's own); its dbs,
+#                                     reports and log in OUT_DIR/work (MODELS=none skips it)
+# SKIP_TESTS=1 runs the benchmarks alone. Under a time limit per command, run the models one or two at a time and join
 # the files: python3 scripts/bench_apply_step.py --merge results/<gpu>/apply_step_*.json --out .../apply_step.json
 # A summary prints last.
 #
@@ -50,13 +53,26 @@ else
   grep -E '^\[  FAILED|Failure' "$out/apply_gpu_tests.txt" | head -20
 fi
 
+if [[ ${OVERHEAD:-1} == 1 ]]; then
+  if python3 "$here/scripts/bench_apply_overhead.py" --gemmtune "$G" --caller "$build/bench/apply_call_overhead" \
+      --work "$out/work/overhead" --out "$res/apply_overhead.json" >"$out/bench_apply_overhead.txt" 2>&1; then
+    note "bench_apply_overhead: $(grep '^targets met' "$out/bench_apply_overhead.txt")"
+    cat "$out/bench_apply_overhead.txt"
+  else
+    note "bench_apply_overhead: FAIL (see $out/bench_apply_overhead.txt)"
+    tail -20 "$out/bench_apply_overhead.txt"
+  fi
+fi
+
 models=${MODELS:-d1024,odd}
+[[ $models == none ]] && { echo; echo "== summary ($((SECONDS - t0)) s)"; printf '  %s\n' "${summary[@]}"; exit 0; }
 if [[ ${FULL:-0} == 1 ]]; then
   steps=(--steps 50 --timed-steps 30)
 else
   steps=(--steps "${STEPS:-10}" --timed-steps "${TIMED:-10}")
 fi
 if python3 "$here/scripts/bench_apply_step.py" --gemmtune "$G" --db-dir "$out/work" --models "$models" "${steps[@]}" \
+    --captures "${CAPTURES:-eager,graph}" \
     --out "$res/apply_step_${models//,/_}.json" >"$out/bench_apply_step.txt" 2>&1; then
   note "bench_apply_step: done ($(tail -1 "$out/bench_apply_step.txt"))"
   grep -E '^(d|odd)' "$out/bench_apply_step.txt"

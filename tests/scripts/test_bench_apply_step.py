@@ -40,6 +40,8 @@ class Plan(unittest.TestCase):
         self.assertIn("--fp32-equivalent", cmd)
         self.assertEqual(cmd[cmd.index("--") + 1:], step)
         self.assertNotIn("--fp32-equivalent", bench.apply_command("g", "x.db", False, "r.json", step))
+        self.assertNotIn("--graph", step)
+        self.assertIn("--graph", bench.child_command("odd", "fp32", 50, 30, "/w/out.json", "graph"))
 
 
 class Records(unittest.TestCase):
@@ -61,6 +63,21 @@ class Records(unittest.TestCase):
         [speedup] = bench.speedups([plain, applied])
         self.assertAlmostEqual(speedup["speedup"], 11.0 / 9.0)
         self.assertEqual(speedup["variant"], "apply")
+
+    def test_a_graph_step_is_compared_with_the_plain_graph_step_not_the_eager_one(self):
+        plain = bench.record("d1024", "tf32", "plain", child([1.0], [10.0]), None, None)
+        plain_graph = bench.record("d1024", "tf32", "plain", child([1.0], [8.0]), None, None, "graph")
+        applied_graph = bench.record("d1024", "tf32", "apply", child([1.0], [4.0]), [1.0], None, "graph")
+        [speedup] = bench.speedups([plain, plain_graph, applied_graph])
+        self.assertEqual(speedup["capture"], "graph")
+        self.assertAlmostEqual(speedup["speedup"], 2.0)
+
+    def test_the_routed_flop_share_weighs_each_problems_calls_by_its_flops(self):
+        rows = [{"problem": "fwd:10x10x10:nn:row:none:fp32", "calls": 2, "routed_calls": 2},
+                {"problem": "30x10x10", "calls": 1, "routed_calls": 0}]
+        self.assertAlmostEqual(bench.routed_flop_share(rows), 2000 * 2 / (2000 * 2 + 6000))
+        self.assertIsNone(bench.routed_flop_share([{"problem": "?", "calls": 1, "routed_calls": 1}]))
+        self.assertIsNone(bench.routed_flop_share([]))
 
 
 class Driver(unittest.TestCase):
@@ -85,6 +102,27 @@ class Driver(unittest.TestCase):
                         json.dump({"calls": 10, "routed_calls": 9, "routed_share": 0.9, "rows": []}, f)
         return run
 
+    def test_both_captures_run_every_variant_once_tuned(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            commands = []
+            original = bench.run
+            bench.run = self.fake_run(commands)
+            try:
+                out = os.path.join(tmp, "apply_step.json")
+                with contextlib.redirect_stdout(io.StringIO()):
+                    bench.main(["--models", "d1024", "--modes", "tf32", "--steps", "2", "--timed-steps", "3",
+                                "--gemmtune", "/b/gemmtune", "--db-dir", tmp, "--out", out])
+            finally:
+                bench.run = original
+            with open(out) as f:
+                doc = json.load(f)
+        self.assertEqual([(r["variant"], r["capture"]) for r in doc["records"]],
+                         [("plain", "eager"), ("apply", "eager"), ("plain", "graph"), ("apply", "graph")])
+        self.assertEqual([c[1] for c in commands].count("sweep"), 1)
+        graph_runs = [c for c in commands if "--graph" in c]
+        self.assertEqual(len(graph_runs), 2)
+        self.assertEqual(sum(c[1] == "apply" for c in graph_runs), 1)  # the other is the plain step's own
+
     def test_each_model_and_mode_is_tuned_then_run_plain_and_applied_into_one_document(self):
         with tempfile.TemporaryDirectory() as tmp:
             commands = []
@@ -93,8 +131,8 @@ class Driver(unittest.TestCase):
             try:
                 out = os.path.join(tmp, "apply_step.json")
                 with contextlib.redirect_stdout(io.StringIO()):
-                    bench.main(["--models", "odd", "--steps", "2", "--timed-steps", "3", "--gemmtune", "/b/gemmtune",
-                                "--db-dir", tmp, "--out", out])
+                    bench.main(["--models", "odd", "--captures", "eager", "--steps", "2", "--timed-steps", "3",
+                                "--gemmtune", "/b/gemmtune", "--db-dir", tmp, "--out", out])
             finally:
                 bench.run = original
             with open(out) as f:
