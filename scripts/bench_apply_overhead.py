@@ -1,17 +1,20 @@
 #!/usr/bin/env python3
 """The host time `gemmtune apply` adds to a program's cuBLAS call (issue 50); writes results/<gpu>/apply_overhead.json.
 
-The program is bench/apply_call_overhead.cu, plain cuBLAS: per spec (mode:MxNxK, column-major NN) it times two
-cublasSgemm_v2 calls on the host, `gemm` (alpha 1, beta 0) and `gemm_beta1` (beta 1, which apply's rule leaves to
-cuBLAS), queued behind a spin kernel so no call waits on the GPU (see its header). It runs as four processes:
-  plain          no apply (run first and again last: the two give the noise of comparing processes)
+The program is bench/apply_call_overhead.cu, plain cuBLAS: per spec (mode:MxNxK, column-major NN) it times three
+calls on the host, cublasSgemm_v2 `gemm` (alpha 1, beta 0) and `gemm_beta1` (beta 1, which apply's rule leaves to
+cuBLAS), and `lt_bias`, cublasLtMatmul with the BIAS epilogue as PyTorch's addmm makes it, queued behind a spin kernel
+so no call waits on the GPU, each timed in the same rounds through the name the program links (the shim, under
+apply) and through the library's own symbol, so extra_us, the median of their paired difference, is what apply adds
+to a call (see its header). It runs as three processes:
+  plain          no apply: a control, where both ways are libcublas's own and extra_us is the pairing's noise
   apply_no_entry under `gemmtune apply` with a db the trace filled with misses only: every call passes through
-  apply_tuned    under `gemmtune apply` with that db swept (`sweep --from-misses`): `gemm` is routed, `gemm_beta1`
-                 passes through by the rule
+  apply_tuned    under `gemmtune apply` with that db swept (`sweep --from-misses`): `gemm` and `lt_bias` are
+                 routed (unless the sweep chose cuBLAS's own call), `gemm_beta1` passes through by the rule
 The dbs come from the documented loop: `gemmtune trace --gemms --db` of the program, then `sweep --from-misses`.
-Per record: host_us (median over rounds, p10, p90), gpu_us, extra_us (host_us minus plain's, the mean of the two
-plain runs) and the apply report's outcome. Targets: a call passed through adds <= 1 us; a routed call's host time
-is at most the real call's + 2 us.
+Per record: host_us (median over rounds, p10, p90), real_host_us (libcublas's own), extra_us (p10, p90), gpu_us,
+plain_noise_us (the control's |extra_us|) and the apply report's outcome. Targets: a call passed through adds <= 1 us;
+a routed call's host time is at most the real call's + 2 us.
 
 usage: bench_apply_overhead.py [--gemmtune PATH] [--caller PATH] [--specs SPEC,...] [--rounds 100] [--work DIR]
                                [--out FILE]
@@ -52,49 +55,42 @@ def apply_command(gemmtune, db, report, command):
     return [gemmtune, "apply", "--db", db, "--report", report, "--"] + command
 
 
-def dims(record):
-    return sorted((record["m"], record["n"], record["k"]))
+def rows_of(report, record):
+    """The report rows of the record's call. The routable calls' problem keys ("fwd:NxMxK:nn:row:none|bias:MODE", cuBLAS's
+    column-major m x n being our row-major n x m); the beta-1 call's label ("fp32 m M n N k K ...", which has no mode:
+    both modes' beta-1 calls share it)."""
+    if record["call"] == "gemm_beta1":
+        label = f"m {record['m']} n {record['n']} k {record['k']} "
+        return [r for r in report["rows"] if label in r["problem"] and not r["problem"].startswith("fwd:")]
+    lt = record["call"] == "lt_bias"
+    api, epilogue = ("cublasLtMatmul", ":bias:") if lt else ("cublasSgemm_v2", ":none:")
+    head = f"fwd:{record['n']}x{record['m']}x{record['k']}:"
+    return [r for r in report["rows"] if r["api"] == api and r["problem"].startswith(head) and epilogue in r["problem"]
+            and r["problem"].endswith(":" + record["mode"])]
 
 
-def outcome(report, record, variant):
+def outcome(report, record):
     """What apply did with the record's call, from its report: "routed: <candidate>" or "passed through: <why>"."""
     if report is None:
         return "plain"
-    rows = [r for r in report["rows"] if sorted(int(x) for x in shape_of(r["problem"])) == dims(record)]
+    rows = rows_of(report, record)
+    if not rows:
+        return "passed through: (no report row)"
     routed = [r for r in rows if r["routed_calls"] > 0]
-    if record["call"] == "gemm" and variant == "apply_tuned" and routed:
+    if routed:
         return "routed: " + routed[0]["candidate"]
-    passed = [r for r in rows if r["routed_calls"] == 0 and r["reason"]]
-    if record["call"] == "gemm_beta1":
-        passed = [r for r in passed if "beta" in r["reason"]] or passed
-    return "passed through: " + (passed[0]["reason"] if passed else "(no report row)")
-
-
-def shape_of(problem):
-    for part in problem.split(":"):
-        pieces = part.split("x")
-        if len(pieces) == 3 and all(p.isdigit() for p in pieces):
-            return pieces
-    return ["0", "0", "0"]
+    return "passed through: " + rows[0]["reason"]
 
 
 def records_of(runs, reports):
-    """One record per (spec, call, variant), extra_us against the mean of the plain runs' host_us."""
-    plain = {}
-    for name in ("plain_first", "plain_last"):
-        for r in runs[name]["records"]:
-            plain.setdefault((r["spec"], r["call"]), []).append(r["host_us"])
+    """One record per (spec, call, variant): the caller's own, its outcome added, and the plain run's extra_us (a
+    control: there the linked name is libcublas's own) as the noise of the pairing."""
+    noise = {(r["spec"], r["call"]): abs(r["extra_us"]) for r in runs["plain"]["records"]}
     out = []
     for variant in ("plain", "apply_no_entry", "apply_tuned"):
-        source = runs["plain_first"] if variant == "plain" else runs[variant]
-        for r in source["records"]:
-            base = plain[(r["spec"], r["call"])]
-            rec = dict(r, variant=variant, plain_host_us=sum(base) / len(base),
-                       plain_noise_us=max(base) - min(base), outcome=outcome(reports.get(variant), r, variant))
-            if variant == "plain":
-                rec["host_us"] = rec["plain_host_us"]
-            rec["extra_us"] = rec["host_us"] - rec["plain_host_us"]
-            out.append(rec)
+        for r in runs[variant]["records"]:
+            out.append(dict(r, variant=variant, plain_noise_us=noise[(r["spec"], r["call"])],
+                            outcome=outcome(reports.get(variant), r)))
     return out
 
 
@@ -141,7 +137,7 @@ def main(argv=None):
     run([args.gemmtune, "sweep", "--from-misses", "--db", tuned], log)
 
     runs, reports = {}, {}
-    for name, db in (("plain_first", None), ("apply_no_entry", untuned), ("apply_tuned", tuned), ("plain_last", None)):
+    for name, db in (("plain", None), ("apply_no_entry", untuned), ("apply_tuned", tuned)):
         out = os.path.join(work, name + ".json")
         command = caller_command(args.caller, out, specs, args.rounds)
         if db:
@@ -156,7 +152,7 @@ def main(argv=None):
 
     records = records_of(runs, reports)
     checks = verdicts(records)
-    gpu = runs["plain_first"]["gpu"]
+    gpu = runs["plain"]["gpu"]
     doc = {"schema": "gemmtune.apply_overhead", "schema_version": 1, "gpu": gpu, "gpu_slug": gpu_slug(gpu),
            "method": __doc__.split("\n\n")[1], "commands": [" ".join(sys.argv)], "records": records,
            "targets": {"pass_through_max_extra_us": PASS_THROUGH_MAX_US, "routed_max_extra_us": ROUTED_MAX_US,
@@ -164,10 +160,10 @@ def main(argv=None):
            "reports": reports}
     out = args.out or os.path.join(HERE, os.pardir, "results", gpu_slug(gpu), "apply_overhead.json")
     write(doc, out)
-    print(f"{'spec':22} {'call':10} {'variant':15} {'host_us':>8} {'extra_us':>8}  outcome")
+    print(f"{'spec':22} {'call':10} {'variant':15} {'host_us':>8} {'own_us':>8} {'extra_us':>8}  outcome")
     for r in records:
-        print(f"{r['spec']:22} {r['call']:10} {r['variant']:15} {r['host_us']:8.2f} {r['extra_us']:8.2f}  "
-              f"{r['outcome']}")
+        print(f"{r['spec']:22} {r['call']:10} {r['variant']:15} {r['host_us']:8.2f} {r['real_host_us']:8.2f} "
+              f"{r['extra_us']:8.2f}  {r['outcome'][:110]}")
     met = sum(c["met"] for c in checks)
     print(f"targets met: {met} of {len(checks)} (pass-through <= +{PASS_THROUGH_MAX_US} us, routed <= "
           f"+{ROUTED_MAX_US} us); plain-run noise up to {max(r['plain_noise_us'] for r in records):.2f} us")

@@ -15,10 +15,11 @@ Per model and mode (fp32, tf32: PyTorch's matmul TF32 switch), each in a process
   once in a CUDA graph (torch.cuda.graph, after warm-up steps on a side stream) and replayed; under apply the captured
   GEMMs are the routed ones, so a replay runs gemmtune's kernels without calling cuBLAS at all.
 Every run starts from the same weights and data (seeded on the CPU) and records --steps losses; step_ms is the median
-of CUDA event pairs around each of the --timed-steps steps after them. Per record: step_ms (p10, p90), routed_share
-(calls gemmtune ran, from `apply --report`; 0 for plain), routed_flop_share (their share of the GEMMs' flops),
-loss_max_rel (the largest |loss - plain's| / |plain's| over the steps, plain of the same capture), and the apply
-report's rows.
+of CUDA event pairs around each of the --timed-steps steps after them, host_ms the median time the host took to
+enqueue one (a step whose host_ms is near its step_ms is bound by the host). Per record: step_ms (p10, p90),
+routed_share (calls gemmtune ran, from `apply --report`; 0 for plain), routed_flop_share (their share of the GEMMs'
+flops), loss_max_rel (the largest |loss - plain's| / |plain's| over the steps, plain of the same capture), and the
+apply report's rows.
 
 usage: bench_apply_step.py [--models d1024,d2048,d4096,odd] [--modes fp32,tf32] [--captures eager,graph]
                            [--steps 50] [--timed-steps 30] [--gemmtune PATH] [--db-dir DIR] [--out FILE]
@@ -35,6 +36,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 
 from bench_torch_step import choice_list, gpu_slug, write
 
@@ -107,6 +109,7 @@ def record(model, mode, variant, child, plain_losses, report, capture="eager"):
     r = {"model": model, "d_model": spec["d"], "hidden": spec["hidden"], "tokens": spec["tokens"], "mode": mode,
          "variant": variant, "capture": capture, "step_ms": statistics.median(times),
          "step_ms_p10": percentile(times, 0.1), "step_ms_p90": percentile(times, 0.9),
+         "host_ms": statistics.median(child["host_ms"]) if child.get("host_ms") else None,
          "routed_share": report["routed_share"] if report else 0.0,
          "routed_flop_share": routed_flop_share(report["rows"]) if report else 0.0,
          "loss_max_rel": loss_max_rel(plain_losses, child["losses"]) if plain_losses is not None else 0.0,
@@ -171,17 +174,19 @@ def run_child(args):
     losses = [step().item() for _ in range(args.steps)]  # the first steps resolve every problem, outside timing
     for _ in range(WARMUP_STEPS):
         step()
-    times = []
+    times, host = [], []
     for _ in range(args.timed_steps):
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         start.record()
+        began = time.perf_counter()
         step()
+        host.append((time.perf_counter() - began) * 1e3)  # the host's enqueue: where a step is host-bound
         end.record()
         end.synchronize()
         times.append(start.elapsed_time(end))
     with open(args.child_out, "w") as f:
         json.dump({"gpu": torch.cuda.get_device_name(), "torch": torch.__version__, "losses": losses,
-                   "step_ms": times}, f)
+                   "step_ms": times, "host_ms": host}, f)
     return 0
 
 

@@ -1,6 +1,6 @@
-"""scripts/bench_apply_overhead.py's pure parts, no GPU: the commands it wraps the program in, each record's extra
-host time against the plain runs, the outcome read from the apply report, and the target each record is held to
-(routed +2 us, passed through +1 us)."""
+"""scripts/bench_apply_overhead.py's pure parts, no GPU: the commands it wraps the program in, the control's noise
+beside each record, the outcome read from the apply report, and the target each record is held to (routed +2 us,
+passed through +1 us)."""
 import os
 import sys
 import unittest
@@ -10,48 +10,54 @@ sys.path.insert(0, SCRIPTS)
 import bench_apply_overhead as bench  # noqa: E402  (the script under test)
 
 
-def caller_run(host_us):
-    """A caller's output: one spec, its two calls, host_us = (gemm, gemm_beta1)."""
+def caller_run(extra_us):
+    """A caller's output: one spec, its two calls, extra_us = (gemm, gemm_beta1)."""
     return {"gpu": "Test GPU", "records": [
-        {"spec": "tf32:64x32x16", "mode": "tf32", "m": 64, "n": 32, "k": 16, "call": call, "host_us": us,
-         "host_us_p10": us, "host_us_p90": us, "gpu_us": 3.0} for call, us in zip(("gemm", "gemm_beta1"), host_us)]}
+        {"spec": "tf32:64x32x16", "mode": "tf32", "m": 64, "n": 32, "k": 16, "call": call, "host_us": 5.0 + us,
+         "real_host_us": 5.0, "extra_us": us, "gpu_us": 3.0} for call, us in zip(("gemm", "gemm_beta1"), extra_us)]}
 
 
+BETA_ROW = {"api": "cublasSgemm_v2", "problem": "fp32 m 64 n 32 k 16 NN ld 64/16/64", "calls": 10, "routed_calls": 0,
+            "candidate": "", "reason": "beta = 1.000000 (accumulates into C)"}
 REPORT_TUNED = {"rows": [
+    {"api": "cublasSgemm_v2", "problem": "fwd:32x64x16:nn:row:none:fp32", "calls": 10, "routed_calls": 0,
+     "candidate": "", "reason": "the fp32 twin, not this call"},
     {"api": "cublasSgemm_v2", "problem": "fwd:32x64x16:nn:row:none:tf32", "calls": 10, "routed_calls": 10,
-     "candidate": "own/x", "reason": ""},
-    {"api": "cublasSgemm_v2", "problem": "64x32x16", "calls": 10, "routed_calls": 0, "candidate": "",
-     "reason": "beta = 1.000000 (accumulates into C)"}]}
+     "candidate": "own/x", "reason": ""}, BETA_ROW]}
 REPORT_NO_ENTRY = {"rows": [
     {"api": "cublasSgemm_v2", "problem": "fwd:32x64x16:nn:row:none:tf32", "calls": 10, "routed_calls": 0,
-     "candidate": "", "reason": "no usable exact entry on GPU 0"},
-    {"api": "cublasSgemm_v2", "problem": "64x32x16", "calls": 10, "routed_calls": 0, "candidate": "",
-     "reason": "beta = 1.000000 (accumulates into C)"}]}
+     "candidate": "", "reason": "no usable exact entry on GPU 0"}, BETA_ROW]}
 
 
 class Records(unittest.TestCase):
     def setUp(self):
-        runs = {"plain_first": caller_run((4.0, 4.0)), "plain_last": caller_run((4.2, 4.0)),
-                "apply_no_entry": caller_run((4.5, 4.3)), "apply_tuned": caller_run((7.0, 4.3))}
+        runs = {"plain": caller_run((0.1, -0.3)), "apply_no_entry": caller_run((0.5, 0.3)),
+                "apply_tuned": caller_run((2.9, 0.3))}
         self.records = bench.records_of(runs, {"apply_no_entry": REPORT_NO_ENTRY, "apply_tuned": REPORT_TUNED})
         self.by = {(r["variant"], r["call"]): r for r in self.records}
 
-    def test_extra_time_is_against_the_mean_of_both_plain_runs_whose_spread_is_the_noise(self):
-        plain = self.by[("plain", "gemm")]
-        self.assertAlmostEqual(plain["host_us"], 4.1)
-        self.assertAlmostEqual(plain["extra_us"], 0.0)
-        self.assertAlmostEqual(plain["plain_noise_us"], 0.2)
+    def test_the_plain_runs_pairing_is_the_noise_of_every_variants_record(self):
+        self.assertAlmostEqual(self.by[("apply_tuned", "gemm")]["plain_noise_us"], 0.1)
+        self.assertAlmostEqual(self.by[("apply_tuned", "gemm_beta1")]["plain_noise_us"], 0.3)
         self.assertAlmostEqual(self.by[("apply_tuned", "gemm")]["extra_us"], 2.9)
 
-    def test_the_outcome_is_read_from_the_report_rows_of_the_calls_shape(self):
+    def test_the_outcome_is_read_from_the_report_row_of_the_calls_problem_and_mode(self):
         self.assertEqual(self.by[("apply_tuned", "gemm")]["outcome"], "routed: own/x")
         self.assertTrue(self.by[("apply_tuned", "gemm_beta1")]["outcome"].startswith("passed through: beta"))
         self.assertTrue(self.by[("apply_no_entry", "gemm")]["outcome"].startswith("passed through: no usable"))
         self.assertEqual(self.by[("plain", "gemm")]["outcome"], "plain")
 
+    def test_a_cublasLt_bias_call_is_told_from_the_sgemm_call_of_the_same_shape(self):
+        lt_row = {"api": "cublasLtMatmul", "problem": "fwd:32x64x16:nn:row:bias:tf32", "calls": 10,
+                  "routed_calls": 0, "candidate": "", "reason": "the db's entry is cuBLAS's own choice"}
+        report = {"rows": REPORT_TUNED["rows"] + [lt_row]}
+        lt = {"call": "lt_bias", "m": 64, "n": 32, "k": 16, "mode": "tf32"}
+        self.assertEqual(bench.outcome(report, lt), "passed through: the db's entry is cuBLAS's own choice")
+        self.assertEqual(bench.outcome(report, dict(lt, call="gemm")), "routed: own/x")
+
     def test_routed_calls_may_add_two_us_and_passed_through_ones_one(self):
         checks = {(c["variant"], c["call"]): c for c in bench.verdicts(self.records)}
-        self.assertEqual(len(checks), 4)  # the plain records are the baseline, not checked
+        self.assertEqual(len(checks), 4)  # the plain records are the control, not checked
         routed = checks[("apply_tuned", "gemm")]
         self.assertEqual((routed["kind"], routed["limit_us"], routed["met"]), ("routed", 2.0, False))
         passed = checks[("apply_no_entry", "gemm")]
