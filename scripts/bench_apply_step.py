@@ -14,6 +14,8 @@ Per model and mode (fp32, tf32: PyTorch's matmul TF32 switch), each in a process
   Each variant runs twice (--captures): capture "eager", the step as written, and "graph", the whole step captured
   once in a CUDA graph (torch.cuda.graph, after warm-up steps on a side stream) and replayed; under apply the captured
   GEMMs are the routed ones, so a replay runs gemmtune's kernels without calling cuBLAS at all.
+  An eager step of a small model is bound by the host, whose speed differs from process to process by up to 15%: its
+  variants run --repeats times (default 3), interleaved, their timed steps pooled.
 Every run starts from the same weights and data (seeded on the CPU) and records --steps losses; step_ms is the median
 of CUDA event pairs around each of the --timed-steps steps after them, host_ms the median time the host took to
 enqueue one (a step whose host_ms is near its step_ms is bound by the host). Per record: step_ms (p10, p90),
@@ -22,7 +24,7 @@ flops), loss_max_rel (the largest |loss - plain's| / |plain's| over the steps, p
 apply report's rows.
 
 usage: bench_apply_step.py [--models d1024,d2048,d4096,odd] [--modes fp32,tf32] [--captures eager,graph]
-                           [--steps 50] [--timed-steps 30] [--gemmtune PATH] [--db-dir DIR] [--out FILE]
+                           [--repeats 3] [--steps 50] [--timed-steps 30] [--gemmtune PATH] [--db-dir DIR] [--out FILE]
        bench_apply_step.py --merge PART.json [PART.json ...] --out FILE
 The output file is rewritten after every record, marked "partial": true until the run ends; a run split by model (a
 time limit per command) is joined by --merge, a later part's record replacing an earlier one's.
@@ -103,6 +105,21 @@ def routed_flop_share(rows):
     return routed / total if total else None
 
 
+def combine(children):
+    """One variant's runs (processes) as one: their timed steps pooled, the first run's losses, every run's kept."""
+    return {"gpu": children[0]["gpu"], "torch": children[0]["torch"], "losses": children[0]["losses"],
+            "losses_runs": [c["losses"] for c in children],
+            "step_ms": [t for c in children for t in c["step_ms"]],
+            "host_ms": [t for c in children for t in c.get("host_ms", [])],
+            "run_step_ms": [statistics.median(c["step_ms"]) for c in children]}
+
+
+def max_over_runs(plain_losses, child):
+    """loss_max_rel of every run of a variant against plain's first run: the largest, None where one is None."""
+    values = [loss_max_rel(plain_losses, losses) for losses in child.get("losses_runs", [child["losses"]])]
+    return None if any(v is None for v in values) else max(values)
+
+
 def record(model, mode, variant, child, plain_losses, report, capture="eager"):
     spec = MODELS[model]
     times = child["step_ms"]
@@ -112,8 +129,9 @@ def record(model, mode, variant, child, plain_losses, report, capture="eager"):
          "host_ms": statistics.median(child["host_ms"]) if child.get("host_ms") else None,
          "routed_share": report["routed_share"] if report else 0.0,
          "routed_flop_share": routed_flop_share(report["rows"]) if report else 0.0,
-         "loss_max_rel": loss_max_rel(plain_losses, child["losses"]) if plain_losses is not None else 0.0,
-         "final_loss": child["losses"][-1]}
+         "loss_max_rel": max_over_runs(plain_losses, child) if plain_losses is not None else 0.0,
+         "final_loss": child["losses"][-1], "runs": len(child.get("run_step_ms", [0])),
+         "run_step_ms": child.get("run_step_ms", [statistics.median(times)])}
     if report:
         r["calls"] = report["calls"]
         r["routed_calls"] = report["routed_calls"]
@@ -247,12 +265,13 @@ def tune(gemmtune, model, mode, work, log):
     return dbs
 
 
-def measure(args, model, mode, variant, dbs, work, log, capture="eager"):
-    out = os.path.join(work, f"{model}_{mode}_{variant}_{capture}.json")
+def measure(args, model, mode, variant, dbs, work, log, capture="eager", repeat=0):
+    name = f"{model}_{mode}_{variant}_{capture}_{repeat}"
+    out = os.path.join(work, name + ".json")
     command = child_command(model, mode, args.steps, args.timed_steps, out, capture)
     report_path = None
     if variant != "plain":
-        report_path = os.path.join(work, f"{model}_{mode}_{variant}_{capture}.report.json")
+        report_path = os.path.join(work, name + ".report.json")
         command = apply_command(args.gemmtune, dbs[variant], variant == "apply_fp32eq", report_path, command)
     run(command, log)
     with open(out) as f:
@@ -274,15 +293,20 @@ def driver(args):
         for mode in args.modes:
             dbs = tune(args.gemmtune, model, mode, work, log)
             for capture in args.captures:
-                plain_losses = None
+                # An eager step can be bound by the host, whose speed drifts from process to process: its variants
+                # run --repeats times, interleaved, so a drift falls on every variant alike.
+                children, reports = {v: [] for v in variants_for(mode)}, {}
+                for repeat in range(args.repeats if capture == "eager" else 1):
+                    for variant in variants_for(mode):
+                        child, reports[variant] = measure(args, model, mode, variant, dbs, work, log, capture, repeat)
+                        children[variant].append(child)
+                        gpu, torch_version = child["gpu"], child["torch"]
+                plain_losses = children["plain"][0]["losses"]
                 for variant in variants_for(mode):
-                    child, report = measure(args, model, mode, variant, dbs, work, log, capture)
-                    gpu, torch_version = child["gpu"], child["torch"]
-                    if variant == "plain":
-                        plain_losses = child["losses"]
-                    records.append(record(model, mode, variant, child, plain_losses, report, capture))
-                    doc = document(gpu, torch_version, records, args, partial=True)
-                    write(doc, args.out or default_out(gpu_slug(gpu)))
+                    records.append(record(model, mode, variant, combine(children[variant]), plain_losses,
+                                          reports[variant], capture))
+                doc = document(gpu, torch_version, records, args, partial=True)
+                write(doc, args.out or default_out(gpu_slug(gpu)))
     doc = document(gpu, torch_version, records, args, partial=False)
     out = args.out or default_out(gpu_slug(gpu))
     write(doc, out)
@@ -348,6 +372,8 @@ def main(argv=None):
     parser.add_argument("--modes", type=choice_list(MODES), default=list(MODES))
     parser.add_argument("--steps", type=int, default=50, help="steps whose losses are compared (default 50)")
     parser.add_argument("--timed-steps", type=int, default=30)
+    parser.add_argument("--repeats", type=int, default=3,
+                        help="processes per variant of an eager step, interleaved (default 3)")
     parser.add_argument("--captures", type=choice_list(CAPTURES), default=list(CAPTURES),
                         help="eager steps, the step captured in one CUDA graph and replayed, or both (default)")
     parser.add_argument("--gemmtune", default=None, help="the gemmtune binary (default: build/gemmtune, else PATH)")
@@ -363,8 +389,8 @@ def main(argv=None):
     parser.add_argument("--child-out", help=argparse.SUPPRESS)
     parser.add_argument("--graph", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    if args.steps < 1 or args.timed_steps < 1:
-        parser.error("--steps and --timed-steps must be at least 1")
+    if args.steps < 1 or args.timed_steps < 1 or args.repeats < 1:
+        parser.error("--steps, --timed-steps and --repeats must be at least 1")
     if args.child:
         return run_child(args)
     if args.merge:

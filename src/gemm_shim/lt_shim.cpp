@@ -8,6 +8,7 @@
 // cuBLASLt beside the program's own (PyTorch ships one).
 #include <cublasLt.h>
 
+#include <atomic>
 #include <cinttypes>
 #include <cstdint>
 #include <cstdio>
@@ -53,23 +54,35 @@ const LtFunctions& lt() {
 }
 
 // Attributes have different widths (int32, uint32, int64, pointers); each is read into the low bytes of a zeroed
-// 64-bit value (little-endian), at the size cuBLASLt says it has. false when cuBLASLt refuses.
+// 64-bit value (little-endian), at the size cuBLASLt says it has. A size is the library's, not the object's, so it
+// is asked once per attribute and each later read is one call: a call's ~40 reads are most of what the shim adds to
+// it. false when cuBLASLt refuses.
+template <typename Get, typename Object, typename Attribute, std::size_t N>
+bool read_attribute(Get get, Object object, Attribute attribute, std::atomic<std::uint8_t> (&sizes)[N],
+                    std::uint64_t* value) {
+  *value = 0;
+  const auto slot = static_cast<std::size_t>(attribute);
+  std::size_t size = slot < N ? sizes[slot].load(std::memory_order_relaxed) : 0;
+  if (size == 0) {
+    if (get(object, attribute, nullptr, 0, &size) != CUBLAS_STATUS_SUCCESS || size == 0 || size > sizeof(*value))
+      return false;
+    if (slot < N) sizes[slot].store(static_cast<std::uint8_t>(size), std::memory_order_relaxed);
+  }
+  std::size_t written = 0;
+  return get(object, attribute, value, size, &written) == CUBLAS_STATUS_SUCCESS;
+}
+
+std::atomic<std::uint8_t> desc_sizes[64];    // by cublasLtMatmulDescAttributes_t; 0: not asked yet
+std::atomic<std::uint8_t> layout_sizes[16];  // by cublasLtMatrixLayoutAttribute_t
+
 bool desc_attr(const LtFunctions& fn, cublasLtMatmulDesc_t d, cublasLtMatmulDescAttributes_t attr,
                std::uint64_t* value) {
-  std::size_t size = 0;
-  *value = 0;
-  if (fn.desc_get(d, attr, nullptr, 0, &size) != CUBLAS_STATUS_SUCCESS || size == 0 || size > sizeof(*value))
-    return false;
-  return fn.desc_get(d, attr, value, size, &size) == CUBLAS_STATUS_SUCCESS;
+  return read_attribute(fn.desc_get, d, attr, desc_sizes, value);
 }
 
 bool layout_attr(const LtFunctions& fn, cublasLtMatrixLayout_t l, cublasLtMatrixLayoutAttribute_t attr,
                  std::uint64_t* value) {
-  std::size_t size = 0;
-  *value = 0;
-  if (fn.layout_get(l, attr, nullptr, 0, &size) != CUBLAS_STATUS_SUCCESS || size == 0 || size > sizeof(*value))
-    return false;
-  return fn.layout_get(l, attr, value, size, &size) == CUBLAS_STATUS_SUCCESS;
+  return read_attribute(fn.layout_get, l, attr, layout_sizes, value);
 }
 
 // Sign-extends a 32-bit attribute (cudaDataType's "unset" is -1).

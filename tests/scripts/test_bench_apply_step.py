@@ -72,6 +72,14 @@ class Records(unittest.TestCase):
         self.assertEqual(speedup["capture"], "graph")
         self.assertAlmostEqual(speedup["speedup"], 2.0)
 
+    def test_repeated_runs_pool_their_steps_and_the_worst_runs_losses_count(self):
+        runs = bench.combine([child([1.0, 0.5], [10.0, 10.0]), child([1.0, 0.6], [14.0, 14.0])])
+        r = bench.record("d1024", "tf32", "apply", runs, [1.0, 0.5], None)
+        self.assertEqual(r["runs"], 2)
+        self.assertEqual(r["run_step_ms"], [10.0, 14.0])
+        self.assertEqual(r["step_ms"], 12.0)
+        self.assertAlmostEqual(r["loss_max_rel"], 0.2)
+
     def test_the_routed_flop_share_weighs_each_problems_calls_by_its_flops(self):
         rows = [{"problem": "fwd:10x10x10:nn:row:none:fp32", "calls": 2, "routed_calls": 2},
                 {"problem": "30x10x10", "calls": 1, "routed_calls": 0}]
@@ -119,6 +127,8 @@ class Driver(unittest.TestCase):
         self.assertEqual([(r["variant"], r["capture"]) for r in doc["records"]],
                          [("plain", "eager"), ("apply", "eager"), ("plain", "graph"), ("apply", "graph")])
         self.assertEqual([c[1] for c in commands].count("sweep"), 1)
+        self.assertEqual(doc["records"][0]["runs"], 3)  # eager variants run --repeats (3) processes each
+        self.assertEqual(doc["records"][2]["runs"], 1)
         graph_runs = [c for c in commands if "--graph" in c]
         self.assertEqual(len(graph_runs), 2)
         self.assertEqual(sum(c[1] == "apply" for c in graph_runs), 1)  # the other is the plain step's own
