@@ -145,9 +145,14 @@ LtCall read_call(const LtFunctions& fn, cublasLtMatmulDesc_t d, const void* alph
   if (!desc_attr(fn, d, CUBLASLT_MATMUL_DESC_EPILOGUE, &epi)) epi = CUBLASLT_EPILOGUE_DEFAULT;
   desc_attr(fn, d, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias);
   if (!desc_attr(fn, d, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bias_type)) bias_type = 0xffffffffu;
-  desc_attr(fn, d, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER, &aux);
-  desc_attr(fn, d, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD, &aux_ld);
-  if (!desc_attr(fn, d, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_DATA_TYPE, &aux_type)) aux_type = 0xffffffffu;
+  // Only the epilogues with the AUX bit (128: RELU_AUX, GELU_AUX, DRELU, DGELU and their forms) read or write aux;
+  // elsewhere cuBLASLt ignores it, so it is not read: the common call saves three reads.
+  aux_type = 0xffffffffu;
+  if (epi & 128u) {
+    desc_attr(fn, d, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER, &aux);
+    desc_attr(fn, d, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD, &aux_ld);
+    if (!desc_attr(fn, d, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_DATA_TYPE, &aux_type)) aux_type = 0xffffffffu;
+  }
   LtCall call;
   gemmtune::LtCallDesc& r = call.desc;
   r.compute = as_int32(compute);
@@ -165,8 +170,8 @@ LtCall read_call(const LtFunctions& fn, cublasLtMatmulDesc_t d, const void* alph
   r.beta = read_scalar(beta, r.scale, r.pointer_mode);
   r.a = read_layout(fn, a);
   r.b = read_layout(fn, b);
-  r.c = read_layout(fn, c);
   r.d = read_layout(fn, dl);
+  r.c = c == dl ? r.d : read_layout(fn, c);  // PyTorch passes one layout for C and D
   call.bias = reinterpret_cast<const void*>(static_cast<std::uintptr_t>(bias));
   call.aux = reinterpret_cast<void*>(static_cast<std::uintptr_t>(aux));
   return call;

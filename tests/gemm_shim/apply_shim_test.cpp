@@ -82,9 +82,9 @@ TEST(ApplyShim, WithNoGpuEveryCublasLtCallReachesCublasLtAndTheReportSaysWhy) {
   const test::ScratchDir scratch;
   const ProcessOutput r = capture_process(under_apply(GEMMTUNE_FAKE_LT_CALLER, scratch.path()));
   ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_NE(r.out.find("fake cuBLASLt saw 3 calls"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("fake cuBLASLt saw 4 calls"), std::string::npos) << r.out;
   const std::vector<apply::ReportRow> rows = apply::read_report_parts(scratch.path());
-  ASSERT_EQ(rows.size(), 2u) << r.err;
+  ASSERT_EQ(rows.size(), 3u) << r.err;
   EXPECT_EQ(rows[0].problem, "fwd:64x256x128:nt:row:bias:tf32");
   EXPECT_EQ(rows[0].calls, 2u);
   EXPECT_NE(rows[0].reason.find("no runtime in this process"), std::string::npos) << rows[0].reason;

@@ -33,13 +33,13 @@ TEST(LtShim, RecordsEachDistinctCallWithItsCountAndPassesEveryCallThrough) {
       {"env", std::string("LD_PRELOAD=") + GEMMTUNE_TRACE_GEMM_SHIM, std::string(trace_raw::kDirEnv) + "=" + dir.string(),
        GEMMTUNE_FAKE_LT_CALLER});
   ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_NE(r.out.find("fake cuBLASLt saw 3 calls"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("fake cuBLASLt saw 4 calls"), std::string::npos) << r.out;
   const std::vector<fs::path> files = gemm_files(dir);
   ASSERT_EQ(files.size(), 1u);
   std::ifstream in(files[0]);
   std::vector<nlohmann::json> lines;
   for (std::string line; std::getline(in, line);) lines.push_back(nlohmann::json::parse(line));
-  ASSERT_EQ(lines.size(), 2u);
+  ASSERT_EQ(lines.size(), 3u);
   EXPECT_EQ(lines[0].at("sig"), 1);
   EXPECT_EQ(lines[0].at("calls"), 2);
   const GemmCallProblem linear = lt_call_problem(lines[0].at("desc").get<LtCallDesc>());
@@ -49,6 +49,11 @@ TEST(LtShim, RecordsEachDistinctCallWithItsCountAndPassesEveryCallThrough) {
   const GemmCallProblem bf16 = lt_call_problem(lines[1].at("desc").get<LtCallDesc>());
   EXPECT_FALSE(bf16.tunable);
   EXPECT_NE(bf16.reason.find("bf16"), std::string::npos) << bf16.reason;
+  // Its aux attributes were read: the epilogue keeps Z, at the leading dimension the program set.
+  const GemmCallProblem gelu_aux = lt_call_problem(lines[2].at("desc").get<LtCallDesc>());
+  ASSERT_TRUE(gelu_aux.tunable) << gelu_aux.reason << "\n" << lines[2].dump();
+  EXPECT_TRUE(gelu_aux.problem.epi.save_z) << gelu_aux.problem.key();
+  EXPECT_EQ(lines[2].at("desc").at("aux_ld"), 256) << lines[2].dump();
 }
 
 TEST(LtShim, OutsideGemmtuneTraceItOnlyPassesCallsThrough) {
@@ -56,7 +61,7 @@ TEST(LtShim, OutsideGemmtuneTraceItOnlyPassesCallsThrough) {
   const ProcessOutput r =
       capture_process({"env", std::string("LD_PRELOAD=") + GEMMTUNE_TRACE_GEMM_SHIM, GEMMTUNE_FAKE_LT_CALLER});
   ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_NE(r.out.find("fake cuBLASLt saw 3 calls"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("fake cuBLASLt saw 4 calls"), std::string::npos) << r.out;
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // A program that calls cublasLtMatmul as PyTorch's F.linear does (tf32, weight transposed, BIAS epilogue) twice,
-// and one bf16 product once, against the fake cuBLASLt; prints how many calls reached it.
+// one bf16 product once and one fp32 GELU_AUX_BIAS forward once, against the fake cuBLASLt; prints how many calls
+// reached it.
 #include <cublasLt.h>
 
 #include <cstdio>
@@ -46,6 +47,24 @@ int main() {
   cublasLtMatmulDescSetAttribute(bf16, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &unset_type, sizeof(unset_type));
   cublasLtMatmulDescSetAttribute(bf16, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_DATA_TYPE, &unset_type, sizeof(unset_type));
   call(bf16, layout(CUDA_R_16BF, 64, 64), layout(CUDA_R_16BF, 64, 64), layout(CUDA_R_16BF, 64, 64));
+
+  // The forward of a GELU layer that keeps its pre-activation for the backward (GELU_AUX_BIAS, aux ld 256): the one
+  // epilogue family whose aux attributes the shim reads.
+  cublasLtMatmulDesc_t gelu_aux = nullptr;
+  cublasLtMatmulDescCreate(&gelu_aux, CUBLAS_COMPUTE_32F, CUDA_R_32F);
+  const uint32_t gelu_aux_bias = CUBLASLT_EPILOGUE_GELU_AUX_BIAS;
+  const int64_t aux_ld = 256;
+  const int32_t fp32 = CUDA_R_32F;
+  const void* aux = &aux_ld;  // any non-null address, as for the bias
+  cublasLtMatmulDescSetAttribute(gelu_aux, CUBLASLT_MATMUL_DESC_TRANSA, &trans, sizeof(trans));
+  cublasLtMatmulDescSetAttribute(gelu_aux, CUBLASLT_MATMUL_DESC_TRANSB, &no_trans, sizeof(no_trans));
+  cublasLtMatmulDescSetAttribute(gelu_aux, CUBLASLT_MATMUL_DESC_EPILOGUE, &gelu_aux_bias, sizeof(gelu_aux_bias));
+  cublasLtMatmulDescSetAttribute(gelu_aux, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof(bias));
+  cublasLtMatmulDescSetAttribute(gelu_aux, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &unset_type, sizeof(unset_type));
+  cublasLtMatmulDescSetAttribute(gelu_aux, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER, &aux, sizeof(aux));
+  cublasLtMatmulDescSetAttribute(gelu_aux, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD, &aux_ld, sizeof(aux_ld));
+  cublasLtMatmulDescSetAttribute(gelu_aux, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_DATA_TYPE, &fp32, sizeof(fp32));
+  call(gelu_aux, layout(CUDA_R_32F, 128, 256), layout(CUDA_R_32F, 128, 64), layout(CUDA_R_32F, 256, 64));
   std::printf("fake cuBLASLt saw %d calls\n", fake_cublaslt_matmul_calls());
   return 0;
 }
