@@ -10,7 +10,8 @@ cublasLtMatmul (bias epilogue), the backward's mm through cuBLAS. Models (--mode
 Per model and mode (fp32, tf32: PyTorch's matmul TF32 switch), each in a process of its own:
   1. `gemmtune trace --gemms --db` of a few steps (the problems, as misses), 2. `gemmtune sweep --from-misses` on
   that db (fp32: a second db tuned with --fp32-equivalent), 3. the step `plain`, under `gemmtune apply --db`
-  (`apply`) and, in fp32, under `gemmtune apply --fp32-equivalent` on the second db (`apply_fp32eq`).
+  (`apply`) and, in fp32, under `gemmtune apply --fp32-equivalent` on the second db (`apply_fp32eq`) and in fp64
+  (`plain_fp64`, the model, data and AdamW in float64: the losses the fp32 runs approximate).
   Each variant runs twice (--captures): capture "eager", the step as written, and "graph", the whole step captured
   once in a CUDA graph (torch.cuda.graph, after warm-up steps on a side stream) and replayed; under apply the captured
   GEMMs are the routed ones, so a replay runs gemmtune's kernels without calling cuBLAS at all.
@@ -20,8 +21,9 @@ Every run starts from the same weights and data (seeded on the CPU) and records 
 of CUDA event pairs around each of the --timed-steps steps after them, host_ms the median time the host took to
 enqueue one (a step whose host_ms is near its step_ms is bound by the host). Per record: step_ms (p10, p90),
 routed_share (calls gemmtune ran, from `apply --report`; 0 for plain), routed_flop_share (their share of the GEMMs'
-flops), loss_max_rel (the largest |loss - plain's| / |plain's| over the steps, plain of the same capture), and the
-apply report's rows.
+flops), loss_max_rel (the largest |loss - plain's| / |plain's| over the steps, plain of the same capture),
+loss_max_rel_fp64 (the same against plain_fp64's losses: which fp32 run is nearer the exact ones), the losses, and
+the apply report's rows.
 
 usage: bench_apply_step.py [--models d1024,d2048,d4096,odd] [--modes fp32,tf32] [--captures eager,graph]
                            [--repeats 3] [--steps 50] [--timed-steps 30] [--gemmtune PATH] [--db-dir DIR] [--out FILE]
@@ -58,15 +60,17 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def variants_for(mode):
-    """apply_fp32eq only where there is an fp32 problem to admit 3xtf32 for."""
-    return ["plain", "apply", "apply_fp32eq"] if mode == "fp32" else ["plain", "apply"]
+    """apply_fp32eq only where there is an fp32 problem to admit 3xtf32 for, and there plain_fp64 too: the same step
+    in fp64, the exact losses every fp32 variant's are measured against."""
+    return ["plain", "apply", "apply_fp32eq", "plain_fp64"] if mode == "fp32" else ["plain", "apply"]
 
 
-def child_command(model, mode, steps, timed_steps, out, capture="eager"):
+def child_command(model, mode, steps, timed_steps, out, capture="eager", fp64=False):
     spec = MODELS[model]
     return ([sys.executable, os.path.abspath(__file__), "--child", "--mode", mode, "--d", str(spec["d"]),
              "--hidden", str(spec["hidden"]), "--tokens", str(spec["tokens"]), "--steps", str(steps),
-             "--timed-steps", str(timed_steps), "--child-out", out] + (["--graph"] if capture == "graph" else []))
+             "--timed-steps", str(timed_steps), "--child-out", out] + (["--graph"] if capture == "graph" else []) +
+            (["--fp64"] if fp64 else []))
 
 
 def apply_command(gemmtune, db, fp32_equivalent, report, command):
@@ -120,7 +124,7 @@ def max_over_runs(plain_losses, child):
     return None if any(v is None for v in values) else max(values)
 
 
-def record(model, mode, variant, child, plain_losses, report, capture="eager"):
+def record(model, mode, variant, child, plain_losses, report, capture="eager", fp64_losses=None):
     spec = MODELS[model]
     times = child["step_ms"]
     r = {"model": model, "d_model": spec["d"], "hidden": spec["hidden"], "tokens": spec["tokens"], "mode": mode,
@@ -130,7 +134,8 @@ def record(model, mode, variant, child, plain_losses, report, capture="eager"):
          "routed_share": report["routed_share"] if report else 0.0,
          "routed_flop_share": routed_flop_share(report["rows"]) if report else 0.0,
          "loss_max_rel": max_over_runs(plain_losses, child) if plain_losses is not None else 0.0,
-         "final_loss": child["losses"][-1], "runs": len(child.get("run_step_ms", [0])),
+         "loss_max_rel_fp64": max_over_runs(fp64_losses, child) if fp64_losses is not None else None,
+         "losses": child["losses"], "final_loss": child["losses"][-1], "runs": len(child.get("run_step_ms", [0])),
          "run_step_ms": child.get("run_step_ms", [statistics.median(times)])}
     if report:
         r["calls"] = report["calls"]
@@ -149,7 +154,7 @@ def speedups(records):
     out = []
     for r in records:
         base = plain.get((r["model"], r["mode"], capture_of(r)))
-        if r["variant"] != "plain" and base:
+        if r["variant"] not in ("plain", "plain_fp64") and base:
             out.append({"model": r["model"], "mode": r["mode"], "variant": r["variant"], "capture": capture_of(r),
                         "speedup": base / r["step_ms"], "routed_share": r["routed_share"],
                         "routed_flop_share": r.get("routed_flop_share"), "loss_max_rel": r["loss_max_rel"]})
@@ -173,12 +178,14 @@ def run_child(args):
         layers += [torch.nn.Linear(args.d, args.hidden), torch.nn.GELU(approximate="tanh"),
                    torch.nn.Linear(args.hidden, args.d)]
     device = torch.device("cuda")
-    model = torch.nn.Sequential(*layers).to(device)  # initialized on the CPU: the same weights in every process
+    # Initialized on the CPU in fp32: the same weights in every process, the fp64 run's the same values widened.
+    dtype = torch.float64 if args.fp64 else torch.float32
+    model = torch.nn.Sequential(*layers).to(device, dtype)
     # capturable: its step count lives on the GPU, so a replayed graph advances it (what torch.cuda.graph asks).
     optimizer = torch.optim.AdamW(model.parameters(), lr=LR, capturable=args.graph)
     g = torch.Generator().manual_seed(1)
-    x = torch.randn(args.tokens, args.d, generator=g).to(device)
-    target = torch.randn(args.tokens, args.d, generator=g).to(device)
+    x = torch.randn(args.tokens, args.d, generator=g).to(device, dtype)
+    target = torch.randn(args.tokens, args.d, generator=g).to(device, dtype)
 
     def step():
         loss = F.mse_loss(model(x), target)
@@ -268,9 +275,9 @@ def tune(gemmtune, model, mode, work, log):
 def measure(args, model, mode, variant, dbs, work, log, capture="eager", repeat=0):
     name = f"{model}_{mode}_{variant}_{capture}_{repeat}"
     out = os.path.join(work, name + ".json")
-    command = child_command(model, mode, args.steps, args.timed_steps, out, capture)
+    command = child_command(model, mode, args.steps, args.timed_steps, out, capture, variant == "plain_fp64")
     report_path = None
-    if variant != "plain":
+    if variant.startswith("apply"):
         report_path = os.path.join(work, name + ".report.json")
         command = apply_command(args.gemmtune, dbs[variant], variant == "apply_fp32eq", report_path, command)
     run(command, log)
@@ -302,9 +309,10 @@ def driver(args):
                         children[variant].append(child)
                         gpu, torch_version = child["gpu"], child["torch"]
                 plain_losses = children["plain"][0]["losses"]
+                fp64_losses = children["plain_fp64"][0]["losses"] if "plain_fp64" in children else None
                 for variant in variants_for(mode):
                     records.append(record(model, mode, variant, combine(children[variant]), plain_losses,
-                                          reports[variant], capture))
+                                          reports[variant], capture, fp64_losses))
                 doc = document(gpu, torch_version, records, args, partial=True)
                 write(doc, args.out or default_out(gpu_slug(gpu)))
     doc = document(gpu, torch_version, records, args, partial=False)
@@ -388,6 +396,7 @@ def main(argv=None):
     parser.add_argument("--tokens", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--child-out", help=argparse.SUPPRESS)
     parser.add_argument("--graph", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--fp64", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.steps < 1 or args.timed_steps < 1 or args.repeats < 1:
         parser.error("--steps, --timed-steps and --repeats must be at least 1")

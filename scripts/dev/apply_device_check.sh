@@ -10,7 +10,7 @@
 #                                     tf32, CAPTURES (default eager,graph), REPEATS (default 3) processes per eager
 #                                     variant, STEPS (default 10) loss steps and TIMED
 #                                     (default 10) timed ones (FULL=1: 50 and 30, the benchmark's own); its dbs,
-#                                     reports and log in OUT_DIR/work (MODELS=none skips it)
+#                                     reports and log in WORK_DIR (default a new /tmp folder; MODELS=none skips it)
 # SKIP_TESTS=1 runs the benchmarks alone. Under a time limit per command, run the models one or two at a time and join
 # the files: python3 scripts/bench_apply_step.py --merge results/<gpu>/apply_step_*.json --out .../apply_step.json
 # A summary prints last.
@@ -41,7 +41,10 @@ if [[ ${SKIP_BUILD:-0} != 1 ]]; then
 fi
 slug=$("$G" devices --json | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["slug"])') || exit 3
 res=$out/results/$slug
-mkdir -p "$res" "$out/work"
+# The dbs, reports and children's files (dozens) go to WORK_DIR, not under OUT_DIR: the device tool brings back only
+# a few files from a command's output folder, and the results must be among them.
+work=${WORK_DIR:-$(mktemp -d /tmp/apply-device-check.XXXXXX)}
+mkdir -p "$res" "$work"
 
 filter='ApplyRoute.*:ApplySettings.*:ApplyReport.*:ApplyShim.*:ApplyRouter.*:ApplyCli.*:*ApplyGpu*:BlasShim.*:LtShim.*'
 if [[ ${SKIP_TESTS:-0} == 1 ]]; then
@@ -56,7 +59,7 @@ fi
 
 if [[ ${OVERHEAD:-1} == 1 ]]; then
   if python3 "$here/scripts/bench_apply_overhead.py" --gemmtune "$G" --caller "$build/bench/apply_call_overhead" \
-      --work "$out/work/overhead" --out "$res/apply_overhead.json" >"$out/bench_apply_overhead.txt" 2>&1; then
+      --work "$work/overhead" --out "$res/apply_overhead.json" >"$out/bench_apply_overhead.txt" 2>&1; then
     note "bench_apply_overhead: $(grep '^targets met' "$out/bench_apply_overhead.txt")"
     cat "$out/bench_apply_overhead.txt"
   else
@@ -72,13 +75,13 @@ if [[ ${FULL:-0} == 1 ]]; then
 else
   steps=(--steps "${STEPS:-10}" --timed-steps "${TIMED:-10}")
 fi
-if python3 "$here/scripts/bench_apply_step.py" --gemmtune "$G" --db-dir "$out/work" --models "$models" "${steps[@]}" \
+if python3 "$here/scripts/bench_apply_step.py" --gemmtune "$G" --db-dir "$work" --models "$models" "${steps[@]}" \
     --captures "${CAPTURES:-eager,graph}" --repeats "${REPEATS:-3}" \
     --out "$res/apply_step_${models//,/_}.json" >"$out/bench_apply_step.txt" 2>&1; then
   note "bench_apply_step: done ($(tail -1 "$out/bench_apply_step.txt"))"
   grep -E '^(d|odd)' "$out/bench_apply_step.txt"
 else
-  note "bench_apply_step: FAIL (see $out/bench_apply_step.txt and $out/work/bench_apply_step.log)"
+  note "bench_apply_step: FAIL (see $out/bench_apply_step.txt and $work/bench_apply_step.log)"
   tail -20 "$out/bench_apply_step.txt"
 fi
 

@@ -20,8 +20,8 @@ def child(losses, step_ms):
 
 
 class Plan(unittest.TestCase):
-    def test_fp32_alone_runs_the_fp32_equivalent_variant(self):
-        self.assertEqual(bench.variants_for("fp32"), ["plain", "apply", "apply_fp32eq"])
+    def test_fp32_alone_runs_the_fp32_equivalent_variant_and_the_fp64_reference(self):
+        self.assertEqual(bench.variants_for("fp32"), ["plain", "apply", "apply_fp32eq", "plain_fp64"])
         self.assertEqual(bench.variants_for("tf32"), ["plain", "apply"])
 
     def test_every_size_asked_for_is_there_with_odd_token_counts_and_one_model_of_odd_widths(self):
@@ -101,7 +101,7 @@ class Driver(unittest.TestCase):
                 out = cmd[cmd.index("--child-out") + 1]
                 applied = cmd[1] == "apply"
                 eq = "--fp32-equivalent" in cmd[:cmd.index("--")] if applied else False
-                losses = [1.0, 0.5 * (1.01 if eq else 1.0)]
+                losses = [1.0, 0.502 if "--fp64" in cmd else 0.5 * (1.01 if eq else 1.0)]
                 with open(out, "w") as f:
                     json.dump({"gpu": "Test GPU", "torch": "2.x", "losses": losses,
                                "step_ms": [9.0, 10.0, 11.0] if applied else [12.0, 12.0, 12.0]}, f)
@@ -149,10 +149,17 @@ class Driver(unittest.TestCase):
                 doc = json.load(f)
         self.assertNotIn("partial", doc)
         self.assertEqual([(r["mode"], r["variant"]) for r in doc["records"]],
-                         [("fp32", "plain"), ("fp32", "apply"), ("fp32", "apply_fp32eq"),
+                         [("fp32", "plain"), ("fp32", "apply"), ("fp32", "apply_fp32eq"), ("fp32", "plain_fp64"),
                           ("tf32", "plain"), ("tf32", "apply")])
         eq = doc["records"][2]
         self.assertAlmostEqual(eq["loss_max_rel"], 0.01)
+        # Against the fp64 run, whose command alone asked for fp64 and ran without apply.
+        self.assertAlmostEqual(eq["loss_max_rel_fp64"], 0.003 / 0.502)
+        self.assertAlmostEqual(doc["records"][0]["loss_max_rel_fp64"], 0.002 / 0.502)
+        self.assertIsNone(doc["records"][4]["loss_max_rel_fp64"])  # tf32 has no fp64 run
+        fp64_runs = [c for c in commands if "--fp64" in c]
+        self.assertTrue(fp64_runs and all(c[1] != "apply" for c in fp64_runs))
+        self.assertNotIn("plain_fp64", [x["variant"] for x in doc["speedups"]])
         self.assertEqual(eq["routed_share"], 0.9)
         self.assertEqual((eq["d_model"], eq["hidden"], eq["tokens"]), (1030, 4111, 999))
         self.assertAlmostEqual(doc["speedups"][0]["speedup"], 12.0 / 10.0)
