@@ -26,7 +26,8 @@ loss_max_rel_fp64 (the same against plain_fp64's losses: which fp32 run is neare
 the apply report's rows.
 
 usage: bench_apply_step.py [--models d1024,d2048,d4096,odd] [--modes fp32,tf32] [--captures eager,graph]
-                           [--repeats 3] [--steps 50] [--timed-steps 30] [--gemmtune PATH] [--db-dir DIR] [--out FILE]
+                           [--repeats 3] [--cpus LIST] [--steps 50] [--timed-steps 30] [--gemmtune PATH]
+                           [--db-dir DIR] [--out FILE]
        bench_apply_step.py --merge PART.json [PART.json ...] --out FILE
 The output file is rewritten after every record, marked "partial": true until the run ends; a run split by model (a
 time limit per command) is joined by --merge, a later part's record replacing an earlier one's.
@@ -83,6 +84,20 @@ def loss_max_rel(plain, other):
     if len(plain) != len(other) or not plain:
         return None
     return max(abs(o - p) / abs(p) if p != 0 else abs(o - p) for p, o in zip(plain, other))
+
+
+def cpu_list(text):
+    """"2-5,8" -> {2, 3, 4, 5, 8}, as taskset reads it."""
+    cpus = set()
+    try:
+        for part in text.split(","):
+            low, _, high = part.partition("-")
+            cpus.update(range(int(low), int(high or low) + 1))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a CPU list such as 2-5,8")
+    if not cpus or min(cpus) < 0:
+        raise argparse.ArgumentTypeError(f"'{text}' names no CPU")
+    return cpus
 
 
 def percentile(values, q):
@@ -243,12 +258,14 @@ def captured_step(torch, F, model, optimizer, x, target):
 
 # --- the driver ---------------------------------------------------------------------------------------------------
 
-def run(cmd, log):
+def run(cmd, log, cpus=None):
+    """Runs cmd, its output to log; on the CPUs in cpus where given (it and the processes it starts)."""
     print("+ " + " ".join(cmd), file=sys.stderr, flush=True)
     with open(log, "a") as f:
         f.write("+ " + " ".join(cmd) + "\n")
         f.flush()
-        result = subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT)
+        pin = (lambda: os.sched_setaffinity(0, cpus)) if cpus else None
+        result = subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT, preexec_fn=pin)
     if result.returncode != 0:
         sys.exit(f"bench_apply_step: {cmd[0]} {cmd[1]} exited with {result.returncode} (see {log})")
 
@@ -280,7 +297,7 @@ def measure(args, model, mode, variant, dbs, work, log, capture="eager", repeat=
     if variant.startswith("apply"):
         report_path = os.path.join(work, name + ".report.json")
         command = apply_command(args.gemmtune, dbs[variant], variant == "apply_fp32eq", report_path, command)
-    run(command, log)
+    run(command, log, args.cpus)
     with open(out) as f:
         child = json.load(f)
     report = None
@@ -380,6 +397,9 @@ def main(argv=None):
     parser.add_argument("--modes", type=choice_list(MODES), default=list(MODES))
     parser.add_argument("--steps", type=int, default=50, help="steps whose losses are compared (default 50)")
     parser.add_argument("--timed-steps", type=int, default=30)
+    parser.add_argument("--cpus", type=cpu_list, default=None,
+                        help="run the measured steps on these CPUs only, e.g. 2-5 (a host-bound step's speed depends "
+                             "on the core it lands on)")
     parser.add_argument("--repeats", type=int, default=3,
                         help="processes per variant of an eager step, interleaved (default 3)")
     parser.add_argument("--captures", type=choice_list(CAPTURES), default=list(CAPTURES),

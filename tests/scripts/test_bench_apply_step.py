@@ -92,8 +92,10 @@ class Driver(unittest.TestCase):
     """The driver end to end with its commands faked: every command it would run is recorded, the child's and the
     report's files written as the real ones would be, so a run on the GPU cannot fail on its own bookkeeping."""
 
-    def fake_run(self, commands):
-        def run(cmd, log):
+    def fake_run(self, commands, pinned=None):
+        def run(cmd, log, cpus=None):
+            if pinned is not None:
+                pinned.append(cpus)
             commands.append(cmd)
             if cmd[1] == "trace":
                 open(cmd[cmd.index("--db") + 1], "w").close()
@@ -169,6 +171,32 @@ class Driver(unittest.TestCase):
         eq_sweeps = [c for c in commands if c[1] == "sweep" and "--fp32-equivalent" in c]
         self.assertEqual(len(eq_sweeps), 1)
         self.assertTrue(eq_sweeps[0][eq_sweeps[0].index("--db") + 1].endswith(".eq"))
+
+
+class Pinning(unittest.TestCase):
+    def test_a_cpu_list_reads_as_taskset_reads_it_and_a_bad_one_is_a_usage_error(self):
+        self.assertEqual(bench.cpu_list("2-4,8"), {2, 3, 4, 8})
+        self.assertEqual(bench.cpu_list("0"), {0})
+        for bad in ("", "a-b", "3-1,x"):
+            with self.assertRaises(Exception):
+                bench.cpu_list(bad)
+
+    def test_only_the_measured_steps_are_pinned_not_the_trace_or_the_sweep(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            commands, pinned = [], []
+            original = bench.run
+            bench.run = Driver.fake_run(None, commands, pinned)
+            try:
+                with contextlib.redirect_stdout(io.StringIO()):
+                    bench.main(["--models", "d1024", "--modes", "tf32", "--captures", "graph", "--cpus", "2-3",
+                                "--steps", "2", "--timed-steps", "3", "--gemmtune", "/b/gemmtune", "--db-dir", tmp,
+                                "--out", os.path.join(tmp, "o.json")])
+            finally:
+                bench.run = original
+        by_verb = {c[1]: p for c, p in zip(commands, pinned)}
+        self.assertIsNone(by_verb["trace"])
+        self.assertIsNone(by_verb["sweep"])
+        self.assertEqual(by_verb["apply"], {2, 3})
 
 
 class Merge(unittest.TestCase):
