@@ -341,21 +341,33 @@ def plot_accuracy(acc, out_dir, name, figures):
     def err(r):
         return float("inf") if r["rel_err"] is None else r["rel_err"]
 
+    def aligned(r):
+        """The grid's own shape; records of files older than the unaligned points carry none."""
+        return r.get("m", acc["m"]) == acc["m"] and r.get("n", acc["n"]) == acc["n"]
+
+    def ours(r):
+        return r["candidate"].startswith("own/") or r["candidate"].endswith("+pad")
+
     for ax, mode in zip(axes[0], modes):
         for dist, style in styles.items():
-            own = [r for r in acc["records"] if r["mode"] == mode and r["dist"] == dist
-                   and r["candidate"].startswith("own/")]
+            own = [r for r in acc["records"] if r["mode"] == mode and r["dist"] == dist and ours(r) and aligned(r)]
             ks = sorted({r["k"] for r in own})
             if ks:
                 worst = [max(err(r) for r in own if r["k"] == k) for k in ks]
                 best = [min(err(r) for r in own if r["k"] == k) for k in ks]
                 ax.plot(ks, worst, style, color=MODE_COLORS[mode], marker="o", label="own worst, " + dist)
                 ax.plot(ks, best, style, color=MODE_COLORS[mode], alpha=0.4, label="own best, " + dist)
+            # The points whose rows are not 16-byte aligned (staged variants, +pad): their worst, apart.
+            odd = [r for r in acc["records"] if r["mode"] == mode and r["dist"] == dist and ours(r) and not aligned(r)]
+            odd_ks = sorted({r["k"] for r in odd})
+            if odd_ks:
+                ax.plot(odd_ks, [max(err(r) for r in odd if r["k"] == k) for k in odd_ks], style,
+                        color=MODE_COLORS[mode], marker="s", mfc="none", label="own worst, unaligned rows, " + dist)
             for lt_mode, color in (("fp32", "black"), ("tf32", "#999999")):
                 if lt_mode == "tf32" and mode != "tf32":
                     continue
                 lt = sorted((r["k"], err(r)) for r in acc["records"] if r["mode"] == lt_mode and r["dist"] == dist
-                            and r["candidate"].startswith("lt/"))
+                            and r["candidate"].startswith("lt/") and not ours(r) and aligned(r))
                 if lt:
                     ax.plot([k for k, _ in lt], [e for _, e in lt], style, color=color, marker="x",
                             label="cuBLASLt %s, %s" % (lt_mode, dist))

@@ -19,11 +19,22 @@ namespace {
 
 constexpr float kWideMaxExponent = 8.0f;
 
-GemmProblem plain_problem(const AccuracySettings& s, std::int64_t k, MathMode mode) {
+// One grid point's shape: m × n × k, or with every row off a 16-byte boundary (odd m and n, k ≡ 3 mod 4).
+struct PointShape {
+  std::int64_t m, n, k;
+};
+
+std::vector<PointShape> point_shapes(const AccuracySettings& s, std::int64_t k) {
+  std::vector<PointShape> out{{s.m, s.n, k}};
+  if (s.unaligned) out.push_back({s.m | 1, s.n | 1, k | 3});
+  return out;
+}
+
+GemmProblem plain_problem(const PointShape& shape, MathMode mode) {
   GemmProblem p;
-  p.m = s.m;
-  p.n = s.n;
-  p.k = k;
+  p.m = shape.m;
+  p.n = shape.n;
+  p.k = shape.k;
   p.mode = mode;
   p.validate();
   return p;
@@ -94,22 +105,26 @@ AccuracyResult run_accuracy_benchmark(const AccuracySettings& settings, int devi
   const LtHandle lt = make_lt_handle();
 
   std::uint64_t point_seed = result.seed;
-  for (const std::int64_t k : settings.ks) {
+  std::vector<PointShape> shapes;
+  for (const std::int64_t k : settings.ks)
+    for (const PointShape& shape : point_shapes(settings, k)) shapes.push_back(shape);
+  for (const PointShape& shape : shapes) {
+    const std::int64_t k = shape.k;
     for (const InputDistribution dist : settings.dists) {
-      const AccuracyPoint point(plain_problem(settings, k, MathMode::Fp32), dist, ++point_seed, s);
+      const AccuracyPoint point(plain_problem(shape, MathMode::Fp32), dist, ++point_seed, s);
       std::vector<AccuracyRecord> point_records;
       auto skip = [&](MathMode mode, const std::string& candidate, const std::string& why) {
         if (dist == settings.dists.front()) result.skipped.push_back({mode, candidate, k, why});
       };
       auto measure = [&](const GemmProblem& p, const Candidate& c) {
         const CandidateLauncher launcher(p, c, lt.get(), settings.workspace_bytes);
-        point_records.push_back({p.mode, c.id(), k, dist, point.error_of(launcher, s), 0});
+        point_records.push_back({p.mode, c.id(), k, dist, point.error_of(launcher, s), 0, shape.m, shape.n});
       };
 
       // cuBLASLt first: its fp32 error is every record's yardstick. It is measured even when fp32 is not asked for.
       double lt_fp32_error = -1;
       for (const MathMode mode : {MathMode::Fp32, MathMode::Tf32}) {
-        const GemmProblem p = plain_problem(settings, k, mode);
+        const GemmProblem p = plain_problem(shape, mode);
         std::string why;
         const std::optional<Candidate> c = lt_first_choice(p, lt.get(), settings.workspace_bytes, why);
         if (!c) {
@@ -119,8 +134,20 @@ AccuracyResult run_accuracy_benchmark(const AccuracySettings& settings, int devi
         measure(p, *c);
         if (mode == MathMode::Fp32) lt_fp32_error = point_records.back().rel_err;
       }
+      // Where rows are not aligned, the sweep's candidates on padded copies: cuBLASLt's first algo there, per mode.
+      for (const MathMode mode : {MathMode::Fp32, MathMode::Tf32}) {
+        const GemmProblem p = plain_problem(shape, mode);
+        if (!LtGemm::padding_unsupported_reason(p).empty()) continue;
+        const std::vector<Candidate> padded =
+            LtGemm(lt.get(), p, LtEpilogueMode::Padded).heuristic(1, settings.workspace_bytes);
+        if (padded.empty()) {
+          skip(mode, "lt (heuristic first)+pad", "cuBLASLt's heuristic answered no algo for the padded GEMM");
+          continue;
+        }
+        measure(p, padded.front());
+      }
       for (const MathMode mode : settings.modes) {
-        const GemmProblem p = plain_problem(settings, k, mode);
+        const GemmProblem p = plain_problem(shape, mode);
         for (const kernels::KernelVariant& v : kernels::kernel_registry()) {
           if (v.mode != mode) continue;
           Candidate c;
@@ -140,8 +167,9 @@ AccuracyResult run_accuracy_benchmark(const AccuracySettings& settings, int devi
         result.records.push_back(r);
       }
       if (!quiet)
-        std::fprintf(stderr, "accuracy: k=%lld %s: %zu candidates, cuBLASLt fp32 error %.3g\n",
-                     static_cast<long long>(k), to_string(dist), point_records.size(), lt_fp32_error);
+        std::fprintf(stderr, "accuracy: %lldx%lldx%lld %s: %zu candidates, cuBLASLt fp32 error %.3g\n",
+                     static_cast<long long>(shape.m), static_cast<long long>(shape.n), static_cast<long long>(k),
+                     to_string(dist), point_records.size(), lt_fp32_error);
     }
   }
   return result;

@@ -1,6 +1,7 @@
 // The accuracy benchmark (`gemmtune accuracy`): on the same fresh inputs, the relative Frobenius error against the
 // fp64 reference of every own variant in every mode and of cuBLASLt's fp32 and tf32 (its heuristic's first algo),
-// over a grid of k and two input distributions. What tells a 3xtf32 kernel that is fp32-accurate from one that
+// over a grid of k and two input distributions, at an aligned shape and one whose rows are not 16-byte aligned (there
+// also cuBLASLt's first algo on padded copies, a candidate of ours). What tells a 3xtf32 kernel that is fp32-accurate from one that
 // merely passes the verifier's 1e-6·√k.
 #pragma once
 
@@ -29,6 +30,10 @@ struct AccuracySettings {
   std::vector<std::int64_t> ks{256, 1024, 4096, 16384};
   std::vector<InputDistribution> dists{InputDistribution::Uniform, InputDistribution::WideExponent};
   std::vector<MathMode> modes{MathMode::Fp32, MathMode::Tf32, MathMode::Tf32x3};
+  // Also, per k, a point whose rows are not 16-byte aligned, (m|1) × (n|1) × (k|3): A's rows (k floats) and B's and
+  // Y's (n floats) start off 16-byte boundaries, where our staged variants and cuBLASLt's candidates on padded copies
+  // ("+pad") run instead of the aligned kernels.
+  bool unaligned = true;
   std::size_t workspace_bytes = std::size_t{64} << 20;  // cuBLASLt's and the split-k variants' scratch
   std::uint64_t seed = 0;                                // 0: a fresh one
 };
@@ -40,6 +45,7 @@ struct AccuracyRecord {
   InputDistribution dist = InputDistribution::Uniform;
   double rel_err = 0;            // ‖Y − Y_fp64‖_F / ‖Y_fp64‖_F (+inf for NaN/Inf or unwritten elements)
   double lt_fp32_rel_err = 0;    // cuBLASLt fp32's on the same inputs
+  std::int64_t m = 0, n = 0;     // the point's rows and columns; 0: the result's m and n
   double ratio_to_lt_fp32() const;
 };
 

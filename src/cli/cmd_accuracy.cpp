@@ -26,6 +26,7 @@ struct AccuracyArgs {
   std::string out;
   std::uint64_t seed = 0;
   double max_3xtf32_ratio = 0;
+  bool aligned_only = false;
   bool quiet = false;
 };
 
@@ -46,6 +47,7 @@ AccuracySettings settings_of(const AccuracyArgs& a) {
   s.m = a.m;
   s.n = a.n;
   s.seed = a.seed;
+  s.unaligned = !a.aligned_only;
   s.ks.clear();
   for (const std::string& k : split_list(a.ks)) s.ks.push_back(parse_k(k));
   s.dists.clear();
@@ -100,6 +102,8 @@ void register_accuracy(CLI::App& app) {
   cmd->add_option("--seed", a->seed, "Input seed (default: a fresh one, recorded in the JSON)");
   cmd->add_option("--max-3xtf32-ratio", a->max_3xtf32_ratio,
                   "Exit 1 when a 3xtf32 variant's error exceeds this multiple of cuBLASLt fp32's at any point");
+  cmd->add_flag("--aligned-only", a->aligned_only,
+                "Skip the points whose rows are not 16-byte aligned ((m|1) x (n|1) x (k|3), staged and +pad candidates)");
   cmd->add_flag("--quiet", a->quiet, "No progress lines on stderr");
   cmd->callback([a] { run(*a); });
 }

@@ -66,6 +66,35 @@ TEST(AccuracyBenchmark, TableHasOneRowPerDistKAndModeAndNamesWhatWasSkipped) {
   EXPECT_NE(table.find("skipped tf32 own/wgmma_tf32_x at k=256: needs sm_90a"), std::string::npos) << table;
 }
 
+TEST(AccuracyBenchmark, AnUnalignedPointKeepsItsShapeAndAnOlderFileWithoutOneTakesTheResults) {
+  AccuracyResult r = two_point_result();
+  r.records.push_back({MathMode::Tf32, "lt/a1-t0-s0-k1-r0-w0-c0-cl0-i0+pad", 4099, InputDistribution::Uniform, 3e-4,
+                       5e-7, 513, 513});
+  nlohmann::json j = r;
+  EXPECT_EQ(j.at("records").at(0).at("m"), 512);
+  EXPECT_EQ(j.at("records").at(4).at("n"), 513);
+  const auto back = j.get<AccuracyResult>();
+  EXPECT_EQ(back.records[4].m, 513);
+  for (nlohmann::json& rec : j.at("records")) {
+    rec.erase("m");
+    rec.erase("n");
+  }
+  EXPECT_EQ(j.get<AccuracyResult>().records[4].m, 512);
+}
+
+TEST(AccuracyBenchmark, CublasLtOnPaddedCopiesIsOneOfOursNotTheYardstick) {
+  AccuracyResult r = two_point_result();
+  r.records.push_back({MathMode::Tf32x3, "lt/a1-t0-s0-k1-r0-w0-c0-cl0-i0+pad", 4099, InputDistribution::Uniform, 5e-6,
+                       5e-7, 513, 513});
+  const AccuracyRecord* worst = worst_ratio_record(r, MathMode::Tf32x3);
+  ASSERT_NE(worst, nullptr);
+  EXPECT_EQ(worst->k, 4099);  // ratio 10, above the aligned points' 4
+  std::ostringstream out;
+  print_accuracy_table(r, out);
+  EXPECT_NE(out.str().find("uniform    4099 3xtf32             -    1"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("513x513"), std::string::npos) << out.str();
+}
+
 TEST(AccuracyBenchmark, UnknownDistributionIsABadInput) {
   EXPECT_THROW(parse_input_distribution("gauss"), InputError);
 }
