@@ -20,7 +20,22 @@ ApplySettings read_apply_settings(const std::function<const char*(const char*)>&
   s.options.fp32_equivalent = flag(lookup(kFp32EquivalentEnv));
   s.record = flag(lookup(kRecordEnv));
   s.report_dir = text(lookup(kReportDirEnv));
+  // A cap the program's launcher set and we cannot read must not be dropped: nothing is routed instead.
+  const std::string memory = text(lookup(kMemoryEnv));
+  if (!memory.empty()) {
+    if (const std::optional<std::size_t> mib = parse_memory_mib(memory))
+      s.memory_mib = *mib;
+    else
+      s.error = std::string(kMemoryEnv) + "='" + memory + "' is not a whole number of MiB";
+  }
   return s;
+}
+
+std::optional<std::size_t> parse_memory_mib(const std::string& text) {
+  // At most 9 digits: up to a PiB, and the byte count cannot overflow.
+  if (text.empty() || text.size() > 9 || text.find_first_not_of("0123456789") != std::string::npos)
+    return std::nullopt;
+  return static_cast<std::size_t>(std::stoull(text));
 }
 
 std::vector<std::string> apply_environment(const ApplySettings& s) {
@@ -28,7 +43,8 @@ std::vector<std::string> apply_environment(const ApplySettings& s) {
           std::string(kDbEnv) + "=" + s.db,
           std::string(kFp32EquivalentEnv) + "=" + flag_text(s.options.fp32_equivalent),
           std::string(kRecordEnv) + "=" + flag_text(s.record),
-          std::string(kReportDirEnv) + "=" + s.report_dir};
+          std::string(kReportDirEnv) + "=" + s.report_dir,
+          std::string(kMemoryEnv) + "=" + std::to_string(s.memory_mib)};
 }
 
 }  // namespace gemmtune::apply

@@ -3,7 +3,9 @@
 // script) sets the same variables and LD_PRELOAD itself (docs/apply.md).
 #pragma once
 
+#include <cstddef>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,6 +18,7 @@ inline constexpr const char* kDbEnv = "GEMMTUNE_APPLY_DB";                      
 inline constexpr const char* kFp32EquivalentEnv = "GEMMTUNE_APPLY_FP32_EQUIVALENT";  // "1": allow 3xtf32 for fp32
 inline constexpr const char* kRecordEnv = "GEMMTUNE_APPLY_RECORD";                   // "1": write misses to the db
 inline constexpr const char* kReportDirEnv = "GEMMTUNE_APPLY_REPORT_DIR";            // where <pid>.apply.json go
+inline constexpr const char* kMemoryEnv = "GEMMTUNE_APPLY_MEMORY_MIB";  // the runtime's device memory cap; 0: none
 
 struct ApplySettings {
   bool on = false;
@@ -23,7 +26,12 @@ struct ApplySettings {
   ApplyOptions options;
   bool record = false;
   std::string report_dir;  // empty: no report
+  std::size_t memory_mib = 0;  // RuntimeOptions::max_scratch_bytes in MiB; 0: no cap
+  std::string error;           // why the environment cannot be followed (then nothing is routed); empty: it can
 };
+
+// A memory budget as written ("512"): a whole number of MiB; nullopt where it is not one.
+std::optional<std::size_t> parse_memory_mib(const std::string& text);
 
 // The settings from the environment `lookup` gives (std::getenv in the shim). A flag is on only as "1": any other
 // value is off, so a stray GEMMTUNE_APPLY=0 or =false never routes.

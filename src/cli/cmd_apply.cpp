@@ -30,11 +30,14 @@ struct ApplyArgs {
   bool fp32_equivalent = false;
   bool record = false;
   std::string report;
+  std::string memory_budget;  // MiB, as given
 };
 
 // Every check that needs no program run comes first, so a typo costs no run.
 void check_args(const ApplyArgs& a, const std::string& db) {
   if (a.command.empty()) throw InputError("apply needs a command: gemmtune apply [options] -- CMD ARGS...");
+  if (!a.memory_budget.empty() && !apply::parse_memory_mib(a.memory_budget))
+    throw InputError("--memory-budget: '" + a.memory_budget + "' is not a whole number of MiB");
   std::error_code ec;
   if (!fs::is_regular_file(db, ec))
     throw InputError("no tuning db at '" + db + "': tune the program's GEMMs first (gemmtune trace --gemms --db " +
@@ -70,6 +73,7 @@ void run_apply(const ApplyArgs& a) {
   settings.options.fp32_equivalent = a.fp32_equivalent;
   settings.record = a.record;
   settings.report_dir = a.report.empty() ? "" : parts.path();
+  if (!a.memory_budget.empty()) settings.memory_mib = *apply::parse_memory_mib(a.memory_budget);
   std::vector<std::string> env = apply::apply_environment(settings);
   const char* preload = std::getenv("LD_PRELOAD");
   env.push_back("LD_PRELOAD=" + shim + (preload && *preload ? std::string(":") + preload : ""));
@@ -97,6 +101,9 @@ void register_apply(CLI::App& app) {
                                        "(for `gemmtune sweep --from-misses`)");
   cmd->add_option("--report", a->report, "Write per call: how often, whether gemmtune ran it (and with what) or why "
                                          "not (JSON)");
+  cmd->add_option("--memory-budget", a->memory_budget,
+                  "Device memory (MiB) gemmtune's runtime may hold per GPU; a call that needs more stays with cuBLAS "
+                  "(default: no cap)");
   cmd->add_option("command", a->command, "The command to run and its arguments, after --");
   cmd->callback([a] { run_apply(*a); });
 }

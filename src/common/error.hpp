@@ -24,6 +24,12 @@ struct InputError : Error {
   explicit InputError(const std::string& what) : Error(ExitCode::BadInput, what) {}
 };
 
+// A call that would take device memory past a cap its caller set (RuntimeOptions::max_scratch_bytes); it allocated
+// and enqueued nothing.
+struct MemoryBudgetError : InputError {
+  using InputError::InputError;
+};
+
 // No usable GPU: no driver, no device, an unsupported compute capability.
 struct NoGpuError : Error {
   explicit NoGpuError(const std::string& what) : Error(ExitCode::NoGpu, what) {}

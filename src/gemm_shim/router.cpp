@@ -114,6 +114,11 @@ std::string own_directory() {
 // it was linked with before the global scope, where this shim's interceptors and the program's libraries are.
 void load_backend(Router& r) {
   r.backend_loaded = true;
+  if (!r.settings.error.empty()) {
+    r.backend.why_not = std::string(kNoRuntime) + r.settings.error;
+    warn_once(r, r.backend.why_not);
+    return;
+  }
   const std::string path = own_directory() + "/" + kBackendLibrary;
   void* lib = nullptr;
   {
@@ -137,7 +142,7 @@ void load_backend(Router& r) {
   }
   char text[512] = "";
   r.backend.handle = open(r.settings.db.c_str(), r.settings.options.fp32_equivalent ? 1 : 0,
-                          r.settings.record ? 1 : 0, text, sizeof(text));
+                          r.settings.record ? 1 : 0, r.settings.memory_mib << 20, text, sizeof(text));
   if (!r.backend.handle) r.backend.why_not = std::string(kNoRuntime) + text;
 }
 

@@ -62,12 +62,27 @@ struct BackwardPlan {
 };
 
 // A GEMM plan's launch in stream s's scratch, or on that scratch's side stream.
+// The scratch a launch of `plan` on this stream (or its side stream) uses: the same memory at every call, made at
+// the first. Asked for before anything of a call is enqueued, so a call over the scratch budget enqueues nothing.
+struct PlanScratch {
+  BorrowedWorkspace workspace;
+  unsigned* tickets = nullptr;
+  float* padding = nullptr;
+};
+
+PlanScratch scratch_of(const GemmPlan& plan, runtime::StreamScratch& scratch, bool side) {
+  const CandidateLauncher& l = plan.launcher;
+  PlanScratch out;
+  out.workspace = side ? scratch.side_workspace(&l, l.workspace_needed()) : scratch.workspace(&l, l.workspace_needed());
+  out.tickets = scratch.tickets(&l, runtime::ScratchUse::SplitKTickets, l.ticket_count());
+  out.padding = scratch.floats(&l, runtime::ScratchUse::Padding, l.padding_floats());
+  return out;
+}
+
 void launch_in(const GemmPlan& plan, const GemmOperands& x, cudaStream_t s, runtime::StreamScratch& scratch,
                bool side = false) {
-  const CandidateLauncher& l = plan.launcher;
-  l.launch(x, s, side ? scratch.side_workspace(&l, l.workspace_needed()) : scratch.workspace(&l, l.workspace_needed()),
-           scratch.tickets(&l, runtime::ScratchUse::SplitKTickets, l.ticket_count()),
-           scratch.floats(&l, runtime::ScratchUse::Padding, l.padding_floats()));
+  const PlanScratch p = scratch_of(plan, scratch, side);
+  plan.launcher.launch(x, s, p.workspace, p.tickets, p.padding);
 }
 
 void require(bool ok, const GemmProblem& p, const char* what) {
@@ -83,7 +98,8 @@ class Runtime::Impl {
         device_key_(device_.identity.key()),
         cache_(runtime::load_cache(db_path, device_key_)),
         lt_(make_lt_handle()),
-        scratch_(options.workspace_bytes, options.workspace, options.max_stream_scratch, options.max_capture_scratch) {
+        scratch_(options.workspace_bytes, options.workspace, options.max_stream_scratch, options.max_capture_scratch,
+                 options.max_scratch_bytes) {
     if (options.workspace) require_device_memory(options.workspace, device);
     if (options.max_trial_candidates < 1)
       throw InputError("RuntimeOptions::max_trial_candidates must be at least 1, not " +
@@ -134,11 +150,14 @@ class Runtime::Impl {
                               : nullptr;
     unsigned* tickets = x.gBias ? scratch.tickets(&bp, runtime::ScratchUse::BiasTickets, bp.pass.ticket_count())
                                 : nullptr;
+    const bool side_by_side = x.gA && x.gB && bp.side_by_side;
+    if (x.gA) scratch_of(bp.grad_a, scratch, false);  // all of the call's scratch before its first launch
+    if (x.gB) scratch_of(bp.grad_b, scratch, side_by_side);
     bp.pass.launch(x.gY, x.Z, gz, x.gBias, x.seed, x.offset, x.offset_ptr, partials, tickets, s);
     const float* gz_read = gz ? gz : x.gY;
     const GemmOperands grad_a = pass_gemm_operands(Pass::GradA, x.A, x.B, gz_read, x.gA);
     const GemmOperands grad_b = pass_gemm_operands(Pass::GradB, x.A, x.B, gz_read, x.gB);
-    if (x.gA && x.gB && bp.side_by_side) {
+    if (side_by_side) {
       const cudaStream_t side = scratch.side_stream();
       scratch.fork_join().fork(s, side);
       launch_in(bp.grad_b, grad_b, side, scratch, true);

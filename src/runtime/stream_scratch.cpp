@@ -22,12 +22,29 @@ class RelaxedCaptureMode {
   cudaStreamCaptureMode previous_ = cudaStreamCaptureModeRelaxed;
 };
 
+std::string mib(std::size_t bytes) { return std::to_string((bytes + (1u << 20) - 1) >> 20) + " MiB"; }
+
 }  // namespace
 
-StreamScratch::StreamScratch(std::size_t workspace_bytes, void* lent, bool capture, cudaStream_t zeroing)
-    : workspace_bytes_(workspace_bytes), capture_(capture), zeroing_(zeroing) {
+void ScratchBudget::check(std::size_t bytes, const char* what) const {
+  if (limit_ == 0 || used_ + bytes <= limit_) return;
+  throw MemoryBudgetError(std::string(what) + " needs " + mib(bytes) + " more device memory, and the runtime's " +
+                          mib(used_) + " of scratch would pass its budget of " + mib(limit_) +
+                          " (RuntimeOptions::max_scratch_bytes)");
+}
+
+DeviceBuffer<unsigned char> ScratchBudget::allocate(std::size_t bytes, const char* what) {
+  check(bytes, what);
+  DeviceBuffer<unsigned char> b(bytes);
+  used_ += bytes;
+  return b;
+}
+
+StreamScratch::StreamScratch(std::size_t workspace_bytes, void* lent, bool capture, cudaStream_t zeroing,
+                             ScratchBudget& budget)
+    : workspace_bytes_(workspace_bytes), capture_(capture), zeroing_(zeroing), budget_(&budget) {
   if (capture) return;
-  if (!lent) owned_workspace_ = DeviceBuffer<unsigned char>(workspace_bytes);
+  if (!lent) owned_workspace_ = budget.allocate(workspace_bytes, "a new stream's workspace");
   workspace_ = BorrowedWorkspace{lent ? lent : owned_workspace_.get(), workspace_bytes};
 }
 
@@ -47,7 +64,8 @@ unsigned char* StreamScratch::buffer(const void* owner, ScratchUse use, std::siz
   const auto key = std::make_pair(owner, use);
   if (const auto it = buffers_.find(key); it != buffers_.end()) return it->second.get();
   const RelaxedCaptureMode relaxed;
-  DeviceBuffer<unsigned char> b(bytes);
+  DeviceBuffer<unsigned char> b = budget_->allocate(bytes, use == ScratchUse::Padding ? "a padded candidate's copies"
+                                                                                     : "a call's scratch");
   if (zeroed) {
     // Finished before any of the caller's streams can use it: the kernels only ever leave their tickets at zero.
     GT_CUDA_CALL(cudaMemsetAsync(b.get(), 0, bytes, zeroing_));
@@ -67,8 +85,9 @@ unsigned* StreamScratch::tickets(const void* owner, ScratchUse use, std::size_t 
 cudaStream_t StreamScratch::side_stream() {
   if (!side_) {
     const RelaxedCaptureMode relaxed;
+    if (!capture_) budget_->check(workspace_bytes_, "a side stream's workspace");
     side_.reset(new Side{CudaStream(), ForkJoin()});
-    if (!capture_) side_workspace_ = DeviceBuffer<unsigned char>(workspace_bytes_);
+    if (!capture_) side_workspace_ = budget_->allocate(workspace_bytes_, "a side stream's workspace");
   }
   return side_->stream.get();
 }
@@ -84,8 +103,10 @@ std::size_t StreamScratch::device_bytes() const {
   return bytes;
 }
 
-StreamScratchPool::StreamScratchPool(std::size_t workspace_bytes, void* lent, int max_streams, int max_captures)
-    : workspace_bytes_(workspace_bytes), lent_(lent), max_streams_(max_streams), max_captures_(max_captures) {
+StreamScratchPool::StreamScratchPool(std::size_t workspace_bytes, void* lent, int max_streams, int max_captures,
+                                     std::size_t max_bytes)
+    : workspace_bytes_(workspace_bytes), lent_(lent), max_streams_(max_streams), max_captures_(max_captures),
+      budget_(max_bytes) {
   if (max_streams < 1)
     throw InputError("RuntimeOptions::max_stream_scratch must be at least 1, not " + std::to_string(max_streams));
   if (max_captures < 0)
@@ -113,7 +134,7 @@ StreamScratch& StreamScratchPool::of(cudaStream_t s) {
                      "raise the limit");
   void* lent = key.capturing || streams_ > 0 ? nullptr : lent_;
   const RelaxedCaptureMode relaxed;
-  auto scratch = std::make_unique<StreamScratch>(workspace_bytes_, lent, key.capturing, zeroing_.get());
+  auto scratch = std::make_unique<StreamScratch>(workspace_bytes_, lent, key.capturing, zeroing_.get(), budget_);
   if (!key.capturing) ++streams_;
   return *by_stream_.emplace(key, std::move(scratch)).first->second;
 }

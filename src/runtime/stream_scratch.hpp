@@ -33,6 +33,22 @@
 
 namespace gemmtune::runtime {
 
+// The device memory every stream's and capture's scratch may hold together (RuntimeOptions::max_scratch_bytes; 0:
+// no limit). Each allocation asks first: one that would pass the limit throws MemoryBudgetError and allocates nothing.
+class ScratchBudget {
+ public:
+  explicit ScratchBudget(std::size_t limit) : limit_(limit) {}
+  // Throws MemoryBudgetError, naming `what`, where `bytes` more would pass the limit.
+  void check(std::size_t bytes, const char* what) const;
+  // `bytes` of device memory, checked against the limit and counted.
+  DeviceBuffer<unsigned char> allocate(std::size_t bytes, const char* what);
+  std::size_t used() const { return used_; }
+
+ private:
+  std::size_t limit_;
+  std::size_t used_ = 0;
+};
+
 // What a piece of per-stream scratch is for; with its owner (a plan), the key it is found by.
 enum class ScratchUse { Workspace, SideWorkspace, SplitKTickets, Gz, BiasPartials, BiasTickets, Padding };
 
@@ -40,7 +56,7 @@ class StreamScratch {
  public:
   // A stream's scratch shares one workspace of workspace_bytes among its calls: `lent` (the caller's device memory) or
   // one of its own. A capture's (capture true) gives each call a workspace of the size it needs.
-  StreamScratch(std::size_t workspace_bytes, void* lent, bool capture, cudaStream_t zeroing);
+  StreamScratch(std::size_t workspace_bytes, void* lent, bool capture, cudaStream_t zeroing, ScratchBudget& budget);
   StreamScratch(const StreamScratch&) = delete;
   StreamScratch& operator=(const StreamScratch&) = delete;
 
@@ -65,6 +81,7 @@ class StreamScratch {
   std::size_t workspace_bytes_;
   bool capture_;
   cudaStream_t zeroing_;
+  ScratchBudget* budget_;  // the pool's
   DeviceBuffer<unsigned char> owned_workspace_;  // empty where lent, and in a capture's
   BorrowedWorkspace workspace_;
   DeviceBuffer<unsigned char> side_workspace_;  // a stream's, made with its side stream
@@ -83,7 +100,8 @@ class StreamScratch {
 class StreamScratchPool {
  public:
   // The first stream's scratch uses `lent` as its workspace where it is non-null.
-  StreamScratchPool(std::size_t workspace_bytes, void* lent, int max_streams, int max_captures);
+  StreamScratchPool(std::size_t workspace_bytes, void* lent, int max_streams, int max_captures,
+                    std::size_t max_bytes = 0);
 
   StreamScratch& of(cudaStream_t s);
 
@@ -95,6 +113,7 @@ class StreamScratchPool {
   std::size_t workspace_bytes_;
   void* lent_;
   int max_streams_, max_captures_;
+  ScratchBudget budget_;
   std::size_t streams_ = 0;
   CudaStream zeroing_;
   struct Key {

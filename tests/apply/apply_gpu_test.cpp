@@ -100,6 +100,40 @@ TEST_P(ApplyGpu, TracedSweptAndAppliedACublasProgramsGemmRunsThroughTheRuntimeWi
   EXPECT_LE(relative_difference(got, expected), c.tolerance) << c.name;
 }
 
+// With --memory-budget below the 64 MiB workspace a stream's first routed call needs, no call may take gemmtune's
+// path: each goes to cuBLAS (nothing of ours enqueued), the report says the budget is why, the result is cuBLAS's.
+TEST(ApplyGpuBudget, ABudgetTooSmallForAStreamsWorkspaceLeavesEveryCallWithCublasAndSaysWhy) {
+  GT_REQUIRE_GPU();
+  const test::ScratchDir dir;
+  const std::string db = dir.path("step.db"), report = dir.path("report.json");
+  const auto caller = [&](const std::string& out, const std::string& calls) {
+    return std::vector<std::string>{GEMMTUNE_APPLY_GPU_CALLER, out, "384", "256", "512", "0", "0", "0", calls, "0"};
+  };
+  const ProcessOutput plain = capture_process(caller(dir.path("plain.bin"), "3"));
+  ASSERT_EQ(plain.status, 0) << plain.err;
+  std::vector<std::string> trace = {"trace", "--gemms", "--db", db, "--no-tables", "--"};
+  for (const std::string& a : caller(dir.path("traced.bin"), "1")) trace.push_back(a);
+  ASSERT_EQ(test::run_gemmtune(trace).exit_code, 0);
+  ASSERT_EQ(test::run_gemmtune({"sweep", "--from-misses", "--db", db}).exit_code, 0);
+
+  std::vector<std::string> apply = {"apply", "--db", db, "--memory-budget", "16", "--report", report, "--"};
+  for (const std::string& a : caller(dir.path("applied.bin"), "3")) apply.push_back(a);
+  const auto applied = test::run_gemmtune(apply);
+  ASSERT_EQ(applied.exit_code, 0) << applied.output;
+  const nlohmann::json j = nlohmann::json::parse(std::ifstream(report));
+  EXPECT_EQ(j.at("calls"), 3) << j.dump(2);
+  EXPECT_EQ(j.at("routed_calls"), 0) << j.dump(2);
+  bool budget_named = false;
+  for (const nlohmann::json& row : j.at("rows"))
+    budget_named = budget_named || row.at("reason").get<std::string>().find("memory budget") != std::string::npos ||
+                   row.at("reason").get<std::string>().find("cublas/sgemm") != std::string::npos;
+  EXPECT_TRUE(budget_named) << j.dump(2);
+  const std::vector<float> expected = read_floats(dir.path("plain.bin"));
+  const std::vector<float> got = read_floats(dir.path("applied.bin"));
+  ASSERT_EQ(got.size(), expected.size());
+  EXPECT_LE(relative_difference(got, expected), 1e-5);
+}
+
 INSTANTIATE_TEST_SUITE_P(
     Layouts, ApplyGpu,
     ::testing::Values(Case{"fp32_nn", {"384", "256", "512", "0", "0", "0"}, 1e-5},

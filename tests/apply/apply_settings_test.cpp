@@ -24,6 +24,7 @@ TEST(ApplySettings, WhatTheCliWritesIsWhatTheShimReads) {
   s.options.fp32_equivalent = true;
   s.record = true;
   s.report_dir = "/tmp/parts";
+  s.memory_mib = 512;
   std::map<std::string, std::string> env;
   for (const std::string& entry : apply_environment(s)) {
     const std::size_t eq = entry.find('=');
@@ -36,6 +37,19 @@ TEST(ApplySettings, WhatTheCliWritesIsWhatTheShimReads) {
   EXPECT_TRUE(back.options.fp32_equivalent);
   EXPECT_TRUE(back.record);
   EXPECT_EQ(back.report_dir, "/tmp/parts");
+  EXPECT_EQ(back.memory_mib, 512u);
+  EXPECT_TRUE(back.error.empty()) << back.error;
+}
+
+TEST(ApplySettings, AMemoryBudgetThatIsNotAWholeNumberOfMibIsAnErrorNotNoBudget) {
+  EXPECT_EQ(read_from({{kApplyEnv, "1"}}).memory_mib, 0u);
+  EXPECT_EQ(read_from({{kApplyEnv, "1"}, {kMemoryEnv, "0"}}).memory_mib, 0u);
+  for (const char* bad : {"-1", "1.5", "512M", " 512", "1234567890"}) {
+    const ApplySettings s = read_from({{kApplyEnv, "1"}, {kMemoryEnv, bad}});
+    EXPECT_NE(s.error.find(kMemoryEnv), std::string::npos) << bad;
+    EXPECT_EQ(s.memory_mib, 0u) << bad;
+  }
+  EXPECT_EQ(parse_memory_mib("999999999"), 999999999u);
 }
 
 TEST(ApplySettings, AFlagIsOnOnlyAsOne) {

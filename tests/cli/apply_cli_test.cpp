@@ -42,6 +42,7 @@ TEST(ApplyCli, UsageErrorsAreOneLineAndExitTwoBeforeTheCommandRuns) {
       {{"apply", "--db", dir.path("missing.db"), "--", "touch", marker}, "no tuning db at"},
       {{"apply", "--db", db, "--report", dir.path("no/such/dir/r.json"), "--", "touch", marker}, "--report"},
       {{"apply", "--db", db, "--no-such-option", "--", "touch", marker}, ""},
+      {{"apply", "--db", db, "--memory-budget", "1.5G", "--", "touch", marker}, "--memory-budget"},
   };
   for (const auto& [args, message] : cases) {
     const auto r = run_gemmtune(args);
@@ -67,12 +68,15 @@ TEST(ApplyCli, TheShimGoesAheadOfAPreloadAlreadySetAndApplyIsOnInTheCommand) {
   const std::string db = some_db(dir);
   test::ScopedEnv env;
   env.set("LD_PRELOAD", GEMMTUNE_TRACE_GEMM_SHIM);
-  const std::string show = "echo \"$LD_PRELOAD|$GEMMTUNE_APPLY|$GEMMTUNE_APPLY_DB|$GEMMTUNE_APPLY_FP32_EQUIVALENT\"";
-  const auto r = run_gemmtune({"apply", "--db", db, "--fp32-equivalent", "--", "sh", "-c", show});
+  const std::string show =
+      "echo \"$LD_PRELOAD|$GEMMTUNE_APPLY|$GEMMTUNE_APPLY_DB|$GEMMTUNE_APPLY_FP32_EQUIVALENT|"
+      "$GEMMTUNE_APPLY_MEMORY_MIB\"";
+  const auto r = run_gemmtune(
+      {"apply", "--db", db, "--fp32-equivalent", "--memory-budget", "768", "--", "sh", "-c", show});
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const std::string shim = std::filesystem::path(GEMMTUNE_TRACE_GEMM_SHIM).filename().string();
   EXPECT_TRUE(contains(r.output, shim + ":" + GEMMTUNE_TRACE_GEMM_SHIM + "|1|" +
-                                     std::filesystem::absolute(db).string() + "|1"))
+                                     std::filesystem::absolute(db).string() + "|1|768"))
       << r.output;
 }
 

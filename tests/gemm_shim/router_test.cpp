@@ -136,6 +136,27 @@ TEST(ApplyRouter, ABackendThatCannotOpenLeavesEveryCallToCublasWithItsReason) {
   EXPECT_EQ(rows[0].reason, "no runtime in this process: no GPU (fake)");
 }
 
+// A memory budget the launcher set but wrote wrong is not dropped (which could take memory the program counted on):
+// nothing is routed, the backend is never opened, and the report says which variable is wrong.
+TEST(ApplyRouter, AnUnreadableMemoryBudgetRoutesNothingAndSaysWhichVariable) {
+  const test::ScratchDir scratch;
+  const fs::path dir(scratch.path());
+  fs::copy_file(GEMMTUNE_TRACE_GEMM_SHIM, dir / "libgemmtune_trace_gemms.so");
+  fs::copy_file(GEMMTUNE_FAKE_APPLY_BACKEND, dir / "libgemmtune_apply_backend.so");
+  const std::string routed = spec(call("cublasSgemm_v2", N, N, 128, 64, 256, 128, 256, 128));
+  const ProcessOutput r = capture_process(
+      {"env", "LD_PRELOAD=" + (dir / "libgemmtune_trace_gemms.so").string(), std::string(apply::kApplyEnv) + "=1",
+       std::string(apply::kReportDirEnv) + "=" + dir.string(), std::string(apply::kMemoryEnv) + "=2GiB",
+       "FAKE_BACKEND_LOG=" + (dir / "backend.log").string(), GEMMTUNE_FAKE_BLAS_CALLER, routed, routed});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("fake cuBLAS got 2 calls, 0 of them changed"), std::string::npos) << r.out;
+  EXPECT_EQ(count(r.err, "gemmtune apply: warning"), 1u) << r.err;
+  EXPECT_FALSE(fs::exists(dir / "backend.log"));
+  const std::vector<apply::ReportRow> rows = apply::read_report_parts(dir.string());
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_NE(rows[0].reason.find(apply::kMemoryEnv), std::string::npos) << rows[0].reason;
+}
+
 TEST(ApplyRouter, AProgramOnAnotherCublasKeepsItsOwnAfterTheBackendBroughtOne) {
   // The program is on a fake libcublas.so.12 (loaded RTLD_LOCAL, as PyTorch's); the backend, loaded at the first
   // routed call, brings a fake libcublas.so.13. An entry point first called after that must still reach the 12.

@@ -404,6 +404,40 @@ TEST(RuntimeGpu, AStreamPastMaxStreamScratchIsRefusedWithTheOptionsName) {
   EXPECT_GE(rt.stream_scratch().device_bytes, 2 * o.workspace_bytes);
 }
 
+// A call whose scratch would take the runtime past max_scratch_bytes throws MemoryBudgetError and enqueues nothing
+// (its poisoned output stays poisoned); calls that need no more scratch still run.
+TEST(RuntimeGpu, ACallPastTheScratchBudgetThrowsAndEnqueuesNothingWhileOthersStillRun) {
+  GT_REQUIRE_GPU();
+  const test::ScratchDir dir;
+  RuntimeOptions o;
+  o.confirm_standins = false;
+  o.workspace_bytes = std::size_t{4} << 20;
+  o.max_scratch_bytes = std::size_t{6} << 20;  // one stream's workspace fits, a second's does not
+  Runtime rt(dir.path("none.db"), 0, o);
+  const GemmProblem p = make(64, 64, 64, "nn", OutputLayout::RowMajor, Activation::None, false, 0.f, MathMode::Tf32);
+  const test::ProblemData d(p, 78);
+  const CudaStream s1, s2;
+  rt.forward(p, d.operands(), s1.get());
+  s1.synchronize();
+  GT_CUDA_CALL(cudaMemset(d.Y.get(), 0xff, d.Y.bytes()));  // NaN
+  try {
+    rt.forward(p, d.operands(), s2.get());
+    ADD_FAILURE() << "a second stream's workspace was allocated past a 6 MiB budget";
+  } catch (const MemoryBudgetError& e) {
+    EXPECT_NE(std::string(e.what()).find("RuntimeOptions::max_scratch_bytes"), std::string::npos) << e.what();
+  }
+  GT_CUDA_CALL(cudaDeviceSynchronize());
+  for (const float v : to_host(d.Y.get(), static_cast<std::size_t>(p.m * p.n)))
+    ASSERT_TRUE(std::isnan(v)) << "the refused call wrote its output";
+  rt.forward(p, d.operands(), s1.get());
+  s1.synchronize();
+  std::vector<double> y_ref;
+  test::cpu_reference(d, y_ref, nullptr);
+  EXPECT_LE(host_relative_error(to_host(d.Y.get(), y_ref.size()), y_ref), verification_tolerance(p));
+  EXPECT_EQ(rt.stream_scratch().streams, 1u);
+  EXPECT_LE(rt.stream_scratch().device_bytes, o.max_scratch_bytes);
+}
+
 // Runtime() with no db named reads and writes the default db (here XDG_CACHE_HOME's, whose directories the first
 // flush makes), the one `gemmtune sweep --from-misses` tunes without --db.
 TEST(RuntimeGpu, ARuntimeWithNoDbNamedRecordsItsMissesInTheDefaultDb) {

@@ -90,7 +90,8 @@ int decide(gemmtune_apply_backend& b, int id, int device, cudaStream_t stream, c
 }  // namespace
 
 APPLY_BACKEND_EXPORT gemmtune_apply_backend* gemmtune_apply_open(const char* db, int fp32_equivalent, int record,
-                                                                 char* text, std::size_t text_size) {
+                                                                 std::size_t max_scratch_bytes, char* text,
+                                                                 std::size_t text_size) {
   try {
     gemmtune::cuda_device_count();
     auto b = std::make_unique<gemmtune_apply_backend>();
@@ -98,6 +99,7 @@ APPLY_BACKEND_EXPORT gemmtune_apply_backend* gemmtune_apply_open(const char* db,
     // Only exact entries are routed, so the first-use trials that judge stand-ins would time problems for nothing.
     b->options.confirm_standins = false;
     b->options.fp32_equivalent = fp32_equivalent != 0;
+    b->options.max_scratch_bytes = max_scratch_bytes;
     b->record = record != 0;
     return b.release();
   } catch (const std::exception& e) {
@@ -152,6 +154,18 @@ APPLY_BACKEND_EXPORT int gemmtune_apply_forward(gemmtune_apply_backend* b, int i
     }
     rt->forward(problem, a, bb, bias, y, z, s);
     return GEMMTUNE_APPLY_ROUTED;
+  } catch (const gemmtune::MemoryBudgetError& e) {
+    // Nothing was enqueued. The problem's scratch does not fit: it stays with the library on this GPU from now on.
+    try {
+      const std::lock_guard<std::mutex> lock(b->mu);
+      const std::pair<int, int> at{id, current_device()};
+      b->exact_on[at] = nullptr;
+      b->why_not_on[at] = std::string("over the memory budget (--memory-budget): ") + e.what();
+      put(text, text_size, b->why_not_on[at]);
+    } catch (const std::exception&) {
+      put(text, text_size, e.what());
+    }
+    return GEMMTUNE_APPLY_NOT_ROUTED;
   } catch (const std::exception& e) {
     put(text, text_size, e.what());
     return GEMMTUNE_APPLY_FAILED;

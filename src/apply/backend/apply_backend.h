@@ -18,10 +18,11 @@ typedef struct gemmtune_apply_backend gemmtune_apply_backend;
 
 // Opens the backend: checks that a GPU is usable. db: the tuning db ("" or null: the default db); fp32_equivalent:
 // RuntimeOptions::fp32_equivalent; record: write each problem without a usable exact entry to the db's misses table
-// as soon as it is met (at exit the program's own libraries may already be torn down). Null (and why in text) when
-// it cannot run anything.
-gemmtune_apply_backend* gemmtune_apply_open(const char* db, int fp32_equivalent, int record, char* text,
-                                            size_t text_size);
+// as soon as it is met (at exit the program's own libraries may already be torn down); max_scratch_bytes: the device
+// memory each GPU's runtime may hold (RuntimeOptions::max_scratch_bytes, 0: no cap). Null (and why in text) when it
+// cannot run anything.
+gemmtune_apply_backend* gemmtune_apply_open(const char* db, int fp32_equivalent, int record, size_t max_scratch_bytes,
+                                            char* text, size_t text_size);
 
 enum {
   GEMMTUNE_APPLY_ROUTED = 0,      // problem: *id is the problem's id, text the candidate id; forward: enqueued
@@ -35,7 +36,8 @@ int gemmtune_apply_problem(gemmtune_apply_backend* backend, const char* problem_
                            char* text, size_t text_size);
 
 // Runs problem `id` on `stream`, asynchronously; anything but ROUTED enqueued nothing and the call goes to the
-// library. On a GPU other than the one the problem was decided on, it is decided there first, as by
+// library. A call whose scratch would pass max_scratch_bytes is NOT_ROUTED, and so is every later call of that
+// problem on that GPU. On a GPU other than the one the problem was decided on, it is decided there first, as by
 // gemmtune_apply_problem: NOT_ROUTED or CAPTURING for this call alone where that GPU has no exact entry or the stream
 // is capturing.
 int gemmtune_apply_forward(gemmtune_apply_backend* backend, int id, const float* a, const float* b, const float* bias,

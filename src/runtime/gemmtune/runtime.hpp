@@ -107,6 +107,10 @@ struct RuntimeOptions {
   // only what its calls need, and a program may capture hundreds of graphs (one per batch size, say).
   int max_stream_scratch = 64;
   int max_capture_scratch = 4096;
+  // The device memory all that scratch may hold together, in bytes (0: no cap; a lent workspace is not counted). A
+  // call that would need more throws MemoryBudgetError (an InputError) before it allocates or enqueues anything, and
+  // later calls that need no new scratch still run. `gemmtune apply --memory-budget` sets it.
+  std::size_t max_scratch_bytes = 0;
   // Use cache entries that `sweep --fp32-equivalent` admitted: our 3xtf32 kernels for fp32 problems, each measured on
   // its problem to be within the fp32 bound and 2x cuBLASLt fp32's error. Off: such entries are passed over (the
   // nearest other entry or the default runs, as if they were absent) and explain() says why.

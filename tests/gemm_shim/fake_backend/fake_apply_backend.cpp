@@ -43,7 +43,7 @@ void log_line(const std::string& line) {
 
 }  // namespace
 
-FAKE_BACKEND_EXPORT gemmtune_apply_backend* gemmtune_apply_open(const char*, int, int record, char* text,
+FAKE_BACKEND_EXPORT gemmtune_apply_backend* gemmtune_apply_open(const char*, int, int record, std::size_t, char* text,
                                                                 std::size_t size) {
   if (std::getenv("FAKE_BACKEND_NO_GPU")) {
     put(text, size, "no GPU (fake)");
