@@ -47,7 +47,7 @@ res=$out/results/$slug
 work=${WORK_DIR:-$(mktemp -d /tmp/apply-device-check.XXXXXX)}
 mkdir -p "$res" "$work"
 
-filter='ApplyRoute.*:ApplySettings.*:ApplyReport.*:ApplyShim.*:ApplyRouter.*:ApplyCli.*:*ApplyGpu*:BlasShim.*:LtShim.*'
+filter='ApplyRoute.*:ApplySettings.*:ApplyReport.*:ApplyShim.*:ApplyRouter.*:ApplyCli.*:*ApplyGpu*:BlasShim.*:LtShim.*:ScratchBudget.*:RuntimeGpu.ACallPastTheScratchBudget*'
 if [[ ${SKIP_TESTS:-0} == 1 ]]; then
   note "apply tests: skipped (SKIP_TESTS=1)"
 elif GEMMTUNE_REQUIRE_GPU=1 "$build/tests/gemmtune_tests" --gtest_filter="$filter" \

@@ -17,22 +17,28 @@ namespace {
 
 using BlasHandle = LtObject<cublasHandle_t, cublasDestroy_v2>;
 
+}  // namespace
+
 // One cuBLAS handle per device for the process: cublasCreate takes milliseconds and device memory, and a runtime
 // holds a launcher per problem. Its stream and workspace are the handle's state, so a call holds the handle's lock
 // from setting them until the GEMM is enqueued. Made at first use, after the CUDA runtime started, so the static map
 // goes before the runtime's own teardown at exit.
-struct SharedHandle {
+struct detail::SharedBlasHandle {
   std::mutex lock;
   BlasHandle handle;
 };
 
-SharedHandle& shared_handle() {
+namespace {
+
+using detail::SharedBlasHandle;
+
+SharedBlasHandle& shared_handle() {
   static std::mutex map_lock;
-  static std::map<int, SharedHandle> handles;
+  static std::map<int, SharedBlasHandle> handles;
   int device = 0;
   GT_CUDA_CALL(cudaGetDevice(&device));
   const std::lock_guard<std::mutex> guard(map_lock);
-  SharedHandle& h = handles[device];
+  SharedBlasHandle& h = handles[device];
   if (!h.handle.get()) {
     cublasHandle_t raw = nullptr;
     GT_BLAS_CALL(cublasCreate_v2(&raw));
@@ -49,9 +55,10 @@ std::string BlasGemm::unsupported_reason(const GemmProblem& p) {
   return "";
 }
 
-BlasGemm::BlasGemm(const GemmProblem& p) : problem_(p) {
+BlasGemm::BlasGemm(const GemmProblem& p) : problem_(p), handle_(nullptr) {
   problem_.validate();
   if (const std::string why = unsupported_reason(problem_); !why.empty()) throw InputError(why);
+  handle_ = &shared_handle();
 }
 
 void BlasGemm::run(const GemmOperands& x, void* workspace, std::size_t workspace_bytes, cudaStream_t s) const {
@@ -66,7 +73,7 @@ void BlasGemm::run(const GemmOperands& x, void* workspace, std::size_t workspace
   // cublasGemmEx's compute type: cuBLAS may pick its kernel by the route a call takes.
   const cublasMath_t math = p.mode == MathMode::Tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH;
   const float alpha = 1.0f, beta = 0.0f;
-  SharedHandle& h = shared_handle();
+  SharedBlasHandle& h = *handle_;
   {
     const std::lock_guard<std::mutex> guard(h.lock);
     GT_BLAS_CALL(cublasSetStream_v2(h.handle.get(), s));

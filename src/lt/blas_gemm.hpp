@@ -17,6 +17,10 @@
 
 namespace gemmtune {
 
+namespace detail {
+struct SharedBlasHandle;  // blas_gemm.cpp: one cuBLAS handle per device, shared by every BlasGemm there
+}  // namespace detail
+
 class BlasGemm {
  public:
   // The workspace a call gives cuBLAS: what PyTorch gives it on Hopper (its CUBLAS_WORKSPACE_CONFIG default, 32 MiB),
@@ -28,15 +32,18 @@ class BlasGemm {
   // Empty when cuBLAS can run p; otherwise why not (no 3xtf32 mode; forward GEMMs only, as cuBLASLt's).
   static std::string unsupported_reason(const GemmProblem& p);
 
-  // Throws InputError where unsupported_reason is not empty.
+  // Throws InputError where unsupported_reason is not empty. Takes the current device's shared handle (made at the
+  // first BlasGemm there), so a call looks nothing up.
   explicit BlasGemm(const GemmProblem& p);
 
   // Enqueues the GEMM and, where the problem has an epilogue, our epilogue kernel on s, cuBLAS working in
-  // min(workspace_bytes, kWorkspaceBytes) of `workspace`. No allocation, no synchronization: capturable.
+  // min(workspace_bytes, kWorkspaceBytes) of `workspace`, on the device the BlasGemm was made on. No allocation, no
+  // synchronization: capturable.
   void run(const GemmOperands& x, void* workspace, std::size_t workspace_bytes, cudaStream_t s) const;
 
  private:
   GemmProblem problem_;
+  detail::SharedBlasHandle* handle_;  // lives as long as the process
 };
 
 }  // namespace gemmtune
