@@ -23,6 +23,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <random>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -67,13 +68,12 @@ Spec parse_spec(const std::string& text) {
   return s;
 }
 
-// Values in [-1, 1) from a fixed LCG: inputs that are not zeros, the same in every process.
-std::vector<float> values(std::size_t count, std::uint32_t seed) {
+// Values in [-1, 1), the same in every process: inputs that are not zeros.
+std::vector<float> values(std::size_t count, unsigned seed) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
   std::vector<float> v(count);
-  for (float& x : v) {
-    seed = seed * 1664525u + 1013904223u;
-    x = static_cast<float>(seed >> 8) / static_cast<float>(1u << 23) - 1.0f;
-  }
+  for (float& x : v) x = uniform(gen);
   return v;
 }
 

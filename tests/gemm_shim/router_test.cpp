@@ -117,16 +117,22 @@ TEST(ApplyRouter, RoutesDefersAndFailsOverAsTheBackendSaysAndCountsEachOutcome) 
   EXPECT_EQ(rows.size(), 7u);
 }
 
-TEST(ApplyRouter, ABackendThatCannotOpenLeavesEveryCallToCublasWithItsReason) {
-  const test::ScratchDir scratch;
-  const fs::path dir(scratch.path());
+// The fake cuBLAS program's two calls of one routable problem under apply, the shim and the fake backend copied into
+// `dir` (where the reports go too), with one more variable set.
+ProcessOutput two_routable_calls(const fs::path& dir, const std::string& extra_env) {
   fs::copy_file(GEMMTUNE_TRACE_GEMM_SHIM, dir / "libgemmtune_trace_gemms.so");
   fs::copy_file(GEMMTUNE_FAKE_APPLY_BACKEND, dir / "libgemmtune_apply_backend.so");
   const std::string routed = spec(call("cublasSgemm_v2", N, N, 128, 64, 256, 128, 256, 128));
-  const ProcessOutput r = capture_process(
+  return capture_process(
       {"env", "LD_PRELOAD=" + (dir / "libgemmtune_trace_gemms.so").string(), std::string(apply::kApplyEnv) + "=1",
-       std::string(apply::kReportDirEnv) + "=" + dir.string(), "FAKE_BACKEND_NO_GPU=1",
+       std::string(apply::kReportDirEnv) + "=" + dir.string(), extra_env,
        "FAKE_BACKEND_LOG=" + (dir / "backend.log").string(), GEMMTUNE_FAKE_BLAS_CALLER, routed, routed});
+}
+
+TEST(ApplyRouter, ABackendThatCannotOpenLeavesEveryCallToCublasWithItsReason) {
+  const test::ScratchDir scratch;
+  const fs::path dir(scratch.path());
+  const ProcessOutput r = two_routable_calls(dir, "FAKE_BACKEND_NO_GPU=1");
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("fake cuBLAS got 2 calls, 0 of them changed"), std::string::npos) << r.out;
   EXPECT_FALSE(fs::exists(dir / "backend.log"));
@@ -141,13 +147,7 @@ TEST(ApplyRouter, ABackendThatCannotOpenLeavesEveryCallToCublasWithItsReason) {
 TEST(ApplyRouter, AnUnreadableMemoryBudgetRoutesNothingAndSaysWhichVariable) {
   const test::ScratchDir scratch;
   const fs::path dir(scratch.path());
-  fs::copy_file(GEMMTUNE_TRACE_GEMM_SHIM, dir / "libgemmtune_trace_gemms.so");
-  fs::copy_file(GEMMTUNE_FAKE_APPLY_BACKEND, dir / "libgemmtune_apply_backend.so");
-  const std::string routed = spec(call("cublasSgemm_v2", N, N, 128, 64, 256, 128, 256, 128));
-  const ProcessOutput r = capture_process(
-      {"env", "LD_PRELOAD=" + (dir / "libgemmtune_trace_gemms.so").string(), std::string(apply::kApplyEnv) + "=1",
-       std::string(apply::kReportDirEnv) + "=" + dir.string(), std::string(apply::kMemoryEnv) + "=2GiB",
-       "FAKE_BACKEND_LOG=" + (dir / "backend.log").string(), GEMMTUNE_FAKE_BLAS_CALLER, routed, routed});
+  const ProcessOutput r = two_routable_calls(dir, std::string(apply::kMemoryEnv) + "=2GiB");
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("fake cuBLAS got 2 calls, 0 of them changed"), std::string::npos) << r.out;
   EXPECT_EQ(count(r.err, "gemmtune apply: warning"), 1u) << r.err;

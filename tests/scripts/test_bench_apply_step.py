@@ -1,6 +1,7 @@
 """scripts/bench_apply_step.py's pure parts, no GPU and no PyTorch: the variants each mode runs, the commands a run
 is made of (the step under `gemmtune apply` with the db and flags of its variant), the loss comparison against the
 plain run, and a record's routed share and speedup taken from the apply report and the plain record."""
+import argparse
 import contextlib
 import io
 import json
@@ -112,20 +113,33 @@ class Driver(unittest.TestCase):
                         json.dump({"calls": 10, "routed_calls": 9, "routed_share": 0.9, "rows": []}, f)
         return run
 
-    def test_both_captures_run_every_variant_once_tuned(self):
+    def drive(self, args, pinned=None):
+        """bench_apply_step's driver on `args` with its commands faked: the document it wrote and the commands."""
         with tempfile.TemporaryDirectory() as tmp:
             commands = []
             original = bench.run
-            bench.run = self.fake_run(commands)
+            bench.run = self.fake_run(commands, pinned)
             try:
                 out = os.path.join(tmp, "apply_step.json")
                 with contextlib.redirect_stdout(io.StringIO()):
-                    bench.main(["--models", "d1024", "--modes", "tf32", "--steps", "2", "--timed-steps", "3",
-                                "--gemmtune", "/b/gemmtune", "--db-dir", tmp, "--out", out])
+                    bench.main(args + ["--steps", "2", "--timed-steps", "3", "--gemmtune", "/b/gemmtune",
+                                       "--db-dir", tmp, "--out", out])
             finally:
                 bench.run = original
             with open(out) as f:
-                doc = json.load(f)
+                return json.load(f), commands
+
+    def test_only_the_measured_steps_are_pinned_not_the_trace_or_the_sweep(self):
+        pinned = []
+        _, commands = self.drive(["--models", "d1024", "--modes", "tf32", "--captures", "graph", "--cpus", "2-3"],
+                                 pinned)
+        by_verb = {c[1]: p for c, p in zip(commands, pinned)}
+        self.assertIsNone(by_verb["trace"])
+        self.assertIsNone(by_verb["sweep"])
+        self.assertEqual(by_verb["apply"], {2, 3})
+
+    def test_both_captures_run_every_variant_once_tuned(self):
+        doc, commands = self.drive(["--models", "d1024", "--modes", "tf32"])
         self.assertEqual([(r["variant"], r["capture"]) for r in doc["records"]],
                          [("plain", "eager"), ("apply", "eager"), ("plain", "graph"), ("apply", "graph")])
         self.assertEqual([c[1] for c in commands].count("sweep"), 1)
@@ -136,19 +150,7 @@ class Driver(unittest.TestCase):
         self.assertEqual(sum(c[1] == "apply" for c in graph_runs), 1)  # the other is the plain step's own
 
     def test_each_model_and_mode_is_tuned_then_run_plain_and_applied_into_one_document(self):
-        with tempfile.TemporaryDirectory() as tmp:
-            commands = []
-            original = bench.run
-            bench.run = self.fake_run(commands)
-            try:
-                out = os.path.join(tmp, "apply_step.json")
-                with contextlib.redirect_stdout(io.StringIO()):
-                    bench.main(["--models", "odd", "--captures", "eager", "--steps", "2", "--timed-steps", "3",
-                                "--gemmtune", "/b/gemmtune", "--db-dir", tmp, "--out", out])
-            finally:
-                bench.run = original
-            with open(out) as f:
-                doc = json.load(f)
+        doc, commands = self.drive(["--models", "odd", "--captures", "eager"])
         self.assertNotIn("partial", doc)
         self.assertEqual([(r["mode"], r["variant"]) for r in doc["records"]],
                          [("fp32", "plain"), ("fp32", "apply"), ("fp32", "apply_fp32eq"), ("fp32", "plain_fp64"),
@@ -177,26 +179,9 @@ class Pinning(unittest.TestCase):
     def test_a_cpu_list_reads_as_taskset_reads_it_and_a_bad_one_is_a_usage_error(self):
         self.assertEqual(bench.cpu_list("2-4,8"), {2, 3, 4, 8})
         self.assertEqual(bench.cpu_list("0"), {0})
-        for bad in ("", "a-b", "3-1,x"):
-            with self.assertRaises(Exception):
+        for bad in ("", "a-b", "3-1", "2,x"):
+            with self.assertRaises(argparse.ArgumentTypeError):
                 bench.cpu_list(bad)
-
-    def test_only_the_measured_steps_are_pinned_not_the_trace_or_the_sweep(self):
-        with tempfile.TemporaryDirectory() as tmp:
-            commands, pinned = [], []
-            original = bench.run
-            bench.run = Driver.fake_run(None, commands, pinned)
-            try:
-                with contextlib.redirect_stdout(io.StringIO()):
-                    bench.main(["--models", "d1024", "--modes", "tf32", "--captures", "graph", "--cpus", "2-3",
-                                "--steps", "2", "--timed-steps", "3", "--gemmtune", "/b/gemmtune", "--db-dir", tmp,
-                                "--out", os.path.join(tmp, "o.json")])
-            finally:
-                bench.run = original
-        by_verb = {c[1]: p for c, p in zip(commands, pinned)}
-        self.assertIsNone(by_verb["trace"])
-        self.assertIsNone(by_verb["sweep"])
-        self.assertEqual(by_verb["apply"], {2, 3})
 
 
 class Merge(unittest.TestCase):
