@@ -225,6 +225,26 @@ class RuntimeGpuTest(RuntimeTestCase):
         with self.assertRaisesRegex(gemmtune.InputError, "seed"):
             self.rt.forward(A, B, bias, act="gelu", dropout=0.25, seed=-1, offset=9, out=fast)
 
+    def test_array_interfaces_are_checked_once_per_layout_and_every_call_waits_for_the_stream_one_names(self):
+        B, bias = randn(K, N), randn(N)
+        resolved = len(self.rt._cai_forwards)
+        for call in range(2):  # the first call checks and resolves, the second reads the interfaces alone
+            producer = torch.cuda.Stream()
+            A, source, out = torch.zeros(M, K, device="cuda"), randn(M, K), poisoned(M, N)
+            torch.cuda.synchronize()
+            with torch.cuda.stream(producer):
+                torch.cuda._sleep(50_000_000)  # tens of milliseconds: a call that did not wait would read zeros
+                A.copy_(source)
+            self.rt.forward(WrittenOnStream(A, producer), InterfaceOnly(B), InterfaceOnly(bias), act="gelu",
+                            out=InterfaceOnly(out))
+            torch.cuda.synchronize()
+            y_ref, _, _ = self.reference(source, B, bias, "gelu")
+            self.assert_close(out, y_ref, "tf32", (K,), f"call {call + 1}: Y after waiting for the producer's stream")
+        self.assertEqual(len(self.rt._cai_forwards), resolved + 1, "one layout, one resolution")
+        with self.assertRaisesRegex(gemmtune.InputError, "^out: shape"):  # a mismatch is still found after a good call
+            self.rt.forward(InterfaceOnly(randn(M, K)), InterfaceOnly(B), InterfaceOnly(bias), act="gelu",
+                            out=InterfaceOnly(poisoned(M, N + 1)))
+
     def test_prepare_and_explain(self):
         problem = gemmtune.Problem(77, 99, 55, bias=True, act="sigmoid", save_z=True)
         self.assertFalse(self.rt.prepared(problem))

@@ -214,6 +214,31 @@ def plan_backward(A, B, grad_out, *, z=None, bias=None, act="none", leaky_slope=
     return call
 
 
+def _cai_key(interfaces, args):
+    """What plan_forward's checks of arrays read through __cuda_array_interface__ depend on: each interface's shape,
+    strides, type, version and read-only flag, with the call's other arguments; None where the interfaces are ones the
+    full path must look at every time (a mask, a null pointer, stream 0, something unhashable or missing)."""
+    try:
+        parts = []
+        for i in interfaces:
+            version = i.get("version", 0)
+            if i.get("mask") is not None or not i["data"][0] or (version >= 3 and i.get("stream") == 0):
+                return None
+            strides = i.get("strides")
+            parts.append((tuple(i["shape"]), None if strides is None else tuple(strides), i["typestr"], version,
+                          bool(i["data"][1])))
+        key = (tuple(parts),) + tuple(args)
+        hash(key)
+        return key
+    except (KeyError, TypeError, IndexError, AttributeError):
+        return None
+
+
+def _cai_streams(interfaces):
+    """The streams version-3 interfaces say their data is written on (None: no ordering asked)."""
+    return {i.get("stream") for i in interfaces if i.get("version", 0) >= 3 and i.get("stream") is not None}
+
+
 def _torch_current_stream(torch, device_index):
     """The handle of PyTorch's current stream on that device: torch.cuda.current_stream() builds a Stream object at
     every call, the raw handle is what a launch needs."""
@@ -270,6 +295,7 @@ class Runtime:
         self.db = db
         self._rt = _gemmtune.Runtime(db, device, fp32_equivalent=bool(fp32_equivalent), **given)
         self._torch_forwards = {}
+        self._cai_forwards = {}
         _live.add(self)
 
     def __repr__(self):
@@ -323,6 +349,8 @@ class Runtime:
         graphs: see advance_offset). mode: tf32, fp32 or 3xtf32. Returns Y, or (Y, Z) where Z is saved."""
         if stream is None and z is None and offset_ptr is None and save_z is False:
             y = self._torch_forward(A, B, bias, out, act, leaky_slope, dropout, seed, offset, mode)
+            if y is None:
+                y = self._cai_forward(A, B, bias, out, act, leaky_slope, dropout, seed, offset, mode)
             if y is not None:
                 return y
         call = plan_forward(A, B, bias, act=act, leaky_slope=leaky_slope, out=out, z=z, save_z=save_z,
@@ -339,8 +367,8 @@ class Runtime:
                          seed, offset, call.offset_ptr, call.stream)
         return (y, zv) if p.save_z else y
 
-    # What a resolved PyTorch forward keeps: at most this many combinations, then they are checked afresh.
-    _TORCH_FORWARDS_KEPT = 4096
+    # What a resolved PyTorch or array-interface forward keeps: at most this many combinations, then checked afresh.
+    _RESOLVED_FORWARDS_KEPT = 4096
 
     def _torch_forward(self, A, B, bias, out, act, leaky_slope, dropout, seed, offset, mode):
         """forward() of PyTorch tensors, out= given, on their device's current stream, with plan_forward's checks made
@@ -366,7 +394,7 @@ class Runtime:
             call = plan_forward(A, B, bias, act=act, leaky_slope=leaky_slope, out=out, dropout=dropout, seed=seed,
                                 offset=offset, mode=mode, device=self.device)
             self._prepare_operands(call)
-            if len(self._torch_forwards) >= self._TORCH_FORWARDS_KEPT:
+            if len(self._torch_forwards) >= self._RESOLVED_FORWARDS_KEPT:
                 self._torch_forwards.clear()
             problem = self._torch_forwards[key] = call.problem
         else:
@@ -374,6 +402,48 @@ class Runtime:
             _check_word(offset, "offset")
         self._rt.forward(problem, A.data_ptr(), B.data_ptr(), 0 if bias is None else bias.data_ptr(), out.data_ptr(), 0,
                          seed, offset, 0, _torch_current_stream(torch, A.device.index))
+        return out
+
+    def _cai_forward(self, A, B, bias, out, act, leaky_slope, dropout, seed, offset, mode):
+        """forward() of arrays that expose __cuda_array_interface__ (CuPy, Numba, a wrapper of a framework's), out=
+        given, on the current stream, as _torch_forward does it: plan_forward's checks once per combination of what
+        they read (_cai_key); then a call reads the interfaces, checks that each pointer is on this runtime's GPU and
+        orders itself after the streams they name, as the full path does at every call (issue 48). None where this
+        path does not apply, and the full path runs (and raises what it finds)."""
+        if out is None:
+            return None
+        arrays = (A, B, out) if bias is None else (A, B, out, bias)
+        try:
+            interfaces = [x.__cuda_array_interface__ for x in arrays]
+        except Exception:  # no interface, or one whose getter refuses: the full path says why
+            return None
+        if not all(type(i) is dict for i in interfaces):
+            return None
+        key = _cai_key(interfaces, (bias is None, act, type(leaky_slope), leaky_slope, type(dropout), dropout, mode))
+        if key is None:
+            return None
+        problem = self._cai_forwards.get(key)
+        if problem is None:
+            call = plan_forward(A, B, bias, act=act, leaky_slope=leaky_slope, out=out, dropout=dropout, seed=seed,
+                                offset=offset, mode=mode, device=self.device)
+            self._prepare_operands(call)
+            if len(self._cai_forwards) >= self._RESOLVED_FORWARDS_KEPT:
+                self._cai_forwards.clear()
+            self._cai_forwards[key] = call.problem
+            self._rt.forward(call.problem, call.A.ptr, call.B.ptr, call.bias.ptr if call.bias is not None else 0,
+                             call.out.ptr, 0, seed, offset, 0, call.stream)
+            return out
+        _check_word(seed, "seed")
+        _check_word(offset, "offset")
+        pointers = [i["data"][0] for i in interfaces]
+        if any(self._rt.device_of(p) != self.device for p in pointers):
+            return None
+        stream = _arrays.stream_handle(None, A)
+        for producer in _cai_streams(interfaces):
+            if not _arrays.same_stream(producer, stream):
+                self._rt.order_after(producer, stream)
+        self._rt.forward(problem, pointers[0], pointers[1], 0 if bias is None else pointers[3], pointers[2], 0, seed,
+                         offset, 0, stream)
         return out
 
     def backward(self, A, B, grad_out, *, z=None, bias=None, act="none", leaky_slope=0.01, dropout=0.0, seed=0,
