@@ -56,8 +56,8 @@ def apply_command(gemmtune, db, report, command):
 
 
 def rows_of(report, record):
-    """The report rows of the record's call. The routable calls' problem keys ("fwd:NxMxK:nn:row:none|bias:MODE", cuBLAS's
-    column-major m x n being our row-major n x m); the beta-1 call's label ("fp32 m M n N k K ...", which has no mode:
+    """The report rows of the record's call. The routable calls' problem keys ("fwd:NxMxK:nn:row:none|bias:MODE",
+    cuBLAS's column-major m x n being our row-major n x m); the beta-1 call's label ("fp32 m M n N k K ...", which has no mode:
     both modes' beta-1 calls share it)."""
     if record["call"] == "gemm_beta1":
         label = f"m {record['m']} n {record['n']} k {record['k']} "

@@ -21,9 +21,9 @@ Every run starts from the same weights and data (seeded on the CPU) and records 
 of CUDA event pairs around each of the --timed-steps steps after them, host_ms the median time the host took to
 enqueue one (a step whose host_ms is near its step_ms is bound by the host). Per record: step_ms (p10, p90),
 routed_share (calls gemmtune ran, from `apply --report`; 0 for plain), routed_flop_share (their share of the GEMMs'
-flops), loss_max_rel (the largest |loss - plain's| / |plain's| over the steps, plain of the same capture),
-loss_max_rel_fp64 (the same against plain_fp64's losses: which fp32 run is nearer the exact ones), the losses, and
-the apply report's rows.
+flops), tuned_flop_share (with the calls whose tuned entry is cuBLAS's own call, so stay with it), loss_max_rel
+(the largest |loss - plain's| / |plain's| over the steps, plain of the same capture), loss_max_rel_fp64 (the same
+against plain_fp64's losses: which fp32 run is nearer the exact ones), the losses, and the apply report's rows.
 
 usage: bench_apply_step.py [--models d1024,d2048,d4096,odd] [--modes fp32,tf32] [--captures eager,graph]
                            [--repeats 3] [--cpus LIST] [--steps 50] [--timed-steps 30] [--gemmtune PATH]
@@ -53,6 +53,8 @@ MODELS = {
 }
 MODES = ("fp32", "tf32")
 CAPTURES = ("eager", "graph")
+# How an apply report says a call stayed with cuBLAS because the db's entry for it is cuBLAS's own call.
+CUBLAS_ENTRY_REASON = "cuBLAS's own choice (cublas/sgemm)"
 BLOCKS = 2
 LR = 1e-4
 WARMUP_STEPS = 3
@@ -106,14 +108,16 @@ def percentile(values, q):
 
 
 def problem_flops(problem):
-    """2·m·n·k of a report row's problem ("fwd:1531x2048x8192:nt:..." or a shape "1531x2048x8192"); None if unread."""
+    """2·m·n·k of a report row's problem ("fwd:1531x2048x8192:nt:..." or a shape "1531x2048x8192"); None if not
+    there."""
     match = re.search(r"(\d+)x(\d+)x(\d+)", problem)
     return 2 * int(match[1]) * int(match[2]) * int(match[3]) if match else None
 
 
-def routed_flop_share(rows):
+def routed_flop_share(rows, count_cublas_entries=False):
     """The share of the GEMMs' flops that gemmtune ran: a stand-in for their kernel time, which the report does not
-    time; None where a row's problem cannot be read."""
+    time; with count_cublas_entries, also the calls left with cuBLAS because their tuned entry is cuBLAS's own call
+    (the share that ran the db's choice). None where a row's problem cannot be read."""
     total = routed = 0
     for row in rows:
         flops = problem_flops(row["problem"])
@@ -121,6 +125,8 @@ def routed_flop_share(rows):
             return None
         total += flops * row["calls"]
         routed += flops * row["routed_calls"]
+        if count_cublas_entries and CUBLAS_ENTRY_REASON in row["reason"]:
+            routed += flops * (row["calls"] - row["routed_calls"])
     return routed / total if total else None
 
 
@@ -148,6 +154,7 @@ def record(model, mode, variant, child, plain_losses, report, capture="eager", f
          "host_ms": statistics.median(child["host_ms"]) if child.get("host_ms") else None,
          "routed_share": report["routed_share"] if report else 0.0,
          "routed_flop_share": routed_flop_share(report["rows"]) if report else 0.0,
+         "tuned_flop_share": routed_flop_share(report["rows"], count_cublas_entries=True) if report else 0.0,
          "loss_max_rel": max_over_runs(plain_losses, child) if plain_losses is not None else 0.0,
          "loss_max_rel_fp64": max_over_runs(fp64_losses, child) if fp64_losses is not None else None,
          "losses": child["losses"], "final_loss": child["losses"][-1], "runs": len(child.get("run_step_ms", [0])),

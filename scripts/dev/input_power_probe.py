@@ -42,7 +42,8 @@ class PowerSampler:
     def __init__(self):
         self.rows = []
         self.proc = subprocess.Popen(
-            ["nvidia-smi", "--query-gpu=clocks.sm,power.draw", "--format=csv,noheader,nounits", "-lms", "20", "-i", "0"],
+            ["nvidia-smi", "--query-gpu=clocks.sm,power.draw", "--format=csv,noheader,nounits", "-lms", "20",
+             "-i", "0"],
             stdout=subprocess.PIPE, text=True)
         self.thread = threading.Thread(target=self.read, daemon=True)
         self.thread.start()

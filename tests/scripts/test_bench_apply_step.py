@@ -87,6 +87,11 @@ class Records(unittest.TestCase):
         self.assertAlmostEqual(bench.routed_flop_share(rows), 2000 * 2 / (2000 * 2 + 6000))
         self.assertIsNone(bench.routed_flop_share([{"problem": "?", "calls": 1, "routed_calls": 1}]))
         self.assertIsNone(bench.routed_flop_share([]))
+        kept = [{"problem": "10x10x10", "calls": 2, "routed_calls": 0,
+                 "reason": "the db's entry is cuBLAS's own choice (cublas/sgemm), which the call already makes"},
+                {"problem": "10x10x10", "calls": 2, "routed_calls": 0, "reason": "beta = 1 (accumulates into C)"}]
+        self.assertAlmostEqual(bench.routed_flop_share(kept, count_cublas_entries=True), 0.5)
+        self.assertEqual(bench.routed_flop_share(kept), 0.0)
 
 
 class Driver(unittest.TestCase):
