@@ -370,6 +370,17 @@ class Runtime:
     # What a resolved PyTorch or array-interface forward keeps: at most this many combinations, then checked afresh.
     _RESOLVED_FORWARDS_KEPT = 4096
 
+    def _resolve_forward(self, kept, key, A, B, bias, out, act, leaky_slope, dropout, seed, offset, mode):
+        """A combination the fast paths have not seen: plan_forward's checks, the devices and producer streams, and its
+        problem kept under `key` in `kept` (emptied first where it is full). Returns the checked call."""
+        call = plan_forward(A, B, bias, act=act, leaky_slope=leaky_slope, out=out, dropout=dropout, seed=seed,
+                            offset=offset, mode=mode, device=self.device)
+        self._prepare_operands(call)
+        if len(kept) >= self._RESOLVED_FORWARDS_KEPT:
+            kept.clear()
+        kept[key] = call.problem
+        return call
+
     def _torch_forward(self, A, B, bias, out, act, leaky_slope, dropout, seed, offset, mode):
         """forward() of PyTorch tensors, out= given, on their device's current stream, with plan_forward's checks made
         once per combination of what they check (the tensors' shapes, strides, dtypes and devices, and the arguments,
@@ -391,12 +402,8 @@ class Runtime:
                act, type(leaky_slope), leaky_slope, type(dropout), dropout, mode)
         problem = self._torch_forwards.get(key)
         if problem is None:
-            call = plan_forward(A, B, bias, act=act, leaky_slope=leaky_slope, out=out, dropout=dropout, seed=seed,
-                                offset=offset, mode=mode, device=self.device)
-            self._prepare_operands(call)
-            if len(self._torch_forwards) >= self._RESOLVED_FORWARDS_KEPT:
-                self._torch_forwards.clear()
-            problem = self._torch_forwards[key] = call.problem
+            problem = self._resolve_forward(self._torch_forwards, key, A, B, bias, out, act, leaky_slope, dropout,
+                                            seed, offset, mode).problem
         else:
             _check_word(seed, "seed")
             _check_word(offset, "offset")
@@ -424,12 +431,8 @@ class Runtime:
             return None
         problem = self._cai_forwards.get(key)
         if problem is None:
-            call = plan_forward(A, B, bias, act=act, leaky_slope=leaky_slope, out=out, dropout=dropout, seed=seed,
-                                offset=offset, mode=mode, device=self.device)
-            self._prepare_operands(call)
-            if len(self._cai_forwards) >= self._RESOLVED_FORWARDS_KEPT:
-                self._cai_forwards.clear()
-            self._cai_forwards[key] = call.problem
+            call = self._resolve_forward(self._cai_forwards, key, A, B, bias, out, act, leaky_slope, dropout, seed,
+                                         offset, mode)
             self._rt.forward(call.problem, call.A.ptr, call.B.ptr, call.bias.ptr if call.bias is not None else 0,
                              call.out.ptr, 0, seed, offset, 0, call.stream)
             return out
