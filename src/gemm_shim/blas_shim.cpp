@@ -151,14 +151,14 @@ cublasStatus_t intercept(cublasHandle_t handle, Describe&& describe, const CallO
   return real();
 }
 
-}  // namespace
+// Each entry point below has a twin of 64-bit sizes (_64, CUDA 12+), and a program may call either: both are exported,
+// with one body, the size type its parameter. A body runs the entry point's own real function (`next`) with the
+// arguments as they came.
 
-GEMM_SHIM_EXPORT cublasStatus_t cublasSgemm_v2(cublasHandle_t handle, cublasOperation_t transa,
-                                               cublasOperation_t transb, int m, int n, int k, const float* alpha,
-                                               const float* A, int lda, const float* B, int ldb, const float* beta,
-                                               float* C, int ldc) {
-  static constexpr char api[] = "cublasSgemm_v2";
-  static void* const next = next_cublas(api);
+template <typename Int>
+cublasStatus_t sgemm(const char* api, void* next, cublasHandle_t handle, cublasOperation_t transa,
+                     cublasOperation_t transb, Int m, Int n, Int k, const float* alpha, const float* A, Int lda,
+                     const float* B, Int ldb, const float* beta, float* C, Int ldc) {
   if (!next) return CUBLAS_STATUS_NOT_INITIALIZED;
   return intercept(
       handle,
@@ -168,28 +168,11 @@ GEMM_SHIM_EXPORT cublasStatus_t cublasSgemm_v2(cublasHandle_t handle, cublasOper
       {A, B, C}, [&] { return forward(next, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc); });
 }
 
-GEMM_SHIM_EXPORT cublasStatus_t cublasSgemm_v2_64(cublasHandle_t handle, cublasOperation_t transa,
-                                                  cublasOperation_t transb, int64_t m, int64_t n, int64_t k,
-                                                  const float* alpha, const float* A, int64_t lda, const float* B,
-                                                  int64_t ldb, const float* beta, float* C, int64_t ldc) {
-  static constexpr char api[] = "cublasSgemm_v2_64";
-  static void* const next = next_cublas(api);
-  if (!next) return CUBLAS_STATUS_NOT_INITIALIZED;
-  return intercept(
-      handle,
-      [&] {
-        return describe(api, handle, transa, transb, {m, n, k, lda, ldb, ldc}, kSingle, alpha, beta);
-      },
-      {A, B, C}, [&] { return forward(next, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc); });
-}
-
-GEMM_SHIM_EXPORT cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb,
-                                             int m, int n, int k, const void* alpha, const void* A, cudaDataType Atype,
-                                             int lda, const void* B, cudaDataType Btype, int ldb, const void* beta,
-                                             void* C, cudaDataType Ctype, int ldc, cublasComputeType_t computeType,
-                                             cublasGemmAlgo_t algo) {
-  static constexpr char api[] = "cublasGemmEx";
-  static void* const next = next_cublas(api);
+template <typename Int>
+cublasStatus_t gemm_ex(const char* api, void* next, cublasHandle_t handle, cublasOperation_t transa,
+                       cublasOperation_t transb, Int m, Int n, Int k, const void* alpha, const void* A,
+                       cudaDataType Atype, Int lda, const void* B, cudaDataType Btype, Int ldb, const void* beta,
+                       void* C, cudaDataType Ctype, Int ldc, cublasComputeType_t computeType, cublasGemmAlgo_t algo) {
   if (!next) return CUBLAS_STATUS_NOT_INITIALIZED;
   return intercept(
       handle,
@@ -202,6 +185,136 @@ GEMM_SHIM_EXPORT cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperat
         return forward(next, handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc,
                        computeType, algo);
       });
+}
+
+template <typename Int>
+cublasStatus_t sgemm_ex(const char* api, void* next, cublasHandle_t handle, cublasOperation_t transa,
+                        cublasOperation_t transb, Int m, Int n, Int k, const float* alpha, const void* A,
+                        cudaDataType Atype, Int lda, const void* B, cudaDataType Btype, Int ldb, const float* beta,
+                        void* C, cudaDataType Ctype, Int ldc) {
+  if (!next) return CUBLAS_STATUS_NOT_INITIALIZED;
+  return intercept(
+      handle,
+      [&] {
+        return describe(api, handle, transa, transb, {m, n, k, lda, ldb, ldc}, {Atype, Btype, Ctype, -1}, alpha, beta);
+      },
+      {A, B, C},
+      [&] {
+        return forward(next, handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
+      });
+}
+
+template <typename Int>
+cublasStatus_t sgemm_batched(const char* api, void* next, cublasHandle_t handle, cublasOperation_t transa,
+                             cublasOperation_t transb, Int m, Int n, Int k, const float* alpha,
+                             const float* const Aarray[], Int lda, const float* const Barray[], Int ldb,
+                             const float* beta, float* const Carray[], Int ldc, Int batchCount) {
+  if (!next) return CUBLAS_STATUS_NOT_INITIALIZED;
+  return intercept(
+      handle,
+      [&] {
+        return describe(api, handle, transa, transb, {m, n, k, lda, ldb, ldc}, kSingle, alpha, beta,
+                        {batchCount, 0, 0, 0});
+      },
+      {},
+      [&] {
+        return forward(next, handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc,
+                       batchCount);
+      });
+}
+
+template <typename Int>
+cublasStatus_t gemm_batched_ex(const char* api, void* next, cublasHandle_t handle, cublasOperation_t transa,
+                               cublasOperation_t transb, Int m, Int n, Int k, const void* alpha,
+                               const void* const Aarray[], cudaDataType Atype, Int lda, const void* const Barray[],
+                               cudaDataType Btype, Int ldb, const void* beta, void* const Carray[],
+                               cudaDataType Ctype, Int ldc, Int batchCount, cublasComputeType_t computeType,
+                               cublasGemmAlgo_t algo) {
+  if (!next) return CUBLAS_STATUS_NOT_INITIALIZED;
+  return intercept(
+      handle,
+      [&] {
+        return describe(api, handle, transa, transb, {m, n, k, lda, ldb, ldc}, {Atype, Btype, Ctype, computeType},
+                        alpha, beta, {batchCount, 0, 0, 0});
+      },
+      {},
+      [&] {
+        return forward(next, handle, transa, transb, m, n, k, alpha, Aarray, Atype, lda, Barray, Btype, ldb, beta,
+                       Carray, Ctype, ldc, batchCount, computeType, algo);
+      });
+}
+
+template <typename Int>
+cublasStatus_t sgemm_strided_batched(const char* api, void* next, cublasHandle_t handle, cublasOperation_t transa,
+                                     cublasOperation_t transb, Int m, Int n, Int k, const float* alpha,
+                                     const float* A, Int lda, long long int strideA, const float* B, Int ldb,
+                                     long long int strideB, const float* beta, float* C, Int ldc,
+                                     long long int strideC, Int batchCount) {
+  if (!next) return CUBLAS_STATUS_NOT_INITIALIZED;
+  return intercept(
+      handle,
+      [&] {
+        return describe(api, handle, transa, transb, {m, n, k, lda, ldb, ldc}, kSingle, alpha, beta,
+                        {batchCount, strideA, strideB, strideC});
+      },
+      {A, B, C},
+      [&] {
+        return forward(next, handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc,
+                       strideC, batchCount);
+      });
+}
+
+template <typename Int>
+cublasStatus_t gemm_strided_batched_ex(const char* api, void* next, cublasHandle_t handle, cublasOperation_t transa,
+                                       cublasOperation_t transb, Int m, Int n, Int k, const void* alpha,
+                                       const void* A, cudaDataType Atype, Int lda, long long int strideA,
+                                       const void* B, cudaDataType Btype, Int ldb, long long int strideB,
+                                       const void* beta, void* C, cudaDataType Ctype, Int ldc,
+                                       long long int strideC, Int batchCount, cublasComputeType_t computeType,
+                                       cublasGemmAlgo_t algo) {
+  if (!next) return CUBLAS_STATUS_NOT_INITIALIZED;
+  return intercept(
+      handle,
+      [&] {
+        return describe(api, handle, transa, transb, {m, n, k, lda, ldb, ldc}, {Atype, Btype, Ctype, computeType},
+                        alpha, beta, {batchCount, strideA, strideB, strideC});
+      },
+      {A, B, C},
+      [&] {
+        return forward(next, handle, transa, transb, m, n, k, alpha, A, Atype, lda, strideA, B, Btype, ldb, strideB,
+                       beta, C, Ctype, ldc, strideC, batchCount, computeType, algo);
+      });
+}
+
+}  // namespace
+
+GEMM_SHIM_EXPORT cublasStatus_t cublasSgemm_v2(cublasHandle_t handle, cublasOperation_t transa,
+                                               cublasOperation_t transb, int m, int n, int k, const float* alpha,
+                                               const float* A, int lda, const float* B, int ldb, const float* beta,
+                                               float* C, int ldc) {
+  static constexpr char api[] = "cublasSgemm_v2";
+  static void* const next = next_cublas(api);
+  return sgemm(api, next, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+GEMM_SHIM_EXPORT cublasStatus_t cublasSgemm_v2_64(cublasHandle_t handle, cublasOperation_t transa,
+                                                  cublasOperation_t transb, int64_t m, int64_t n, int64_t k,
+                                                  const float* alpha, const float* A, int64_t lda, const float* B,
+                                                  int64_t ldb, const float* beta, float* C, int64_t ldc) {
+  static constexpr char api[] = "cublasSgemm_v2_64";
+  static void* const next = next_cublas(api);
+  return sgemm(api, next, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+GEMM_SHIM_EXPORT cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb,
+                                             int m, int n, int k, const void* alpha, const void* A, cudaDataType Atype,
+                                             int lda, const void* B, cudaDataType Btype, int ldb, const void* beta,
+                                             void* C, cudaDataType Ctype, int ldc, cublasComputeType_t computeType,
+                                             cublasGemmAlgo_t algo) {
+  static constexpr char api[] = "cublasGemmEx";
+  static void* const next = next_cublas(api);
+  return gemm_ex(api, next, handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc,
+                 computeType, algo);
 }
 
 GEMM_SHIM_EXPORT cublasStatus_t cublasGemmEx_64(cublasHandle_t handle, cublasOperation_t transa,
@@ -212,18 +325,8 @@ GEMM_SHIM_EXPORT cublasStatus_t cublasGemmEx_64(cublasHandle_t handle, cublasOpe
                                                 cublasComputeType_t computeType, cublasGemmAlgo_t algo) {
   static constexpr char api[] = "cublasGemmEx_64";
   static void* const next = next_cublas(api);
-  if (!next) return CUBLAS_STATUS_NOT_INITIALIZED;
-  return intercept(
-      handle,
-      [&] {
-        return describe(api, handle, transa, transb, {m, n, k, lda, ldb, ldc}, {Atype, Btype, Ctype, computeType},
-                        alpha, beta);
-      },
-      {A, B, C},
-      [&] {
-        return forward(next, handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc,
-                       computeType, algo);
-      });
+  return gemm_ex(api, next, handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc,
+                 computeType, algo);
 }
 
 GEMM_SHIM_EXPORT cublasStatus_t cublasSgemmEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb,
@@ -232,16 +335,7 @@ GEMM_SHIM_EXPORT cublasStatus_t cublasSgemmEx(cublasHandle_t handle, cublasOpera
                                               const float* beta, void* C, cudaDataType Ctype, int ldc) {
   static constexpr char api[] = "cublasSgemmEx";
   static void* const next = next_cublas(api);
-  if (!next) return CUBLAS_STATUS_NOT_INITIALIZED;
-  return intercept(
-      handle,
-      [&] {
-        return describe(api, handle, transa, transb, {m, n, k, lda, ldb, ldc}, {Atype, Btype, Ctype, -1}, alpha, beta);
-      },
-      {A, B, C},
-      [&] {
-        return forward(next, handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
-      });
+  return sgemm_ex(api, next, handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
 }
 
 GEMM_SHIM_EXPORT cublasStatus_t cublasSgemmEx_64(cublasHandle_t handle, cublasOperation_t transa,
@@ -251,16 +345,7 @@ GEMM_SHIM_EXPORT cublasStatus_t cublasSgemmEx_64(cublasHandle_t handle, cublasOp
                                                  void* C, cudaDataType Ctype, int64_t ldc) {
   static constexpr char api[] = "cublasSgemmEx_64";
   static void* const next = next_cublas(api);
-  if (!next) return CUBLAS_STATUS_NOT_INITIALIZED;
-  return intercept(
-      handle,
-      [&] {
-        return describe(api, handle, transa, transb, {m, n, k, lda, ldb, ldc}, {Atype, Btype, Ctype, -1}, alpha, beta);
-      },
-      {A, B, C},
-      [&] {
-        return forward(next, handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
-      });
+  return sgemm_ex(api, next, handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
 }
 
 GEMM_SHIM_EXPORT cublasStatus_t cublasSgemmBatched(cublasHandle_t handle, cublasOperation_t transa,
@@ -270,18 +355,8 @@ GEMM_SHIM_EXPORT cublasStatus_t cublasSgemmBatched(cublasHandle_t handle, cublas
                                                    int batchCount) {
   static constexpr char api[] = "cublasSgemmBatched";
   static void* const next = next_cublas(api);
-  if (!next) return CUBLAS_STATUS_NOT_INITIALIZED;
-  return intercept(
-      handle,
-      [&] {
-        return describe(api, handle, transa, transb, {m, n, k, lda, ldb, ldc}, kSingle, alpha, beta,
-                        {batchCount, 0, 0, 0});
-      },
-      {},
-      [&] {
-        return forward(next, handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc,
+  return sgemm_batched(api, next, handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc,
                        batchCount);
-      });
 }
 
 GEMM_SHIM_EXPORT cublasStatus_t cublasSgemmBatched_64(cublasHandle_t handle, cublasOperation_t transa,
@@ -291,18 +366,8 @@ GEMM_SHIM_EXPORT cublasStatus_t cublasSgemmBatched_64(cublasHandle_t handle, cub
                                                       float* const Carray[], int64_t ldc, int64_t batchCount) {
   static constexpr char api[] = "cublasSgemmBatched_64";
   static void* const next = next_cublas(api);
-  if (!next) return CUBLAS_STATUS_NOT_INITIALIZED;
-  return intercept(
-      handle,
-      [&] {
-        return describe(api, handle, transa, transb, {m, n, k, lda, ldb, ldc}, kSingle, alpha, beta,
-                        {batchCount, 0, 0, 0});
-      },
-      {},
-      [&] {
-        return forward(next, handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc,
+  return sgemm_batched(api, next, handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc,
                        batchCount);
-      });
 }
 
 GEMM_SHIM_EXPORT cublasStatus_t cublasGemmBatchedEx(cublasHandle_t handle, cublasOperation_t transa,
@@ -314,18 +379,8 @@ GEMM_SHIM_EXPORT cublasStatus_t cublasGemmBatchedEx(cublasHandle_t handle, cubla
                                                     cublasGemmAlgo_t algo) {
   static constexpr char api[] = "cublasGemmBatchedEx";
   static void* const next = next_cublas(api);
-  if (!next) return CUBLAS_STATUS_NOT_INITIALIZED;
-  return intercept(
-      handle,
-      [&] {
-        return describe(api, handle, transa, transb, {m, n, k, lda, ldb, ldc}, {Atype, Btype, Ctype, computeType},
-                        alpha, beta, {batchCount, 0, 0, 0});
-      },
-      {},
-      [&] {
-        return forward(next, handle, transa, transb, m, n, k, alpha, Aarray, Atype, lda, Barray, Btype, ldb, beta,
-                       Carray, Ctype, ldc, batchCount, computeType, algo);
-      });
+  return gemm_batched_ex(api, next, handle, transa, transb, m, n, k, alpha, Aarray, Atype, lda, Barray, Btype, ldb,
+                         beta, Carray, Ctype, ldc, batchCount, computeType, algo);
 }
 
 GEMM_SHIM_EXPORT cublasStatus_t cublasGemmBatchedEx_64(
@@ -335,18 +390,8 @@ GEMM_SHIM_EXPORT cublasStatus_t cublasGemmBatchedEx_64(
     int64_t batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo) {
   static constexpr char api[] = "cublasGemmBatchedEx_64";
   static void* const next = next_cublas(api);
-  if (!next) return CUBLAS_STATUS_NOT_INITIALIZED;
-  return intercept(
-      handle,
-      [&] {
-        return describe(api, handle, transa, transb, {m, n, k, lda, ldb, ldc}, {Atype, Btype, Ctype, computeType},
-                        alpha, beta, {batchCount, 0, 0, 0});
-      },
-      {},
-      [&] {
-        return forward(next, handle, transa, transb, m, n, k, alpha, Aarray, Atype, lda, Barray, Btype, ldb, beta,
-                       Carray, Ctype, ldc, batchCount, computeType, algo);
-      });
+  return gemm_batched_ex(api, next, handle, transa, transb, m, n, k, alpha, Aarray, Atype, lda, Barray, Btype, ldb,
+                         beta, Carray, Ctype, ldc, batchCount, computeType, algo);
 }
 
 GEMM_SHIM_EXPORT cublasStatus_t cublasSgemmStridedBatched(cublasHandle_t handle, cublasOperation_t transa,
@@ -357,18 +402,8 @@ GEMM_SHIM_EXPORT cublasStatus_t cublasSgemmStridedBatched(cublasHandle_t handle,
                                                           long long int strideC, int batchCount) {
   static constexpr char api[] = "cublasSgemmStridedBatched";
   static void* const next = next_cublas(api);
-  if (!next) return CUBLAS_STATUS_NOT_INITIALIZED;
-  return intercept(
-      handle,
-      [&] {
-        return describe(api, handle, transa, transb, {m, n, k, lda, ldb, ldc}, kSingle, alpha, beta,
-                        {batchCount, strideA, strideB, strideC});
-      },
-      {A, B, C},
-      [&] {
-        return forward(next, handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc,
-                       strideC, batchCount);
-      });
+  return sgemm_strided_batched(api, next, handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB,
+                               beta, C, ldc, strideC, batchCount);
 }
 
 GEMM_SHIM_EXPORT cublasStatus_t cublasSgemmStridedBatched_64(cublasHandle_t handle, cublasOperation_t transa,
@@ -379,18 +414,8 @@ GEMM_SHIM_EXPORT cublasStatus_t cublasSgemmStridedBatched_64(cublasHandle_t hand
                                                              int64_t ldc, long long int strideC, int64_t batchCount) {
   static constexpr char api[] = "cublasSgemmStridedBatched_64";
   static void* const next = next_cublas(api);
-  if (!next) return CUBLAS_STATUS_NOT_INITIALIZED;
-  return intercept(
-      handle,
-      [&] {
-        return describe(api, handle, transa, transb, {m, n, k, lda, ldb, ldc}, kSingle, alpha, beta,
-                        {batchCount, strideA, strideB, strideC});
-      },
-      {A, B, C},
-      [&] {
-        return forward(next, handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc,
-                       strideC, batchCount);
-      });
+  return sgemm_strided_batched(api, next, handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB,
+                               beta, C, ldc, strideC, batchCount);
 }
 
 GEMM_SHIM_EXPORT cublasStatus_t cublasGemmStridedBatchedEx(
@@ -400,18 +425,8 @@ GEMM_SHIM_EXPORT cublasStatus_t cublasGemmStridedBatchedEx(
     int batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo) {
   static constexpr char api[] = "cublasGemmStridedBatchedEx";
   static void* const next = next_cublas(api);
-  if (!next) return CUBLAS_STATUS_NOT_INITIALIZED;
-  return intercept(
-      handle,
-      [&] {
-        return describe(api, handle, transa, transb, {m, n, k, lda, ldb, ldc}, {Atype, Btype, Ctype, computeType},
-                        alpha, beta, {batchCount, strideA, strideB, strideC});
-      },
-      {A, B, C},
-      [&] {
-        return forward(next, handle, transa, transb, m, n, k, alpha, A, Atype, lda, strideA, B, Btype, ldb, strideB,
-                       beta, C, Ctype, ldc, strideC, batchCount, computeType, algo);
-      });
+  return gemm_strided_batched_ex(api, next, handle, transa, transb, m, n, k, alpha, A, Atype, lda, strideA, B, Btype,
+                                 ldb, strideB, beta, C, Ctype, ldc, strideC, batchCount, computeType, algo);
 }
 
 GEMM_SHIM_EXPORT cublasStatus_t cublasGemmStridedBatchedEx_64(
@@ -421,18 +436,8 @@ GEMM_SHIM_EXPORT cublasStatus_t cublasGemmStridedBatchedEx_64(
     long long int strideC, int64_t batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo) {
   static constexpr char api[] = "cublasGemmStridedBatchedEx_64";
   static void* const next = next_cublas(api);
-  if (!next) return CUBLAS_STATUS_NOT_INITIALIZED;
-  return intercept(
-      handle,
-      [&] {
-        return describe(api, handle, transa, transb, {m, n, k, lda, ldb, ldc}, {Atype, Btype, Ctype, computeType},
-                        alpha, beta, {batchCount, strideA, strideB, strideC});
-      },
-      {A, B, C},
-      [&] {
-        return forward(next, handle, transa, transb, m, n, k, alpha, A, Atype, lda, strideA, B, Btype, ldb, strideB,
-                       beta, C, Ctype, ldc, strideC, batchCount, computeType, algo);
-      });
+  return gemm_strided_batched_ex(api, next, handle, transa, transb, m, n, k, alpha, A, Atype, lda, strideA, B, Btype,
+                                 ldb, strideB, beta, C, Ctype, ldc, strideC, batchCount, computeType, algo);
 }
 
 // The legacy API (cublas.h): no handle, so the default math mode; alpha and beta by value.
