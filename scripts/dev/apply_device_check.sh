@@ -28,19 +28,11 @@ out=$(cd "$1" && pwd)
 build=${BUILD_DIR:-$here/build}
 G=$build/gemmtune
 export PYTHONUNBUFFERED=1
-summary=()
-note() { summary+=("$1"); echo "== $1"; }
+source "$here/scripts/dev/device_check_lib.sh"
 
 t0=$SECONDS
-if [[ ${SKIP_BUILD:-0} != 1 ]]; then
-  if ! BUILD_DIR=$build bash "$here/scripts/dev/device_build.sh" >"$out/build.log" 2>&1; then
-    tail -40 "$out/build.log"
-    echo "build failed (see $out/build.log)"
-    exit 1
-  fi
-  note "build: $((SECONDS - t0)) s"
-fi
-slug=$("$G" devices --json | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["slug"])') || exit 3
+build_unless_skipped
+slug=$(gpu_slug) || exit 3
 res=$out/results/$slug
 # The dbs, reports and children's files (dozens) go to WORK_DIR, not under OUT_DIR: the device tool brings back only
 # a few files from a command's output folder, and the results must be among them.

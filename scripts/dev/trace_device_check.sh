@@ -34,20 +34,11 @@ build=${BUILD_DIR:-$here/build}
 G=$build/gemmtune
 step=$here/scripts/trace_torch_step.py
 export PYTHONUNBUFFERED=1
-summary=()
-note() { summary+=("$1"); echo "== $1"; }
+source "$here/scripts/dev/device_check_lib.sh"
 
 t0=$SECONDS
-# SKIP_BUILD=1: BUILD_DIR holds a build already (a carried one: scripts/dev/prebuilt.sh).
-if [[ ${SKIP_BUILD:-0} != 1 ]]; then
-  if ! BUILD_DIR=$build bash "$here/scripts/dev/device_build.sh" >"$out/build.log" 2>&1; then
-    tail -40 "$out/build.log"
-    echo "build failed (see $out/build.log)"
-    exit 1
-  fi
-  note "build: $((SECONDS - t0)) s"
-fi
-slug=$("$G" devices --json | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["slug"])') || exit 3
+build_unless_skipped  # SKIP_BUILD=1: BUILD_DIR holds a build already (a carried one: scripts/dev/prebuilt.sh)
+slug=$(gpu_slug) || exit 3
 res=$out/results/$slug
 mkdir -p "$res"
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | tee "$res/trace_gpu.txt"

@@ -1,0 +1,24 @@
+# What the issue checks run on the GPU machine (scripts/dev/*_device_check.sh) share; sourced, after they set `out`
+# (their OUT_DIR) and `build` (BUILD_DIR):
+#   note LINE               prints "== LINE" and keeps it for the summary a check prints last (${summary[@]})
+#   build_unless_skipped    builds into $build (scripts/dev/device_build.sh; its log in $out/build.log) unless
+#                           SKIP_BUILD=1 says $build holds one already (a carried build: scripts/dev/prebuilt.sh); a
+#                           failed build ends the check (exit 1)
+#   gpu_slug                GPU 0's results folder name, as `gemmtune devices --json` gives it; no GPU ends it (exit 3)
+summary=()
+note() { summary+=("$1"); echo "== $1"; }
+
+build_unless_skipped() {
+  [[ ${SKIP_BUILD:-0} == 1 ]] && return 0
+  local began=$SECONDS
+  if ! BUILD_DIR=$build bash "$(dirname "${BASH_SOURCE[0]}")/device_build.sh" >"$out/build.log" 2>&1; then
+    tail -40 "$out/build.log"
+    echo "build failed (see $out/build.log)"
+    exit 1
+  fi
+  note "build: $((SECONDS - began)) s"
+}
+
+gpu_slug() {
+  "$build/gemmtune" devices --json | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["slug"])' || exit 3
+}
