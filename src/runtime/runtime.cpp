@@ -61,7 +61,6 @@ struct BackwardPlan {
   bool side_by_side;
 };
 
-// A GEMM plan's launch in stream s's scratch, or on that scratch's side stream.
 // The scratch a launch of `plan` on this stream (or its side stream) uses: the same memory at every call, made at
 // the first. Asked for before anything of a call is enqueued, so a call over the scratch budget enqueues nothing.
 struct PlanScratch {
@@ -79,9 +78,8 @@ PlanScratch scratch_of(const GemmPlan& plan, runtime::StreamScratch& scratch, bo
   return out;
 }
 
-void launch_in(const GemmPlan& plan, const GemmOperands& x, cudaStream_t s, runtime::StreamScratch& scratch,
-               bool side = false) {
-  const PlanScratch p = scratch_of(plan, scratch, side);
+// A GEMM plan's launch on s in the scratch scratch_of gave it.
+void launch_in(const GemmPlan& plan, const GemmOperands& x, cudaStream_t s, const PlanScratch& p) {
   plan.launcher.launch(x, s, p.workspace, p.tickets, p.padding);
 }
 
@@ -131,7 +129,7 @@ class Runtime::Impl {
     const auto held = lock();
     const GemmPlan& gp = plan(p, s);
     runtime::StreamScratch& scratch = scratch_.of(s);
-    launch_in(gp, x, s, scratch);
+    launch_in(gp, x, s, scratch_of(gp, scratch, false));
   }
 
   void backward(const GemmProblem& p, const BackwardOperands& x, cudaStream_t s) {
@@ -150,9 +148,10 @@ class Runtime::Impl {
                               : nullptr;
     unsigned* tickets = x.gBias ? scratch.tickets(&bp, runtime::ScratchUse::BiasTickets, bp.pass.ticket_count())
                                 : nullptr;
+    // All of the call's scratch before its first launch.
     const bool side_by_side = x.gA && x.gB && bp.side_by_side;
-    if (x.gA) scratch_of(bp.grad_a, scratch, false);  // all of the call's scratch before its first launch
-    if (x.gB) scratch_of(bp.grad_b, scratch, side_by_side);
+    const PlanScratch scratch_a = x.gA ? scratch_of(bp.grad_a, scratch, false) : PlanScratch{};
+    const PlanScratch scratch_b = x.gB ? scratch_of(bp.grad_b, scratch, side_by_side) : PlanScratch{};
     bp.pass.launch(x.gY, x.Z, gz, x.gBias, x.seed, x.offset, x.offset_ptr, partials, tickets, s);
     const float* gz_read = gz ? gz : x.gY;
     const GemmOperands grad_a = pass_gemm_operands(Pass::GradA, x.A, x.B, gz_read, x.gA);
@@ -160,13 +159,13 @@ class Runtime::Impl {
     if (side_by_side) {
       const cudaStream_t side = scratch.side_stream();
       scratch.fork_join().fork(s, side);
-      launch_in(bp.grad_b, grad_b, side, scratch, true);
-      launch_in(bp.grad_a, grad_a, s, scratch);
+      launch_in(bp.grad_b, grad_b, side, scratch_b);
+      launch_in(bp.grad_a, grad_a, s, scratch_a);
       scratch.fork_join().join(s, side);
       return;
     }
-    if (x.gA) launch_in(bp.grad_a, grad_a, s, scratch);
-    if (x.gB) launch_in(bp.grad_b, grad_b, s, scratch);
+    if (x.gA) launch_in(bp.grad_a, grad_a, s, scratch_a);
+    if (x.gB) launch_in(bp.grad_b, grad_b, s, scratch_b);
   }
 
   bool prepared(const GemmProblem& p) {
