@@ -171,15 +171,26 @@ def capture_of(r):
 
 
 def speedups(records):
-    """Per model, mode and capture: each variant's step_ms against plain's (plain / variant: > 1 is faster)."""
-    plain = {(r["model"], r["mode"], capture_of(r)): r["step_ms"] for r in records if r["variant"] == "plain"}
+    """Per model, mode and capture: each variant's step_ms against plain's (plain / variant: > 1 is faster).
+
+    Beside it, what bounds the comparison:
+      pair_speedups        plain's and the variant's runs paired in the order they ran (interleaved, so a pair shares
+                           the machine's state): their per-process ratios, whose spread is the host's noise where a
+                           step is bound by the host;
+      plain_loss_max_rel_fp64  plain fp32's own distance from the fp64 losses: the floor under loss_max_rel, since
+                           any fp32 run that sums in another order lands that far from plain by chance."""
+    plain = {(r["model"], r["mode"], capture_of(r)): r for r in records if r["variant"] == "plain"}
     out = []
     for r in records:
         base = plain.get((r["model"], r["mode"], capture_of(r)))
-        if r["variant"] not in ("plain", "plain_fp64") and base:
-            out.append({"model": r["model"], "mode": r["mode"], "variant": r["variant"], "capture": capture_of(r),
-                        "speedup": base / r["step_ms"], "routed_share": r["routed_share"],
-                        "routed_flop_share": r.get("routed_flop_share"), "loss_max_rel": r["loss_max_rel"]})
+        if r["variant"] in ("plain", "plain_fp64") or not base or not base["step_ms"]:
+            continue
+        pairs = [p / v for p, v in zip(base.get("run_step_ms", []), r.get("run_step_ms", []))]
+        out.append({"model": r["model"], "mode": r["mode"], "variant": r["variant"], "capture": capture_of(r),
+                    "speedup": base["step_ms"] / r["step_ms"], "pair_speedups": pairs,
+                    "routed_share": r["routed_share"], "routed_flop_share": r.get("routed_flop_share"),
+                    "loss_max_rel": r["loss_max_rel"], "loss_max_rel_fp64": r.get("loss_max_rel_fp64"),
+                    "plain_loss_max_rel_fp64": base.get("loss_max_rel_fp64")})
     return out
 
 
@@ -343,10 +354,22 @@ def driver(args):
     out = args.out or default_out(gpu_slug(gpu))
     write(doc, out)
     for s in doc["speedups"]:
-        print(f"{s['model']:6} {s['mode']:5} {s['variant']:13} {s['capture']:5} x{s['speedup']:.3f} "
-              f"routed {s['routed_share']:.2f} (flops {s['routed_flop_share']}) loss_max_rel {s['loss_max_rel']}")
+        print(summary_line(s))
     print(f"bench_apply_step: wrote {out}")
     return 0
+
+
+def summary_line(s):
+    """One speedup as the table prints it: the pooled ratio, the per-process range, routing, and the losses' drift."""
+    pairs = s.get("pair_speedups") or []
+    spread = f" (processes {min(pairs):.3f}-{max(pairs):.3f})" if len(pairs) > 1 else ""
+    fp64 = s.get("loss_max_rel_fp64")
+    floor = s.get("plain_loss_max_rel_fp64")
+    drift = f"loss_max_rel {s['loss_max_rel']:.1e}"
+    if fp64 is not None and floor is not None:
+        drift += f", vs fp64 {fp64:.1e} (plain's {floor:.1e})"
+    return (f"{s['model']:6} {s['mode']:5} {s['variant']:13} {s['capture']:5} x{s['speedup']:.3f}{spread} "
+            f"routed {s['routed_share']:.2f} (flops {s['routed_flop_share'] or 0:.2f}) {drift}")
 
 
 def document(gpu, torch_version, records, args, partial):

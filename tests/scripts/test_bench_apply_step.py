@@ -81,6 +81,27 @@ class Records(unittest.TestCase):
         self.assertEqual(r["step_ms"], 12.0)
         self.assertAlmostEqual(r["loss_max_rel"], 0.2)
 
+    def test_interleaved_runs_pair_into_per_process_ratios_beside_the_pooled_one(self):
+        plain = bench.record("d1024", "tf32", "plain",
+                             bench.combine([child([1.0], [10.0]), child([1.0], [20.0])]), None, None)
+        applied = bench.record("d1024", "tf32", "apply",
+                               bench.combine([child([1.0], [8.0]), child([1.0], [25.0])]), [1.0], None)
+        [speedup] = bench.speedups([plain, applied])
+        self.assertEqual(len(speedup["pair_speedups"]), 2)
+        self.assertAlmostEqual(speedup["pair_speedups"][0], 10.0 / 8.0)
+        self.assertAlmostEqual(speedup["pair_speedups"][1], 20.0 / 25.0)
+        self.assertIn("processes 0.800-1.250", bench.summary_line(speedup))
+
+    def test_the_drift_from_fp64_is_shown_beside_plain_fp32s_own(self):
+        fp64 = [1.0, 0.5]
+        plain = bench.record("d2048", "fp32", "plain", child([1.0, 0.501], [10.0]), None, None, "eager", fp64)
+        eq = bench.record("d2048", "fp32", "apply_fp32eq", child([1.0, 0.502], [7.0]), [1.0, 0.501], None,
+                          "eager", fp64)
+        [speedup] = bench.speedups([plain, eq])
+        self.assertAlmostEqual(speedup["plain_loss_max_rel_fp64"], 0.002)
+        self.assertAlmostEqual(speedup["loss_max_rel_fp64"], 0.004)
+        self.assertIn("vs fp64 4.0e-03 (plain's 2.0e-03)", bench.summary_line(speedup))
+
     def test_the_routed_flop_share_weighs_each_problems_calls_by_its_flops(self):
         rows = [{"problem": "fwd:10x10x10:nn:row:none:fp32", "calls": 2, "routed_calls": 2},
                 {"problem": "30x10x10", "calls": 1, "routed_calls": 0}]
