@@ -178,8 +178,12 @@ def speedups(records):
                            the machine's state): their per-process ratios, whose spread is the host's noise where a
                            step is bound by the host;
       plain_loss_max_rel_fp64  plain fp32's own distance from the fp64 losses: the floor under loss_max_rel, since
-                           any fp32 run that sums in another order lands that far from plain by chance."""
+                           any fp32 run that sums in another order lands that far from plain by chance;
+      steps_within_1e-5    how many steps the variant's losses stay within 1e-5 (relative) of plain's, and beside it
+                           fp64_steps_within_1e-5, the same for the fp64 run: where exact arithmetic leaves plain's
+                           band as early, the band is not a bound an fp32 kernel can be held to."""
     plain = {(r["model"], r["mode"], capture_of(r)): r for r in records if r["variant"] == "plain"}
+    fp64 = {(r["model"], r["mode"], capture_of(r)): r for r in records if r["variant"] == "plain_fp64"}
     out = []
     for r in records:
         base = plain.get((r["model"], r["mode"], capture_of(r)))
@@ -190,8 +194,22 @@ def speedups(records):
                     "speedup": base["step_ms"] / r["step_ms"], "pair_speedups": pairs,
                     "routed_share": r["routed_share"], "routed_flop_share": r.get("routed_flop_share"),
                     "loss_max_rel": r["loss_max_rel"], "loss_max_rel_fp64": r.get("loss_max_rel_fp64"),
-                    "plain_loss_max_rel_fp64": base.get("loss_max_rel_fp64")})
+                    "plain_loss_max_rel_fp64": base.get("loss_max_rel_fp64"),
+                    "steps_within_1e-5": steps_within(base.get("losses"), r.get("losses"), 1e-5)})
+        exact = fp64.get((r["model"], r["mode"], capture_of(r)))
+        if exact:
+            out[-1]["fp64_steps_within_1e-5"] = steps_within(base.get("losses"), exact.get("losses"), 1e-5)
     return out
+
+
+def steps_within(plain_losses, losses, tolerance):
+    """How many leading steps' losses are within tolerance (relative) of plain's; None where either is missing."""
+    if not plain_losses or not losses:
+        return None
+    for step, (p, x) in enumerate(zip(plain_losses, losses)):
+        if abs(x - p) > tolerance * abs(p):
+            return step
+    return min(len(plain_losses), len(losses))
 
 
 # --- the child: one process, one variant ------------------------------------------------------------------------
@@ -368,6 +386,8 @@ def summary_line(s):
     drift = f"loss_max_rel {s['loss_max_rel']:.1e}"
     if fp64 is not None and floor is not None:
         drift += f", vs fp64 {fp64:.1e} (plain's {floor:.1e})"
+    if s.get("steps_within_1e-5") is not None and s.get("fp64_steps_within_1e-5") is not None:
+        drift += f"; within 1e-5 of plain for {s['steps_within_1e-5']} steps (fp64: {s['fp64_steps_within_1e-5']})"
     return (f"{s['model']:6} {s['mode']:5} {s['variant']:13} {s['capture']:5} x{s['speedup']:.3f}{spread} "
             f"routed {s['routed_share']:.2f} (flops {s['routed_flop_share'] or 0:.2f}) {drift}")
 

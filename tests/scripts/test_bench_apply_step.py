@@ -102,6 +102,22 @@ class Records(unittest.TestCase):
         self.assertAlmostEqual(speedup["loss_max_rel_fp64"], 0.004)
         self.assertIn("vs fp64 4.0e-03 (plain's 2.0e-03)", bench.summary_line(speedup))
 
+    def test_steps_within_a_band_count_until_the_first_step_outside_it(self):
+        self.assertEqual(bench.steps_within([1.0, 1.0, 1.0], [1.0, 1.0 + 1e-6, 1.1], 1e-5), 2)
+        self.assertEqual(bench.steps_within([1.0, 2.0], [1.0, 2.0], 1e-5), 2)
+        self.assertEqual(bench.steps_within([1.0], [1.5], 1e-5), 0)
+        self.assertIsNone(bench.steps_within(None, [1.0], 1e-5))
+
+    def test_the_fp64_runs_steps_within_plains_band_sit_beside_the_variants(self):
+        plain = bench.record("d2048", "fp32", "plain", child([1.0, 0.5, 0.25], [10.0]), None, None)
+        exact = bench.record("d2048", "fp32", "plain_fp64", child([1.0, 0.5, 0.26], [15.0]), [1.0, 0.5, 0.25], None)
+        eq = bench.record("d2048", "fp32", "apply_fp32eq", child([1.0, 0.51, 0.25], [7.0]), [1.0, 0.5, 0.25], None)
+        [speedup] = bench.speedups([plain, exact, eq])
+        self.assertEqual(speedup["steps_within_1e-5"], 1)
+        self.assertEqual(speedup["fp64_steps_within_1e-5"], 2)
+        self.assertIn("within 1e-5 of plain for 1 steps (fp64: 2)", bench.summary_line(dict(speedup,
+                      loss_max_rel_fp64=0.04, plain_loss_max_rel_fp64=0.04)))
+
     def test_the_routed_flop_share_weighs_each_problems_calls_by_its_flops(self):
         rows = [{"problem": "fwd:10x10x10:nn:row:none:fp32", "calls": 2, "routed_calls": 2},
                 {"problem": "30x10x10", "calls": 1, "routed_calls": 0}]
