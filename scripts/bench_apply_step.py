@@ -23,7 +23,10 @@ enqueue one (a step whose host_ms is near its step_ms is bound by the host). Per
 routed_share (calls gemmtune ran, from `apply --report`; 0 for plain), routed_flop_share (their share of the GEMMs'
 flops), tuned_flop_share (with the calls whose tuned entry is cuBLAS's own call, so stay with it), loss_max_rel
 (the largest |loss - plain's| / |plain's| over the steps, plain of the same capture), loss_max_rel_fp64 (the same
-against plain_fp64's losses: which fp32 run is nearer the exact ones), the losses, and the apply report's rows.
+against plain_fp64's losses: which fp32 run is nearer the exact ones), the losses, the apply report's rows, and
+(eager) gemm_host: where the host's time goes, from 10 more steps under torch.profiler after the timed ones: the
+GEMM ops' calls and self host us per step (the cuBLAS call, and apply's routing and launches inside it) beside all
+ops' (median over the runs).
 
 usage: bench_apply_step.py [--models d1024,d2048,d4096,odd] [--modes fp32,tf32] [--captures eager,graph]
                            [--repeats 3] [--cpus LIST] [--steps 50] [--timed-steps 30] [--gemmtune PATH]
@@ -58,6 +61,9 @@ CUBLAS_ENTRY_REASON = "cuBLAS's own choice (cublas/sgemm)"
 BLOCKS = 2
 LR = 1e-4
 WARMUP_STEPS = 3
+HOST_PROFILE_STEPS = 10
+# The ATen ops an nn.Linear step calls cuBLAS or cuBLASLt from (forward addmm, backward mm).
+GEMM_OPS = ("aten::addmm", "aten::mm", "aten::bmm", "aten::baddbmm", "aten::_addmm_activation")
 TRACE_STEPS = 3
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -136,7 +142,15 @@ def combine(children):
             "losses_runs": [c["losses"] for c in children],
             "step_ms": [t for c in children for t in c["step_ms"]],
             "host_ms": [t for c in children for t in c.get("host_ms", [])],
-            "run_step_ms": [statistics.median(c["step_ms"]) for c in children]}
+            "run_step_ms": [statistics.median(c["step_ms"]) for c in children],
+            "gemm_host_runs": [c["gemm_host"] for c in children if c.get("gemm_host")]}
+
+
+def median_gemm_host(runs):
+    """The runs' GEMM host attributions as one: each field's median over the runs; None where none was profiled."""
+    if not runs:
+        return None
+    return {key: statistics.median(r[key] for r in runs) for key in runs[0]}
 
 
 def max_over_runs(plain_losses, child):
@@ -158,7 +172,8 @@ def record(model, mode, variant, child, plain_losses, report, capture="eager", f
          "loss_max_rel": max_over_runs(plain_losses, child) if plain_losses is not None else 0.0,
          "loss_max_rel_fp64": max_over_runs(fp64_losses, child) if fp64_losses is not None else None,
          "losses": child["losses"], "final_loss": child["losses"][-1], "runs": len(child.get("run_step_ms", [0])),
-         "run_step_ms": child.get("run_step_ms", [statistics.median(times)])}
+         "run_step_ms": child.get("run_step_ms", [statistics.median(times)]),
+         "gemm_host": median_gemm_host(child.get("gemm_host_runs", []))}
     if report:
         r["calls"] = report["calls"]
         r["routed_calls"] = report["routed_calls"]
@@ -195,7 +210,8 @@ def speedups(records):
                     "routed_share": r["routed_share"], "routed_flop_share": r.get("routed_flop_share"),
                     "loss_max_rel": r["loss_max_rel"], "loss_max_rel_fp64": r.get("loss_max_rel_fp64"),
                     "plain_loss_max_rel_fp64": base.get("loss_max_rel_fp64"),
-                    "steps_within_1e-5": steps_within(base.get("losses"), r.get("losses"), 1e-5)})
+                    "steps_within_1e-5": steps_within(base.get("losses"), r.get("losses"), 1e-5),
+                    "gemm_host": r.get("gemm_host"), "plain_gemm_host": base.get("gemm_host")})
         exact = fp64.get((r["model"], r["mode"], capture_of(r)))
         if exact:
             out[-1]["fp64_steps_within_1e-5"] = steps_within(base.get("losses"), exact.get("losses"), 1e-5)
@@ -260,10 +276,35 @@ def run_child(args):
         end.record()
         end.synchronize()
         times.append(start.elapsed_time(end))
+    doc = {"gpu": torch.cuda.get_device_name(), "torch": torch.__version__, "losses": losses, "step_ms": times,
+           "host_ms": host}
+    if not args.graph:
+        doc["gemm_host"] = profile_gemm_host(torch, step)
     with open(args.child_out, "w") as f:
-        json.dump({"gpu": torch.cuda.get_device_name(), "torch": torch.__version__, "losses": losses,
-                   "step_ms": times, "host_ms": host}, f)
+        json.dump(doc, f)
     return 0
+
+
+def profile_gemm_host(torch, step):
+    """The host time of the step's GEMM ops, where an eager step's host time goes: HOST_PROFILE_STEPS more steps
+    under torch.profiler (CPU activity only), after the timed ones so it does not touch them."""
+    from torch.profiler import ProfilerActivity, profile
+
+    with profile(activities=[ProfilerActivity.CPU]) as prof:
+        for _ in range(HOST_PROFILE_STEPS):
+            step()
+        torch.cuda.synchronize()
+    return gemm_host([(e.key, e.count, e.self_cpu_time_total) for e in prof.key_averages()], HOST_PROFILE_STEPS)
+
+
+def gemm_host(op_totals, steps):
+    """From (op, calls, self CPU us) over `steps` steps: per step, the calls and self host time of the ops that call
+    cuBLAS (GEMM_OPS: their self time holds the cuBLAS call, and apply's routing and launches inside it) and of all
+    ops, so a variant's extra host time reads as in its GEMMs or elsewhere."""
+    gemm = [(calls, us) for op, calls, us in op_totals if op in GEMM_OPS]
+    return {"gemm_calls_per_step": sum(c for c, _ in gemm) / steps,
+            "gemm_self_us_per_step": sum(us for _, us in gemm) / steps,
+            "all_ops_self_us_per_step": sum(us for _, _, us in op_totals) / steps}
 
 
 def captured_step(torch, F, model, optimizer, x, target):
@@ -388,6 +429,12 @@ def summary_line(s):
         drift += f", vs fp64 {fp64:.1e} (plain's {floor:.1e})"
     if s.get("steps_within_1e-5") is not None and s.get("fp64_steps_within_1e-5") is not None:
         drift += f"; within 1e-5 of plain for {s['steps_within_1e-5']} steps (fp64: {s['fp64_steps_within_1e-5']})"
+    host = s.get("gemm_host")
+    plain_host = s.get("plain_gemm_host")
+    if host and plain_host:
+        drift += (f"; GEMM ops' host {host['gemm_self_us_per_step']:.0f} us/step (plain's "
+                  f"{plain_host['gemm_self_us_per_step']:.0f}), all ops' {host['all_ops_self_us_per_step']:.0f} "
+                  f"({plain_host['all_ops_self_us_per_step']:.0f})")
     return (f"{s['model']:6} {s['mode']:5} {s['variant']:13} {s['capture']:5} x{s['speedup']:.3f}{spread} "
             f"routed {s['routed_share']:.2f} (flops {s['routed_flop_share'] or 0:.2f}) {drift}")
 

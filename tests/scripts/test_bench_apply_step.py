@@ -1,13 +1,16 @@
-"""scripts/bench_apply_step.py's pure parts, no GPU and no PyTorch: the variants each mode runs, the commands a run
-is made of (the step under `gemmtune apply` with the db and flags of its variant), the loss comparison against the
-plain run, and a record's routed share and speedup taken from the apply report and the plain record."""
+"""scripts/bench_apply_step.py's pure parts, no GPU: the variants each mode runs, the commands a run is made of (the
+step under `gemmtune apply` with the db and flags of its variant), the loss comparison against the plain run, a
+record's routed share and speedup taken from the apply report and the plain record, and (where PyTorch is installed,
+CPU-only will do) the host attribution of a step's GEMM ops."""
 import argparse
 import contextlib
 import io
 import json
+import importlib.util
 import os
 import subprocess
 import sys
+import types
 import tempfile
 import unittest
 
@@ -117,6 +120,42 @@ class Records(unittest.TestCase):
         self.assertEqual(speedup["fp64_steps_within_1e-5"], 2)
         self.assertIn("within 1e-5 of plain for 1 steps (fp64: 2)", bench.summary_line(dict(speedup,
                       loss_max_rel_fp64=0.04, plain_loss_max_rel_fp64=0.04)))
+
+    def test_the_gemm_ops_host_time_is_summed_per_step_apart_from_every_others(self):
+        totals = [("aten::addmm", 40, 400.0), ("aten::mm", 80, 1200.0), ("aten::gelu", 40, 100.0),
+                  ("Optimizer.step#AdamW.step", 10, 300.0)]
+        host = bench.gemm_host(totals, 10)
+        self.assertEqual(host["gemm_calls_per_step"], 12.0)
+        self.assertEqual(host["gemm_self_us_per_step"], 160.0)
+        self.assertEqual(host["all_ops_self_us_per_step"], 200.0)
+
+    def test_the_gemm_host_of_several_runs_is_each_fields_median_and_shows_beside_plains(self):
+        runs = [dict(child([1.0], [10.0]), gemm_host={"gemm_calls_per_step": 11, "gemm_self_us_per_step": u,
+                                                      "all_ops_self_us_per_step": 2 * u}) for u in (100.0, 300.0, 200.0)]
+        applied = bench.record("odd", "tf32", "apply", bench.combine(runs), [1.0], None)
+        self.assertEqual(applied["gemm_host"]["gemm_self_us_per_step"], 200.0)
+        plain = bench.record("odd", "tf32", "plain", bench.combine([dict(child([1.0], [10.0]), gemm_host={
+            "gemm_calls_per_step": 11, "gemm_self_us_per_step": 150.0, "all_ops_self_us_per_step": 390.0})]),
+            None, None)
+        [speedup] = bench.speedups([plain, applied])
+        self.assertIn("GEMM ops' host 200 us/step (plain's 150), all ops' 400 (390)", bench.summary_line(speedup))
+        graph = bench.record("odd", "tf32", "plain", child([1.0], [9.0]), None, None, "graph")
+        self.assertIsNone(graph["gemm_host"])
+
+    @unittest.skipUnless(importlib.util.find_spec("torch"), "needs PyTorch (Debian's python3-torch will do)")
+    def test_the_profiler_finds_a_linear_steps_gemm_ops_on_the_cpu(self):
+        import torch
+
+        layer, x = torch.nn.Linear(64, 32), torch.randn(17, 64, requires_grad=True)
+
+        def step():
+            torch.nn.functional.gelu(layer(x)).sum().backward()
+
+        no_gpu = types.SimpleNamespace(cuda=types.SimpleNamespace(synchronize=lambda: None))
+        host = bench.profile_gemm_host(no_gpu, step)
+        self.assertEqual(host["gemm_calls_per_step"], 3.0)  # forward addmm; backward mm for x's and the weight's grads
+        self.assertGreater(host["gemm_self_us_per_step"], 0.0)
+        self.assertGreater(host["all_ops_self_us_per_step"], host["gemm_self_us_per_step"])
 
     def test_the_routed_flop_share_weighs_each_problems_calls_by_its_flops(self):
         rows = [{"problem": "fwd:10x10x10:nn:row:none:fp32", "calls": 2, "routed_calls": 2},
