@@ -419,24 +419,24 @@ def driver(args):
 
 
 def summary_line(s):
-    """One speedup as the table prints it: the pooled ratio, the per-process range, routing, and the losses' drift."""
+    """One speedup as the table prints it: the pooled ratio, the per-process range, routing, and the losses' details."""
     pairs = s.get("pair_speedups") or []
     spread = f" (processes {min(pairs):.3f}-{max(pairs):.3f})" if len(pairs) > 1 else ""
     fp64 = s.get("loss_max_rel_fp64")
     floor = s.get("plain_loss_max_rel_fp64")
-    drift = f"loss_max_rel {s['loss_max_rel']:.1e}"
+    details = f"loss_max_rel {s['loss_max_rel']:.1e}"
     if fp64 is not None and floor is not None:
-        drift += f", vs fp64 {fp64:.1e} (plain's {floor:.1e})"
+        details += f", vs fp64 {fp64:.1e} (plain's {floor:.1e})"
     if s.get("steps_within_1e-5") is not None and s.get("fp64_steps_within_1e-5") is not None:
-        drift += f"; within 1e-5 of plain for {s['steps_within_1e-5']} steps (fp64: {s['fp64_steps_within_1e-5']})"
+        details += f"; within 1e-5 of plain for {s['steps_within_1e-5']} steps (fp64: {s['fp64_steps_within_1e-5']})"
     host = s.get("gemm_host")
     plain_host = s.get("plain_gemm_host")
     if host and plain_host:
-        drift += (f"; GEMM ops' host {host['gemm_self_us_per_step']:.0f} us/step (plain's "
+        details += (f"; GEMM ops' host {host['gemm_self_us_per_step']:.0f} us/step (plain's "
                   f"{plain_host['gemm_self_us_per_step']:.0f}), all ops' {host['all_ops_self_us_per_step']:.0f} "
                   f"({plain_host['all_ops_self_us_per_step']:.0f})")
     return (f"{s['model']:6} {s['mode']:5} {s['variant']:13} {s['capture']:5} x{s['speedup']:.3f}{spread} "
-            f"routed {s['routed_share']:.2f} (flops {s['routed_flop_share'] or 0:.2f}) {drift}")
+            f"routed {s['routed_share']:.2f} (flops {s['routed_flop_share'] or 0:.2f}) {details}")
 
 
 def document(gpu, torch_version, records, args, partial):
