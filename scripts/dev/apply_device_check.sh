@@ -18,17 +18,11 @@
 #
 #   scripts/dev/apply_device_check.sh OUT_DIR
 set -uo pipefail
-if [[ $# -ne 1 ]]; then
-  echo "usage: $0 OUT_DIR" >&2
-  exit 2
-fi
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-mkdir -p "$1"
-out=$(cd "$1" && pwd)
-build=${BUILD_DIR:-$here/build}
-G=$build/gemmtune
 export PYTHONUNBUFFERED=1
+# shellcheck source=device_check_lib.sh
 source "$here/scripts/dev/device_check_lib.sh"
+start_check "$@"
 
 t0=$SECONDS
 build_unless_skipped

@@ -1,11 +1,27 @@
-# What the issue checks run on the GPU machine (scripts/dev/*_device_check.sh) share; sourced, after they set `out`
-# (their OUT_DIR) and `build` (BUILD_DIR):
+# shellcheck shell=bash
+# What the issue checks run on the GPU machine (scripts/dev/*_device_check.sh) share; sourced, after they set `here`
+# (the repository):
+#   start_check "$@"        takes the check's one argument, OUT_DIR (else usage, exit 2), makes it, and sets `out` (it,
+#                           absolute), `build` (BUILD_DIR, default $here/build) and `G` (its gemmtune)
 #   note LINE               prints "== LINE" and keeps it for the summary a check prints last (${summary[@]})
 #   build_unless_skipped    builds into $build (scripts/dev/device_build.sh; its log in $out/build.log) unless
 #                           SKIP_BUILD=1 says $build holds one already (a carried build: scripts/dev/prebuilt.sh); a
 #                           failed build ends the check (exit 1)
 #   gpu_slug                GPU 0's results folder name, as `gemmtune devices --json` gives it; no GPU ends it (exit 3)
 summary=()
+
+# shellcheck disable=SC2034 # out, build and G are the sourcing check's
+start_check() {
+  if [[ $# -ne 1 ]]; then
+    echo "usage: $0 OUT_DIR" >&2
+    exit 2
+  fi
+  mkdir -p "$1"
+  out=$(cd "$1" && pwd)
+  build=${BUILD_DIR:-$here/build}
+  G=$build/gemmtune
+}
+
 note() { summary+=("$1"); echo "== $1"; }
 
 build_unless_skipped() {

@@ -23,18 +23,12 @@
 #
 #   scripts/dev/trace_device_check.sh OUT_DIR
 set -uo pipefail
-if [[ $# -ne 1 ]]; then
-  echo "usage: $0 OUT_DIR" >&2
-  exit 2
-fi
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-mkdir -p "$1"
-out=$(cd "$1" && pwd)
-build=${BUILD_DIR:-$here/build}
-G=$build/gemmtune
 step=$here/scripts/trace_torch_step.py
 export PYTHONUNBUFFERED=1
+# shellcheck source=device_check_lib.sh
 source "$here/scripts/dev/device_check_lib.sh"
+start_check "$@"
 
 t0=$SECONDS
 build_unless_skipped  # SKIP_BUILD=1: BUILD_DIR holds a build already (a carried one: scripts/dev/prebuilt.sh)
@@ -183,7 +177,7 @@ else
   # Each run's line goes to the file as it ends, so a run cut short by a time limit keeps the ones before it.
   runs_file=$out/overhead_runs.txt
   : >"$runs_file"
-  for i in $(seq 1 "$repeats"); do
+  for _ in $(seq 1 "$repeats"); do
     s=$EPOCHREALTIME
     line=$(python3 "$step" --mode "$mode" --steps "$steps" 2>&1 | grep '^trace_torch_step:')
     e=$EPOCHREALTIME
