@@ -1,0 +1,121 @@
+// launch_host_probe: where a candidate's host time goes. Under `gemmtune apply` a `+pad` cuBLASLt call cost 15-19 us
+// more host time than cuBLAS's own call (results/nvidia-h200/apply_overhead.json, 1500x1079x799 tf32) while our staged
+// kernels (also a copy, then the GEMM) cost 1-4 us more; this times each piece of such a call alone.
+//
+//   launch_host_probe PROBLEM_KEY CANDIDATE_ID...
+//
+// Per candidate: the whole launch, and for a `+pad` one its padding copy, the cuBLASLt call on the padded problem
+// (the same algo without +pad) and the epilogue kernel, each enqueued --calls times behind a spin kernel (so nothing
+// waits on the GPU), host clock around the batch, median per call over the rounds.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "common/error.hpp"
+#include "cuda/cuda_call.hpp"
+#include "cuda/device_buffer.hpp"
+#include "cuda/stream.hpp"
+#include "kernels/epilogue_kernel.hpp"
+#include "kernels/padded_copy.hpp"
+#include "launch/candidate_launcher.hpp"
+#include "launch/problem_buffers.hpp"
+#include "lt/lt_handles.hpp"
+#include "lt/lt_padding.hpp"
+#include "problem/pass_gemm.hpp"
+
+namespace gemmtune {
+namespace {
+
+constexpr int kCalls = 50, kRounds = 41;
+constexpr std::size_t kWorkspace = std::size_t{64} << 20;
+
+__global__ void spin(long long cycles) {
+  const long long start = clock64();
+  while (clock64() - start < cycles) {
+  }
+}
+
+long long spin_cycles() {
+  int device = 0, khz = 0;
+  GT_CUDA_CALL(cudaGetDevice(&device));
+  GT_CUDA_CALL(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, device));
+  return static_cast<long long>(khz) * 8;  // 8 ms: longer than any batch takes to enqueue
+}
+
+double host_us_per_call(cudaStream_t s, const std::function<void()>& call) {
+  call();
+  GT_CUDA_CALL(cudaStreamSynchronize(s));
+  std::vector<double> us;
+  for (int r = 0; r < kRounds; ++r) {
+    spin<<<1, 1, 0, s>>>(spin_cycles());
+    GT_CUDA_CHECK_LAUNCH();
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int c = 0; c < kCalls; ++c) call();
+    const auto t1 = std::chrono::steady_clock::now();
+    GT_CUDA_CALL(cudaStreamSynchronize(s));
+    us.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count() / kCalls);
+  }
+  std::sort(us.begin(), us.end());
+  return us[us.size() / 2];
+}
+
+void probe(const GemmProblem& p, const std::string& id, cudaStream_t s) {
+  const LtHandle lt = make_lt_handle();
+  const Candidate c = Candidate::parse_id(id);
+  const ProblemBuffers buffers(p, 0, 11, s);
+  const GemmOperands x = buffers.operands(0);
+  const CandidateLauncher whole(p, c, lt.get(), kWorkspace);
+  DeviceBuffer<float> padding(std::max<std::size_t>(whole.padding_floats(), 1));
+  GT_CUDA_CALL(cudaMemset(padding.get(), 0, padding.size() * sizeof(float)));
+  DeviceBuffer<unsigned char> workspace(kWorkspace);
+  const BorrowedWorkspace ws{workspace.get(), kWorkspace};
+  std::printf("%s %s\n", p.key().c_str(), id.c_str());
+  std::printf("  whole launch              %7.2f us\n", host_us_per_call(s, [&] {
+                whole.launch(x, s, ws, nullptr, padding.get());
+              }));
+  const std::optional<LtPadding> pad = lt_padding(pass_gemm(p));
+  if (!c.lt_padded || !pad) return;
+
+  kernels::PaddedCopy copies[2];
+  int n = 0;
+  if (pad->a.changes())
+    copies[n++] = {x.A, pad->a.cols, padding.get() + pad->a_at, pad->a.padded_cols, pad->a.rows, pad->a.cols};
+  if (pad->b.changes())
+    copies[n++] = {x.B, pad->b.cols, padding.get() + pad->b_at, pad->b.padded_cols, pad->b.rows, pad->b.cols};
+  if (n > 0)
+    std::printf("  padding copy (%d operands) %7.2f us\n", n,
+                host_us_per_call(s, [&] { kernels::copy_rows_padded(copies[0], s, copies[1]); }));
+
+  Candidate unpadded = c;
+  unpadded.lt_padded = false;
+  const CandidateLauncher lt_only(pad->padded, unpadded, lt.get(), kWorkspace);
+  const ProblemBuffers padded_buffers(pad->padded, 0, 12, s);
+  const GemmOperands px = padded_buffers.operands(0);
+  std::printf("  cuBLASLt on padded        %7.2f us  (%s)\n",
+              host_us_per_call(s, [&] { lt_only.launch(px, s, ws, nullptr, nullptr); }), pad->padded.key().c_str());
+  std::printf("  epilogue kernel           %7.2f us\n", host_us_per_call(s, [&] {
+                kernels::launch_epilogue(p, padding.get() + pad->d_at, x, s, pad->y.padded_cols);
+              }));
+}
+
+}  // namespace
+}  // namespace gemmtune
+
+int main(int argc, char** argv) {
+  if (argc < 3) {
+    std::fprintf(stderr, "usage: launch_host_probe PROBLEM_KEY CANDIDATE_ID...\n");
+    return 2;
+  }
+  try {
+    const gemmtune::CudaStream stream;
+    const gemmtune::GemmProblem p = gemmtune::GemmProblem::parse_key(argv[1]);
+    for (int i = 2; i < argc; ++i) gemmtune::probe(p, argv[i], stream.get());
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "launch_host_probe: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
