@@ -21,7 +21,8 @@ Every run starts from the same weights and data (seeded on the CPU) and records 
 of CUDA event pairs around each of the --timed-steps steps after them, host_ms the median time the host took to
 enqueue one (a step whose host_ms is near its step_ms is bound by the host). Per record: step_ms (p10, p90),
 routed_share (calls gemmtune ran, from `apply --report`; 0 for plain), routed_flop_share (their share of the GEMMs'
-flops), tuned_flop_share (with the calls whose tuned entry is cuBLAS's own call, so stay with it), loss_max_rel
+flops), tuned_flop_share (with the calls whose tuned entry is cuBLAS's own call, so stay with it), yielded_flop_share
+(calls of a padded entry that went to cuBLAS because the GPU had caught up with the host), loss_max_rel
 (the largest |loss - plain's| / |plain's| over the steps, plain of the same capture), loss_max_rel_fp64 (the same
 against plain_fp64's losses: which fp32 run is nearer the exact ones), the losses, the apply report's rows, and
 (eager) gemm_host: where the host's time goes, from 10 more steps under torch.profiler after the timed ones: the
@@ -58,6 +59,8 @@ MODES = ("fp32", "tf32")
 CAPTURES = ("eager", "graph")
 # How an apply report says a call stayed with cuBLAS because the db's entry for it is cuBLAS's own call.
 CUBLAS_ENTRY_REASON = "cuBLAS's own choice (cublas/sgemm)"
+# A padded entry's call that went to cuBLAS because its stream had drained (apply/route.hpp: yields_when_drained).
+DRAINED_REASON = "the stream had drained"
 BLOCKS = 2
 LR = 1e-4
 WARMUP_STEPS = 3
@@ -68,10 +71,12 @@ TRACE_STEPS = 3
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def variants_for(mode):
+def variants_for(mode, no_yield=False):
     """apply_fp32eq only where there is an fp32 problem to admit 3xtf32 for, and there plain_fp64 too: the same step
-    in fp64, the exact losses every fp32 variant's are measured against."""
-    return ["plain", "apply", "apply_fp32eq", "plain_fp64"] if mode == "fp32" else ["plain", "apply"]
+    in fp64, the exact losses every fp32 variant's are measured against. no_yield adds apply_no_yield: apply with
+    --no-host-yield, every call of a padded entry routed even where the GPU has caught up with the host."""
+    out = ["plain", "apply", "apply_fp32eq", "plain_fp64"] if mode == "fp32" else ["plain", "apply"]
+    return out + (["apply_no_yield"] if no_yield else [])
 
 
 def child_command(model, mode, steps, timed_steps, out, capture="eager", fp64=False):
@@ -82,9 +87,9 @@ def child_command(model, mode, steps, timed_steps, out, capture="eager", fp64=Fa
             (["--fp64"] if fp64 else []))
 
 
-def apply_command(gemmtune, db, fp32_equivalent, report, command):
+def apply_command(gemmtune, db, fp32_equivalent, report, command, host_yield=True):
     return ([gemmtune, "apply", "--db", db] + (["--fp32-equivalent"] if fp32_equivalent else []) +
-            ["--report", report, "--"] + command)
+            ([] if host_yield else ["--no-host-yield"]) + ["--report", report, "--"] + command)
 
 
 def loss_max_rel(plain, other):
@@ -136,6 +141,20 @@ def routed_flop_share(rows, count_cublas_entries=False):
     return routed / total if total else None
 
 
+def yielded_flop_share(rows):
+    """The share of the GEMMs' flops in calls of a routed problem that went to cuBLAS because the stream had drained
+    (the GPU waited for the host), so the entry's extra host time would have been the step's; None as above."""
+    total = yielded = 0
+    for row in rows:
+        flops = problem_flops(row["problem"])
+        if flops is None:
+            return None
+        total += flops * row["calls"]
+        if DRAINED_REASON in row["reason"]:
+            yielded += flops * row["calls"]
+    return yielded / total if total else None
+
+
 def combine(children):
     """One variant's runs (processes) as one: their timed steps pooled, the first run's losses, every run's kept."""
     return {"gpu": children[0]["gpu"], "torch": children[0]["torch"], "losses": children[0]["losses"],
@@ -169,6 +188,7 @@ def record(model, mode, variant, child, plain_losses, report, capture="eager", f
          "routed_share": report["routed_share"] if report else 0.0,
          "routed_flop_share": routed_flop_share(report["rows"]) if report else 0.0,
          "tuned_flop_share": routed_flop_share(report["rows"], count_cublas_entries=True) if report else 0.0,
+         "yielded_flop_share": yielded_flop_share(report["rows"]) if report else 0.0,
          "loss_max_rel": max_over_runs(plain_losses, child) if plain_losses is not None else 0.0,
          "loss_max_rel_fp64": max_over_runs(fp64_losses, child) if fp64_losses is not None else None,
          "losses": child["losses"], "final_loss": child["losses"][-1], "runs": len(child.get("run_step_ms", [0])),
@@ -208,6 +228,7 @@ def speedups(records):
         out.append({"model": r["model"], "mode": r["mode"], "variant": r["variant"], "capture": capture_of(r),
                     "speedup": base["step_ms"] / r["step_ms"], "pair_speedups": pairs,
                     "routed_share": r["routed_share"], "routed_flop_share": r.get("routed_flop_share"),
+                    "yielded_flop_share": r.get("yielded_flop_share"),
                     "loss_max_rel": r["loss_max_rel"], "loss_max_rel_fp64": r.get("loss_max_rel_fp64"),
                     "plain_loss_max_rel_fp64": base.get("loss_max_rel_fp64"),
                     "steps_within_1e-5": steps_within(base.get("losses"), r.get("losses"), 1e-5),
@@ -373,7 +394,8 @@ def measure(args, model, mode, variant, dbs, work, log, capture="eager", repeat=
     report_path = None
     if variant.startswith("apply"):
         report_path = os.path.join(work, name + ".report.json")
-        command = apply_command(args.gemmtune, dbs[variant], variant == "apply_fp32eq", report_path, command)
+        command = apply_command(args.gemmtune, dbs.get(variant, dbs["apply"]), variant == "apply_fp32eq",
+                                report_path, command, host_yield=variant != "apply_no_yield")
     run(command, log, args.cpus)
     with open(out) as f:
         child = json.load(f)
@@ -396,15 +418,15 @@ def driver(args):
             for capture in args.captures:
                 # An eager step can be bound by the host, whose speed drifts from process to process: its variants
                 # run --repeats times, interleaved, so a drift falls on every variant alike.
-                children, reports = {v: [] for v in variants_for(mode)}, {}
+                children, reports = {v: [] for v in variants_for(mode, args.no_yield_variant)}, {}
                 for repeat in range(args.repeats if capture == "eager" else 1):
-                    for variant in variants_for(mode):
+                    for variant in variants_for(mode, args.no_yield_variant):
                         child, reports[variant] = measure(args, model, mode, variant, dbs, work, log, capture, repeat)
                         children[variant].append(child)
                         gpu, torch_version = child["gpu"], child["torch"]
                 plain_losses = children["plain"][0]["losses"]
                 fp64_losses = children["plain_fp64"][0]["losses"] if "plain_fp64" in children else None
-                for variant in variants_for(mode):
+                for variant in variants_for(mode, args.no_yield_variant):
                     records.append(record(model, mode, variant, combine(children[variant]), plain_losses,
                                           reports[variant], capture, fp64_losses))
                 doc = document(gpu, torch_version, records, args, partial=True)
@@ -435,6 +457,8 @@ def summary_line(s):
         details += (f"; GEMM ops' host {host['gemm_self_us_per_step']:.0f} us/step (plain's "
                   f"{plain_host['gemm_self_us_per_step']:.0f}), all ops' {host['all_ops_self_us_per_step']:.0f} "
                   f"({plain_host['all_ops_self_us_per_step']:.0f})")
+    if s.get("yielded_flop_share"):
+        details = f"yielded on a drained stream {s['yielded_flop_share']:.2f} of flops; " + details
     return (f"{s['model']:6} {s['mode']:5} {s['variant']:13} {s['capture']:5} x{s['speedup']:.3f}{spread} "
             f"routed {s['routed_share']:.2f} (flops {s['routed_flop_share'] or 0:.2f}) {details}")
 
@@ -501,6 +525,8 @@ def main(argv=None):
                         help="processes per variant of an eager step, interleaved (default 3)")
     parser.add_argument("--captures", type=choice_list(CAPTURES), default=list(CAPTURES),
                         help="eager steps, the step captured in one CUDA graph and replayed, or both (default)")
+    parser.add_argument("--no-yield-variant", action="store_true",
+                        help="also run apply_no_yield (apply --no-host-yield) beside apply, interleaved")
     parser.add_argument("--gemmtune", default=None, help="the gemmtune binary (default: build/gemmtune, else PATH)")
     parser.add_argument("--db-dir", help="where the dbs, reports and logs go (default: a new temporary directory)")
     parser.add_argument("--out", help="default: results/<gpu>/apply_step.json")

@@ -10,8 +10,9 @@
 #                                     (default fp32,tf32), CAPTURES (default eager,graph), REPEATS (default 3)
 #                                     processes per eager variant, CPUS (e.g. 2-5: the steps pinned there), STEPS
 #                                     (default 10) loss steps and TIMED (default 10) timed ones (FULL=1: 50 and 30, the
-#                                     benchmark's own); its dbs, reports and log in WORK_DIR (default a new /tmp
-#                                     folder; MODELS=none skips it)
+#                                     benchmark's own), NO_YIELD=1 (apply --no-host-yield as a variant beside
+#                                     apply); its dbs, reports and log in WORK_DIR (default a new /tmp folder;
+#                                     MODELS=none skips it)
 # SKIP_TESTS=1 runs the benchmarks alone. Under a time limit per command, run the models one or two at a time and join
 # the files: python3 scripts/bench_apply_step.py --merge results/<gpu>/apply_step_*.json --out .../apply_step.json
 # A summary prints last.
@@ -62,9 +63,11 @@ if [[ ${FULL:-0} == 1 ]]; then
 else
   steps=(--steps "${STEPS:-10}" --timed-steps "${TIMED:-10}")
 fi
+no_yield=()
+[[ ${NO_YIELD:-0} == 1 ]] && no_yield=(--no-yield-variant)
 if python3 "$here/scripts/bench_apply_step.py" --gemmtune "$G" --db-dir "$work" --models "$models" "${steps[@]}" \
     --modes "${MODES:-fp32,tf32}" --captures "${CAPTURES:-eager,graph}" --repeats "${REPEATS:-3}" \
-    ${CPUS:+--cpus "$CPUS"} \
+    ${CPUS:+--cpus "$CPUS"} "${no_yield[@]}" \
     --out "$res/apply_step_${models//,/_}.json" >"$out/bench_apply_step.txt" 2>&1; then
   note "bench_apply_step: done ($(tail -1 "$out/bench_apply_step.txt"))"
   grep -E '^(d|odd)' "$out/bench_apply_step.txt"

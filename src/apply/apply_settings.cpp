@@ -18,6 +18,7 @@ ApplySettings read_apply_settings(const std::function<const char*(const char*)>&
   s.on = flag(lookup(kApplyEnv));
   s.db = text(lookup(kDbEnv));
   s.options.fp32_equivalent = flag(lookup(kFp32EquivalentEnv));
+  s.options.host_yield = !flag(lookup(kNoHostYieldEnv));
   s.record = flag(lookup(kRecordEnv));
   s.report_dir = text(lookup(kReportDirEnv));
   // A cap the program's launcher set and we cannot read must not be dropped: nothing is routed instead.
@@ -42,6 +43,7 @@ std::vector<std::string> apply_environment(const ApplySettings& s) {
   return {std::string(kApplyEnv) + "=" + flag_text(s.on),
           std::string(kDbEnv) + "=" + s.db,
           std::string(kFp32EquivalentEnv) + "=" + flag_text(s.options.fp32_equivalent),
+          std::string(kNoHostYieldEnv) + "=" + flag_text(!s.options.host_yield),
           std::string(kRecordEnv) + "=" + flag_text(s.record),
           std::string(kReportDirEnv) + "=" + s.report_dir,
           std::string(kMemoryEnv) + "=" + std::to_string(s.memory_mib)};

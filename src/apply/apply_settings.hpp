@@ -18,6 +18,7 @@ inline constexpr const char* kDbEnv = "GEMMTUNE_APPLY_DB";                      
 inline constexpr const char* kFp32EquivalentEnv = "GEMMTUNE_APPLY_FP32_EQUIVALENT";  // "1": allow 3xtf32 for fp32
 inline constexpr const char* kRecordEnv = "GEMMTUNE_APPLY_RECORD";                   // "1": write misses to the db
 inline constexpr const char* kReportDirEnv = "GEMMTUNE_APPLY_REPORT_DIR";            // where <pid>.apply.json go
+inline constexpr const char* kNoHostYieldEnv = "GEMMTUNE_APPLY_NO_HOST_YIELD";  // "1": ApplyOptions::host_yield off
 inline constexpr const char* kMemoryEnv = "GEMMTUNE_APPLY_MEMORY_MIB";  // the runtime's device memory cap; 0: none
 
 struct ApplySettings {

@@ -61,6 +61,10 @@ std::string already_the_library(const std::string& api, const std::string& candi
   return "the db's entry is cuBLAS's own choice (" + candidate_id + "), which the call already makes";
 }
 
+bool yields_when_drained(const std::string& candidate_id, const ApplyOptions& options) {
+  return options.host_yield && candidate_id.find("+pad") != std::string::npos;
+}
+
 bool routed_operands(const Route& route, const CallOperands& call, GemmOperands& out, std::string& why) {
   const void* a = route.swap_operands ? call.b : call.a;
   const void* b = route.swap_operands ? call.a : call.b;

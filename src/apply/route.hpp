@@ -21,6 +21,7 @@ namespace gemmtune::apply {
 
 struct ApplyOptions {
   bool fp32_equivalent = false;  // let the runtime's fp32-equivalent entries (3xtf32) run fp32 calls
+  bool host_yield = true;        // yields_when_drained below; off: every call of a routed problem is routed
 };
 
 struct Route {
@@ -39,6 +40,15 @@ Route route_lt_call(const LtCallDesc& call, const ApplyOptions& options);
 // cuBLAS's own choice ("cublas/sgemm") would run the GEMM the call already runs, with the runtime's overhead on top.
 // A cuBLASLt call with that entry is routed: cuBLAS's choice is not cuBLASLt's.
 std::string already_the_library(const std::string& api, const std::string& candidate_id);
+
+// Whether a call whose exact entry is candidate_id goes to the library instead wherever its stream has drained when
+// the call comes (the backend asks the stream). A drained stream means the GPU waits for the host: the call's host
+// time is then the program's, and the GPU time the entry saves is not. A `+pad` entry launches our padding copy and
+// epilogue kernels around its cuBLASLt call: 22-27 us of host time per call on the H200 machine's host against 10-13
+// for the library's own call (scripts/dev/launch_host_probe.cu), and under apply the odd-width tf32 PyTorch step ran
+// 0.92x plain eagerly while its GPU time fell 13% (results/nvidia-h200/apply_step.json). Every other entry is one
+// launch of the library or of ours, or a copy and one of ours (9-11 us), and is always routed.
+bool yields_when_drained(const std::string& candidate_id, const ApplyOptions& options);
 
 // One call's device pointers as the library got them: A, B, D (cuBLAS's C), and cuBLASLt's bias and aux pointers.
 struct CallOperands {

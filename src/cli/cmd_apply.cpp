@@ -28,6 +28,7 @@ struct ApplyArgs {
   std::vector<std::string> command;
   std::string db;
   bool fp32_equivalent = false;
+  bool no_host_yield = false;
   bool record = false;
   std::string report;
   std::string memory_budget;  // MiB, as given
@@ -71,6 +72,7 @@ void run_apply(const ApplyArgs& a) {
   settings.on = true;
   settings.db = db;
   settings.options.fp32_equivalent = a.fp32_equivalent;
+  settings.options.host_yield = !a.no_host_yield;
   settings.record = a.record;
   settings.report_dir = a.report.empty() ? "" : parts.path();
   if (!a.memory_budget.empty()) settings.memory_mib = *apply::parse_memory_mib(a.memory_budget);
@@ -97,6 +99,9 @@ void register_apply(CLI::App& app) {
   cmd->add_option("--db", a->db, std::string("The tuning db") + kDefaultDbHelp);
   cmd->add_flag("--fp32-equivalent", a->fp32_equivalent,
                 "Let fp32 calls run the 3xtf32 entries `sweep --fp32-equivalent` admitted");
+  cmd->add_flag("--no-host-yield", a->no_host_yield,
+                "Route every call of a padded (+pad) entry, also where the GPU has caught up with the program and "
+                "its extra host time would be the program's (by default those calls go to the library)");
   cmd->add_flag("--record", a->record, "Record the problems without an exact entry as misses in the db "
                                        "(for `gemmtune sweep --from-misses`)");
   cmd->add_option("--report", a->report, "Write per call: how often, whether gemmtune ran it (and with what) or why "

@@ -51,6 +51,7 @@ struct Decision {
   Kind kind = Kind::Undecided;
   apply::Route route;
   int id = -1;           // the backend's problem id, when routed
+  bool yields = false;   // apply::yields_when_drained of its entry, when routed
   std::size_t row = 0;   // its report row
 };
 
@@ -204,6 +205,7 @@ void decide(Router& r, Decision& d, void* stream) {
     }
     d.kind = Decision::Kind::Routed;
     d.id = id;
+    d.yields = apply::yields_when_drained(text, r.settings.options);
     set_outcome(r, d, text, "");
   } else {
     d.kind = verdict == GEMMTUNE_APPLY_CAPTURING ? Decision::Kind::Undecided : Decision::Kind::PassThrough;
@@ -229,9 +231,11 @@ bool run(Router& r, Decision* d, const apply::CallOperands& operands, void* stre
     return false;
   }
   const int id = d->id;
+  const int yields = d->yields ? 1 : 0;
   lock.unlock();  // the runtime serializes its own calls; other threads' lookups need not wait for this launch
   char text[2048] = "";
-  const int verdict = r.backend.forward(r.backend.handle, id, x.A, x.B, x.bias, x.Y, x.Z, stream, text, sizeof(text));
+  const int verdict = r.backend.forward(r.backend.handle, id, x.A, x.B, x.bias, x.Y, x.Z, stream, yields, text,
+                                        sizeof(text));
   lock.lock();
   if (verdict == GEMMTUNE_APPLY_ROUTED) {
     ++r.rows[d->row].calls;
@@ -245,7 +249,8 @@ bool run(Router& r, Decision* d, const apply::CallOperands& operands, void* stre
     ++r.rows[d->row].calls;
     return false;
   }
-  // Another GPU without an exact entry, or its first call there in a capture: this call alone goes to the library.
+  // Another GPU without an exact entry, its first call there in a capture, or a drained stream where the entry costs
+  // more host time: this call alone goes to the library.
   const apply::ReportRow call = r.rows[d->row];
   ++r.rows[row_for(r, call, "", text)].calls;
   return false;

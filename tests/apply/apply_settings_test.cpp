@@ -22,6 +22,7 @@ TEST(ApplySettings, WhatTheCliWritesIsWhatTheShimReads) {
   s.on = true;
   s.db = "/tmp/x.db";
   s.options.fp32_equivalent = true;
+  s.options.host_yield = false;
   s.record = true;
   s.report_dir = "/tmp/parts";
   s.memory_mib = 512;
@@ -35,6 +36,7 @@ TEST(ApplySettings, WhatTheCliWritesIsWhatTheShimReads) {
   EXPECT_TRUE(back.on);
   EXPECT_EQ(back.db, "/tmp/x.db");
   EXPECT_TRUE(back.options.fp32_equivalent);
+  EXPECT_FALSE(back.options.host_yield);
   EXPECT_TRUE(back.record);
   EXPECT_EQ(back.report_dir, "/tmp/parts");
   EXPECT_EQ(back.memory_mib, 512u);
@@ -60,6 +62,9 @@ TEST(ApplySettings, AFlagIsOnOnlyAsOne) {
   EXPECT_TRUE(read_from({{kApplyEnv, "1"}}).on);
   EXPECT_FALSE(read_from({{kApplyEnv, "1"}, {kFp32EquivalentEnv, "yes"}}).options.fp32_equivalent);
   EXPECT_FALSE(read_from({{kApplyEnv, "1"}, {kRecordEnv, "0"}}).record);
+  EXPECT_TRUE(read_from({{kApplyEnv, "1"}}).options.host_yield);
+  EXPECT_TRUE(read_from({{kApplyEnv, "1"}, {kNoHostYieldEnv, "0"}}).options.host_yield);
+  EXPECT_FALSE(read_from({{kApplyEnv, "1"}, {kNoHostYieldEnv, "1"}}).options.host_yield);
 }
 
 }  // namespace

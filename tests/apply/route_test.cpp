@@ -168,6 +168,15 @@ TEST(ApplyRoute, AnEntryThatIsCublassOwnChoiceLeavesACublasCallWithCublasButRout
   EXPECT_EQ(already_the_library("cublasSgemm_v2", "lt/a21-t18-s8-k1-r0-w0-c0-cl0-i0"), "");
 }
 
+TEST(ApplyRoute, OnlyAPaddedEntryYieldsToTheLibraryOnADrainedStreamAndOnlyWithHostYieldOn) {
+  const ApplyOptions on{}, off{false, false};
+  EXPECT_TRUE(yields_when_drained("lt/a43-t21-s34-k1-r0-w0-c0-cl8-i0+pad", on));
+  EXPECT_FALSE(yields_when_drained("lt/a43-t21-s34-k1-r0-w0-c0-cl8-i0+pad", off));
+  for (const char* id : {"lt/a21-t18-s8-k1-r0-w0-c0-cl0-i0", "lt/a21-t18-s8-k1-r0-w0-c0-cl0-i0+epi", "cublas/sgemm",
+                         "own/wgmma_tf32_256x128x32_s4_staged", "own/tf32_128x128x32_s3"})
+    EXPECT_FALSE(yields_when_drained(id, on)) << id;
+}
+
 // PyTorch's addmm through cuBLASLt: D (n×m, column-major) = op(W)·X ᵀ with the bias per row of D (per column of Y).
 LtCallDesc lt_call(std::uint32_t epilogue, bool bias) {
   LtCallDesc c;

@@ -56,6 +56,17 @@ bool capturing(cudaStream_t s) {
   return cudaStreamIsCapturing(s, &status) != cudaSuccess || status != cudaStreamCaptureStatusNone;
 }
 
+// Whether s has no work left. Asked only outside a capture, where querying a capturing stream would invalidate it.
+bool drained(cudaStream_t s) {
+  if (capturing(s)) return false;
+  const cudaError_t e = cudaStreamQuery(s);
+  if (e == cudaErrorNotReady) {
+    (void)cudaGetLastError();  // not an error: cleared, as PyTorch's Stream.query does, before our launches check
+    return false;
+  }
+  return e == cudaSuccess;
+}
+
 // Decides problem `id` on `device` (with b.mu held): resolving allocates and may ask cuBLASLt's heuristic, so never
 // inside a capture (the runtime refuses that too), and the answer is kept for every later call there.
 int decide(gemmtune_apply_backend& b, int id, int device, cudaStream_t stream, char* text, std::size_t text_size) {
@@ -133,8 +144,8 @@ APPLY_BACKEND_EXPORT int gemmtune_apply_problem(gemmtune_apply_backend* b, const
 }
 
 APPLY_BACKEND_EXPORT int gemmtune_apply_forward(gemmtune_apply_backend* b, int id, const float* a, const float* bb,
-                                                const float* bias, float* y, float* z, void* stream, char* text,
-                                                std::size_t text_size) {
+                                                const float* bias, float* y, float* z, void* stream,
+                                                int yield_if_drained, char* text, std::size_t text_size) {
   try {
     const auto s = static_cast<cudaStream_t>(stream);
     gemmtune::Runtime* rt = nullptr;
@@ -151,6 +162,11 @@ APPLY_BACKEND_EXPORT int gemmtune_apply_forward(gemmtune_apply_backend* b, int i
         rt = b->exact_on[{id, device}];
       }
       problem = b->problems.at(static_cast<std::size_t>(id));
+    }
+    if (yield_if_drained && drained(s)) {
+      put(text, text_size, "the stream had drained (the GPU waited for the host), and this entry costs more host time "
+                           "than the library's call");
+      return GEMMTUNE_APPLY_DRAINED;
     }
     rt->forward(problem, a, bb, bias, y, z, s);
     return GEMMTUNE_APPLY_ROUTED;

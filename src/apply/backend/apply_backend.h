@@ -28,7 +28,8 @@ enum {
   GEMMTUNE_APPLY_ROUTED = 0,      // problem: *id is the problem's id, text the candidate id; forward: enqueued
   GEMMTUNE_APPLY_NOT_ROUTED = 1,  // no usable exact entry (on this GPU), or an error deciding; text says why
   GEMMTUNE_APPLY_CAPTURING = 2,   // the stream is capturing a graph: not decided now, ask at a later call
-  GEMMTUNE_APPLY_FAILED = 3       // forward: the runtime failed on the call; text says how
+  GEMMTUNE_APPLY_FAILED = 3,      // forward: the runtime failed on the call; text says how
+  GEMMTUNE_APPLY_DRAINED = 4      // forward with yield_if_drained: the stream had no work left (text says so)
 };
 // Whether the problem (GemmProblem::key()) runs its exact cache entry on the current GPU. Resolves it on its first
 // ask (outside any capture), so its later calls may be captured.
@@ -39,9 +40,10 @@ int gemmtune_apply_problem(gemmtune_apply_backend* backend, const char* problem_
 // library. A call whose scratch would pass max_scratch_bytes is NOT_ROUTED, and so is every later call of that
 // problem on that GPU. On a GPU other than the one the problem was decided on, it is decided there first, as by
 // gemmtune_apply_problem: NOT_ROUTED or CAPTURING for this call alone where that GPU has no exact entry or the stream
-// is capturing.
+// is capturing. yield_if_drained (apply/route.hpp: yields_when_drained): DRAINED, enqueueing nothing, where the
+// stream is not capturing and all its work is done, so the host, not the GPU, bounds the program there.
 int gemmtune_apply_forward(gemmtune_apply_backend* backend, int id, const float* a, const float* b, const float* bias,
-                           float* y, float* z, void* stream, char* text, size_t text_size);
+                           float* y, float* z, void* stream, int yield_if_drained, char* text, size_t text_size);
 
 
 #ifdef __cplusplus

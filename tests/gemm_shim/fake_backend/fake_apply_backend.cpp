@@ -5,9 +5,11 @@
 //   "33x"     routed, but every run fails
 //   "96x"     routed, but every run is refused as one on another GPU without an exact entry
 //   "56x"     routed as "cublas/sgemm", cuBLAS's own choice
+//   "88x"     routed as "lt/fake+pad", a padded entry
 //   other     routed as "own/fake"
 // Each run it accepts is a line "RUN <key> <A> <B> <Y> on <stream>" in $FAKE_BACKEND_LOG, and, opened to record,
-// each problem it refuses a line "MISS <key>"; with $FAKE_BACKEND_NO_GPU set it does not open.
+// each problem it refuses a line "MISS <key>"; with $FAKE_BACKEND_NO_GPU set it does not open. With
+// $FAKE_BACKEND_DRAINED set every stream has drained: a run asked to yield then returns DRAINED (a line "YIELD <key>").
 #include "apply/backend/apply_backend.h"
 
 #include "trace/fake_cublas/fake_cublas.hpp"
@@ -71,14 +73,19 @@ FAKE_BACKEND_EXPORT int gemmtune_apply_problem(gemmtune_apply_backend* b, const 
   }
   b->problems.push_back(key);
   *id = static_cast<int>(b->problems.size() - 1);
-  put(text, size, has(key, "56x") ? "cublas/sgemm" : "own/fake");
+  put(text, size, has(key, "56x") ? "cublas/sgemm" : has(key, "88x") ? "lt/fake+pad" : "own/fake");
   return GEMMTUNE_APPLY_ROUTED;
 }
 
 FAKE_BACKEND_EXPORT int gemmtune_apply_forward(gemmtune_apply_backend* b, int id, const float* a, const float* bb,
-                                               const float*, float* y, float*, void* stream, char* text,
-                                               std::size_t size) {
+                                               const float*, float* y, float*, void* stream, int yield_if_drained,
+                                               char* text, std::size_t size) {
   const std::string& key = b->problems.at(static_cast<std::size_t>(id));
+  if (yield_if_drained && std::getenv("FAKE_BACKEND_DRAINED")) {
+    log_line("YIELD " + key);
+    put(text, size, "drained (fake)");
+    return GEMMTUNE_APPLY_DRAINED;
+  }
   if (has(key, "33x")) {
     put(text, size, "fake failure");
     return GEMMTUNE_APPLY_FAILED;
