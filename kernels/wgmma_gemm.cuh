@@ -75,6 +75,7 @@
 #include "kernels/split_k.cuh"
 #include "kernels/tile_loader.cuh"
 #include "kernels/tile_schedule.cuh"
+#include "kernels/unit_loader.cuh"
 #include "kernels/wgmma.cuh"
 #include "kernels/wgmma_pipeline.cuh"
 
@@ -169,6 +170,25 @@ struct RegisterOperand {
   }
 };
 
+// An A tile read in place (kernels/unit_loader.cuh: RegisterRows) into its swizzled shared tile; 3xtf32 splits on the
+// way (as split_a_tile does), so the tile needs no pass of its own.
+template <class ATile, class Rows, bool kSplit3x>
+__device__ __forceinline__ void store_a_rows(const Rows& rows, float* tile, float* small) {
+#pragma unroll
+  for (int j = 0; j < Rows::kSeg; ++j) {
+    const float4 x = rows.chunk(j);
+    const int at = ATile::offset(rows.row, 4 * (rows.chunk0 + j));
+    if constexpr (kSplit3x) {
+      const float4 big = make_float4(__uint_as_float(ptx::to_tf32_exact(x.x)), __uint_as_float(ptx::to_tf32_exact(x.y)),
+                                     __uint_as_float(ptx::to_tf32_exact(x.z)), __uint_as_float(ptx::to_tf32_exact(x.w)));
+      *reinterpret_cast<float4*>(tile + at) = big;
+      *reinterpret_cast<float4*>(small + at) = make_float4(x.x - big.x, x.y - big.y, x.z - big.z, x.w - big.w);
+    } else {
+      *reinterpret_cast<float4*>(tile + at) = x;
+    }
+  }
+}
+
 // 3xtf32's split of a landed A tile by `count` threads, this one being `index`: big = tf32(x) in place (its low bits
 // cleared, so the tensor core's truncation keeps it exact), small = x − big at the same offset of the small tile. The
 // swizzle permutes whole 16-byte units, so an element-wise pass over the raw floats keeps it. The callers fence the
@@ -207,6 +227,12 @@ __device__ __forceinline__ void issue_k_tile(float (&d)[kRows / 2], const Regist
   wgmma::commit_group();
 }
 
+// What a tile whose A rows do not fit in registers holds instead of RegisterRows: nothing (it is never fetched).
+struct NoRegisterRows {
+  __device__ NoRegisterRows(const OperandView&, std::int64_t, std::int64_t, int) {}
+  __device__ void fetch(int) {}
+};
+
 // kSplitK: blockIdx.z is a slice of k (kernels/split_k.cuh), in both kernels.
 template <class T, bool kBKMajor, bool kSplit3x, bool kSplitK>
 __global__ void __launch_bounds__(T::threads)
@@ -230,11 +256,38 @@ __global__ void __launch_bounds__(T::threads)
 
   const ChunkCursor<T::bm, kBk, T::threads, /*kKMajorOnly=*/true> cursor_a(a, true, block.row0, tid);
   const ChunkCursor<T::bn, kBk, T::threads> cursor_b(b, kBKMajor, block.col0, tid);
+  // In place (kernels/unit_loader.cuh) where rows are not 16-byte aligned: B's tile rows are copied as whole aligned
+  // units (its padding holds the extra one) and the fragment loads read them at this thread's shift (with k tiles of
+  // 32, every B row a thread reads has the same); an A without 16-byte rows is fetched into registers a k tile ahead
+  // and stored shifted into the swizzled tile. Only tiles whose threads each hold half an A row (128×128, 64×64: 5
+  // units, 20 registers) do: in the H200 sweep of kernels/PERFORMANCE.md ("Unaligned rows read in place") they ran
+  // 0.96-1.31x the 4-byte copies' time, while a whole row per thread (256×128 s4: spills; 128×64) ran 0.77-0.94x and
+  // a quarter row (64×128) 0.85-1.26x. The others keep the 4-byte copies.
+  constexpr bool kInPlace = T::bm * (kBk / 4) / T::threads == 4;
+  using ARows = std::conditional_t<kInPlace, RegisterRows<T::bm, kBk, T::threads>, NoRegisterRows>;
+  const bool a_regs = kInPlace && !a.vec4;
+  const std::int64_t k_first = std::int64_t{k_range.begin} * kBk;
+  ARows rows_a(a, block.row0, k_first, tid);
+  const UnitCursor<kBKMajor ? T::bn : kBk, kBKMajor ? kBk : T::bn, BTile::kStride, T::threads, !kBKMajor> raw_b(
+      b, block.col0, k_first, kBk, tid);
+  const int b_shift = !kInPlace ? 0
+                      : kBKMajor ? unit_shift(b.ptr + (block.col0 + frag_row) * b.ld)
+                                 : unit_shift(b.ptr + std::int64_t{t} * b.ld + block.col0);
   auto load_stage = [&](int kt) {
     float* const stage = smem + (kt % kStages) * Layout::kStageFloats;
     const std::int64_t k0 = std::int64_t{k_range.begin + kt} * kBk;
-    load_tile_async<ATile>(stage, cursor_a, a, k0);
-    load_tile_async<BTile>(stage + ATile::kFloats, cursor_b, b, k0);
+    if (!a_regs) load_tile_async<ATile>(stage, cursor_a, a, k0);
+    if constexpr (kInPlace)
+      raw_b.load(stage + ATile::kFloats, b, kt);
+    else
+      load_tile_async<BTile>(stage + ATile::kFloats, cursor_b, b, k0);
+  };
+  // Tile kt's A, fetched a k tile earlier, into its stage (3xtf32: split there).
+  auto store_a = [&](int kt) {
+    if constexpr (kInPlace) {
+      float* const stage = smem + (kt % kStages) * Layout::kStageFloats;
+      store_a_rows<ATile, ARows, kSplit3x>(rows_a, stage, stage + Layout::kSmallAOffset);
+    }
   };
 
 #pragma unroll
@@ -247,7 +300,7 @@ __global__ void __launch_bounds__(T::threads)
   // operands (wgmma::to_tf32_operand) only once that group is complete.
   std::uint32_t loaded[kSteps][4];
   auto load_fragments = [&](int kt) {
-    const float* const tile_b = smem + (kt % kStages) * Layout::kStageFloats + ATile::kFloats;
+    const float* const tile_b = smem + (kt % kStages) * Layout::kStageFloats + ATile::kFloats + b_shift;
 #pragma unroll
     for (int s = 0; s < kSteps; ++s) {
       loaded[s][0] = __float_as_uint(tile_b[BTile::offset(frag_row, 8 * s + t)]);
@@ -257,7 +310,7 @@ __global__ void __launch_bounds__(T::threads)
     }
   };
   // Makes tile kt visible to every warp and to the tensor cores' async proxy; 3xtf32 then splits its A tile, every
-  // thread a part, and publishes that.
+  // thread a part, and publishes that (an A stored from registers was split on the way).
   auto publish_tile = [] {
     wgmma::fence_async_shared();
     __syncthreads();
@@ -265,12 +318,18 @@ __global__ void __launch_bounds__(T::threads)
   auto prepare_tile = [&](int kt) {
     publish_tile();
     if constexpr (kSplit3x) {
+      if (a_regs) return;
       float* const stage = smem + (kt % kStages) * Layout::kStageFloats;
       split_a_tile<ATile::kFloats>(stage, stage + Layout::kSmallAOffset, tid, T::threads);
       publish_tile();
     }
   };
 
+  if (a_regs) {
+    rows_a.fetch(0);
+    store_a(0);
+    if (k_tiles > 1) rows_a.fetch(1);
+  }
   ptx::cp_async_wait<kStages - 2>();
   prepare_tile(0);
   load_fragments(0);
@@ -302,6 +361,10 @@ __global__ void __launch_bounds__(T::threads)
     // While the group runs: prepare tile kt + 1, refill the stage tile kt − 1 used (every warpgroup finished that
     // group before the barrier), and load the next fragments.
     if (kt + 1 < k_tiles) {
+      if (a_regs) {
+        store_a(kt + 1);  // its stage's last reader, tile kt + 1 - kStages, finished two k tiles ago
+        if (kt + 2 < k_tiles) rows_a.fetch(kt + 2);
+      }
       ptx::cp_async_wait<kStages - 3>();
       prepare_tile(kt + 1);
       if (kt + kStages - 1 < k_tiles) load_stage(kt + kStages - 1);
