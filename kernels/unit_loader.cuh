@@ -27,7 +27,7 @@
 namespace gemmtune::kernels {
 
 // Where a row starting at p starts in its 16-byte unit, in floats (0..3).
-__device__ __forceinline__ int unit_shift(const float* p) {
+__host__ __device__ __forceinline__ int unit_shift(const float* p) {
   return static_cast<int>((reinterpret_cast<std::uintptr_t>(p) >> 2) & 3);
 }
 
@@ -43,6 +43,13 @@ struct UnitCursor {
   static constexpr int kOutside = INT_MIN / 2;  // "left" of a copy whose row lies outside the matrix
   static_assert(kLen % 4 == 0 && kRawStride % 4 == 0 && kRawStride >= kLen + 4, "whole, aligned raw rows");
 
+  // One 16-byte copy: `bytes` (0-16) from src (16-byte aligned) to raw + dst, the rest of the 16 zero-filled.
+  struct Copy {
+    const float* src;
+    int dst;
+    int bytes;
+  };
+
   const float* src[kCopies];  // the copy's unit at the first k tile
   int dst[kCopies];           // its raw offset; -1: the thread has no such copy
   // K-major: floats of the row inside the matrix from the unit's first on, at the first k tile. MN-major: the same
@@ -53,9 +60,8 @@ struct UnitCursor {
   int kk;             // the tiles' width along k
 
   // k0: the first k tile's first k.
-  __device__ UnitCursor(const OperandView& op, std::int64_t row0, std::int64_t k0, int k_width, int tid)
+  __host__ __device__ UnitCursor(const OperandView& op, std::int64_t row0, std::int64_t k0, int k_width, int tid)
       : step(kMnMajor ? k_width * op.ld : k_width), kk(k_width) {
-#pragma unroll
     for (int c = 0; c < kCopies; ++c) {
       const int i = tid + c * kThreads;
       const int r = i / kUnits, u = i % kUnits;
@@ -77,26 +83,34 @@ struct UnitCursor {
     }
   }
 
+  // Copy c (dst[c] >= 0) of the k tile kt tiles after the first; nothing of it is read where bytes is 0.
+  __host__ __device__ Copy copy(const OperandView& op, int c, int kt) const {
+    int bytes;
+    if constexpr (kMnMajor) {
+      bytes = rows_left[c] - kt * kk > 0 && left[c] > 0 ? 4 * (left[c] < 4 ? left[c] : 4) : 0;
+    } else {
+      const int l = left[c] - kt * kk;
+      bytes = l >= 4 ? 16 : l > 0 ? 4 * l : 0;
+    }
+    // A copy that reads nothing still needs a 16-byte aligned source: the unit of the operand's first float.
+    const auto first_unit = reinterpret_cast<const float*>(reinterpret_cast<std::uintptr_t>(op.ptr) & ~std::uintptr_t{15});
+    return Copy{bytes > 0 ? src[c] + kt * step : first_unit, dst[c], bytes};
+  }
+
   // Issues the copies of the k tile kt tiles after the first into raw.
   __device__ void load(float* raw, const OperandView& op, int kt) const {
 #pragma unroll
     for (int c = 0; c < kCopies; ++c) {
       if (kRows * kUnits % kThreads != 0 && dst[c] < 0) continue;
-      int bytes;
-      if constexpr (kMnMajor) {
-        bytes = rows_left[c] - kt * kk > 0 && left[c] > 0 ? 4 * (left[c] < 4 ? left[c] : 4) : 0;
-      } else {
-        const int l = left[c] - kt * kk;
-        bytes = l >= 4 ? 16 : l > 0 ? 4 * l : 0;
-      }
-      ptx::cp_async_16(raw + dst[c], bytes > 0 ? src[c] + kt * step : op.ptr, bytes);
+      const Copy u = copy(op, c, kt);
+      ptx::cp_async_16(raw + u.dst, u.src, u.bytes);
     }
   }
 };
 
 // Floats s..s+3 of two adjacent 16-byte units lo, hi (s = 0..3), picked in selects (an indexed array would go to local
 // memory).
-__device__ __forceinline__ float4 shifted_float4(const float4& lo, const float4& hi, int s) {
+__host__ __device__ __forceinline__ float4 shifted_float4(const float4& lo, const float4& hi, int s) {
   const float v[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
   const auto pick = [&](int i) { return s == 0 ? v[i] : s == 1 ? v[i + 1] : s == 2 ? v[i + 2] : v[i + 3]; };
   return make_float4(pick(0), pick(1), pick(2), pick(3));

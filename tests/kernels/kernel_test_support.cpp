@@ -175,13 +175,22 @@ std::vector<GemmProblem> coverage_problems(MathMode mode) {
   return problems;
 }
 
-VariantErrors run_against_reference(const kernels::KernelVariant& v, const GemmProblem& p, std::uint32_t seed) {
+VariantErrors run_against_reference(const kernels::KernelVariant& v, const GemmProblem& p, std::uint32_t seed,
+                                    int skew) {
   ProblemData d(p, seed);
   const std::size_t count = elements(p.m, p.n);
   DeviceBuffer<double> y_ref(count), z_ref(p.epi.save_z ? count : 0);
   kernels::reference_gemm(p, d.operands(), y_ref.get(), z_ref.get(), nullptr);
+  GemmOperands x = d.operands();
+  DeviceBuffer<float> skewed_a(skew > 0 ? d.a.size() + 4 : 0), skewed_b(skew > 0 ? d.b.size() + 4 : 0);
+  if (skew > 0) {
+    GT_CUDA_CALL(cudaMemcpy(skewed_a.get() + skew, d.A.get(), d.A.bytes(), cudaMemcpyDeviceToDevice));
+    GT_CUDA_CALL(cudaMemcpy(skewed_b.get() + skew, d.B.get(), d.B.bytes(), cudaMemcpyDeviceToDevice));
+    x.A = skewed_a.get() + skew;
+    x.B = skewed_b.get() + skew;
+  }
   const kernels::LaunchScratchBuffer scratch(v, p);
-  v.launch(p, d.operands(), scratch.view(), nullptr);
+  v.launch(p, x, scratch.view(), nullptr);
   GT_CUDA_CALL(cudaGetLastError());
   VariantErrors e;
   e.y = kernels::relative_frobenius_error(d.Y.get(), y_ref.get(), static_cast<std::int64_t>(count), nullptr);

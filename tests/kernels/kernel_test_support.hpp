@@ -77,7 +77,9 @@ struct VariantErrors {
 };
 
 // Fresh random inputs, NaN-poisoned outputs, one launch of v, relative Frobenius errors against the fp64 reference.
-VariantErrors run_against_reference(const kernels::KernelVariant& v, const GemmProblem& p, std::uint32_t seed);
+// skew > 0: A and B are read from copies that start `skew` floats past a 16-byte boundary (a sliced array's view).
+VariantErrors run_against_reference(const kernels::KernelVariant& v, const GemmProblem& p, std::uint32_t seed,
+                                    int skew = 0);
 
 // Every variant of `family` (at least three) on every coverage problem of its mode; fails the test with the problem key
 // on the first error over tolerance, and prints each variant's worst error.

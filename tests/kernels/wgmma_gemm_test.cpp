@@ -128,6 +128,33 @@ TEST_P(WgmmaGemm, BothPipelinesMatchFp64ReferenceOnEdgeTiles) {
   test::check_family_against_reference(GetParam().family, problems);
 }
 
+// Operands that start 1-3 floats past a 16-byte boundary (a view into a larger array) go through the cp.async
+// pipeline whatever their leading dimensions, and the in-place tiles (kernels/unit_loader.cuh) read their rows in
+// aligned units from below the base: every variant, odd and aligned leading dimensions, edge tiles, both layouts.
+TEST_P(WgmmaGemm, EveryVariantReadsOperandsWhoseBasesAreOffA16ByteBoundary) {
+  GT_REQUIRE_WGMMA_FAMILY();
+  struct Shape {
+    std::int64_t m, n, k;
+  };
+  const Shape shapes[] = {{150, 133, 77}, {150, 132, 76}};
+  std::uint32_t seed = 7000;
+  for (const KernelVariant* v : variants()) {
+    double worst = 0.0;
+    for (const Shape& s : shapes)
+      for (const bool trans_b : {false, true})
+        for (const int skew : {1, 2, 3}) {
+          GemmProblem p = problem(s.m, s.n, s.k, trans_b);
+          p.epi.bias = true;
+          p.epi.act = Activation::Gelu;
+          if (v->staged && v->staging_floats(p) == 0) continue;  // aligned leading dimensions: nothing to stage
+          const test::VariantErrors e = test::run_against_reference(*v, p, seed++, skew);
+          ASSERT_LE(e.y, test::gemm_tolerance(p)) << v->name << " " << p.key() << " skew " << skew;
+          worst = std::max(worst, e.y);
+        }
+    std::cout << "[ checked  ] " << v->name << ": bases 1-3 floats off, max relative error " << worst << "\n";
+  }
+}
+
 // Two-warpgroup tiles run persistent, with bulk tensor stores of Y and Z, where a problem has more tiles than resident
 // blocks (2304² is 162 tiles of 256×128 and 324 of 128×128 for 132 SMs) and a row-major, aligned, n % 4 == 0 output
 // without dropout: the coverage shapes are too small to get there (k = 101: a staged variant's too). save_z on each,
