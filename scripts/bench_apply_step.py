@@ -125,34 +125,33 @@ def problem_flops(problem):
     return 2 * int(match[1]) * int(match[2]) * int(match[3]) if match else None
 
 
-def routed_flop_share(rows, count_cublas_entries=False):
-    """The share of the GEMMs' flops that gemmtune ran: a stand-in for their kernel time, which the report does not
-    time; with count_cublas_entries, also the calls left with cuBLAS because their tuned entry is cuBLAS's own call
-    (the share that ran the db's choice). None where a row's problem cannot be read."""
-    total = routed = 0
+def flop_share(rows, counted):
+    """The share of the GEMMs' flops in the calls counted(row) of each report row counts; None where a row's problem
+    cannot be read."""
+    total = part = 0
     for row in rows:
         flops = problem_flops(row["problem"])
         if flops is None:
             return None
         total += flops * row["calls"]
-        routed += flops * row["routed_calls"]
-        if count_cublas_entries and CUBLAS_ENTRY_REASON in row["reason"]:
-            routed += flops * (row["calls"] - row["routed_calls"])
-    return routed / total if total else None
+        part += flops * counted(row)
+    return part / total if total else None
+
+
+def routed_flop_share(rows, count_cublas_entries=False):
+    """The share of the GEMMs' flops that gemmtune ran: a stand-in for their kernel time, which the report does not
+    time; with count_cublas_entries, also the calls left with cuBLAS because their tuned entry is cuBLAS's own call
+    (the share that ran the db's choice)."""
+    def counted(row):
+        left_with_cublas = count_cublas_entries and CUBLAS_ENTRY_REASON in row["reason"]
+        return row["calls"] if left_with_cublas else row["routed_calls"]
+    return flop_share(rows, counted)
 
 
 def yielded_flop_share(rows):
     """The share of the GEMMs' flops in calls of a routed problem that went to cuBLAS because the stream had drained
-    (the GPU waited for the host), so the entry's extra host time would have been the step's; None as above."""
-    total = yielded = 0
-    for row in rows:
-        flops = problem_flops(row["problem"])
-        if flops is None:
-            return None
-        total += flops * row["calls"]
-        if DRAINED_REASON in row["reason"]:
-            yielded += flops * row["calls"]
-    return yielded / total if total else None
+    (the GPU waited for the host), so the entry's extra host time would have been the step's."""
+    return flop_share(rows, lambda row: row["calls"] if DRAINED_REASON in row.get("reason", "") else 0)
 
 
 def combine(children):

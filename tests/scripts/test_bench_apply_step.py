@@ -44,6 +44,11 @@ class Plan(unittest.TestCase):
         self.assertIn("--fp32-equivalent", cmd)
         self.assertEqual(cmd[cmd.index("--") + 1:], step)
         self.assertNotIn("--fp32-equivalent", bench.apply_command("g", "x.db", False, "r.json", step))
+        self.assertNotIn("--no-host-yield", cmd)
+        no_yield = bench.apply_command("g", "x.db", False, "r.json", step, host_yield=False)
+        self.assertLess(no_yield.index("--no-host-yield"), no_yield.index("--"))
+        self.assertEqual(bench.variants_for("tf32", no_yield=True), ["plain", "apply", "apply_no_yield"])
+        self.assertNotIn("apply_no_yield", bench.variants_for("fp32"))
         self.assertNotIn("--graph", step)
         self.assertIn("--graph", bench.child_command("odd", "fp32", 50, 30, "/w/out.json", "graph"))
 
@@ -168,6 +173,15 @@ class Records(unittest.TestCase):
                 {"problem": "10x10x10", "calls": 2, "routed_calls": 0, "reason": "beta = 1 (accumulates into C)"}]
         self.assertAlmostEqual(bench.routed_flop_share(kept, count_cublas_entries=True), 0.5)
         self.assertEqual(bench.routed_flop_share(kept), 0.0)
+
+    def test_the_yielded_flop_share_counts_the_calls_that_went_to_cublas_on_a_drained_stream(self):
+        rows = [{"problem": "10x10x10", "calls": 3, "routed_calls": 3, "reason": ""},
+                {"problem": "10x10x10", "calls": 1, "routed_calls": 0,
+                 "reason": "the stream had drained (the GPU waited for the host), and this entry costs more"},
+                {"problem": "20x10x10", "calls": 1, "routed_calls": 0, "reason": "beta = 1 (accumulates into C)"}]
+        self.assertAlmostEqual(bench.yielded_flop_share(rows), 2000 / (4 * 2000 + 4000))
+        self.assertEqual(bench.yielded_flop_share(rows[:1]), 0.0)
+        self.assertIsNone(bench.yielded_flop_share([{"problem": "?", "calls": 1, "routed_calls": 0}]))
 
 
 class Driver(unittest.TestCase):
