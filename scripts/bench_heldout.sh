@@ -7,6 +7,9 @@
 #             heldout_bench times the runtime on all COUNT shapes (exact entries for the tuned half, the fallback for
 #             the rest) against raw cuBLASLt heuristic-first with the same epilogue, in the four conditions;
 #   then:     scripts/compare_torch.py --shapes times PyTorch eager in the same conditions (skipped without torch);
+#             with the trial on, scripts/eager_same_process.py times each seed's cases again with the runtime
+#             (BUILD_DIR/python) and PyTorch eager in one process, stream/warm (two processes differ by more than the
+#             comparison's 1% band: its header says why); a failure there only costs that view;
 #             scripts/heldout_report.py joins everything into OUT_DIR/heldout_bench.json and prints the table.
 # OUT_DIR defaults to results/<gpu-slug> (as bench_kernels.sh): heldout_bench.json lands there, the per-seed work
 # (shapes, profile, db, sweep and bench logs) under OUT_DIR/heldout/.
@@ -58,7 +61,7 @@ for tool in "$build/gemmtune" "$build/bench/heldout_bench"; do
 done
 mkdir -p "$out"
 start=$SECONDS
-bench_jsons=() confirm_jsons=() shape_files=()
+bench_jsons=() confirm_jsons=() shape_files=() seed_dirs=()
 for seed in ${seeds//,/ }; do
   dir="$out/heldout$suffix/seed$seed"
   rm -rf "$dir"
@@ -81,19 +84,33 @@ for seed in ${seeds//,/ }; do
   fi
   echo "bench_heldout: seed $seed measured in $((SECONDS - start)) s" >&2
   shape_files+=(--shapes "$dir/shapes.json")
+  seed_dirs+=("$dir")
 done
-torch_args=()
+torch_args=() same_args=()
 if python3 -c "import torch" 2> /dev/null; then
   python3 scripts/compare_torch.py "${shape_files[@]}" --json "$out/heldout$suffix/torch.json" \
     > "$out/heldout$suffix/torch.txt"
   torch_args=(--torch "$out/heldout$suffix/torch.json")
   echo "bench_heldout: PyTorch measured in $((SECONDS - start)) s" >&2
+  # The Python runtime has the runtime's defaults (the trial on, no fp32-equivalent policy): only that run compares.
+  if [[ $confirm != 0 && -z $suffix$trial_suffix ]]; then
+    for dir in "${seed_dirs[@]}"; do
+      if PYTHONPATH="$build/python${PYTHONPATH:+:$PYTHONPATH}" python3 scripts/eager_same_process.py \
+          --shapes "$dir/shapes.json" --db "$dir/heldout.db" --json "$dir/eager_same_process.json" \
+          > "$dir/eager_same_process.txt" 2>&1; then
+        same_args+=(--same-process "$dir/eager_same_process.json")
+      else
+        echo "bench_heldout: the one-process eager comparison failed for $dir (see its eager_same_process.txt)" >&2
+      fi
+    done
+    echo "bench_heldout: PyTorch and the runtime measured in one process in $((SECONDS - start)) s" >&2
+  fi
 else
   echo "bench_heldout: python3 has no torch: PyTorch comparison skipped" >&2
 fi
 if ((${#confirm_jsons[@]})); then
   echo "== with the first-use trial (RuntimeOptions::confirm_standins) =="
-  python3 scripts/heldout_report.py "${confirm_jsons[@]}" "${torch_args[@]}" \
+  python3 scripts/heldout_report.py "${confirm_jsons[@]}" "${torch_args[@]}" "${same_args[@]}" \
     --out "$out/heldout_bench$trial_suffix$suffix.json"
 fi
 if ((${#bench_jsons[@]})); then

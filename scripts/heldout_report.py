@@ -10,9 +10,12 @@ and issue 48's against PyTorch eager per mode x epilogue x launch x condition: a
 with none.
 --bench also reads a joined file, gzipped or not (results/<gpu>/heldout_bench.json.gz), and --seeds keeps the records
 of some seeds only: a seed pair's figures come back out of a pool of several.
+--same-process (scripts/eager_same_process.py --shapes, per seed) holds the same eager targets per mode x epilogue to
+the runtime and PyTorch timed in one process (stream/warm): two processes minutes apart differed by up to 20% on the
+same kernel on the H200, more than the 1% band, so this is the view the targets can be judged on.
 
-usage: heldout_report.py --bench seed1.json [--bench ...] [--torch torch.json [--torch ...]] [--seeds 1,2]
-                         --out heldout_bench.json
+usage: heldout_report.py --bench seed1.json [--bench ...] [--torch torch.json [--torch ...]]
+                         [--same-process eager.json [--same-process ...]] [--seeds 1,2] --out heldout_bench.json
 """
 import argparse
 import gzip
@@ -69,11 +72,32 @@ def eager_rows(records):
     return rows, sorted(below, key=lambda p: p[0])
 
 
+def same_process_rows(cases):
+    """The eager targets over eager_same_process.py's cases (one process, stream/warm), per mode x epilogue."""
+    groups = {}
+    for c in cases:
+        groups.setdefault((c["mode"], c["epilogue"]), []).append(c)
+    rows = []
+    for (mode, epilogue), cs in sorted(groups.items()):
+        xs = [c["one_process_stream_warm"]["ratio"] for c in cs]
+        share = sum(x < EAGER_BAND for x in xs) / len(xs)
+        floor = sum(x < EAGER_FLOOR for x in xs)
+        gm = geomean(xs)
+        goal = EAGER_GEOMEAN.get(epilogue)
+        worst = min(cs, key=lambda c: c["one_process_stream_warm"]["ratio"])
+        rows.append({"mode": mode, "epilogue": epilogue, "n": len(xs), "geomean": gm, "min": min(xs),
+                     "min_case": worst["shape"], "share_below_band": share, "below_floor": floor,
+                     "met": share <= EAGER_MAX_SHARE and floor == 0 and (goal is None or gm >= goal)})
+    return rows
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--bench", action="append", required=True)
     ap.add_argument("--torch", action="append", default=[],
                     help="compare_torch.py JSON; several (runs of different seeds) are joined by seed")
+    ap.add_argument("--same-process", action="append", default=[],
+                    help="eager_same_process.py --shapes JSON (one per seed)")
     ap.add_argument("--seeds", type=lambda v: {int(x) for x in v.split(",")},
                     help="comma-separated seeds: keep only their records")
     ap.add_argument("--out", required=True)
@@ -148,6 +172,11 @@ def main():
                                       f"{row['min']:6.3f} | {row['min_case']}")
                 below_no_entry += [r for r in rs if r["vs_no_entry"]["speedup"] < TARGET_NO_ENTRY]
     eager, eager_below = eager_rows(records)
+    same_cases = []
+    for path in args.same_process:
+        with open(path) as f:
+            same_cases += [c for c in json.load(f)["records"] if args.seeds is None or c.get("seed") in args.seeds]
+    same = same_process_rows(same_cases)
     shapes = {(r["seed"], r["shape"]) for r in records}
     seeds = sorted({r["seed"] for r in records})
     sources = {}
@@ -161,6 +190,9 @@ def main():
                        "geomean_vs_torch_tf32": TARGET_TORCH_TF32},
            "summary": summary, "vs_no_entry": no_entry_rows, "met": met,
            "vs_torch_eager": eager, "met_vs_torch_eager": bool(eager) and all(r["met"] for r in eager),
+           "vs_torch_eager_same_process": same,
+           "met_vs_torch_eager_same_process": bool(same) and all(r["met"] for r in same),
+           "same_process_cases": same_cases,
            "runtime_sources": [{"selection": k[0], "runtime_source": k[1], "cases": v} for k, v in sorted(sources.items())],
            "records": records}
     with open(args.out, "w") as f:
@@ -209,6 +241,18 @@ def main():
         share = sum(e["share_below_band"] * e["n"] for e in eager) / total
         print(f"issue 48 targets over PyTorch eager: {'met' if all(e['met'] for e in eager) else 'MISSED'} "
               f"({share:.1%} of {total} records below {EAGER_BAND}x)")
+    if same:
+        print("over PyTorch eager in one process, on the same tensors (scripts/eager_same_process.py, stream/warm):")
+        print(f"{'mode':<5} {'epilogue':<10} | {'n':>4} {'geomean':>8} {'min':>6} {'<0.99':>6} {'<0.97':>5} | met | "
+              "worst shape")
+        for e in same:
+            print(f"{e['mode']:<5} {e['epilogue']:<10} | {e['n']:4d} {e['geomean']:8.3f} {e['min']:6.3f} "
+                  f"{e['share_below_band']:6.1%} {e['below_floor']:5d} | {'met' if e['met'] else 'MISSED'} | "
+                  f"{e['min_case']}")
+        total = sum(e["n"] for e in same)
+        share = sum(e["share_below_band"] * e["n"] for e in same) / total
+        print(f"issue 48 targets over PyTorch eager in one process: {'met' if all(e['met'] for e in same) else 'MISSED'}"
+              f" ({share:.1%} of {total} cases below {EAGER_BAND}x)")
     no_entry_target = f"; every tuned entry >= {TARGET_NO_ENTRY}x no entry" if no_entry_rows else ""
     print(f"targets: every case >= {TARGET_MIN}x heuristic-first; geomean >= {TARGET_GEOMEAN['tf32']}x tf32 and "
           f">= {TARGET_GEOMEAN['fp32']}x fp32 in each condition; >= {TARGET_TORCH_TF32}x PyTorch eager tf32"

@@ -44,5 +44,27 @@ class EagerRows(unittest.TestCase):
         self.assertEqual(heldout_report.eager_rows([r]), ([], []))
 
 
+
+def case(shape, epilogue, ratio):
+    return {"shape": shape, "mode": "tf32", "epilogue": epilogue, "seed": 1,
+            "one_process_stream_warm": {"runtime_us": 100.0, "torch_us": 100.0 * ratio, "ratio": ratio}}
+
+
+class SameProcessRows(unittest.TestCase):
+    def test_the_one_process_cases_are_held_to_the_same_targets_per_mode_and_epilogue(self):
+        good = [case(f"{i}x1x1", "none", 1.1) for i in range(50)]
+        rows = heldout_report.same_process_rows(good)
+        self.assertEqual(len(rows), 1)
+        self.assertTrue(rows[0]["met"])
+        self.assertAlmostEqual(rows[0]["geomean"], 1.1)
+        one_low = heldout_report.same_process_rows(good[:49] + [case("9x9x9", "none", 0.985)])[0]
+        self.assertTrue(one_low["met"])  # 1 of 50 below the band: 2% is allowed
+        self.assertEqual(one_low["min_case"], "9x9x9")
+        floor = heldout_report.same_process_rows(good[:49] + [case("9x9x9", "none", 0.96)])[0]
+        self.assertFalse(floor["met"])
+        self.assertEqual(floor["below_floor"], 1)
+        slow = heldout_report.same_process_rows([case(f"{i}x1x1", "bias+gelu", 1.1) for i in range(50)])[0]
+        self.assertFalse(slow["met"])  # bias+gelu asks for a geomean of 1.2x
+
 if __name__ == "__main__":
     unittest.main()
