@@ -362,7 +362,7 @@ __global__ void __launch_bounds__(T::threads)
     // group before the barrier), and load the next fragments.
     if (kt + 1 < k_tiles) {
       if (a_regs) {
-        store_a(kt + 1);  // its stage's last reader, tile kt + 1 - kStages, finished two k tiles ago
+        store_a(kt + 1);  // its stage's last reader, tile kt + 1 - kStages, finished at least two k tiles ago
         if (kt + 2 < k_tiles) rows_a.fetch(kt + 2);
       }
       ptx::cp_async_wait<kStages - 3>();
