@@ -51,6 +51,25 @@ def stats(records, field):
             "min_case": f"{worst[1]['shape']} {worst[1]['epilogue']} ({worst[1]['selection']}, {worst[1]['candidate']})"}
 
 
+def eager_targets(xs, epilogue):
+    """Issue 48's targets over ratios to eager (> 1: the runtime is faster): n, geomean, min, the share below the band,
+    how many below the floor, and whether the group meets them."""
+    share = sum(x < EAGER_BAND for x in xs) / len(xs)
+    floor = sum(x < EAGER_FLOOR for x in xs)
+    gm = geomean(xs)
+    goal = EAGER_GEOMEAN.get(epilogue)
+    return {"n": len(xs), "geomean": gm, "min": min(xs), "share_below_band": share, "below_floor": floor,
+            "met": share <= EAGER_MAX_SHARE and floor == 0 and (goal is None or gm >= goal)}
+
+
+def eager_verdict(rows, what, unit):
+    """The line that sums up a view's rows against issue 48's targets."""
+    total = sum(e["n"] for e in rows)
+    share = sum(e["share_below_band"] * e["n"] for e in rows) / total
+    return (f"issue 48 targets over PyTorch eager{what}: {'met' if all(e['met'] for e in rows) else 'MISSED'} "
+            f"({share:.1%} of {total} {unit} below {EAGER_BAND}x)")
+
+
 def eager_rows(records):
     """Issue 48's view: the runtime over PyTorch eager (torch_us / runtime_us) per mode x epilogue x launch x
     condition, each row holding whether it meets the targets (EAGER_*), and the records below the band."""
@@ -61,13 +80,8 @@ def eager_rows(records):
             groups.setdefault((r["mode"], r["epilogue"], r["launch"], r["condition"]), []).append(r)
     for (mode, epilogue, launch, condition), rs in sorted(groups.items()):
         xs = [r["torch_us"] / r["runtime_us"] for r in rs]
-        share = sum(x < EAGER_BAND for x in xs) / len(xs)
-        floor = sum(x < EAGER_FLOOR for x in xs)
-        gm = geomean(xs)
-        goal = EAGER_GEOMEAN.get(epilogue)
-        rows.append({"mode": mode, "epilogue": epilogue, "launch": launch, "condition": condition, "n": len(xs),
-                     "geomean": gm, "min": min(xs), "share_below_band": share, "below_floor": floor,
-                     "met": share <= EAGER_MAX_SHARE and floor == 0 and (goal is None or gm >= goal)})
+        rows.append({"mode": mode, "epilogue": epilogue, "launch": launch, "condition": condition,
+                     **eager_targets(xs, epilogue)})
         below += [(x, r) for x, r in zip(xs, rs) if x < EAGER_BAND]
     return rows, sorted(below, key=lambda p: p[0])
 
@@ -80,14 +94,8 @@ def same_process_rows(cases):
     rows = []
     for (mode, epilogue), cs in sorted(groups.items()):
         xs = [c["one_process_stream_warm"]["ratio"] for c in cs]
-        share = sum(x < EAGER_BAND for x in xs) / len(xs)
-        floor = sum(x < EAGER_FLOOR for x in xs)
-        gm = geomean(xs)
-        goal = EAGER_GEOMEAN.get(epilogue)
         worst = min(cs, key=lambda c: c["one_process_stream_warm"]["ratio"])
-        rows.append({"mode": mode, "epilogue": epilogue, "n": len(xs), "geomean": gm, "min": min(xs),
-                     "min_case": worst["shape"], "share_below_band": share, "below_floor": floor,
-                     "met": share <= EAGER_MAX_SHARE and floor == 0 and (goal is None or gm >= goal)})
+        rows.append({"mode": mode, "epilogue": epilogue, "min_case": worst["shape"], **eager_targets(xs, epilogue)})
     return rows
 
 
@@ -237,10 +245,7 @@ def main():
             print(f"below {EAGER_BAND}x eager: x{x:.3f} {r['mode']} {r['shape']} {r['epilogue']} "
                   f"{r['launch']}/{r['condition']} ({r['selection']}, {r['candidate']}: {r['runtime_us']:.1f} us, "
                   f"eager {r['torch_us']:.1f})")
-        total = sum(e["n"] for e in eager)
-        share = sum(e["share_below_band"] * e["n"] for e in eager) / total
-        print(f"issue 48 targets over PyTorch eager: {'met' if all(e['met'] for e in eager) else 'MISSED'} "
-              f"({share:.1%} of {total} records below {EAGER_BAND}x)")
+        print(eager_verdict(eager, "", "records"))
     if same:
         print("over PyTorch eager in one process, on the same tensors (scripts/eager_same_process.py, stream/warm):")
         print(f"{'mode':<5} {'epilogue':<10} | {'n':>4} {'geomean':>8} {'min':>6} {'<0.99':>6} {'<0.97':>5} | met | "
@@ -249,10 +254,7 @@ def main():
             print(f"{e['mode']:<5} {e['epilogue']:<10} | {e['n']:4d} {e['geomean']:8.3f} {e['min']:6.3f} "
                   f"{e['share_below_band']:6.1%} {e['below_floor']:5d} | {'met' if e['met'] else 'MISSED'} | "
                   f"{e['min_case']}")
-        total = sum(e["n"] for e in same)
-        share = sum(e["share_below_band"] * e["n"] for e in same) / total
-        print(f"issue 48 targets over PyTorch eager in one process: {'met' if all(e['met'] for e in same) else 'MISSED'}"
-              f" ({share:.1%} of {total} cases below {EAGER_BAND}x)")
+        print(eager_verdict(same, " in one process", "cases"))
     no_entry_target = f"; every tuned entry >= {TARGET_NO_ENTRY}x no entry" if no_entry_rows else ""
     print(f"targets: every case >= {TARGET_MIN}x heuristic-first; geomean >= {TARGET_GEOMEAN['tf32']}x tf32 and "
           f">= {TARGET_GEOMEAN['fp32']}x fp32 in each condition; >= {TARGET_TORCH_TF32}x PyTorch eager tf32"
