@@ -79,15 +79,10 @@ void probe(const GemmProblem& p, const std::string& id, cudaStream_t s) {
   const std::optional<LtPadding> pad = lt_padding(pass_gemm(p));
   if (!c.lt_padded || !pad) return;
 
-  kernels::PaddedCopy copies[2];
-  int n = 0;
-  if (pad->a.changes())
-    copies[n++] = {x.A, pad->a.cols, padding.get() + pad->a_at, pad->a.padded_cols, pad->a.rows, pad->a.cols};
-  if (pad->b.changes())
-    copies[n++] = {x.B, pad->b.cols, padding.get() + pad->b_at, pad->b.padded_cols, pad->b.rows, pad->b.cols};
-  if (n > 0)
-    std::printf("  padding copy (%d operands) %7.2f us\n", n,
-                host_us_per_call(s, [&] { kernels::copy_rows_padded(copies[0], s, copies[1]); }));
+  const PaddedCall call = padded_call(*pad, x, padding.get());
+  if (call.n_copies > 0)
+    std::printf("  padding copy (%d operands) %7.2f us\n", call.n_copies,
+                host_us_per_call(s, [&] { kernels::copy_rows_padded(call.copies[0], s, call.copies[1]); }));
 
   Candidate unpadded = c;
   unpadded.lt_padded = false;
@@ -97,7 +92,7 @@ void probe(const GemmProblem& p, const std::string& id, cudaStream_t s) {
   std::printf("  cuBLASLt on padded        %7.2f us  (%s)\n",
               host_us_per_call(s, [&] { lt_only.launch(px, s, ws, nullptr, nullptr); }), pad->padded.key().c_str());
   std::printf("  epilogue kernel           %7.2f us\n", host_us_per_call(s, [&] {
-                kernels::launch_epilogue(p, padding.get() + pad->d_at, x, s, pad->y.padded_cols);
+                kernels::launch_epilogue(p, call.d, x, s, pad->y.padded_cols);
               }));
 }
 

@@ -262,19 +262,11 @@ void LtGemm::run(const cublasLtMatmulAlgo_t& algo, const GemmOperands& x, void* 
   float* d = fused_ ? x.Y : (problem_.epi.save_z ? x.Z : x.Y);
   if (padding_) {
     if (!padding) throw InputError("the padded call of " + problem_.key() + " was given no padding scratch");
-    const LtPadding& pad = *padding_;
-    kernels::PaddedCopy copies[2];
-    int n_copies = 0;
-    if (pad.a.changes()) {
-      copies[n_copies++] = {x.A, pad.a.cols, padding + pad.a_at, pad.a.padded_cols, pad.a.rows, pad.a.cols};
-      a = padding + pad.a_at;
-    }
-    if (pad.b.changes()) {
-      copies[n_copies++] = {x.B, pad.b.cols, padding + pad.b_at, pad.b.padded_cols, pad.b.rows, pad.b.cols};
-      b = padding + pad.b_at;
-    }
-    if (n_copies > 0) kernels::copy_rows_padded(copies[0], s, copies[1]);
-    d = padding + pad.d_at;
+    const PaddedCall call = padded_call(*padding_, x, padding);
+    if (call.n_copies > 0) kernels::copy_rows_padded(call.copies[0], s, call.copies[1]);
+    a = call.a;
+    b = call.b;
+    d = call.d;
   }
   const float alpha = 1.0f, beta = 0.0f;
   const void* lt_a = swapped_ ? static_cast<const void*>(b) : static_cast<const void*>(a);

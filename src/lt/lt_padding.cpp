@@ -46,4 +46,20 @@ std::optional<LtPadding> lt_padding(const GemmProblem& gemm) {
   return out;
 }
 
+PaddedCall padded_call(const LtPadding& pad, const GemmOperands& x, float* padding) {
+  PaddedCall c;
+  c.a = x.A;
+  c.b = x.B;
+  if (pad.a.changes()) {
+    c.copies[c.n_copies++] = {x.A, pad.a.cols, padding + pad.a_at, pad.a.padded_cols, pad.a.rows, pad.a.cols};
+    c.a = padding + pad.a_at;
+  }
+  if (pad.b.changes()) {
+    c.copies[c.n_copies++] = {x.B, pad.b.cols, padding + pad.b_at, pad.b.padded_cols, pad.b.rows, pad.b.cols};
+    c.b = padding + pad.b_at;
+  }
+  c.d = padding + pad.d_at;
+  return c;
+}
+
 }  // namespace gemmtune

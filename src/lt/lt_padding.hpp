@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <optional>
 
+#include "kernels/padded_copy.hpp"
 #include "problem/gemm_problem.hpp"
 
 namespace gemmtune {
@@ -46,5 +47,17 @@ constexpr std::size_t kMaxPaddingFloats = std::size_t{64} << 20;  // 256 MiB
 // The padding of p's GEMM (problem/pass_gemm.hpp: the plain GEMM a pass runs); nullopt where every stored matrix's
 // rows are 16-byte aligned already (no dimension to pad).
 std::optional<LtPadding> lt_padding(const GemmProblem& gemm);
+
+// What one padded call of x reads and writes in `padding` (LtPadding::floats of scratch): the copies to make (A's, B's,
+// as copy_rows_padded takes them; only those whose stored shape changes), and the operands cuBLASLt then reads (a copy,
+// or x's own where it has none) and D, the padded product our epilogue kernel reads.
+struct PaddedCall {
+  kernels::PaddedCopy copies[2];
+  int n_copies = 0;
+  const float* a = nullptr;
+  const float* b = nullptr;
+  float* d = nullptr;
+};
+PaddedCall padded_call(const LtPadding& pad, const GemmOperands& x, float* padding);
 
 }  // namespace gemmtune

@@ -56,6 +56,37 @@ TEST(LtPadding, AnOperandWhoseStoredShapeDoesNotChangeIsReadInPlaceAndTakesNoScr
   EXPECT_EQ(pad->padded.k, 1024);
 }
 
+TEST(LtPadding, APaddedCallCopiesTheOperandsThatChangeAndReadsTheOthersInPlace) {
+  float a[1] = {}, b[1] = {}, y[1] = {}, scratch[1] = {};
+  GemmOperands x;
+  x.A = a;
+  x.B = b;
+  x.Y = y;
+  const auto both = lt_padding(gemm(692, 5577, 7561));
+  ASSERT_TRUE(both);
+  const PaddedCall call = padded_call(*both, x, scratch);
+  ASSERT_EQ(call.n_copies, 2);
+  EXPECT_EQ(call.copies[0].src, x.A);
+  EXPECT_EQ(call.copies[0].ld_src, 7561);
+  EXPECT_EQ(call.copies[0].dst, scratch + both->a_at);
+  EXPECT_EQ(call.copies[0].ld_dst, 7564);
+  EXPECT_EQ(call.copies[0].rows, 692);
+  EXPECT_EQ(call.copies[1].src, x.B);
+  EXPECT_EQ(call.copies[1].dst, scratch + both->b_at);
+  EXPECT_EQ(call.copies[1].ld_dst, 5580);
+  EXPECT_EQ(call.a, scratch + both->a_at);
+  EXPECT_EQ(call.b, scratch + both->b_at);
+  EXPECT_EQ(call.d, scratch + both->d_at);
+  // k aligned, n not: A keeps its rows and is read where it is; only B is copied.
+  const auto b_only = lt_padding(gemm(692, 5577, 7560));
+  ASSERT_TRUE(b_only);
+  const PaddedCall one = padded_call(*b_only, x, scratch);
+  ASSERT_EQ(one.n_copies, 1);
+  EXPECT_EQ(one.copies[0].src, x.B);
+  EXPECT_EQ(one.a, x.A);
+  EXPECT_EQ(one.b, scratch + b_only->b_at);
+}
+
 TEST(LtPadding, TransposedLayoutsPadTheDimensionsThatAreTheirLeadingOnes) {
   // A stored k x m (ld m) and Y stored n x m (ld m): m is padded; B stored n x k (ld k): k is padded; n is the ld of
   // nothing stored here, so it stays.
