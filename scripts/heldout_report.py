@@ -21,6 +21,7 @@ import argparse
 import gzip
 import json
 import math
+import os
 import sys
 
 TARGET_MIN = 0.98
@@ -110,6 +111,10 @@ def main():
                     help="comma-separated seeds: keep only their records")
     ap.add_argument("--out", required=True)
     args = ap.parse_args()
+    for flag, paths in (("--bench", args.bench), ("--torch", args.torch), ("--same-process", args.same_process)):
+        for path in paths:
+            if not os.path.isfile(path):
+                ap.error(f"{flag}: no file {path}")
     records, device, method, slug, confirm = [], None, None, None, None
     trial_lengths = {}  # max_trial_candidates -> a file with it (files from before it was recorded have none)
     for path in args.bench:

@@ -1,8 +1,11 @@
 """scripts/heldout_report.py's view against PyTorch eager (issue 48), no GPU and no PyTorch: per mode x epilogue x
 launch x condition, the share of records below 0.99x eager, those below 0.97x and the geomean, each held to its
 target."""
+import json
 import os
+import subprocess
 import sys
+import tempfile
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, os.pardir, "scripts"))
@@ -48,6 +51,22 @@ class EagerRows(unittest.TestCase):
 def case(shape, epilogue, ratio):
     return {"shape": shape, "mode": "tf32", "epilogue": epilogue, "seed": 1,
             "one_process_stream_warm": {"runtime_us": 100.0, "torch_us": 100.0 * ratio, "ratio": ratio}}
+
+
+class Usage(unittest.TestCase):
+    def test_an_input_file_that_does_not_exist_is_a_usage_error_naming_it(self):
+        script = os.path.join(os.path.dirname(os.path.abspath(heldout_report.__file__)), "heldout_report.py")
+        with tempfile.TemporaryDirectory() as d:
+            bench = os.path.join(d, "bench.json")
+            with open(bench, "w") as f:
+                json.dump({"records": []}, f)
+            for args in (["--bench", "/nonexistent/b.json"],
+                         ["--bench", bench, "--same-process", "/nonexistent/s.json"]):
+                r = subprocess.run([sys.executable, script, *args, "--out", os.path.join(d, "o.json")],
+                                   capture_output=True, text=True)
+                self.assertEqual(r.returncode, 2)
+                self.assertIn("no file /nonexistent/", r.stderr)
+                self.assertNotIn("Traceback", r.stderr)
 
 
 class SameProcessRows(unittest.TestCase):
