@@ -42,7 +42,7 @@ std::optional<LtPadding> lt_padding(const GemmProblem& gemm) {
     at = boundary(at + out.b.padded_floats());
   }
   out.d_at = at;
-  out.floats = at + out.y.padded_floats();
+  out.floats = out.y.changes() ? at + out.y.padded_floats() : at;
   return out;
 }
 
@@ -58,7 +58,7 @@ PaddedCall padded_call(const LtPadding& pad, const GemmOperands& x, float* paddi
     c.copies[c.n_copies++] = {x.B, pad.b.cols, padding + pad.b_at, pad.b.padded_cols, pad.b.rows, pad.b.cols};
     c.b = padding + pad.b_at;
   }
-  c.d = padding + pad.d_at;
+  c.d = pad.y.changes() ? padding + pad.d_at : nullptr;
   return c;
 }
 

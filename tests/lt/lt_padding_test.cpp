@@ -87,6 +87,26 @@ TEST(LtPadding, APaddedCallCopiesTheOperandsThatChangeAndReadsTheOthersInPlace) 
   EXPECT_EQ(one.b, scratch + b_only->b_at);
 }
 
+TEST(LtPadding, WhereOnlyKIsPaddedTheOutputKeepsItsShapeAndCuBlasLtWritesItInPlace) {
+  // k unaligned, n aligned: A and B are copied (k's zero columns and rows), Y (692x5576) is the padded product's own
+  // shape, so the scratch holds the copies alone and the call has no D.
+  const auto pad = lt_padding(gemm(692, 5576, 7561));
+  ASSERT_TRUE(pad);
+  EXPECT_FALSE(pad->y.changes());
+  EXPECT_TRUE(pad->a.changes());
+  EXPECT_TRUE(pad->b.changes());
+  EXPECT_EQ(pad->floats, pad->d_at);
+  EXPECT_GE(pad->d_at, pad->b_at + pad->b.padded_floats());
+  float a[1] = {}, b[1] = {}, y[1] = {}, scratch[1] = {};
+  GemmOperands x;
+  x.A = a;
+  x.B = b;
+  x.Y = y;
+  const PaddedCall call = padded_call(*pad, x, scratch);
+  EXPECT_EQ(call.n_copies, 2);
+  EXPECT_EQ(call.d, nullptr);
+}
+
 TEST(LtPadding, TransposedLayoutsPadTheDimensionsThatAreTheirLeadingOnes) {
   // A stored k x m (ld m) and Y stored n x m (ld m): m is padded; B stored n x k (ld k): k is padded; n is the ld of
   // nothing stored here, so it stays.

@@ -29,6 +29,7 @@
 #include "launch/problem_buffers.hpp"
 #include "lt/lt_gemm.hpp"
 #include "lt/lt_handles.hpp"
+#include "lt/lt_padding.hpp"
 #include "problem/pass_gemm.hpp"
 #include "support/gpu_test.hpp"
 #include "support/scoped_env.hpp"
@@ -467,42 +468,51 @@ TEST(RuntimeGpu, ARuntimeWithNoDbNamedRecordsItsMissesInTheDefaultDb) {
 // The padded cuBLASLt candidates (lt/lt_padding.hpp): the heuristic's first algo on copies padded to 16-byte rows, then
 // our epilogue kernel from the padded output, pinned on odd shapes (every layout then has a row to pad) in every
 // layout and output layout, fp32 and tf32, with and without bias, activation, save_z and dropout: right against fp64.
-// Called twice per problem, so the second call finds the rows past an operand's own still zero.
+// Then m and n aligned, k odd: where k is some operand's leading dimension, Y keeps its stored shape and cuBLASLt
+// writes it in place (no epilogue launch at all without an epilogue). Called twice per problem, so the second call
+// finds the rows past an operand's own still zero.
 TEST(RuntimeGpu, PaddedCandidatesMatchTheFp64ReferenceInEveryLayoutAndEpilogue) {
   GT_REQUIRE_GPU();
   const test::ScratchDir dir;
   const LtHandle lt = make_lt_handle();
   const CudaStream s;
-  int checked = 0;
-  for (MathMode mode : {MathMode::Tf32, MathMode::Fp32})
-    for (const char* layout : {"nn", "nt", "tn", "tt"})
-      for (OutputLayout out : {OutputLayout::RowMajor, OutputLayout::Transposed})
-        for (int epilogue = 0; epilogue < 3; ++epilogue) {
-          const GemmProblem p = make(37 + 2 * checked, 45, 29, layout, out,
-                                     epilogue == 0 ? Activation::None : Activation::Gelu, epilogue > 0,
-                                     epilogue == 2 ? 0.2f : 0.f, mode);
-          const std::vector<Candidate> first = LtGemm(lt.get(), p, LtEpilogueMode::Padded).heuristic(1, 64 << 20);
-          ASSERT_EQ(first.size(), 1u) << p.key();
-          ASSERT_TRUE(first[0].lt_padded) << first[0].id();
-          Fixture f(dir.path("none.db"));
-          f.rt->pin(p, first[0].id());
-          const test::ProblemData d(p, static_cast<std::uint32_t>(3000 + checked));
-          std::vector<double> y_ref, z_ref;
-          test::cpu_reference(d, y_ref, p.epi.save_z ? &z_ref : nullptr);
-          for (int call = 0; call < 2; ++call) {
-            GT_CUDA_CALL(cudaMemsetAsync(d.Y.get(), 0xff, d.Y.bytes(), s.get()));
-            f.rt->forward(p, d.operands(), s.get());
-            s.synchronize();
-            EXPECT_LE(host_relative_error(to_host(d.Y.get(), y_ref.size()), y_ref), verification_tolerance(p))
-                << f.rt->explain(p) << ", call " << call;
-            if (p.epi.save_z) {
-              EXPECT_LE(host_relative_error(to_host(d.Z.get(), z_ref.size()), z_ref), verification_tolerance(p))
-                  << p.key();
+  int checked = 0, in_place = 0;
+  for (const bool odd : {true, false})
+    for (MathMode mode : {MathMode::Tf32, MathMode::Fp32})
+      for (const char* layout : {"nn", "nt", "tn", "tt"})
+        for (OutputLayout out : {OutputLayout::RowMajor, OutputLayout::Transposed})
+          for (int epilogue = 0; epilogue < 3; ++epilogue) {
+            const GemmProblem p = make(odd ? 37 + 2 * checked : 40, odd ? 45 : 48, 29, layout, out,
+                                       epilogue == 0 ? Activation::None : Activation::Gelu, epilogue > 0,
+                                       epilogue == 2 ? 0.2f : 0.f, mode);
+            const std::optional<LtPadding> pad = lt_padding(p);
+            if (!odd && !pad) continue;  // k is no stored leading dimension in this layout: nothing to pad
+            ASSERT_TRUE(pad) << p.key();
+            in_place += pad->y.changes() ? 0 : 1;
+            const std::vector<Candidate> first = LtGemm(lt.get(), p, LtEpilogueMode::Padded).heuristic(1, 64 << 20);
+            ASSERT_EQ(first.size(), 1u) << p.key();
+            ASSERT_TRUE(first[0].lt_padded) << first[0].id();
+            Fixture f(dir.path("none.db"));
+            f.rt->pin(p, first[0].id());
+            const test::ProblemData d(p, static_cast<std::uint32_t>(3000 + checked));
+            std::vector<double> y_ref, z_ref;
+            test::cpu_reference(d, y_ref, p.epi.save_z ? &z_ref : nullptr);
+            for (int call = 0; call < 2; ++call) {
+              GT_CUDA_CALL(cudaMemsetAsync(d.Y.get(), 0xff, d.Y.bytes(), s.get()));
+              f.rt->forward(p, d.operands(), s.get());
+              s.synchronize();
+              EXPECT_LE(host_relative_error(to_host(d.Y.get(), y_ref.size()), y_ref), verification_tolerance(p))
+                  << f.rt->explain(p) << ", call " << call;
+              if (p.epi.save_z) {
+                EXPECT_LE(host_relative_error(to_host(d.Z.get(), z_ref.size()), z_ref), verification_tolerance(p))
+                    << p.key();
+              }
             }
+            ++checked;
           }
-          ++checked;
-        }
-  EXPECT_EQ(checked, 2 * 4 * 2 * 3);
+  // Odd: every combination. Aligned m and n: the layouts where k is A's or B's leading dimension (nn, nt, tt).
+  EXPECT_EQ(checked, 2 * 4 * 2 * 3 + 2 * 3 * 2 * 3);
+  EXPECT_EQ(in_place, 2 * 3 * 2 * 3);
 }
 
 // Large enough that the bias reduction spans many row chunks, so its second stage and ticket reset are exercised;
