@@ -11,8 +11,11 @@ with none.
 --bench also reads a joined file, gzipped or not (results/<gpu>/heldout_bench.json.gz), and --seeds keeps the records
 of some seeds only: a seed pair's figures come back out of a pool of several.
 --same-process (scripts/eager_same_process.py --shapes, per seed) holds the same eager targets per mode x epilogue to
-the runtime and PyTorch timed in one process (stream/warm): two processes minutes apart differed by up to 20% on the
-same kernel on the H200, more than the 1% band, so this is the view the targets can be judged on.
+the runtime and PyTorch timed in one process (stream/warm, each batch queued behind a GPU spin as both processes of the
+benchmark time it): two processes minutes apart differed by up to 20% on the same kernel on the H200, more than the 1%
+band, so this is the view the targets can be judged on. The same calls timed as a Python loop issues them (the host's
+launch cost included) are shown beside, as the share of cases below 0.99x, not held to these targets: that cost is
+scripts/bench_python_overhead.py's.
 
 usage: heldout_report.py --bench seed1.json [--bench ...] [--torch torch.json [--torch ...]]
                          [--same-process eager.json [--same-process ...]] [--seeds 1,2] --out heldout_bench.json
@@ -96,7 +99,9 @@ def same_process_rows(cases):
     for (mode, epilogue), cs in sorted(groups.items()):
         xs = [c["one_process_stream_warm"]["ratio"] for c in cs]
         worst = min(cs, key=lambda c: c["one_process_stream_warm"]["ratio"])
-        rows.append({"mode": mode, "epilogue": epilogue, "min_case": worst["shape"], **eager_targets(xs, epilogue)})
+        loop = [c["one_process_python_loop"]["ratio"] for c in cs if "one_process_python_loop" in c]
+        rows.append({"mode": mode, "epilogue": epilogue, "min_case": worst["shape"], **eager_targets(xs, epilogue),
+                     "python_loop_share_below_band": sum(x < EAGER_BAND for x in loop) / len(loop) if loop else None})
     return rows
 
 
@@ -254,11 +259,12 @@ def main():
     if same:
         print("over PyTorch eager in one process, on the same tensors (scripts/eager_same_process.py, stream/warm):")
         print(f"{'mode':<5} {'epilogue':<10} | {'n':>4} {'geomean':>8} {'min':>6} {'<0.99':>6} {'<0.97':>5} | met | "
-              "worst shape")
+              "worst shape | as a Python loop: <0.99")
         for e in same:
+            loop = e.get("python_loop_share_below_band")
             print(f"{e['mode']:<5} {e['epilogue']:<10} | {e['n']:4d} {e['geomean']:8.3f} {e['min']:6.3f} "
                   f"{e['share_below_band']:6.1%} {e['below_floor']:5d} | {'met' if e['met'] else 'MISSED'} | "
-                  f"{e['min_case']}")
+                  f"{e['min_case']} | {'-' if loop is None else f'{loop:.1%}'}")
         print(eager_verdict(same, " in one process", "cases"))
     no_entry_target = f"; every tuned entry >= {TARGET_NO_ENTRY}x no entry" if no_entry_rows else ""
     print(f"targets: every case >= {TARGET_MIN}x heuristic-first; geomean >= {TARGET_GEOMEAN['tf32']}x tf32 and "

@@ -85,5 +85,16 @@ class SameProcessRows(unittest.TestCase):
         slow = heldout_report.same_process_rows([case(f"{i}x1x1", "bias+gelu", 1.1) for i in range(50)])[0]
         self.assertFalse(slow["met"])  # bias+gelu asks for a geomean of 1.2x
 
+    def test_the_python_loop_view_is_reported_beside_the_targets_and_not_held_to_them(self):
+        cases = [case(f"{i}x1x1", "none", 1.1) for i in range(4)]
+        for i, c in enumerate(cases):  # host-bound: the Python loop puts half the cases below torch.mm
+            c["one_process_python_loop"] = {"runtime_us": 10.0, "torch_us": 9.0 if i % 2 else 11.0,
+                                            "ratio": 0.9 if i % 2 else 1.1}
+        row = heldout_report.same_process_rows(cases)[0]
+        self.assertTrue(row["met"])
+        self.assertAlmostEqual(row["python_loop_share_below_band"], 0.5)
+        self.assertIsNone(heldout_report.same_process_rows([case("1x1x1", "none", 1.1)])[0]
+                          ["python_loop_share_below_band"], "an older file without the view")
+
 if __name__ == "__main__":
     unittest.main()
