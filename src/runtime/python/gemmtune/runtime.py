@@ -239,13 +239,11 @@ def _cai_streams(interfaces):
     return {i.get("stream") for i in interfaces if i.get("version", 0) >= 3 and i.get("stream") is not None}
 
 
-def _torch_current_stream(torch, device_index):
-    """The handle of PyTorch's current stream on that device: torch.cuda.current_stream() builds a Stream object at
-    every call, the raw handle is what a launch needs."""
+def _torch_raw_stream(torch):
+    """device index -> the handle of PyTorch's current stream there: torch.cuda.current_stream() builds a Stream object
+    at every call, the raw handle is what a launch needs."""
     raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
-    if raw is not None:
-        return raw(device_index)
-    return torch.cuda.current_stream(device_index).cuda_stream
+    return raw if raw is not None else (lambda index: torch.cuda.current_stream(index).cuda_stream)
 
 
 # Runtimes alive in this interpreter: their misses are written at exit even where a Runtime outlives the interpreter's
@@ -295,6 +293,7 @@ class Runtime:
         self.db = db
         self._rt = _gemmtune.Runtime(db, device, fp32_equivalent=bool(fp32_equivalent), **given)
         self._torch_forwards = {}
+        self._raw_stream = None  # _torch_raw_stream's, taken at the first PyTorch call
         self._cai_forwards = {}
         _live.add(self)
 
@@ -404,11 +403,13 @@ class Runtime:
         if problem is None:
             problem = self._resolve_forward(self._torch_forwards, key, A, B, bias, out, act, leaky_slope, dropout,
                                             seed, offset, mode).problem
-        else:
-            _check_word(seed, "seed")
+        elif type(seed) is not int or type(offset) is not int or seed | offset < 0 or (seed | offset) >> 64:
+            _check_word(seed, "seed")  # the checks' calls only where one will raise: each costs the host ~0.1 us
             _check_word(offset, "offset")
+        if self._raw_stream is None:
+            self._raw_stream = _torch_raw_stream(torch)
         self._rt.forward(problem, A.data_ptr(), B.data_ptr(), 0 if bias is None else bias.data_ptr(), out.data_ptr(), 0,
-                         seed, offset, 0, _torch_current_stream(torch, A.device.index))
+                         seed, offset, 0, self._raw_stream(key[3].index))
         return out
 
     def _cai_forward(self, A, B, bias, out, act, leaky_slope, dropout, seed, offset, mode):
