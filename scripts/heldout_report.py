@@ -125,6 +125,9 @@ def main():
     for path in args.bench:
         with (gzip.open if path.endswith(".gz") else open)(path, "rt") as f:
             doc = json.load(f)
+        missing = [k for k in ("records", "device", "method") if k not in doc]
+        if missing:
+            ap.error(f"--bench: {path} is no heldout_bench JSON (no {', '.join(missing)})")
         records += [r for r in doc["records"] if args.seeds is None or r["seed"] in args.seeds]
         device, method, slug, confirm = doc["device"], doc["method"], doc.get("gpu_slug"), doc.get("confirm_standins")
         if doc.get("max_trial_candidates") is not None:
@@ -265,6 +268,11 @@ def main():
             print(f"{e['mode']:<5} {e['epilogue']:<10} | {e['n']:4d} {e['geomean']:8.3f} {e['min']:6.3f} "
                   f"{e['share_below_band']:6.1%} {e['below_floor']:5d} | {'met' if e['met'] else 'MISSED'} | "
                   f"{e['min_case']} | {'-' if loop is None else f'{loop:.1%}'}")
+        for c in sorted((c for c in same_cases if c["one_process_stream_warm"]["ratio"] < EAGER_BAND),
+                        key=lambda c: c["one_process_stream_warm"]["ratio"]):
+            one = c["one_process_stream_warm"]
+            print(f"below {EAGER_BAND}x eager in one process: x{one['ratio']:.3f} {c['mode']} {c['shape']} "
+                  f"{c['epilogue']} (ours {one['runtime_us']:.1f} us, eager {one['torch_us']:.1f})")
         print(eager_verdict(same, " in one process", "cases"))
     no_entry_target = f"; every tuned entry >= {TARGET_NO_ENTRY}x no entry" if no_entry_rows else ""
     print(f"targets: every case >= {TARGET_MIN}x heuristic-first; geomean >= {TARGET_GEOMEAN['tf32']}x tf32 and "

@@ -54,7 +54,7 @@ def case(shape, epilogue, ratio):
 
 
 class Usage(unittest.TestCase):
-    def test_an_input_file_that_does_not_exist_is_a_usage_error_naming_it(self):
+    def test_a_missing_or_malformed_bench_file_is_a_usage_error_naming_it(self):
         script = os.path.join(os.path.dirname(os.path.abspath(heldout_report.__file__)), "heldout_report.py")
         with tempfile.TemporaryDirectory() as d:
             bench = os.path.join(d, "bench.json")
@@ -67,6 +67,11 @@ class Usage(unittest.TestCase):
                 self.assertEqual(r.returncode, 2)
                 self.assertIn("no file /nonexistent/", r.stderr)
                 self.assertNotIn("Traceback", r.stderr)
+            r = subprocess.run([sys.executable, script, "--bench", bench, "--out", os.path.join(d, "o.json")],
+                               capture_output=True, text=True)
+            self.assertEqual(r.returncode, 2)
+            self.assertIn("is no heldout_bench JSON (no device, method)", r.stderr)
+            self.assertNotIn("Traceback", r.stderr)
 
 
 class SameProcessRows(unittest.TestCase):
@@ -84,6 +89,22 @@ class SameProcessRows(unittest.TestCase):
         self.assertEqual(floor["below_floor"], 1)
         slow = heldout_report.same_process_rows([case(f"{i}x1x1", "bias+gelu", 1.1) for i in range(50)])[0]
         self.assertFalse(slow["met"])  # bias+gelu asks for a geomean of 1.2x
+
+    def test_the_report_names_each_one_process_case_below_the_band(self):
+        script = os.path.join(os.path.dirname(os.path.abspath(heldout_report.__file__)), "heldout_report.py")
+        with tempfile.TemporaryDirectory() as d:
+            bench, same = os.path.join(d, "bench.json"), os.path.join(d, "same.json")
+            with open(bench, "w") as f:
+                json.dump({"device": "NVIDIA H200", "method": "", "records": []}, f)
+            with open(same, "w") as f:
+                json.dump({"records": [case("9x9x9", "none", 0.95), case("8x8x8", "none", 0.95),
+                                       case("7x7x7", "none", 1.2)]}, f)
+            r = subprocess.run([sys.executable, script, "--bench", bench, "--same-process", same, "--out",
+                                os.path.join(d, "o.json")], capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("below 0.99x eager in one process: x0.950 tf32 9x9x9 none (ours 100.0 us, eager 95.0)", r.stdout)
+        self.assertIn("x0.950 tf32 8x8x8 none", r.stdout)  # equal ratios: both named
+        self.assertNotIn("7x7x7 none (ours", r.stdout)
 
     def test_the_python_loop_view_is_reported_beside_the_targets_and_not_held_to_them(self):
         cases = [case(f"{i}x1x1", "none", 1.1) for i in range(4)]
