@@ -262,8 +262,7 @@ void LtGemm::run(const cublasLtMatmulAlgo_t& algo, const GemmOperands& x, void* 
   float* d = fused_ ? x.Y : (problem_.epi.save_z ? x.Z : x.Y);
   std::int64_t d_row_len = 0;  // the epilogue kernel's reading of d: 0 is Y's own rows
   if (padding_) {
-    if (!padding && padding_->floats > 0)
-      throw InputError("the padded call of " + problem_.key() + " was given no padding scratch");
+    if (!padding) throw InputError("the padded call of " + problem_.key() + " was given no padding scratch");
     const PaddedCall call = padded_call(*padding_, x, padding);
     if (call.n_copies > 0) kernels::copy_rows_padded(call.copies[0], s, call.copies[1]);
     a = call.a;
@@ -279,9 +278,7 @@ void LtGemm::run(const cublasLtMatmulAlgo_t& algo, const GemmOperands& x, void* 
   GT_LT_CALL(cublasLtMatmul(handle_, desc_.get(), &alpha, lt_a, a_layout_.get(), lt_b, b_layout_.get(), &beta, d,
                             d_layout_.get(), d, d_layout_.get(), &algo, workspace, workspace_bytes, s));
   // The product left in Y itself, of a problem with no epilogue, is the result already.
-  const Epilogue& e = problem_.epi;
-  const bool nothing_to_apply = !e.bias && e.act == Activation::None && !e.save_z && !e.dropout();
-  if (!fused_ && !(d == x.Y && nothing_to_apply)) kernels::launch_epilogue(problem_, d, x, s, d_row_len);
+  if (!fused_ && !(d == x.Y && problem_.epi == Epilogue{})) kernels::launch_epilogue(problem_, d, x, s, d_row_len);
 }
 
 }  // namespace gemmtune
