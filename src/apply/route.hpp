@@ -43,9 +43,10 @@ std::string already_the_library(const std::string& api, const std::string& candi
 
 // Whether a call whose exact entry is candidate_id goes to the library instead wherever its stream has drained when
 // the call comes (the backend asks the stream). A drained stream means the GPU waits for the host: the call's host
-// time is then the program's, and the GPU time the entry saves is not. A `+pad` entry launches our padding copy and
-// epilogue kernels around its cuBLASLt call: 22-27 us of host time per call on the H200 machine's host against 10-13
-// for the library's own call (scripts/dev/launch_host_probe.cu), and under apply the odd-width tf32 PyTorch step ran
+// time is then the program's, and the GPU time the entry saves is not. A `+pad` entry launches our padding copy before
+// its cuBLASLt call and, unless only k was padded and the problem has no epilogue, our epilogue kernel after it:
+// 22-27 us of host time per call on the H200 machine's host against 10-13 for the library's own call
+// (scripts/dev/launch_host_probe.cu), and under apply the odd-width tf32 PyTorch step ran
 // 0.92x plain eagerly while its GPU time fell 13% (results/nvidia-h200/apply_step.json). Every other entry is one
 // launch of the library or of ours, or a copy and one of ours (9-11 us), and is always routed.
 bool yields_when_drained(const std::string& candidate_id, const ApplyOptions& options);
