@@ -10,11 +10,14 @@
 // Where they stand on the H200: kernels/PERFORMANCE.md.
 //
 // A must be K-major and B MN-major (NN): the one layout where both are read as 16-byte chunks along memory; the others
-// run on the tensor-core families. Any alignment: cp.async falls back to 4-byte copies where a leading dimension is
-// not a multiple of 4 floats.
+// run on the tensor-core families. Any alignment: where B's rows are not 16-byte aligned (n not a multiple of 4: a
+// vocabulary of 50257, an odd width) its panel is copied in whole aligned 16-byte units into raw rows 4 floats wider
+// and read at each row's shift (kernels/unit_loader.cuh, RowShifts below), a quarter of the copies of 4-byte pieces;
+// A (m×bk floats a chunk) keeps cp.async's 4-byte fallback.
 #include <algorithm>
 #include <atomic>
 #include <mutex>
+#include <type_traits>
 
 #include "cuda/cuda_call.hpp"
 #include "kernels/compiled_variant.hpp"
@@ -24,23 +27,37 @@
 #include "kernels/split_k.cuh"
 #include "kernels/tile_loader.cuh"
 #include "kernels/tile_schedule.cuh"
+#include "kernels/unit_loader.cuh"
 
 namespace gemmtune::kernels {
 namespace {
 
 constexpr int kSkinnyThreads = 256;  // 8 warps: the tiles' warp fields below only size the block
 
+// Where B's stored rows k0 + i (i = 0..3) start in their 16-byte units, for a panel copied as raw units: chunks start
+// at multiples of 4 rows, and 4 rows of B are 4·ld floats, a whole number of units, so rows 4 apart share a shift and
+// these four serve every chunk of the block. All zero for a panel copied in place (16-byte aligned rows).
+// Two bits each in one word: an array indexed by a thread's row would go to local memory.
+struct RowShifts {
+  unsigned bits = 0;
+  __device__ int operator[](int i) const { return static_cast<int>(bits >> (2 * i) & 3u); }
+};
+
 // FFMA, exact fp32: 256 threads = bn/4 column groups (a float4 of B each) × kLanes k-lanes; lane l sums the 4-row
 // groups l, l + kLanes, … of each chunk, reading A's 4 floats of each of bm rows as one broadcast float4: per 4 rows
 // of B a thread issues 4 + bm 16-byte loads for 16·bm FFMAs. The lanes add up in shared memory in lane order, so
 // results do not depend on timing.
-template <class T>
+template <class T, bool kUnitsB>
 struct FfmaMath {
+  static constexpr bool kUnits = kUnitsB;
+  static constexpr bool kRegisterLight = false;
   static constexpr int kColGroups = T::bn / 4;
   static constexpr int kLanes = kSkinnyThreads / kColGroups;
   static_assert(kSkinnyThreads % kColGroups == 0, "column groups split the block evenly");
   static_assert(T::bk % (4 * kLanes) == 0, "every lane takes whole 4-row groups of each chunk");
-  static constexpr int kBStride = T::bn;
+  // A raw row's extra unit. Only there: the aligned tiles at bn + 4 floats ran 1.05-1.07x faster at some decode
+  // shapes and 0.84x at 16x8192x3001 (8x128x64; H200 sweeps of scripts/dev/decode_unaligned_profile.json).
+  static constexpr int kBStride = kUnits ? T::bn + 4 : T::bn;
   static constexpr int kAStride = T::bk + 4;  // keeps A's rows 16-byte aligned; reads are broadcasts anyway
   static constexpr int kSumFloats = kLanes * T::bm * T::bn;  // the lanes' partial sums, before the output tile
 
@@ -48,14 +65,18 @@ struct FfmaMath {
     float v[T::bm][4];
   };
 
-  __device__ static void chunk(Acc& acc, const float* b, const float* a, int tid) {
+  // kUnits: b holds raw rows; row 4g + i's 4 floats of this column group span two units, picked at shift[i].
+  __device__ static void chunk(Acc& acc, const float* b, const float* a, int tid, const RowShifts& shift) {
     const int group = tid % kColGroups, lane = tid / kColGroups;
 #pragma unroll
     for (int q = 0; q < T::bk / 4 / kLanes; ++q) {
       const int g = lane + q * kLanes;
       float4 bv[4];
 #pragma unroll
-      for (int i = 0; i < 4; ++i) bv[i] = *reinterpret_cast<const float4*>(b + (g * 4 + i) * kBStride + group * 4);
+      for (int i = 0; i < 4; ++i) {
+        const float4* const unit = reinterpret_cast<const float4*>(b + (g * 4 + i) * kBStride + group * 4);
+        bv[i] = kUnits ? shifted_float4(unit[0], unit[1], shift[i]) : unit[0];
+      }
 #pragma unroll
       for (int r = 0; r < T::bm; ++r) {
         const float4 av = *reinterpret_cast<const float4*>(a + r * kAStride + g * 4);
@@ -96,8 +117,10 @@ struct FfmaMath {
 // columns. m pads to a multiple of 8, not to a 64-row wgmma, and FFMA no longer bounds m = 9-64 (at 16 rows FFMA
 // needs half the SM's fp32 peak to keep up with the B stream). Warp w owns bn/8 columns over the whole chunk, so no
 // lanes add up. Per k8 step a thread loads its 4 elements of the 16×8 fragment of Bᵀ and 2 of Aᵀ per 8 rows of m.
-template <class T>
+template <class T, bool kUnitsB>
 struct MmaMath {
+  static constexpr bool kUnits = kUnitsB;
+  static constexpr bool kRegisterLight = true;
   static constexpr int kWarps = kSkinnyThreads / 32;
   static constexpr int kNTiles = T::bn / kWarps / 16;  // 16-column mma tiles per warp
   static constexpr int kMTiles = T::bm / 8;
@@ -112,9 +135,11 @@ struct MmaMath {
     float v[kNTiles][kMTiles][4];
   };
 
-  __device__ static void chunk(Acc& acc, const float* b, const float* a, int tid) {
+  // kUnits: b holds raw rows (the 8 floats of padding hold the extra unit); this thread reads rows k8 + t and
+  // k8 + t + 4 only, which share shift[t].
+  __device__ static void chunk(Acc& acc, const float* b, const float* a, int tid, const RowShifts& shift) {
     const int warp = tid / 32, g = tid % 32 / 4, t = tid % 4;
-    const float* const bw = b + warp * kNTiles * 16 + g;
+    const float* const bw = b + warp * kNTiles * 16 + g + (kUnits ? shift[t] : 0);
 #pragma unroll
     for (int k8 = 0; k8 < T::bk; k8 += 8) {
       std::uint32_t bt[kNTiles][4], at[kMTiles][2];
@@ -168,10 +193,22 @@ struct SkinnyLayout {
   using Output = OutputTile<T::bm, T::bn, kSkinnyThreads>;
   static constexpr std::size_t kBytes = std::max(std::size_t{T::stages} * kStageFloats * sizeof(float),
                                                  Math::kSumFloats * sizeof(float) + Output::kBytes);
+  // Blocks per SM that ptxas must leave registers for: as many as the shared memory holds (228 KiB per SM on sm_90,
+  // 1 KiB of it reserved per block), up to 3, for the mma math (70-100 registers); 1 for FFMA, whose 16-row tiles need
+  // 160-230. Without it the 8×128 mma tile reading raw units took 81 registers, one more than 3 blocks allow: 2
+  // blocks per SM, 2.5 waves at 4×6953×11081, DRAM at 62.6% against 67.9% for the same tile on aligned rows (ncu).
+  static constexpr int kMinBlocks =
+      Math::kRegisterLight ? std::min<int>(3, (228 << 10) / static_cast<int>(kBytes + 1024)) : 1;
 };
 
+// A panel copied in place: nothing to hold.
+struct NoUnitCursor {
+  __device__ NoUnitCursor(const OperandView&, std::int64_t, std::int64_t, int, int) {}
+};
+
+// Math::kUnits: B's panel is copied as raw 16-byte units (its rows are not 16-byte aligned; see the top of the file).
 template <class T, class Math, bool kSplitK>
-__global__ void __launch_bounds__(kSkinnyThreads, 1)
+__global__ void __launch_bounds__(kSkinnyThreads, SkinnyLayout<T, Math>::kMinBlocks)
     skinny_gemm_kernel(OperandView a, OperandView b, EpilogueParams e, SplitK split) {
   using L = SkinnyLayout<T, Math>;
   struct BLayout {
@@ -190,10 +227,23 @@ __global__ void __launch_bounds__(kSkinnyThreads, 1)
   const ChunkCursor<T::bm, T::bk, L::kALoaders, true> cursor_a(a, true, block.row0, loads_a ? tid : 0);
   const KTileRange k_range = slice_k_tiles<kSplitK>(static_cast<int>((a.k + T::bk - 1) / T::bk), split.slices);
   const int k_tiles = k_range.end - k_range.begin;
+  const std::int64_t k_first = std::int64_t{k_range.begin} * T::bk;
+  constexpr bool kUnitsB = Math::kUnits;
+  using Units =
+      std::conditional_t<kUnitsB, UnitCursor<T::bk, T::bn, Math::kBStride, kSkinnyThreads, true>, NoUnitCursor>;
+  const Units units_b(b, block.col0, k_first, T::bk, tid);
+  RowShifts shift;
+  if constexpr (kUnitsB)
+#pragma unroll
+    for (int i = 0; i < 4; ++i)
+      shift.bits |= static_cast<unsigned>(unit_shift(b.ptr + i * b.ld + block.col0)) << (2 * i);
   const auto load_stage = [&](int t) {
     float* const stage = smem + (t % T::stages) * L::kStageFloats;
-    const std::int64_t k0 = std::int64_t{k_range.begin + t} * T::bk;
-    load_tile_async<BLayout>(stage, cursor_b, b, k0);
+    const std::int64_t k0 = k_first + std::int64_t{t} * T::bk;
+    if constexpr (kUnitsB)
+      units_b.load(stage, b, t);
+    else
+      load_tile_async<BLayout>(stage, cursor_b, b, k0);
     if (loads_a) load_tile_async<ALayout>(stage + L::kBFloats, cursor_a, a, k0);
   };
   // Groups are committed even when empty, so wait_group's count always means "all but the newest stages − 2".
@@ -212,7 +262,7 @@ __global__ void __launch_bounds__(kSkinnyThreads, 1)
     if (t + T::stages - 1 < k_tiles) load_stage(t + T::stages - 1);
     ptx::cp_async_commit();
     const float* const stage = smem + (t % T::stages) * L::kStageFloats;
-    Math::chunk(acc, stage, stage + L::kBFloats, tid);
+    Math::chunk(acc, stage, stage + L::kBFloats, tid, shift);
   }
   ptx::cp_async_wait<0>();
   __syncthreads();  // the pipeline's bytes become the math's sums and the output tile
@@ -274,8 +324,8 @@ void launch_skinny_kernel(const GemmProblem& p, const GemmOperands& x, int slice
   constexpr std::size_t kSmemBytes = SkinnyLayout<T, Math>::kBytes;
   static std::once_flag attribute_set;
   std::call_once(attribute_set, [] {
-    GT_CUDA_CALL(cudaFuncSetAttribute(skinny_gemm_kernel<T, Math, kSplitK>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                      static_cast<int>(kSmemBytes)));
+    GT_CUDA_CALL(cudaFuncSetAttribute(skinny_gemm_kernel<T, Math, kSplitK>,
+                                      cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kSmemBytes)));
   });
   const dim3 grid(grouped_grid_size(T::bm, T::bn, p.m, p.n), 1, static_cast<unsigned>(slices));
   skinny_gemm_kernel<T, Math, kSplitK><<<grid, kSkinnyThreads, kSmemBytes, s>>>(
@@ -283,11 +333,18 @@ void launch_skinny_kernel(const GemmProblem& p, const GemmOperands& x, int slice
   GT_CUDA_CHECK_LAUNCH();
 }
 
-template <class T, template <class> class Math>
+template <class T, class Math>
+void launch_skinny_split_or_not(const GemmProblem& p, const GemmOperands& x, int slices,
+                                const LaunchScratch& scratch, cudaStream_t s) {
+  if (slices > 1) return launch_skinny_kernel<T, Math, true>(p, x, slices, scratch, s);
+  launch_skinny_kernel<T, Math, false>(p, x, 1, scratch, s);
+}
+
+template <class T, template <class, bool> class Math>
 void launch_skinny_gemm(const GemmProblem& p, const GemmOperands& x, int slices, const LaunchScratch& scratch,
                         cudaStream_t s) {
-  if (slices > 1) return launch_skinny_kernel<T, Math<T>, true>(p, x, slices, scratch, s);
-  launch_skinny_kernel<T, Math<T>, false>(p, x, 1, scratch, s);
+  if (operand_b(p, x).vec4) return launch_skinny_split_or_not<T, Math<T, false>>(p, x, slices, scratch, s);
+  launch_skinny_split_or_not<T, Math<T, true>>(p, x, slices, scratch, s);
 }
 
 // Beyond 64 rows a tile of 8 or 16 reads B four or more times, and the tensor-core tiles win.
@@ -320,7 +377,7 @@ using SkinnyMmaTiles = TileList<Tile<8, 128, 32, 8, 16, 0, 0, 4>,
                                 Tile<16, 128, 32, 16, 16, 0, 0, 4>,
                                 Tile<32, 128, 32, 32, 16, 0, 0, 4>>;
 
-template <template <class> class Math, class... Tiles>
+template <template <class, bool> class Math, class... Tiles>
 std::vector<CompiledVariant> compile_all(TileList<Tiles...>) {
   return {CompiledVariant{Tiles::config(), &launch_skinny_gemm<Tiles, Math>, false, &skinny_slices<Tiles>}...};
 }

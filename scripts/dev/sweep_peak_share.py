@@ -1,26 +1,38 @@
 #!/usr/bin/env python3
 """Each problem of a sweep --json: its best candidate, its time, TFLOP/s and % of the tf32 peak, and % of DRAM
 bandwidth for the bytes it must move at least (A, B, bias and Y once); beside an earlier sweep's best where --before
-names one (the same problem keys). H200 peaks from ../shared/DEVICE.md.
-usage: sweep_peak_share.py SWEEP.json [--before OLD.json] [--json OUT]"""
+names one (the same problem keys). H200 peaks from ../shared/DEVICE.md. --family PREFIX reports the fastest verified
+candidate whose id starts with PREFIX instead (own/skinny: how a kernel family moved between two builds' sweeps).
+usage: sweep_peak_share.py SWEEP.json [--before OLD.json] [--family PREFIX] [--json OUT]"""
 import argparse
 import json
 
 PEAK_TF32, DRAM = 494.7e12, 4.8e12
 
 
-def best(path):
+def best(path, family):
     with open(path) as f:
-        return {p["problem_key"]: p for p in json.load(f)["problems"]}
+        sweep = json.load(f)
+    if not family:
+        return {p["problem_key"]: p for p in sweep["problems"]}
+    fastest = {}
+    for r in sweep["results"]:
+        if r["status"] != "ok" or not r["candidate"]["id"].startswith(family):
+            continue
+        kept = fastest.get(r["problem_key"])
+        if kept is None or r["median_us"] < kept["best_us"]:
+            fastest[r["problem_key"]] = {"best_us": r["median_us"], "best_candidate": r["candidate"]["id"]}
+    return fastest
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("sweep")
     ap.add_argument("--before")
+    ap.add_argument("--family")
     ap.add_argument("--json")
     args = ap.parse_args()
-    now, before = best(args.sweep), best(args.before) if args.before else {}
+    now, before = best(args.sweep, args.family), best(args.before, args.family) if args.before else {}
     rows = []
     for key, p in now.items():
         m, n, k = (int(d) for d in key.split(":")[1].split("x"))
