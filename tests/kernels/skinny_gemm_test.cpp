@@ -1,9 +1,11 @@
 // The skinny families (kernels/skinny_gemm.cu): every variant, FFMA in fp32 and in tf32 and mma in tf32, vs the fp64
 // reference on NN problems with 1 to 64 rows (edge tiles in every dimension, n and k not multiples of 4, every
-// activation, save_z, dropout, both output layouts), split and unsplit; split launches repeat bit for bit; and what
-// they refuse, and why.
+// activation, save_z, dropout, both output layouts), split and unsplit, and with B's rows off 16-byte boundaries;
+// split launches repeat bit for bit; and what they refuse, and why.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <iostream>
 #include <string>
 #include <vector>
 
@@ -128,6 +130,31 @@ TEST(SkinnyGemm, EveryVariantMatchesFp64ReferenceSplitAndUnsplitOnEdgeTilesAndEp
   }
   test::check_family_against_reference(Family::Skinny, problems);
   test::check_family_against_reference(Family::SkinnyMma, problems);
+}
+
+// Where B's rows do not start on 16-byte boundaries, the panel is copied in aligned units from below each row's start
+// and read at the row's shift (kernels/unit_loader.cuh): odd n (shifts that differ row to row), n % 4 == 2, and
+// aligned n from bases 1-3 floats past a boundary (a view into a larger array), split and unsplit, edge tiles.
+TEST(SkinnyGemm, EveryVariantReadsBRowsThatStartOffA16ByteBoundary) {
+  GT_REQUIRE_GPU();
+  struct Shape {
+    std::int64_t m, n, k;
+  };
+  const Shape shapes[] = {{3, 133, 777}, {16, 258, 4100}, {9, 132, 96}};
+  std::uint32_t seed = 9100;
+  for (const KernelVariant* v : skinny_variants()) {
+    double worst = 0.0;
+    for (const Shape& s : shapes)
+      for (const int skew : {0, 1, 3}) {
+        GemmProblem p = nn(s.m, s.n, s.k, v->mode);
+        p.epi.bias = true;
+        p.epi.act = Activation::Gelu;
+        const test::VariantErrors e = test::run_against_reference(*v, p, seed++, skew);
+        ASSERT_LE(e.y, test::gemm_tolerance(p)) << v->name << " " << p.key() << " skew " << skew;
+        worst = std::max(worst, e.y);
+      }
+    std::cout << "[ checked  ] " << v->name << ": unaligned B rows, max relative error " << worst << "\n";
+  }
 }
 
 // The last slice's block adds the partials in slice order whichever block finishes last.

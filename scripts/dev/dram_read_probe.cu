@@ -1,0 +1,178 @@
+// dram_read_probe: how fast one kernel can read a weight of a given size once from a cold L2, the floor under issue
+// 49's decode target (a GEMM with m <= 16 must stream its k x n weight, L2 flushed before every call, at >= 80% of
+// the nominal DRAM bandwidth). A decode GEMM cannot beat a kernel that only reads the same bytes, so where this one
+// stays below 80% at a weight's size, so must the GEMM.
+//
+//   dram_read_probe MB...      default: 82 98 308 (issue 49's three weights: 4096x5003, 3001x8192, 11081x6953 floats)
+//
+// Per size and launch shape (grid-stride or one slab per block; blocks per SM x 256 threads; float4 loads in flight
+// per thread before any is used), the kernel sums its part of the buffer with 16-byte loads that bypass L1 and writes
+// one float per block, so no load is dead. Each call follows an L2 flush (cupti/l2_flush.hpp) and is timed alone by
+// CUPTI (cupti/cupti_kernel_timer.hpp), as `gemmtune sweep` times a candidate with l2_flush on; the median of 30
+// calls. The best shape of each size is the floor this probe finds, with its bandwidth and share of the nominal
+// (memory clock x bus width); a GEMM that streams the same bytes faster shows that the floor lies lower.
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "common/error.hpp"
+#include "cuda/cuda_call.hpp"
+#include "cuda/device_buffer.hpp"
+#include "cuda/device_info.hpp"
+#include "cuda/stream.hpp"
+#include "cupti/cupti_kernel_timer.hpp"
+#include "cupti/l2_flush.hpp"
+
+namespace gemmtune {
+namespace {
+
+constexpr int kThreads = 256, kCalls = 30;
+
+__device__ __forceinline__ float4 load_streaming(const float4* p) {
+  float4 v;
+  asm volatile("ld.global.nc.L1::no_allocate.v4.f32 {%0, %1, %2, %3}, [%4];"
+               : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+               : "l"(p));
+  return v;
+}
+
+// Grid-stride over n float4s, kInFlight loads issued before their sum.
+template <int kInFlight>
+__global__ void __launch_bounds__(kThreads) read_kernel(const float4* __restrict__ src, std::size_t n, float* sink) {
+  const std::size_t stride = std::size_t{gridDim.x} * kThreads;
+  std::size_t i = std::size_t{blockIdx.x} * kThreads + threadIdx.x;
+  float sum = 0.f;
+  for (; i + (kInFlight - 1) * stride < n; i += kInFlight * stride) {
+    float4 v[kInFlight];
+#pragma unroll
+    for (int j = 0; j < kInFlight; ++j) v[j] = load_streaming(src + i + j * stride);
+#pragma unroll
+    for (int j = 0; j < kInFlight; ++j) sum += v[j].x + v[j].y + v[j].z + v[j].w;
+  }
+  for (; i < n; i += stride) {
+    const float4 v = load_streaming(src + i);
+    sum += v.x + v.y + v.z + v.w;
+  }
+  __shared__ float block_sum;
+  if (threadIdx.x == 0) block_sum = 0.f;
+  __syncthreads();
+  atomicAdd(&block_sum, sum);
+  __syncthreads();
+  if (threadIdx.x == 0) sink[blockIdx.x] = block_sum;
+}
+
+// Each block reads one contiguous slab (n / blocks float4s), kInFlight loads a thread before their sum.
+template <int kInFlight>
+__global__ void __launch_bounds__(kThreads) read_slab_kernel(const float4* __restrict__ src, std::size_t n,
+                                                             float* sink) {
+  const std::size_t per_block = (n + gridDim.x - 1) / gridDim.x;
+  const std::size_t begin = std::size_t{blockIdx.x} * per_block;
+  const std::size_t end = begin + per_block < n ? begin + per_block : n;
+  float sum = 0.f;
+  std::size_t i = begin + threadIdx.x;
+  for (; i + (kInFlight - 1) * kThreads < end; i += kInFlight * kThreads) {
+    float4 v[kInFlight];
+#pragma unroll
+    for (int j = 0; j < kInFlight; ++j) v[j] = load_streaming(src + i + j * kThreads);
+#pragma unroll
+    for (int j = 0; j < kInFlight; ++j) sum += v[j].x + v[j].y + v[j].z + v[j].w;
+  }
+  for (; i < end; i += kThreads) {
+    const float4 v = load_streaming(src + i);
+    sum += v.x + v.y + v.z + v.w;
+  }
+  __shared__ float block_sum;
+  if (threadIdx.x == 0) block_sum = 0.f;
+  __syncthreads();
+  atomicAdd(&block_sum, sum);
+  __syncthreads();
+  if (threadIdx.x == 0) sink[blockIdx.x] = block_sum;
+}
+
+using ReadKernel = void (*)(const float4*, std::size_t, float*);
+
+struct Shape {
+  int blocks_per_sm;
+  int in_flight;
+  ReadKernel kernel;
+  const char* walk;
+};
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+void probe(double mb, const DeviceInfo& device, int sms, const L2Flush& flush, CuptiKernelTimer& timer,
+           cudaStream_t s) {
+  const std::size_t n = static_cast<std::size_t>(mb * 1e6 / 16);
+  const DeviceBuffer<float4> src(n);
+  GT_CUDA_CALL(cudaMemsetAsync(src.get(), 0x3c, n * sizeof(float4), s));  // 0.0115f: finite sums
+  const Shape shapes[] = {
+      {1, 4, read_kernel<4>, "grid-stride"},       {2, 4, read_kernel<4>, "grid-stride"},
+      {4, 4, read_kernel<4>, "grid-stride"},       {8, 4, read_kernel<4>, "grid-stride"},
+      {2, 8, read_kernel<8>, "grid-stride"},       {4, 8, read_kernel<8>, "grid-stride"},
+      {8, 8, read_kernel<8>, "grid-stride"},       {2, 16, read_kernel<16>, "grid-stride"},
+      {4, 16, read_kernel<16>, "grid-stride"},     {2, 4, read_slab_kernel<4>, "slab per block"},
+      {4, 4, read_slab_kernel<4>, "slab per block"}, {8, 4, read_slab_kernel<4>, "slab per block"},
+      {2, 8, read_slab_kernel<8>, "slab per block"}, {4, 8, read_slab_kernel<8>, "slab per block"},
+      {8, 8, read_slab_kernel<8>, "slab per block"}, {4, 16, read_slab_kernel<16>, "slab per block"}};
+  const DeviceBuffer<float> sink(static_cast<std::size_t>(sms) * 8);
+  const double nominal = device.nominal_dram_gbps() * 1e9;
+  double best_us = 0;
+  for (const Shape& shape : shapes) {
+    const int blocks = shape.blocks_per_sm * sms;
+    std::vector<double> us;
+    for (int call = 0; call < kCalls + 2; ++call) {
+      flush.run(s);
+      timer.begin_call();
+      shape.kernel<<<blocks, kThreads, 0, s>>>(src.get(), n, sink.get());
+      GT_CUDA_CHECK_LAUNCH();
+      timer.end_call();
+    }
+    GT_CUDA_CALL(cudaStreamSynchronize(s));
+    us = timer.collect();
+    us.erase(us.begin(), us.begin() + 2);  // the first calls load the module
+    const double t = median(us);
+    if (best_us == 0 || t < best_us) best_us = t;
+    std::printf("  %7.1f MB  %-14s %d blocks/SM  %2d loads in flight  %8.2f us  %6.2f TB/s  %5.1f%% of nominal\n",
+                mb, shape.walk, shape.blocks_per_sm, shape.in_flight, t, n * 16.0 / (t * 1e-6) / 1e12,
+                100.0 * n * 16.0 / (t * 1e-6) / nominal);
+  }
+  std::printf("%7.1f MB: best %.2f us, %.2f TB/s, %.1f%% of the nominal %.2f TB/s\n", mb, best_us,
+              n * 16.0 / (best_us * 1e-6) / 1e12, 100.0 * n * 16.0 / (best_us * 1e-6) / nominal, nominal / 1e12);
+}
+
+}  // namespace
+}  // namespace gemmtune
+
+int main(int argc, char** argv) {
+  try {
+    std::vector<double> sizes;
+    for (int i = 1; i < argc; ++i) {
+      char* end = nullptr;
+      const double mb = std::strtod(argv[i], &end);
+      if (end == argv[i] || *end != '\0' || !(mb > 0 && mb < 1e5))
+        throw gemmtune::InputError(std::string("not a size in MB: ") + argv[i]);
+      sizes.push_back(mb);
+    }
+    if (sizes.empty()) sizes = {82, 98, 308};
+    const gemmtune::DeviceInfo device = gemmtune::query_device(0);
+    const int sms = device.identity.sm_count;
+    std::printf("%s: %d SMs, L2 %zu MB, nominal DRAM %.2f TB/s\n", device.identity.gpu_name.c_str(), sms,
+                device.l2_bytes >> 20, device.nominal_dram_gbps() / 1e3);
+    const gemmtune::CudaStream stream;
+    const gemmtune::L2Flush flush(device.l2_bytes);
+    gemmtune::CuptiKernelTimer timer;
+    for (double mb : sizes) gemmtune::probe(mb, device, sms, flush, timer, stream.get());
+  } catch (const gemmtune::Error& e) {
+    std::fprintf(stderr, "dram_read_probe: %s\n", e.what());
+    return static_cast<int>(e.code());
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "dram_read_probe: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
