@@ -29,7 +29,7 @@ if [[ -x $(dirname "$bin")/kernels/dev_tools/ncu_offset ]]; then
 fi
 python3 "$root/scripts/validate_timing.py" --bin "$bin" --profile "$root/profiles/timing.json" \
   --sweep "$out/timing_sweep.json" --out "$out/timing_validation.json" "${offset_args[@]}"
-# With COLD=1: nvbench's cold measurement (L2 overwritten before every call) against ncu with its caches flushed.
+# With COLD=1: nvbench's cold measurement (L2 evicted before every call) against ncu with its caches flushed.
 [[ -n ${COLD:-} ]] || exit 0
 sweep --profile "$root/profiles/timing_cold.json" --no-db --json "$out/timing_cold_sweep.json"
 python3 "$root/scripts/validate_timing.py" --bin "$bin" --profile "$root/profiles/timing_cold.json" \

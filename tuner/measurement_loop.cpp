@@ -28,8 +28,8 @@ std::vector<double> run_batch(const CandidateLauncher& launcher, const ProblemBu
   {
     const NvtxRange range(range_name);
     for (int i = 0; i < calls; ++i) {
-      // A memset is no kernel of the call: CUPTI's kernel records and the call's span leave it out.
-      if (ctx.l2_flush.size()) GT_CUDA_CALL(cudaMemsetAsync(ctx.l2_flush.get(), i & 0xff, ctx.l2_flush.size(), ctx.stream));
+      // Launched outside the call: CUPTI's kernel records of the call and its span leave the flush out.
+      if (ctx.l2_flush) ctx.l2_flush->run(ctx.stream);
       ctx.timer.begin_call(ctx.stream);
       launcher.launch(buffers.operands((*next_set)++), ctx.stream);
       if (spin_ns) launch_spin_ns(spin_ns, ctx.stream);
@@ -48,7 +48,7 @@ std::vector<double> run_batch(const CandidateLauncher& launcher, const ProblemBu
 void warm_unblocked(const CandidateLauncher& launcher, const ProblemBuffers& buffers, int calls, int* next_set,
                     MeasureContext& ctx) {
   for (int i = 0; i < std::max(calls, 1); ++i) launcher.launch(buffers.operands((*next_set)++), ctx.stream);
-  if (ctx.l2_flush.size()) GT_CUDA_CALL(cudaMemsetAsync(ctx.l2_flush.get(), 0, ctx.l2_flush.size(), ctx.stream));
+  if (ctx.l2_flush) ctx.l2_flush->run(ctx.stream);
   GT_CUDA_CALL(cudaStreamSynchronize(ctx.stream));
 }
 

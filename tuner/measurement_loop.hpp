@@ -2,6 +2,7 @@
 // input sets, until the stopping rule is satisfied. Only the timed batches run inside the case's NVTX range.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include <cuda_runtime_api.h>
@@ -11,6 +12,7 @@
 #include "launch/problem_buffers.hpp"
 #include "problem/measurement.hpp"
 #include "cuda/device_buffer.hpp"
+#include "cupti/l2_flush.hpp"
 #include "profile/sweep_profile.hpp"
 #include "tuner/call_timer.hpp"
 
@@ -20,9 +22,11 @@ struct MeasureContext {
   cudaStream_t stream;
   CallTimer& timer;
   BlockingKernel& blocker;
-  // With TimingSettings::l2_flush: written before every timed call (outside it), twice the L2, so each call starts
-  // with a cold cache as in nvbench's cold measurement. Empty when flushing is off.
-  DeviceBuffer<unsigned char> l2_flush;
+  // With TimingSettings::l2_flush: twice the L2 read before every timed call (outside it), so each call starts with a
+  // cold cache as in nvbench's cold measurement. Reads, not a memset: the memset's dirty lines were written back
+  // inside the next call, 3-15 us more on a cold read of 82-631 MB (H200, scripts/dev/dram_read_probe.cu). Empty
+  // when flushing is off.
+  std::optional<L2Flush> l2_flush;
 };
 
 // Times `launcher` on `buffers` and returns its statistics, with the SM clock measured right after sampling.

@@ -32,7 +32,7 @@ ProgramBatching program_batching(double typical_call_us, std::size_t conditions,
 
 std::vector<std::vector<ConditionTime>> time_as_program(const std::vector<const CandidateLauncher*>& launchers,
                                                         const ProblemBuffers& buffers, const TimingSettings& settings,
-                                                        double typical_call_us, DeviceBuffer<unsigned char>& flush,
+                                                        double typical_call_us, const L2Flush* flush,
                                                         MeasureContext& ctx) {
   const std::vector<ProgramCondition> conditions = program_conditions(settings);
   const ProgramBatching batching = program_batching(typical_call_us, conditions.size(), launchers.size());
@@ -54,12 +54,11 @@ std::vector<std::vector<ConditionTime>> time_as_program(const std::vector<const 
   }
 
   const CudaEvent start, stop;
-  int flushes = 0;
   // One batch, held behind the blocking kernel or not; nullopt where the blocking kernel timed out.
   const auto batch_us = [&](std::size_t l, std::size_t c, bool held) -> std::optional<double> {
     if (held) ctx.blocker.block(s);
-    // Outside the events: the overwrite evicts the inputs, its own time is no part of the calls'.
-    if (conditions[c].cold) GT_CUDA_CALL(cudaMemsetAsync(flush.get(), ++flushes & 0xff, flush.size(), s));
+    // Outside the events: the flush evicts the inputs, its own time is no part of the calls'.
+    if (conditions[c].cold && flush) flush->run(s);
     start.record(s);
     if (graphs[l][c])
       graphs[l][c]->launch(s);

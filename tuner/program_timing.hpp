@@ -44,7 +44,7 @@ ProgramBatching program_batching(double typical_call_us, std::size_t conditions,
 // is written before each cold batch. All launchers must be of one problem, whose operands `buffers` holds.
 std::vector<std::vector<ConditionTime>> time_as_program(const std::vector<const CandidateLauncher*>& launchers,
                                                         const ProblemBuffers& buffers, const TimingSettings& settings,
-                                                        double typical_call_us, DeviceBuffer<unsigned char>& flush,
+                                                        double typical_call_us, const L2Flush* flush,
                                                         MeasureContext& ctx);
 
 }  // namespace gemmtune

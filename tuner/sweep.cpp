@@ -172,7 +172,7 @@ const MeasurementRecord* ok_record(const std::vector<MeasurementRecord>& records
 // the ranking's choice stands.
 void decide_as_program_pays(ProblemResult& pr, const std::optional<NoEntryCandidates>& no_entry,
                             const ProblemBuffers& buffers, const SweepProfile& profile, cublasLtHandle_t h,
-                            BorrowedWorkspace workspace, DeviceBuffer<unsigned char>& flush, MeasureContext& ctx) {
+                            BorrowedWorkspace workspace, const L2Flush* flush, MeasureContext& ctx) {
   std::vector<const MeasurementRecord*> fin = finalists(pr.records, profile.timing.finalists, kFinalistWithin);
   if (fin.empty()) return;
   if (profile.timing.prune) {
@@ -282,10 +282,10 @@ SweepResult run_sweep(const SweepPlan& plan, const SweepProfile& profile, const 
   const std::unique_ptr<CallTimer> timer = make_call_timer(options.force_events, &result.timer_warning);
   if (!result.timer_warning.empty()) std::fprintf(stderr, "gemmtune: warning: %s\n", result.timer_warning.c_str());
   MeasureContext ctx{stream.get(), *timer, blocker, {}};
-  if (profile.timing.l2_flush) ctx.l2_flush = DeviceBuffer<unsigned char>(2 * device.l2_bytes);
+  if (profile.timing.l2_flush) ctx.l2_flush.emplace(device.l2_bytes);
   const bool finalist_stage = profile.timing.finalists > 0 && !program_conditions(profile.timing).empty();
-  DeviceBuffer<unsigned char> program_flush;
-  if (finalist_stage && profile.timing.l2_cold) program_flush = DeviceBuffer<unsigned char>(2 * device.l2_bytes);
+  std::optional<L2Flush> program_flush;
+  if (finalist_stage && profile.timing.l2_cold) program_flush.emplace(device.l2_bytes);
   // The finalists' one workspace, as the runtime lends one to all its plans (RuntimeOptions::workspace_bytes): where a
   // workspace lies moves some cuBLASLt algos by up to 6% (placement_noise), so not one per finalist.
   DeviceBuffer<unsigned char> finalist_workspace;
@@ -360,7 +360,8 @@ SweepResult run_sweep(const SweepPlan& plan, const SweepProfile& profile, const 
     if (finalist_stage) {
       try {
         decide_as_program_pays(pr, no_entry, buffers, profile, lt.get(),
-                               {finalist_workspace.get(), finalist_workspace.size()}, program_flush, ctx);
+                               {finalist_workspace.get(), finalist_workspace.size()},
+                               program_flush ? &*program_flush : nullptr, ctx);
       } catch (const Error& e) {  // the ranking stage's records stand; the cache keeps what the program would run
         std::fprintf(stderr, "gemmtune: warning: %s: finalist stage failed (%s); keeping heuristic-first\n",
                      pp.problem.key().c_str(), e.what());

@@ -113,7 +113,7 @@ int run(const Options& o) {
   const std::unique_ptr<CallTimer> timer = make_call_timer(false, &warning);
   if (!warning.empty()) std::fprintf(stderr, "dropout_offset_bench: warning: %s\n", warning.c_str());
   MeasureContext ctx{stream.get(), *timer, blocker, {}};
-  if (profile.timing.l2_flush) ctx.l2_flush = DeviceBuffer<unsigned char>(2 * device.l2_bytes);
+  if (profile.timing.l2_flush) ctx.l2_flush.emplace(device.l2_bytes);
 
   std::vector<Row> rows;
   int failures = 0;

@@ -27,7 +27,8 @@ struct TimingSettings {
   double min_time_ms = 10;     // ...and at least this much kernel time was sampled
   double max_time_ms = 400;    // hard cap per candidate
   // false: inputs rotate over sets larger than 2× L2 and calls run back to back (a layer inside a model);
-  // true: L2 is overwritten before every call, nvbench's "cold" measurement (a GEMM whose inputs come from DRAM).
+  // true: L2 is evicted (twice its size read) before every call, nvbench's "cold" measurement (a GEMM whose inputs
+  // come from DRAM).
   bool l2_flush = false;
   // The finalist stage (problem/candidate_choice.hpp, tuner/program_timing.hpp): heuristic-first and up to
   // `finalists` of the fastest other candidates are re-timed as a program pays, end to end over back-to-back calls,
