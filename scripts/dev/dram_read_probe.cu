@@ -64,50 +64,25 @@ __device__ __forceinline__ std::uint64_t evict_first_policy() {
   return policy;
 }
 
-// Grid-stride over n float4s, kInFlight loads issued before their sum.
-template <int kInFlight, int kHint>
+// Sums n float4s, kInFlight loads issued before their sum. Grid-stride (kSlab false): thread t of the grid reads t,
+// t + stride, ... with stride the grid's thread count. Slab: each block reads one contiguous n / blocks of them.
+template <int kInFlight, int kHint, bool kSlab>
 __global__ void __launch_bounds__(kThreads) read_kernel(const float4* __restrict__ src, std::size_t n, float* sink) {
   const std::uint64_t policy = kHint == kPrefetch256EvictFirst ? evict_first_policy() : 0;
-  const std::size_t stride = std::size_t{gridDim.x} * kThreads;
-  std::size_t i = std::size_t{blockIdx.x} * kThreads + threadIdx.x;
-  float sum = 0.f;
-  for (; i + (kInFlight - 1) * stride < n; i += kInFlight * stride) {
-    float4 v[kInFlight];
-#pragma unroll
-    for (int j = 0; j < kInFlight; ++j) v[j] = load_streaming<kHint>(src + i + j * stride, policy);
-#pragma unroll
-    for (int j = 0; j < kInFlight; ++j) sum += v[j].x + v[j].y + v[j].z + v[j].w;
-  }
-  for (; i < n; i += stride) {
-    const float4 v = load_streaming<kHint>(src + i, policy);
-    sum += v.x + v.y + v.z + v.w;
-  }
-  __shared__ float block_sum;
-  if (threadIdx.x == 0) block_sum = 0.f;
-  __syncthreads();
-  atomicAdd(&block_sum, sum);
-  __syncthreads();
-  if (threadIdx.x == 0) sink[blockIdx.x] = block_sum;
-}
-
-// Each block reads one contiguous slab (n / blocks float4s), kInFlight loads a thread before their sum.
-template <int kInFlight, int kHint>
-__global__ void __launch_bounds__(kThreads) read_slab_kernel(const float4* __restrict__ src, std::size_t n,
-                                                             float* sink) {
-  const std::uint64_t policy = kHint == kPrefetch256EvictFirst ? evict_first_policy() : 0;
   const std::size_t per_block = (n + gridDim.x - 1) / gridDim.x;
-  const std::size_t begin = std::size_t{blockIdx.x} * per_block;
-  const std::size_t end = begin + per_block < n ? begin + per_block : n;
+  const std::size_t slab = std::size_t{blockIdx.x} * per_block;
+  const std::size_t step = kSlab ? kThreads : std::size_t{gridDim.x} * kThreads;
+  const std::size_t end = !kSlab ? n : slab + per_block < n ? slab + per_block : n;
+  std::size_t i = (kSlab ? slab : std::size_t{blockIdx.x} * kThreads) + threadIdx.x;
   float sum = 0.f;
-  std::size_t i = begin + threadIdx.x;
-  for (; i + (kInFlight - 1) * kThreads < end; i += kInFlight * kThreads) {
+  for (; i + (kInFlight - 1) * step < end; i += kInFlight * step) {
     float4 v[kInFlight];
 #pragma unroll
-    for (int j = 0; j < kInFlight; ++j) v[j] = load_streaming<kHint>(src + i + j * kThreads, policy);
+    for (int j = 0; j < kInFlight; ++j) v[j] = load_streaming<kHint>(src + i + j * step, policy);
 #pragma unroll
     for (int j = 0; j < kInFlight; ++j) sum += v[j].x + v[j].y + v[j].z + v[j].w;
   }
-  for (; i < end; i += kThreads) {
+  for (; i < end; i += step) {
     const float4 v = load_streaming<kHint>(src + i, policy);
     sum += v.x + v.y + v.z + v.w;
   }
@@ -132,10 +107,10 @@ struct Shape {
 // The launch shapes tried with one hint.
 template <int H>
 std::vector<Shape> shapes_with_hint() {
-  return {{2, 4, read_kernel<4, H>, "grid-stride", H},         {4, 4, read_kernel<4, H>, "grid-stride", H},
-          {8, 4, read_kernel<4, H>, "grid-stride", H},         {4, 8, read_kernel<8, H>, "grid-stride", H},
-          {4, 16, read_kernel<16, H>, "grid-stride", H},       {4, 4, read_slab_kernel<4, H>, "slab per block", H},
-          {4, 8, read_slab_kernel<8, H>, "slab per block", H}, {8, 8, read_slab_kernel<8, H>, "slab per block", H}};
+  return {{2, 4, read_kernel<4, H, false>, "grid-stride", H},   {4, 4, read_kernel<4, H, false>, "grid-stride", H},
+          {8, 4, read_kernel<4, H, false>, "grid-stride", H},   {4, 8, read_kernel<8, H, false>, "grid-stride", H},
+          {4, 16, read_kernel<16, H, false>, "grid-stride", H}, {4, 4, read_kernel<4, H, true>, "slab per block", H},
+          {4, 8, read_kernel<8, H, true>, "slab per block", H}, {8, 8, read_kernel<8, H, true>, "slab per block", H}};
 }
 
 double median(std::vector<double> v) {

@@ -12,18 +12,25 @@ from torch.profiler import ProfilerActivity, profile
 import gemmtune
 
 
+def eager_case(case):
+    """MODE:EPILOGUE:MxNxK -> (mode, epilogue, x, w, b, op): fresh random operands on the GPU, PyTorch's tf32 switch set
+    for the mode, and the eager call the held-out benchmark times (torch.mm, or gelu(addmm) with bias+gelu)."""
+    mode, epilogue, shape = case.split(":")
+    m, n, k = (int(d) for d in shape.split("x"))
+    torch.backends.cuda.matmul.allow_tf32 = mode == "tf32"
+    x, w, b = torch.randn(m, k, device="cuda"), torch.randn(k, n, device="cuda"), torch.randn(n, device="cuda")
+    if epilogue == "none":
+        op = lambda: torch.mm(x, w)  # noqa: E731
+    else:
+        op = lambda: torch.nn.functional.gelu(torch.addmm(b, x, w), approximate="tanh")  # noqa: E731
+    return mode, epilogue, x, w, b, op
+
+
 def main(cases):
     with tempfile.TemporaryDirectory() as tmp:
         rt = gemmtune.Runtime(tmp + "/none.db")
         for case in cases:
-            mode, epilogue, shape = case.split(":")
-            m, n, k = (int(d) for d in shape.split("x"))
-            torch.backends.cuda.matmul.allow_tf32 = mode == "tf32"
-            x, w, b = torch.randn(m, k, device="cuda"), torch.randn(k, n, device="cuda"), torch.randn(n, device="cuda")
-            if epilogue == "none":
-                op = lambda: torch.mm(x, w)  # noqa: E731
-            else:
-                op = lambda: torch.nn.functional.gelu(torch.addmm(b, x, w), approximate="tanh")  # noqa: E731
+            mode, epilogue, x, w, b, op = eager_case(case)
             for _ in range(20):
                 op()
             torch.cuda.synchronize()
@@ -36,7 +43,7 @@ def main(cases):
                 t = getattr(e, "device_time_total", None) or getattr(e, "cuda_time_total", 0)
                 if t:
                     print(f"   {t / 50:8.2f} us/call  {e.key[:150]}")
-            y = torch.empty(m, n, device="cuda")
+            y = torch.empty(x.shape[0], w.shape[1], device="cuda")
             kw = {"act": "gelu"} if epilogue != "none" else {}
             rt.forward(x, w, b if epilogue != "none" else None, out=y, mode=mode, **kw)
             torch.cuda.synchronize()

@@ -13,6 +13,7 @@ import torch
 from torch.profiler import ProfilerActivity, profile
 
 import gemmtune
+from eager_kernels import eager_case
 
 CALLS, ROUNDS = 10, 60
 
@@ -57,16 +58,11 @@ def main(cases):
     with tempfile.TemporaryDirectory() as tmp:
         rt = gemmtune.Runtime(tmp + "/none.db")
         for case in cases:
-            mode, epilogue, shape = case.split(":")
-            m, n, k = (int(d) for d in shape.split("x"))
-            torch.backends.cuda.matmul.allow_tf32 = mode == "tf32"
-            x, w, b = torch.randn(m, k, device="cuda"), torch.randn(k, n, device="cuda"), torch.randn(n, device="cuda")
-            y = torch.empty(m, n, device="cuda")
+            mode, epilogue, x, w, b, eager = eager_case(case)
+            y = torch.empty(x.shape[0], w.shape[1], device="cuda")
             if epilogue == "none":
-                eager = lambda: torch.mm(x, w)  # noqa: E731
                 ours = lambda: rt.forward(x, w, out=y, mode=mode)  # noqa: E731
             else:
-                eager = lambda: torch.nn.functional.gelu(torch.addmm(b, x, w), approximate="tanh")  # noqa: E731
                 ours = lambda: rt.forward(x, w, b, out=y, act="gelu", mode=mode)  # noqa: E731
             for _ in range(20):
                 eager()
