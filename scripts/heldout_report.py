@@ -242,9 +242,12 @@ def main():
         for r in sorted(below_no_entry, key=lambda r: r["vs_no_entry"]["speedup"]):
             e = r["vs_no_entry"]
             lo, hi = e.get("speedup_interval") or (float("nan"), float("nan"))
+            # The same candidate on both sides: no choice differed, the two runtimes' calls of it did (a split-k or
+            # clustered cuBLASLt algo moves with where its workspace lies: problem/candidate_choice.hpp).
+            same_note = " (the same candidate on both sides)" if r["candidate"] == e["no_entry_candidate"] else ""
             print(f"below {TARGET_NO_ENTRY} of no entry: {r['mode']} {r['shape']} {r['epilogue']} "
                   f"{r['launch']}/{r['condition']} x{e['speedup']:.3f} (95% interval {lo:.3f}-{hi:.3f}), entry "
-                  f"{r['candidate']} vs no entry {e['no_entry_candidate']}")
+                  f"{r['candidate']} vs no entry {e['no_entry_candidate']}{same_note}")
     if eager:
         print(f"over PyTorch eager (issue 48: <= {EAGER_MAX_SHARE:.0%} of records below {EAGER_BAND}x, none below "
               f"{EAGER_FLOOR}x, geomean >= {EAGER_GEOMEAN['bias+gelu']}x bias+gelu, >= {EAGER_GEOMEAN['none']}x none):")

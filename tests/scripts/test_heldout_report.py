@@ -117,5 +117,30 @@ class SameProcessRows(unittest.TestCase):
         self.assertIsNone(heldout_report.same_process_rows([case("1x1x1", "none", 1.1)])[0]
                           ["python_loop_share_below_band"], "an older file without the view")
 
+class NoEntryRows(unittest.TestCase):
+    def test_a_tuned_entry_below_no_entry_is_named_and_says_when_both_sides_ran_the_same_candidate(self):
+        script = os.path.join(os.path.dirname(os.path.abspath(heldout_report.__file__)), "heldout_report.py")
+
+        def tuned(shape, entry, no_entry, ratio):
+            return {"seed": 1, "mode": "fp32", "epilogue": "none", "launch": "graph", "condition": "warm",
+                    "shape": shape, "runtime_us": 5.0, "heuristic_us": 5.0, "speedup": 1.0, "selection": "exact",
+                    "candidate": entry, "vs_no_entry": {"speedup": ratio, "speedup_interval": [ratio - 0.001,
+                                                                                               ratio + 0.001],
+                                                        "no_entry_candidate": no_entry}}
+        with tempfile.TemporaryDirectory() as d:
+            bench = os.path.join(d, "bench.json")
+            with open(bench, "w") as f:
+                json.dump({"device": "NVIDIA H200", "method": "", "records": [
+                    tuned("3x117x335", "lt/a20", "lt/a20", 0.981), tuned("1x120x8192", "lt/a13", "lt/a13+epi", 0.959),
+                    tuned("64x64x64", "lt/a1", "lt/a1", 1.0)]}, f)
+            r = subprocess.run([sys.executable, script, "--bench", bench, "--out", os.path.join(d, "o.json")],
+                               capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("below 0.99 of no entry: fp32 3x117x335 none graph/warm x0.981 (95% interval 0.980-0.982), "
+                      "entry lt/a20 vs no entry lt/a20 (the same candidate on both sides)", r.stdout)
+        self.assertIn("x0.959 (95% interval 0.958-0.960), entry lt/a13 vs no entry lt/a13+epi\n", r.stdout)
+        self.assertNotIn("64x64x64 none graph/warm", r.stdout)
+
+
 if __name__ == "__main__":
     unittest.main()
