@@ -40,8 +40,9 @@ struct ProgramBatching {
 };
 ProgramBatching program_batching(double typical_call_us, std::size_t conditions, std::size_t finalists);
 
-// Per launcher (in order), its per-condition times (in program_conditions order). `flush` (at least 2× L2 bytes)
-// is written before each cold batch. All launchers must be of one problem, whose operands `buffers` holds.
+// Per launcher (in order), its per-condition times (in program_conditions order). `flush` runs before each cold batch
+// (null where the settings time no cold condition). All launchers must be of one problem, whose operands `buffers`
+// holds.
 std::vector<std::vector<ConditionTime>> time_as_program(const std::vector<const CandidateLauncher*>& launchers,
                                                         const ProblemBuffers& buffers, const TimingSettings& settings,
                                                         double typical_call_us, const L2Flush* flush,

@@ -117,6 +117,7 @@ class SameProcessRows(unittest.TestCase):
         self.assertIsNone(heldout_report.same_process_rows([case("1x1x1", "none", 1.1)])[0]
                           ["python_loop_share_below_band"], "an older file without the view")
 
+
 class NoEntryRows(unittest.TestCase):
     def test_a_tuned_entry_below_no_entry_is_named_and_says_when_both_sides_ran_the_same_candidate(self):
         script = os.path.join(os.path.dirname(os.path.abspath(heldout_report.__file__)), "heldout_report.py")
