@@ -6,7 +6,7 @@
 // near-ties. Here each finalist runs batches of N back-to-back calls queued behind the blocking kernel, timed with
 // CUDA events around the whole batch and divided by N, in each condition the profile asks for:
 //   stream  the N calls launched into the stream;   graph  one captured graph of those N calls, replayed;
-//   warm    every call on the same buffers;         cold   L2 overwritten before the batch, and the N calls rotate
+//   warm    every call on the same buffers;         cold   L2 evicted (read) before the batch, the N calls rotate
 //                                                          over input sets larger than 2× L2 together.
 // One condition after the other, its warm-up round first (a warm condition's inputs then stay in L2 as in a program's
 // loop); within it the finalists take turns each repeat (the order rotating), so a clock drift hits them all alike.
