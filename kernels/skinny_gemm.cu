@@ -197,8 +197,10 @@ struct SkinnyLayout {
   // 1 KiB of it reserved per block), up to 3, for the mma math (70-100 registers); 1 for FFMA, whose 16-row tiles need
   // 160-230. Without it the 8×128 mma tile reading raw units took 81 registers, one more than 3 blocks allow: 2
   // blocks per SM, 2.5 waves at 4×6953×11081, DRAM at 62.6% against 67.9% for the same tile on aligned rows (ncu).
+  static constexpr int kSharedBytesPerSm = 228 << 10, kReservedBytesPerBlock = 1 << 10;  // sm_90
   static constexpr int kMinBlocks =
-      Math::kRegisterLight ? std::min<int>(3, (228 << 10) / static_cast<int>(kBytes + 1024)) : 1;
+      Math::kRegisterLight ? std::min<int>(3, kSharedBytesPerSm / static_cast<int>(kBytes + kReservedBytesPerBlock))
+                           : 1;
 };
 
 // A panel copied in place: nothing to hold.
