@@ -1,18 +1,18 @@
-// dram_read_probe: how fast one kernel can read a weight of a given size once from a cold L2, the floor under issue
-// 49's decode target (a GEMM with m <= 16 must stream its k x n weight, L2 flushed before every call, at >= 80% of
-// the nominal DRAM bandwidth). A decode GEMM cannot beat a kernel that only reads the same bytes, so where this one
-// stays below 80% at a weight's size, so must the GEMM.
+// dram_read_probe: how fast one kernel can read a weight of a given size once from a cold L2, against issue 49's decode
+// target (a GEMM with m <= 16 must stream its k x n weight, L2 flushed before every call, at >= 80% of the nominal
+// DRAM bandwidth). A decode GEMM reads at least those bytes, so this probe's best time is a floor for it as far as
+// this probe's reading is the best there is; a GEMM that streams the same bytes faster shows the floor lies lower.
 //
-//   dram_read_probe [--flush read|memset] MB...      default: 82 98 308 (issue 49's three weights: 4096x5003, 3001x8192, 11081x6953 floats)
+//   dram_read_probe [--flush read|memset] MB...
+//       default sizes 82 98 308: issue 49's three weights (4096x5003, 3001x8192, 11081x6953 floats)
 //
 // Per size, load hint (Hint below) and launch shape (grid-stride or one slab per block; blocks per SM x 256 threads;
-// float4 loads in flight per thread before any is used), the kernel sums its part of the buffer with 16-byte loads that bypass L1 and writes
-// one float per block, so no load is dead. Each call follows an L2 flush and is timed alone by CUPTI
-// (cupti/cupti_kernel_timer.hpp); the median of 30 calls. Two flushes: reads of 2x L2 (cupti/l2_flush.hpp, which
-// leaves clean lines) and a memset of 2x L2, the one `gemmtune sweep` issues before each call with l2_flush on (which
-// leaves dirty lines that the next kernel's misses write back), so the sweep's cold times can be read against both.
-// With --flush read or --flush memset, only that one. The best shape of each size is the floor this probe finds, with its bandwidth and share of the nominal
-// (memory clock x bus width); a GEMM that streams the same bytes faster shows that the floor lies lower.
+// float4 loads in flight per thread before any is used), the kernel sums its part of the buffer with 16-byte loads
+// that bypass L1 and writes one float per block, so no load is dead. Each call follows an L2 flush and is timed alone
+// by CUPTI (cupti/cupti_kernel_timer.hpp); the median of 30 calls. Two flushes: reads of 2x L2 (cupti/l2_flush.hpp,
+// which leaves clean lines) and a memset of 2x L2, which leaves dirty lines that the next kernel's misses write back
+// (what `gemmtune sweep` issued before its read flush); --flush picks one. Per size the best shape, its bandwidth and
+// its share of the nominal (memory clock x bus width).
 #include <algorithm>
 #include <cstdio>
 #include <cstdint>
@@ -138,11 +138,12 @@ void probe(double mb, const DeviceInfo& device, int sms, const Flush& flush, Cup
   for (const std::vector<Shape>& more : {shapes_with_hint<kPrefetch256>(), shapes_with_hint<kPrefetch256EvictFirst>()})
     shapes.insert(shapes.end(), more.begin(), more.end());
   const DeviceBuffer<float> sink(static_cast<std::size_t>(sms) * 8);
-  const double nominal = device.nominal_dram_gbps() * 1e9;
+  const double bytes = static_cast<double>(n) * 16.0, nominal = device.nominal_dram_gbps() * 1e9;
+  const auto tb_per_s = [&](double us) { return bytes / (us * 1e-6) / 1e12; };
+  const auto pct_nominal = [&](double us) { return 100.0 * bytes / (us * 1e-6) / nominal; };
   double best_us = 0;
   for (const Shape& shape : shapes) {
     const int blocks = shape.blocks_per_sm * sms;
-    std::vector<double> us;
     for (int call = 0; call < kCalls + 2; ++call) {
       flush.run(call, s);
       timer.begin_call();
@@ -151,18 +152,17 @@ void probe(double mb, const DeviceInfo& device, int sms, const Flush& flush, Cup
       timer.end_call();
     }
     GT_CUDA_CALL(cudaStreamSynchronize(s));
-    us = timer.collect();
+    std::vector<double> us = timer.collect();
     us.erase(us.begin(), us.begin() + 2);  // the first calls load the module
     const double t = median(us);
     if (best_us == 0 || t < best_us) best_us = t;
     std::printf("  %7.1f MB  %-6s flush  %-20s %-14s %d blocks/SM  %2d loads in flight  %8.2f us  %6.2f TB/s  "
                 "%5.1f%% of nominal\n",
-                mb, flush.name, kHintNames[shape.hint], shape.walk, shape.blocks_per_sm, shape.in_flight, t, n * 16.0 / (t * 1e-6) / 1e12,
-                100.0 * n * 16.0 / (t * 1e-6) / nominal);
+                mb, flush.name, kHintNames[shape.hint], shape.walk, shape.blocks_per_sm, shape.in_flight, t,
+                tb_per_s(t), pct_nominal(t));
   }
   std::printf("%7.1f MB, %s flush: best %.2f us, %.2f TB/s, %.1f%% of the nominal %.2f TB/s\n", mb, flush.name,
-              best_us,
-              n * 16.0 / (best_us * 1e-6) / 1e12, 100.0 * n * 16.0 / (best_us * 1e-6) / nominal, nominal / 1e12);
+              best_us, tb_per_s(best_us), pct_nominal(best_us), nominal / 1e12);
 }
 
 }  // namespace
@@ -176,13 +176,15 @@ int main(int argc, char** argv) {
       const std::string arg = argv[i];
       if (arg == "--flush" && i + 1 < argc) {
         only = argv[++i];
-        if (only != "read" && only != "memset") throw gemmtune::InputError("--flush takes read or memset, not " + only);
+        if (only != "read" && only != "memset")
+          throw gemmtune::InputError("--flush takes read or memset, not " + only);
         continue;
       }
       char* end = nullptr;
       const double mb = std::strtod(argv[i], &end);
       if (end == argv[i] || *end != '\0' || !(mb > 0 && mb < 1e5))
-        throw gemmtune::InputError("not a size in MB: " + arg + " (usage: dram_read_probe [--flush read|memset] MB...)");
+        throw gemmtune::InputError("not a size in MB: " + arg +
+                                   " (usage: dram_read_probe [--flush read|memset] MB...)");
       sizes.push_back(mb);
     }
     if (sizes.empty()) sizes = {82, 98, 308};
