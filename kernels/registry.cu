@@ -17,6 +17,7 @@ const char* name_prefix(Family f) {
     case Family::Wgmma3xTf32: return "wgmma_3xtf32";
     case Family::Skinny: return "skinny";
     case Family::SkinnyMma: return "skinny_mma";
+    case Family::SkinnyStream: return "skinny_stream";
   }
   return "?";
 }
@@ -25,10 +26,11 @@ const char* name_prefix(Family f) {
 // leave out the warp tile, which the instruction fixes (16 columns of Y × the block's rows):
 // "wgmma_tf32_256x128x32_s4", and name their cluster where blocks run in clusters: "wgmma_tf32_256x128x32_s4_c2".
 // Skinny variants name the problems' mode they serve, since one FFMA kernel serves two: "skinny_tf32_16x128x64_s4",
-// "skinny_mma_tf32_16x128x32_s4".
+// "skinny_mma_tf32_16x128x32_s4", "skinny_stream_fp32_8x128x64_s2" (its stages: the 4-row groups a warp loads ahead).
 std::string variant_name(Family f, MathMode mode, const TileConfig& t) {
   std::string prefix = name_prefix(f);
-  if (f == Family::Skinny || f == Family::SkinnyMma) prefix += std::string("_") + gemmtune::to_string(mode);
+  if (f == Family::Skinny || f == Family::SkinnyMma || f == Family::SkinnyStream)
+    prefix += std::string("_") + gemmtune::to_string(mode);
   std::string name = prefix + "_" + std::to_string(t.bm) + "x" + std::to_string(t.bn) + "x" + std::to_string(t.bk);
   const bool warp_tile_named = f == Family::SimtFp32 || f == Family::MmaTf32 || f == Family::Mma3xTf32;
   if (warp_tile_named) name += "_w" + std::to_string(t.wm) + "x" + std::to_string(t.wn);
@@ -93,6 +95,8 @@ std::vector<KernelVariant> build_registry() {
   add_family(registry, Family::Skinny, MathMode::Fp32, skinny_variants(), skinny_limits());
   add_family(registry, Family::Skinny, MathMode::Tf32, skinny_variants(), skinny_limits());
   add_family(registry, Family::SkinnyMma, MathMode::Tf32, skinny_mma_variants(), skinny_limits());
+  add_family(registry, Family::SkinnyStream, MathMode::Fp32, skinny_stream_variants(), skinny_limits());
+  add_family(registry, Family::SkinnyStream, MathMode::Tf32, skinny_stream_variants(), skinny_limits());
 #if defined(GEMMTUNE_HAVE_WGMMA)
   add_family(registry, Family::WgmmaTf32, MathMode::Tf32, wgmma_tf32_variants(), wgmma_limits());
   add_family(registry, Family::Wgmma3xTf32, MathMode::Tf32x3, wgmma_3xtf32_variants(), wgmma_limits());
@@ -111,6 +115,7 @@ const char* to_string(Family f) {
     case Family::Wgmma3xTf32: return "wgmma_3xtf32";
     case Family::Skinny: return "skinny";
     case Family::SkinnyMma: return "skinny_mma";
+    case Family::SkinnyStream: return "skinny_stream";
   }
   return "?";
 }

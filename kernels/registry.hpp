@@ -13,7 +13,7 @@
 
 namespace gemmtune::kernels {
 
-enum class Family { SimtFp32, MmaTf32, Mma3xTf32, WgmmaTf32, Wgmma3xTf32, Skinny, SkinnyMma };
+enum class Family { SimtFp32, MmaTf32, Mma3xTf32, WgmmaTf32, Wgmma3xTf32, Skinny, SkinnyMma, SkinnyStream };
 
 const char* to_string(Family f);
 

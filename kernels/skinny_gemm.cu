@@ -15,7 +15,6 @@
 // and read at each row's shift (kernels/unit_loader.cuh, RowShifts below), a quarter of the copies of 4-byte pieces;
 // A (m×bk floats a chunk) keeps cp.async's 4-byte fallback.
 #include <algorithm>
-#include <atomic>
 #include <mutex>
 #include <type_traits>
 
@@ -24,6 +23,7 @@
 #include "kernels/epilogue.cuh"
 #include "kernels/operand_view.cuh"
 #include "kernels/output_tile.cuh"
+#include "kernels/skinny_slices.hpp"
 #include "kernels/split_k.cuh"
 #include "kernels/tile_loader.cuh"
 #include "kernels/tile_schedule.cuh"
@@ -277,49 +277,6 @@ __global__ void __launch_bounds__(kSkinnyThreads, SkinnyLayout<T, Math>::kMinBlo
   Output::finish(tile, e, block, tid);
 }
 
-// The most slices a problem is split into: the last block of a tile adds every slice's bm×bn partial.
-constexpr int kMaxSkinnySlices = 64;
-
-// Asked at every launch (slices_for), so each device's answer is kept: a launch pays no CUDA attribute query.
-int sm_count() {
-  constexpr int kDevicesKept = 64;
-  static std::atomic<int> kept[kDevicesKept] = {};
-  int device = 0, sms = 0;
-  if (cudaGetDevice(&device) != cudaSuccess) {
-    cudaGetLastError();  // clears it: sizing scratch without a GPU is not a failure of later CUDA calls
-    return 132;          // an H100's or H200's, so scratch sizes on a machine without a GPU are the ones it would use
-  }
-  if (device < kDevicesKept && (sms = kept[device].load(std::memory_order_relaxed)) > 0) return sms;
-  if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) {
-    cudaGetLastError();
-    return 132;
-  }
-  if (device < kDevicesKept) kept[device].store(sms, std::memory_order_relaxed);
-  return sms;
-}
-
-// The slice count whose critical path streams the fewest floats: each SM runs ceil(blocks / SMs) blocks of
-// ceil(k_tiles / s) chunks of bk×bn floats of B, and the tile's last block then reads s partials of bm×bn. Memory
-// bound, resident blocks per SM share its bandwidth, so the busiest SM's share is what a launch takes.
-template <class T>
-int skinny_slices(const GemmProblem& p) {
-  const std::int64_t tiles = ((p.m + T::bm - 1) / T::bm) * ((p.n + T::bn - 1) / T::bn);
-  const std::int64_t k_tiles = (p.k + T::bk - 1) / T::bk;
-  const std::int64_t sms = sm_count();
-  const int most = static_cast<int>(std::min<std::int64_t>(kMaxSkinnySlices, k_tiles));
-  int best = 1;
-  std::int64_t best_floats = 0;
-  for (int s = 1; s <= most; ++s) {
-    const std::int64_t waves = (tiles * s + sms - 1) / sms;
-    const std::int64_t floats = waves * ((k_tiles + s - 1) / s) * T::bk * T::bn + (s > 1 ? s * T::bm * T::bn : 0);
-    if (s == 1 || floats < best_floats) {
-      best = s;
-      best_floats = floats;
-    }
-  }
-  return best;
-}
-
 template <class T, class Math, bool kSplitK>
 void launch_skinny_kernel(const GemmProblem& p, const GemmOperands& x, int slices, const LaunchScratch& scratch,
                           cudaStream_t s) {
@@ -373,11 +330,16 @@ using SkinnyFfmaTiles = TileList<Tile<8, 128, 32, 8, 16, 0, 0, 4>,
                                  Tile<8, 256, 32, 8, 32, 0, 0, 4>,
                                  Tile<16, 256, 32, 16, 32, 0, 0, 4>>;
 // mma: on the H200 (kernels/PERFORMANCE.md) 8 rows were the best of our kernels at m = 1-8 (3-7% ahead of FFMA's 8
-// rows), 16 and 32 rows at some m of 9-32. 256 columns and 64 rows never were (8 warps issuing mma.sync, one block
-// per SM, fall behind the 64-row wgmma from m = 32): they are left out.
+// rows), 16 and 32 rows at some m of 9-32. 64 rows never were (8 warps issuing mma.sync fall behind the 64-row wgmma
+// from m = 32). 256 columns read each row of B in 1 KB runs: with a cold L2, 1.02-1.16x the 128-column tiles at m = 4
+// on unaligned rows, 1.16x at 16×50257×4096 (results/nvidia-h200/decode_skinny_tiles_sweep.txt). What counts there is
+// 3 blocks per SM: 8×256×32 at 2 stages was 2-4% faster still, at 3 stages (2 blocks) 5% slower, but at 2 stages its
+// split instantiation spilled under the 80-register cap (9 unit copies a thread). 16-row chunks need 5: 72-78.
 using SkinnyMmaTiles = TileList<Tile<8, 128, 32, 8, 16, 0, 0, 4>,
                                 Tile<16, 128, 32, 16, 16, 0, 0, 4>,
-                                Tile<32, 128, 32, 32, 16, 0, 0, 4>>;
+                                Tile<32, 128, 32, 32, 16, 0, 0, 4>,
+                                Tile<8, 256, 16, 8, 32, 0, 0, 4>,
+                                Tile<16, 256, 32, 16, 32, 0, 0, 4>>;
 
 template <template <class, bool> class Math, class... Tiles>
 std::vector<CompiledVariant> compile_all(TileList<Tiles...>) {

@@ -233,7 +233,7 @@ void check_each_variant(kernels::Family family, const std::vector<GemmProblem>* 
     std::cout << "[ checked  ] " << v.name << ": " << checked << " problems, max relative error " << worst
               << " (max error/tolerance " << worst_over_tolerance << ")\n";
   }
-  EXPECT_GE(variants, 3) << "variants of family " << kernels::to_string(family);
+  EXPECT_GE(variants, 2) << "variants of family " << kernels::to_string(family);  // one tile serves two modes
   if (variants_checked == 0)
     GT_SKIP_GPU_TEST() << "no " << kernels::to_string(family) << " variant runs on this GPU: " << why_not_on_this_gpu;
 }

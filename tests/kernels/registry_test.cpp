@@ -34,7 +34,8 @@ GemmProblem problem_in(MathMode mode) {
 GemmProblem problem_for(const KernelVariant& v) {
   GemmProblem p = problem_in(v.mode);
   if (v.staged) p.k = 101;
-  if (v.family == Family::Skinny || v.family == Family::SkinnyMma) p.m = 30;
+  if (v.family == Family::Skinny || v.family == Family::SkinnyMma || v.family == Family::SkinnyStream)
+    p.m = 30;
   return p;
 }
 
@@ -43,7 +44,7 @@ TEST(KernelRegistry, HasAtLeastEightVariantsPerModeWithUniqueStableNames) {
   int per_mode[3] = {0, 0, 0};  // unsplit variants: each a tile shape of its own
   const std::regex name_format(
       R"((fp32|tf32|3xtf32)_\d+x\d+x\d+_w\d+x\d+(_t\d+x\d+)?_s\d(_split\d|_c\d)?|)"
-      R"(wgmma_(tf32|3xtf32)_\d+x\d+x\d+_s\d(_split\d|_c\d)?(_staged)?|skinny_(mma_)?(fp32|tf32)_\d+x\d+x\d+_s\d)");
+      R"(wgmma_(tf32|3xtf32)_\d+x\d+x\d+_s\d(_split\d|_c\d)?(_staged)?|skinny_(mma_|stream_)?(fp32|tf32)_\d+x\d+x\d+_s\d)");
   for (const KernelVariant& v : kernel_registry()) {
     EXPECT_TRUE(names.insert(v.name).second) << "duplicate " << v.name;
     EXPECT_TRUE(std::regex_match(v.name, name_format)) << v.name;

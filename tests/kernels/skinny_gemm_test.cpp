@@ -1,7 +1,8 @@
-// The skinny families (kernels/skinny_gemm.cu): every variant, FFMA in fp32 and in tf32 and mma in tf32, vs the fp64
-// reference on NN problems with 1 to 64 rows (edge tiles in every dimension, n and k not multiples of 4, every
-// activation, save_z, dropout, both output layouts), split and unsplit, and with B's rows off 16-byte boundaries;
-// split launches repeat bit for bit; and what they refuse, and why.
+// The skinny families (kernels/skinny_gemm.cu, skinny_stream_gemm.cu): every variant, FFMA in fp32 and in tf32 (B
+// through shared memory or streamed into registers) and mma in tf32, vs the fp64 reference on NN problems with 1 to
+// 64 rows (edge tiles in every dimension, n and k not multiples of 4, every activation, save_z, dropout, both output
+// layouts), split and unsplit, and with B's rows off 16-byte boundaries; split launches repeat bit for bit; and what
+// they refuse, and why.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -20,7 +21,8 @@ namespace {
 std::vector<const KernelVariant*> skinny_variants() {
   std::vector<const KernelVariant*> found;
   for (const KernelVariant& v : kernel_registry())
-    if (v.family == Family::Skinny || v.family == Family::SkinnyMma) found.push_back(&v);
+    if (v.family == Family::Skinny || v.family == Family::SkinnyMma || v.family == Family::SkinnyStream)
+      found.push_back(&v);
   return found;
 }
 
@@ -38,9 +40,10 @@ TEST(SkinnyGemm, FfmaServesFp32AndTf32ProblemsWithOneVariantPerTileAndMode) {
   for (const KernelVariant* v : skinny_variants()) {
     EXPECT_EQ(v->slices, KernelVariant::kSlicesPerProblem) << v->name;
     EXPECT_NE(v->slices_fn, nullptr) << v->name;
-    if (v->family != Family::Skinny) continue;
-    const std::string twin_name = v->mode == MathMode::Fp32 ? "skinny_tf32" + v->name.substr(11)
-                                                            : "skinny_fp32" + v->name.substr(11);
+    if (v->family != Family::Skinny && v->family != Family::SkinnyStream) continue;
+    const bool serves_fp32 = v->mode == MathMode::Fp32;
+    std::string twin_name = v->name;
+    twin_name.replace(twin_name.find(serves_fp32 ? "_fp32_" : "_tf32_"), 6, serves_fp32 ? "_tf32_" : "_fp32_");
     const KernelVariant* twin = find_kernel_variant(twin_name);
     ASSERT_NE(twin, nullptr) << v->name;
     EXPECT_EQ(twin->launch_fn, v->launch_fn) << v->name;
@@ -130,6 +133,7 @@ TEST(SkinnyGemm, EveryVariantMatchesFp64ReferenceSplitAndUnsplitOnEdgeTilesAndEp
   }
   test::check_family_against_reference(Family::Skinny, problems);
   test::check_family_against_reference(Family::SkinnyMma, problems);
+  test::check_family_against_reference(Family::SkinnyStream, problems);
 }
 
 // Where B's rows do not start on 16-byte boundaries, the panel is copied in aligned units from below each row's start

@@ -1,0 +1,61 @@
+// How the skinny families (skinny_gemm.cu, skinny_stream_gemm.cu) split k: as many slices as fill the GPU, since a
+// decode GEMM has few output tiles (2×824×11008 is 7 tiles of 128 columns) and each must stream B from DRAM.
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+
+#include <cuda_runtime_api.h>
+
+#include "problem/gemm_problem.hpp"
+
+namespace gemmtune::kernels {
+
+// The most slices a problem is split into: the last block of a tile adds every slice's bm×bn partial.
+constexpr int kMaxSkinnySlices = 64;
+
+// Asked at every launch (skinny_slices), so each device's answer is kept: a launch pays no CUDA attribute query.
+inline int sm_count() {
+  constexpr int kDevicesKept = 64;
+  static std::atomic<int> kept[kDevicesKept] = {};
+  int device = 0, sms = 0;
+  if (cudaGetDevice(&device) != cudaSuccess) {
+    cudaGetLastError();  // clears it: sizing scratch without a GPU is not a failure of later CUDA calls
+    return 132;          // an H100's or H200's, so scratch sizes on a machine without a GPU are the ones it would use
+  }
+  if (device < kDevicesKept && (sms = kept[device].load(std::memory_order_relaxed)) > 0) return sms;
+  if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) {
+    cudaGetLastError();
+    return 132;
+  }
+  if (device < kDevicesKept) kept[device].store(sms, std::memory_order_relaxed);
+  return sms;
+}
+
+// The slice count whose critical path streams the fewest floats: each SM runs ceil(blocks / SMs) blocks of
+// ceil(k_tiles / s) chunks of bk×bn floats of B, and the tile's last block then reads s partials of bm×bn. Memory
+// bound, resident blocks per SM share its bandwidth, so the busiest SM's share is what a launch takes. Counting waves
+// of the blocks an SM holds at once instead (3 for the 8×128 mma tile) split more, and measured mixed on the H200's
+// decode shapes: 1.04-1.14x faster at some, 0.77-0.96x at others (4×8192×3001: 384 blocks of 16 chunks ran slower
+// than 128 of 47).
+template <class T>
+int skinny_slices(const GemmProblem& p) {
+  const std::int64_t tiles = ((p.m + T::bm - 1) / T::bm) * ((p.n + T::bn - 1) / T::bn);
+  const std::int64_t k_tiles = (p.k + T::bk - 1) / T::bk;
+  const std::int64_t sms = sm_count();
+  const int most = static_cast<int>(std::min<std::int64_t>(kMaxSkinnySlices, k_tiles));
+  int best = 1;
+  std::int64_t best_floats = 0;
+  for (int s = 1; s <= most; ++s) {
+    const std::int64_t waves = (tiles * s + sms - 1) / sms;
+    const std::int64_t floats = waves * ((k_tiles + s - 1) / s) * T::bk * T::bn + (s > 1 ? s * T::bm * T::bn : 0);
+    if (s == 1 || floats < best_floats) {
+      best = s;
+      best_floats = floats;
+    }
+  }
+  return best;
+}
+
+}  // namespace gemmtune::kernels
