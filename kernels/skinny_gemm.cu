@@ -331,10 +331,10 @@ using SkinnyFfmaTiles = TileList<Tile<8, 128, 32, 8, 16, 0, 0, 4>,
                                  Tile<16, 256, 32, 16, 32, 0, 0, 4>>;
 // mma: on the H200 (kernels/PERFORMANCE.md) 8 rows were the best of our kernels at m = 1-8 (3-7% ahead of FFMA's 8
 // rows), 16 and 32 rows at some m of 9-32. 64 rows never were (8 warps issuing mma.sync fall behind the 64-row wgmma
-// from m = 32). 256 columns read each row of B in 1 KB runs: with a cold L2, 1.02-1.16x the 128-column tiles at m = 4
-// on unaligned rows, 1.16x at 16×50257×4096 (results/nvidia-h200/decode_skinny_tiles_sweep.txt). What counts there is
-// 3 blocks per SM: 8×256×32 at 2 stages was 2-4% faster still, at 3 stages (2 blocks) 5% slower, but at 2 stages its
-// split instantiation spilled under the 80-register cap (9 unit copies a thread). 16-row chunks need 5: 72-78.
+// from m = 32). 256 columns read each row of B in 1 KB runs: with a cold L2, up to 1.16x the 128-column tiles at m ≤ 4
+// and 16, 0.95-0.98x at others (results/nvidia-h200/decode_skinny_tiles_sweep.txt). What counts there is 3 blocks per
+// SM: 8×256×32 at 2 stages was 2-4% faster still, at 3 stages (2 blocks) 5% slower, but at 2 stages its split
+// instantiation spilled under the 80-register cap (9 unit copies a thread). 16-row chunks need 5: 72-78 registers.
 using SkinnyMmaTiles = TileList<Tile<8, 128, 32, 8, 16, 0, 0, 4>,
                                 Tile<16, 128, 32, 16, 16, 0, 0, 4>,
                                 Tile<32, 128, 32, 32, 16, 0, 0, 4>,
