@@ -108,4 +108,28 @@ struct OutputTile {
   }
 };
 
+// A tile's partial sums from kParts parts of a block (the k-lanes or k-warps of the skinny families), laid out
+// [part][row][column] in shared memory: threads store their float4s, and after a barrier the block adds them up in
+// part order, so results do not depend on timing, into Output's tile.
+template <int kRows, int kCols, int kParts, int kThreads>
+struct TileParts {
+  static constexpr int kFloats = kParts * kRows * kCols;
+
+  __device__ static void store(float* sums, int part, int r, int c, const float (&v)[4]) {
+    *reinterpret_cast<float4*>(sums + (part * kRows + r) * kCols + c) = make_float4(v[0], v[1], v[2], v[3]);
+  }
+
+  template <class Output>
+  __device__ static void add_into(const float* sums, float* tile, int tid) {
+#pragma unroll
+    for (int j = 0; j < kRows * kCols / kThreads; ++j) {
+      const int i = tid + j * kThreads;
+      float sum = sums[i];
+#pragma unroll
+      for (int part = 1; part < kParts; ++part) sum += sums[part * kRows * kCols + i];
+      Output::put(tile, i / kCols, i % kCols, sum);
+    }
+  }
+};
+
 }  // namespace gemmtune::kernels

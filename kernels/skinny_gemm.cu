@@ -12,18 +12,16 @@
 // A must be K-major and B MN-major (NN): the one layout where both are read as 16-byte chunks along memory; the others
 // run on the tensor-core families. Any alignment: where B's rows are not 16-byte aligned (n not a multiple of 4: a
 // vocabulary of 50257, an odd width) its panel is copied in whole aligned 16-byte units into raw rows 4 floats wider
-// and read at each row's shift (kernels/unit_loader.cuh, RowShifts below), a quarter of the copies of 4-byte pieces;
-// A (m×bk floats a chunk) keeps cp.async's 4-byte fallback.
+// and read at each row's shift (kernels/unit_loader.cuh: UnitCursor, RowShifts), a quarter of the copies of 4-byte
+// pieces; A (m×bk floats a chunk) keeps cp.async's 4-byte fallback.
 #include <algorithm>
-#include <mutex>
 #include <type_traits>
 
-#include "cuda/cuda_call.hpp"
 #include "kernels/compiled_variant.hpp"
 #include "kernels/epilogue.cuh"
 #include "kernels/operand_view.cuh"
 #include "kernels/output_tile.cuh"
-#include "kernels/skinny_slices.hpp"
+#include "kernels/skinny_launch.cuh"
 #include "kernels/split_k.cuh"
 #include "kernels/tile_loader.cuh"
 #include "kernels/tile_schedule.cuh"
@@ -33,15 +31,6 @@ namespace gemmtune::kernels {
 namespace {
 
 constexpr int kSkinnyThreads = 256;  // 8 warps: the tiles' warp fields below only size the block
-
-// Where B's stored rows k0 + i (i = 0..3) start in their 16-byte units, for a panel copied as raw units: chunks start
-// at multiples of 4 rows, and 4 rows of B are 4·ld floats, a whole number of units, so rows 4 apart share a shift and
-// these four serve every chunk of the block. All zero for a panel copied in place (16-byte aligned rows).
-// Two bits each in one word: an array indexed by a thread's row would go to local memory.
-struct RowShifts {
-  unsigned bits = 0;
-  __device__ int operator[](int i) const { return static_cast<int>(bits >> (2 * i) & 3u); }
-};
 
 // FFMA, exact fp32: 256 threads = bn/4 column groups (a float4 of B each) × kLanes k-lanes; lane l sums the 4-row
 // groups l, l + kLanes, … of each chunk, reading A's 4 floats of each of bm rows as one broadcast float4: per 4 rows
@@ -95,20 +84,12 @@ struct FfmaMath {
   // Call after a barrier that ends every read of the pipeline's bytes; ends with every put() done.
   template <class Output>
   __device__ static void to_tile(const Acc& acc, float* sums, float* tile, int tid) {
+    using Parts = TileParts<T::bm, T::bn, kLanes, kSkinnyThreads>;
     const int group = tid % kColGroups, lane = tid / kColGroups;
 #pragma unroll
-    for (int r = 0; r < T::bm; ++r)
-      *reinterpret_cast<float4*>(sums + (lane * T::bm + r) * T::bn + group * 4) =
-          make_float4(acc.v[r][0], acc.v[r][1], acc.v[r][2], acc.v[r][3]);
+    for (int r = 0; r < T::bm; ++r) Parts::store(sums, lane, r, group * 4, acc.v[r]);
     __syncthreads();
-#pragma unroll
-    for (int j = 0; j < T::bm * T::bn / kSkinnyThreads; ++j) {
-      const int i = tid + j * kSkinnyThreads;
-      float sum = sums[i];
-#pragma unroll
-      for (int l = 1; l < kLanes; ++l) sum += sums[l * T::bm * T::bn + i];
-      Output::put(tile, i / T::bn, i % T::bn, sum);
-    }
+    Parts::template add_into<Output>(sums, tile, tid);
     __syncthreads();
   }
 };
@@ -234,11 +215,7 @@ __global__ void __launch_bounds__(kSkinnyThreads, SkinnyLayout<T, Math>::kMinBlo
   using Units =
       std::conditional_t<kUnitsB, UnitCursor<T::bk, T::bn, Math::kBStride, kSkinnyThreads, true>, NoUnitCursor>;
   const Units units_b(b, block.col0, k_first, T::bk, tid);
-  RowShifts shift;
-  if constexpr (kUnitsB)
-#pragma unroll
-    for (int i = 0; i < 4; ++i)
-      shift.bits |= static_cast<unsigned>(unit_shift(b.ptr + i * b.ld + block.col0)) << (2 * i);
+  const RowShifts shift = kUnitsB ? RowShifts(b, block.col0) : RowShifts();
   const auto load_stage = [&](int t) {
     float* const stage = smem + (t % T::stages) * L::kStageFloats;
     const std::int64_t k0 = k_first + std::int64_t{t} * T::bk;
@@ -277,26 +254,13 @@ __global__ void __launch_bounds__(kSkinnyThreads, SkinnyLayout<T, Math>::kMinBlo
   Output::finish(tile, e, block, tid);
 }
 
-template <class T, class Math, bool kSplitK>
-void launch_skinny_kernel(const GemmProblem& p, const GemmOperands& x, int slices, const LaunchScratch& scratch,
-                          cudaStream_t s) {
-  constexpr std::size_t kSmemBytes = SkinnyLayout<T, Math>::kBytes;
-  static std::once_flag attribute_set;
-  std::call_once(attribute_set, [] {
-    GT_CUDA_CALL(cudaFuncSetAttribute(skinny_gemm_kernel<T, Math, kSplitK>,
-                                      cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kSmemBytes)));
-  });
-  const dim3 grid(grouped_grid_size(T::bm, T::bn, p.m, p.n), 1, static_cast<unsigned>(slices));
-  skinny_gemm_kernel<T, Math, kSplitK><<<grid, kSkinnyThreads, kSmemBytes, s>>>(
-      operand_a(p, x), operand_b(p, x), make_epilogue_params(p, x), make_split_k(slices, scratch));
-  GT_CUDA_CHECK_LAUNCH();
-}
-
 template <class T, class Math>
 void launch_skinny_split_or_not(const GemmProblem& p, const GemmOperands& x, int slices,
                                 const LaunchScratch& scratch, cudaStream_t s) {
-  if (slices > 1) return launch_skinny_kernel<T, Math, true>(p, x, slices, scratch, s);
-  launch_skinny_kernel<T, Math, false>(p, x, 1, scratch, s);
+  constexpr std::size_t kBytes = SkinnyLayout<T, Math>::kBytes;
+  if (slices > 1)
+    return launch_skinny_tiles<&skinny_gemm_kernel<T, Math, true>, T, kSkinnyThreads, kBytes>(p, x, slices, scratch, s);
+  launch_skinny_tiles<&skinny_gemm_kernel<T, Math, false>, T, kSkinnyThreads, kBytes>(p, x, 1, scratch, s);
 }
 
 template <class T, template <class, bool> class Math>

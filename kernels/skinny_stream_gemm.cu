@@ -10,7 +10,7 @@
 // issues all 4·stages rows' loads before it multiplies any, so each warp keeps 2-4 KB in flight with no barrier. The
 // block's warps split the step's k (and its columns, for 256-column tiles); A's rows are warp-uniform loads (one
 // transaction a row, L1-cached). At the end the warps' partial sums add up in shared memory in warp order, the slices
-// through split_k.cuh's tickets (skinny_slices.hpp splits k until the GPU is full), and OutputTile runs the epilogue.
+// through split_k.cuh's tickets (skinny_launch.cuh splits k until the GPU is full), and OutputTile runs the epilogue.
 //
 //   y[r][c..c+3] = Σ_k A[r][k] · B[k][c..c+3]      (one thread: bm rows × its 4 columns, its warp's share of k)
 //
@@ -22,15 +22,13 @@
 //
 // Edges take a guarded path of 4-byte loads: a warp whose 128 columns reach past n, and the step that holds B's last
 // row, whose units may extend past the matrix.
-#include <mutex>
-#include <type_traits>
+#include <algorithm>
 
-#include "cuda/cuda_call.hpp"
 #include "kernels/compiled_variant.hpp"
 #include "kernels/epilogue.cuh"
 #include "kernels/operand_view.cuh"
 #include "kernels/output_tile.cuh"
-#include "kernels/skinny_slices.hpp"
+#include "kernels/skinny_launch.cuh"
 #include "kernels/split_k.cuh"
 #include "kernels/tile_schedule.cuh"
 #include "kernels/unit_loader.cuh"
@@ -50,17 +48,12 @@ struct StreamShape {
   static_assert(T::bn % kWarpCols == 0 && kKWarps >= 1, "warps own whole 128-column strips");
   static_assert(T::bk == 4 * kGroups * kKWarps, "a step is every k-warp's groups");
   using Output = OutputTile<T::bm, T::bn, kStreamThreads>;
-  static constexpr int kSumFloats = kKWarps * T::bm * T::bn;  // the k-warps' partial sums, before the output tile
+  using Parts = TileParts<T::bm, T::bn, kKWarps, kStreamThreads>;  // the k-warps' partial sums, before the tile
+  static constexpr int kSumFloats = Parts::kFloats;
   // Each warp's A values of a step (bm rows × its 4·kGroups of k), spread over its lanes' loads.
   static constexpr int kAFloats = T::bm * 4 * kGroups, kALoads = kAFloats / 32;
   static_assert(kAFloats % 32 == 0, "lanes load A evenly");
   static constexpr std::size_t kBytes = (kSumFloats + kStreamThreads / 32 * kAFloats) * sizeof(float) + Output::kBytes;
-};
-
-// Two bits per row of a group: its first unit's offset from the row's start, as in skinny_gemm.cu.
-struct RowShifts {
-  unsigned bits = 0;
-  __device__ int operator[](int i) const { return static_cast<int>(bits >> (2 * i) & 3u); }
 };
 
 // A row's 4 columns as loaded, before the shift: this lane's unit, and (lanes 0-3) one float of the warp's 33rd unit.
@@ -116,10 +109,7 @@ __global__ void __launch_bounds__(kStreamThreads)
 
   const KTileRange k_range = slice_k_tiles<kSplitK>(static_cast<int>((a.k + T::bk - 1) / T::bk), split.slices);
   const std::int64_t k_first = std::int64_t{k_range.begin} * T::bk + k_warp * kRowsK;
-  RowShifts shift;
-  if constexpr (kUnitsB)
-#pragma unroll
-    for (int i = 0; i < 4; ++i) shift.bits |= static_cast<unsigned>(unit_shift(b.ptr + i * b.ld + warp_col)) << (2 * i);
+  const RowShifts shift = kUnitsB ? RowShifts(b, warp_col) : RowShifts();
 
   // This lane's share of the warp's A values per step (bm rows × kRowsK of k): rows past m repeat A's last row, which
   // is computed and never stored, so the math needs no branch.
@@ -190,45 +180,25 @@ __global__ void __launch_bounds__(kStreamThreads)
   }
 
   using Output = typename S::Output;
+  using Parts = typename S::Parts;
 #pragma unroll
-  for (int r = 0; r < T::bm; ++r)
-    *reinterpret_cast<float4*>(sums + (k_warp * T::bm + r) * T::bn + col_warp * kWarpCols + 4 * lane) =
-        make_float4(acc[r][0], acc[r][1], acc[r][2], acc[r][3]);
+  for (int r = 0; r < T::bm; ++r) Parts::store(sums, k_warp, r, col_warp * kWarpCols + 4 * lane, acc[r]);
   __syncthreads();
-#pragma unroll
-  for (int j = 0; j < T::bm * T::bn / kStreamThreads; ++j) {
-    const int i = tid + j * kStreamThreads;
-    float sum = sums[i];
-#pragma unroll
-    for (int w = 1; w < S::kKWarps; ++w) sum += sums[w * T::bm * T::bn + i];
-    Output::put(tile, i / T::bn, i % T::bn, sum);
-  }
+  Parts::template add_into<Output>(sums, tile, tid);
   __syncthreads();
   if constexpr (kSplitK)
     if (!gather_split_k<Output, T::bm, T::bn, kStreamThreads>(tile, split, tid)) return;
   Output::finish(tile, e, block, tid);
 }
 
-template <class T, bool kUnitsB, bool kSplitK>
-void launch_stream_kernel(const GemmProblem& p, const GemmOperands& x, int slices, const LaunchScratch& scratch,
-                          cudaStream_t s) {
-  constexpr std::size_t kSmemBytes = StreamShape<T>::kBytes;
-  static std::once_flag attribute_set;
-  std::call_once(attribute_set, [] {
-    GT_CUDA_CALL(cudaFuncSetAttribute(skinny_stream_kernel<T, kUnitsB, kSplitK>,
-                                      cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kSmemBytes)));
-  });
-  const dim3 grid(grouped_grid_size(T::bm, T::bn, p.m, p.n), 1, static_cast<unsigned>(slices));
-  skinny_stream_kernel<T, kUnitsB, kSplitK><<<grid, kStreamThreads, kSmemBytes, s>>>(
-      operand_a(p, x), operand_b(p, x), make_epilogue_params(p, x), make_split_k(slices, scratch));
-  GT_CUDA_CHECK_LAUNCH();
-}
-
 template <class T, bool kUnitsB>
 void launch_split_or_not(const GemmProblem& p, const GemmOperands& x, int slices, const LaunchScratch& scratch,
                          cudaStream_t s) {
-  if (slices > 1) return launch_stream_kernel<T, kUnitsB, true>(p, x, slices, scratch, s);
-  launch_stream_kernel<T, kUnitsB, false>(p, x, 1, scratch, s);
+  constexpr std::size_t kBytes = StreamShape<T>::kBytes;
+  if (slices > 1)
+    return launch_skinny_tiles<&skinny_stream_kernel<T, kUnitsB, true>, T, kStreamThreads, kBytes>(p, x, slices,
+                                                                                                    scratch, s);
+  launch_skinny_tiles<&skinny_stream_kernel<T, kUnitsB, false>, T, kStreamThreads, kBytes>(p, x, 1, scratch, s);
 }
 
 // B's alignment, chosen per launch: it is a property of the pointer as much as of the shape.

@@ -108,6 +108,20 @@ struct UnitCursor {
   }
 };
 
+// Where B's stored rows k0 + i (i = 0..3) start in their 16-byte units, for an MN-major B read as raw units from
+// column col (the skinny families): their tiles start at multiples of 4 rows, and 4 rows of B are 4·ld floats, a
+// whole number of units, so rows 4 apart share a shift and these four serve every row a block reads. All zero where
+// B's rows are 16-byte aligned. Two bits each in one word: an array indexed by a thread's row would go to local memory.
+struct RowShifts {
+  unsigned bits = 0;
+  __device__ RowShifts() = default;
+  __device__ RowShifts(const OperandView& b, std::int64_t col) {
+#pragma unroll
+    for (int i = 0; i < 4; ++i) bits |= static_cast<unsigned>(unit_shift(b.ptr + i * b.ld + col)) << (2 * i);
+  }
+  __device__ int operator[](int i) const { return static_cast<int>(bits >> (2 * i) & 3u); }
+};
+
 // Floats s..s+3 of two adjacent 16-byte units lo, hi (s = 0..3), picked in selects (an indexed array would go to local
 // memory).
 __host__ __device__ __forceinline__ float4 shifted_float4(const float4& lo, const float4& hi, int s) {

@@ -1,13 +1,21 @@
-// How the skinny families (skinny_gemm.cu, skinny_stream_gemm.cu) split k: as many slices as fill the GPU, since a
-// decode GEMM has few output tiles (2×824×11008 is 7 tiles of 128 columns) and each must stream B from DRAM.
+// How the skinny families (skinny_gemm.cu, skinny_stream_gemm.cu) launch: k split into as many slices as fill the
+// GPU, since a decode GEMM has few output tiles (2×824×11008 is 7 tiles of 128 columns) and each must stream B from
+// DRAM, and one grid of bm×bn output tiles × slices.
 #pragma once
 
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <mutex>
 
 #include <cuda_runtime_api.h>
 
+#include "cuda/cuda_call.hpp"
+#include "kernels/compiled_variant.hpp"
+#include "kernels/epilogue.cuh"
+#include "kernels/operand_view.cuh"
+#include "kernels/split_k.cuh"
+#include "kernels/tile_schedule.cuh"
 #include "problem/gemm_problem.hpp"
 
 namespace gemmtune::kernels {
@@ -56,6 +64,21 @@ int skinny_slices(const GemmProblem& p) {
     }
   }
   return best;
+}
+
+// One launch of kKernel over tile T's grid, with kSmemBytes of dynamic shared memory (allowed once per kernel).
+template <auto kKernel, class T, int kThreads, std::size_t kSmemBytes>
+void launch_skinny_tiles(const GemmProblem& p, const GemmOperands& x, int slices, const LaunchScratch& scratch,
+                         cudaStream_t s) {
+  static std::once_flag attribute_set;
+  std::call_once(attribute_set, [] {
+    GT_CUDA_CALL(
+        cudaFuncSetAttribute(kKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kSmemBytes)));
+  });
+  const dim3 grid(grouped_grid_size(T::bm, T::bn, p.m, p.n), 1, static_cast<unsigned>(slices));
+  kKernel<<<grid, kThreads, kSmemBytes, s>>>(operand_a(p, x), operand_b(p, x), make_epilogue_params(p, x),
+                                             make_split_k(slices, scratch));
+  GT_CUDA_CHECK_LAUNCH();
 }
 
 }  // namespace gemmtune::kernels
