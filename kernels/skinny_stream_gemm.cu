@@ -7,10 +7,12 @@
 // while cuBLAS's GEMV streamed 1×6953×11081 at 78% (results/nvidia-h200/decode_read_flush_sweep.txt).
 //
 // Here a warp owns 128 columns, a float4 of each row per lane, and takes `stages` groups of 4 rows of B per step: it
-// issues all 4·stages rows' loads before it multiplies any, so each warp keeps 2-4 KB in flight with no barrier. The
-// block's warps split the step's k (and its columns, for 256-column tiles); A's rows are warp-uniform loads (one
-// transaction a row, L1-cached). At the end the warps' partial sums add up in shared memory in warp order, the slices
-// through split_k.cuh's tickets (skinny_launch.cuh splits k until the GPU is full), and OutputTile runs the epilogue.
+// issues all 4·stages rows' loads before it multiplies any, so each warp keeps 512 bytes × 4·stages (8 KB at 4 groups)
+// in flight with no block barrier. The block's warps split the step's k (and its columns, for tiles wider than 128).
+// A's values of a step (bm rows × the warp's k) come in coalesced loads into the warp's own shared memory, then as
+// broadcast 16-byte reads: loaded per row and group instead, ptxas kept them all in registers and spilled. At the end
+// the warps' partial sums add up in shared memory in warp order, the slices through split_k.cuh's tickets
+// (skinny_launch.cuh splits k until the GPU is full), and OutputTile runs the epilogue.
 //
 //   y[r][c..c+3] = Σ_k A[r][k] · B[k][c..c+3]      (one thread: bm rows × its 4 columns, its warp's share of k)
 //
