@@ -2,8 +2,9 @@
 # Issue 49 on the GPU machine, from a build made here and carried (scripts/dev/prebuilt.sh): the kernel families'
 # GPU tests (every variant against fp64, unaligned rows among the shapes), then two sweeps whose best candidates
 # scripts/dev/sweep_peak_share.py prints: the four unaligned shapes of scripts/dev/unaligned_sweep_profile.json beside the
-# committed results/nvidia-h200/unaligned_sweep.json, and the decode shapes of decode_unaligned_profile.json (cold L2,
-# % of DRAM bandwidth). Logs and sweep JSONs land in OUT_DIR; the summary prints last.
+# committed results/nvidia-h200/unaligned_sweep.json, and the decode shapes of decode_unaligned_profile.json and of
+# decode_large_profile.json (GPT-2's vocabulary head, an aligned FFN weight; cold L2, % of DRAM bandwidth). Logs and
+# sweep JSONs land in OUT_DIR; the summary prints last.
 #   usage: scripts/dev/unaligned_loader_device_check.sh OUT_DIR
 set -uo pipefail
 out=${1:?usage: scripts/dev/unaligned_loader_device_check.sh OUT_DIR}
@@ -26,5 +27,8 @@ python3 scripts/dev/sweep_peak_share.py "$out/unaligned_sweep.json" --before res
 run sweep_decode 200 "$work" build/gemmtune sweep --profile scripts/dev/decode_unaligned_profile.json \
   --db "$work/decode.db" --json "$out/decode_sweep.json"
 python3 scripts/dev/sweep_peak_share.py "$out/decode_sweep.json"
+run sweep_decode_large 200 "$work" build/gemmtune sweep --profile scripts/dev/decode_large_profile.json \
+  --db "$work/decode_large.db" --json "$out/decode_large_sweep.json"
+python3 scripts/dev/sweep_peak_share.py "$out/decode_large_sweep.json"
 tar -C "$work" -czf "$out/device_logs.tgz" --exclude='*.db' .
 cat "$work/summary.txt"
