@@ -29,8 +29,7 @@ const char* name_prefix(Family f) {
 // "skinny_mma_tf32_16x128x32_s4", "skinny_stream_fp32_8x128x64_s2" (its stages: the 4-row groups a warp loads ahead).
 std::string variant_name(Family f, MathMode mode, const TileConfig& t) {
   std::string prefix = name_prefix(f);
-  if (f == Family::Skinny || f == Family::SkinnyMma || f == Family::SkinnyStream)
-    prefix += std::string("_") + gemmtune::to_string(mode);
+  if (is_skinny(f)) prefix += std::string("_") + gemmtune::to_string(mode);
   std::string name = prefix + "_" + std::to_string(t.bm) + "x" + std::to_string(t.bn) + "x" + std::to_string(t.bk);
   const bool warp_tile_named = f == Family::SimtFp32 || f == Family::MmaTf32 || f == Family::Mma3xTf32;
   if (warp_tile_named) name += "_w" + std::to_string(t.wm) + "x" + std::to_string(t.wn);
@@ -119,6 +118,8 @@ const char* to_string(Family f) {
   }
   return "?";
 }
+
+bool is_skinny(Family f) { return f == Family::Skinny || f == Family::SkinnyMma || f == Family::SkinnyStream; }
 
 std::string KernelVariant::unsupported_reason(const GemmProblem& p) const {
   if (p.mode != mode)

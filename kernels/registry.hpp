@@ -16,6 +16,8 @@ namespace gemmtune::kernels {
 enum class Family { SimtFp32, MmaTf32, Mma3xTf32, WgmmaTf32, Wgmma3xTf32, Skinny, SkinnyMma, SkinnyStream };
 
 const char* to_string(Family f);
+// The decode-sized families (m ≤ 64, NN): their variants name the mode they serve and split k per problem.
+bool is_skinny(Family f);
 
 struct KernelVariant {
   std::string name;  // stable, e.g. "tf32_128x128x32_w64x64_s3" or "wgmma_tf32_256x128x32_s4"; the db stores it

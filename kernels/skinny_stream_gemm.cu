@@ -214,7 +214,7 @@ void launch_skinny_stream(const GemmProblem& p, const GemmOperands& x, int slice
 // bm × bn × bk, stages = 4-row groups per warp per step; wn = bn / 8 makes the 8 warps. 8 rows serve m = 1-8 with
 // A's last row repeated. 4 groups in flight per warp (8 KB) need about 200 registers, one block per SM. On the H200
 // this tile was the fastest candidate at 4×8192×3001 (1.08-1.10x the skinny tiles; B's rows aligned) and slower than
-// them wherever B's rows were not (the shuffles, 0.7-0.8x); 2 groups, and 16 rows, were never the fastest.
+// them wherever B's rows were not (the shuffles, 0.6-0.9x); 2 groups, and 16 rows, were never the fastest.
 //                                  bm   bn   bk  wm  wn tm tn stages
 using SkinnyStreamTiles = TileList<Tile<8, 128, 128, 8, 16, 0, 0, 4>>;
 

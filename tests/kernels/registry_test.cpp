@@ -34,8 +34,7 @@ GemmProblem problem_in(MathMode mode) {
 GemmProblem problem_for(const KernelVariant& v) {
   GemmProblem p = problem_in(v.mode);
   if (v.staged) p.k = 101;
-  if (v.family == Family::Skinny || v.family == Family::SkinnyMma || v.family == Family::SkinnyStream)
-    p.m = 30;
+  if (is_skinny(v.family)) p.m = 30;
   return p;
 }
 

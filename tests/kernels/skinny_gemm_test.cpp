@@ -21,8 +21,7 @@ namespace {
 std::vector<const KernelVariant*> skinny_variants() {
   std::vector<const KernelVariant*> found;
   for (const KernelVariant& v : kernel_registry())
-    if (v.family == Family::Skinny || v.family == Family::SkinnyMma || v.family == Family::SkinnyStream)
-      found.push_back(&v);
+    if (is_skinny(v.family)) found.push_back(&v);
   return found;
 }
 
