@@ -17,7 +17,7 @@ bool has(const std::vector<std::string>& v, const std::string& s) { return std::
 std::string lt_search_text(const LtSearchSettings& lt) {
   std::string s = "heuristic top-" + std::to_string(lt.top_k);
   if (lt.by_algo_id) s += " + per-algo-id search (" + std::to_string(lt.per_algo_id) + " each)";
-  if (lt.unfused_baseline) s += " + unfused GEMM→epilogue-kernel baseline";
+  if (lt.unfused_baseline) s += " + unfused GEMM→epilogue-kernel and bias-in-GEMM baselines";
   return s + ", " + std::to_string(lt.workspace_bytes >> 20) + " MiB workspace";
 }
 

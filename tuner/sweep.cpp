@@ -43,8 +43,8 @@ std::string clock_text(double seconds) {
   return buf;
 }
 
-// The candidates of one problem: ours that fit it, then what cuBLASLt's searches answer (on padded copies too, where
-// a stored matrix's rows are not 16-byte aligned), and the no-entry set's
+// The candidates of one problem: ours that fit it, then what cuBLASLt's searches answer (with its bias alone where the
+// problem has more, on padded copies too where a stored matrix's rows are not 16-byte aligned), and the no-entry set's
 // challengers whatever the profile asks (the finalist stage must time what the runtime would run without an entry),
 // without duplicates.
 std::vector<Candidate> enumerate_candidates(const PlannedProblem& pp, const LtSearchSettings& lt, cublasLtHandle_t h,
@@ -70,6 +70,9 @@ std::vector<Candidate> enumerate_candidates(const PlannedProblem& pp, const LtSe
     const LtGemm unfused(h, pass_gemm(pp.problem), LtEpilogueMode::Unfused);
     add(unfused.heuristic(lt.top_k, lt.workspace_bytes));
   }
+  // PyTorch eager's addmm + activation: cuBLASLt's bias, then our kernel for the rest.
+  if (lt.unfused_baseline && LtGemm::bias_in_gemm_unsupported_reason(pass_gemm(pp.problem)).empty())
+    add(LtGemm(h, pass_gemm(pp.problem), LtEpilogueMode::BiasInGemm).heuristic(lt.top_k, lt.workspace_bytes));
   // Rows that are not 16-byte aligned: the heuristic's algos on padded copies too (lt/lt_padding.hpp).
   if (LtGemm::padding_unsupported_reason(pass_gemm(pp.problem)).empty())
     add(LtGemm(h, pass_gemm(pp.problem), LtEpilogueMode::Padded).heuristic(lt.top_k, lt.workspace_bytes));

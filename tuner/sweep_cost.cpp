@@ -7,6 +7,8 @@
 #include <map>
 #include <optional>
 
+#include "lt/lt_gemm.hpp"
+#include "problem/pass_gemm.hpp"
 #include "tuner/candidate_pruning.hpp"
 #include "tuner/program_timing.hpp"
 
@@ -119,6 +121,7 @@ int expected_candidates(const PlannedProblem& pp, const LtSearchSettings& lt) {
   count += lt.top_k;
   if (lt.by_algo_id) count += lt.per_algo_id * kAlgoIdsAnswered;
   if (lt.unfused_baseline) count += lt.top_k;
+  if (lt.unfused_baseline && LtGemm::bias_in_gemm_unsupported_reason(pass_gemm(pp.problem)).empty()) count += lt.top_k;
   return count;
 }
 

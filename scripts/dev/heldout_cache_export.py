@@ -18,7 +18,7 @@ import sys
 import time
 
 EXACT_HIT = re.compile(r"^(\S+): (\S+) \[exact\] exact cache hit \(tuned median ([0-9.]+) us")
-LT_ID = re.compile(r"^lt/a(-?\d+)-t(-?\d+)-s(-?\d+)-k(-?\d+)-r(-?\d+)-w(-?\d+)-c(-?\d+)-cl(-?\d+)-i(-?\d+)(\+epi|\+pad)?$")
+LT_ID = re.compile(r"^lt/a(-?\d+)-t(-?\d+)-s(-?\d+)-k(-?\d+)-r(-?\d+)-w(-?\d+)-c(-?\d+)-cl(-?\d+)-i(-?\d+)(\+epi|\+pad|\+bias)?$")
 LT_FIELDS = ("algo_id", "tile", "stages", "splitk", "reduction", "swizzle", "custom", "cluster_shape", "inner_shape")
 
 
@@ -32,6 +32,8 @@ def candidate_fields(candidate_id):
               "algo": {name: int(value) for name, value in zip(LT_FIELDS, m.groups()[:9])}}
     if m.group(10) == "+pad":
         fields["padded"] = True
+    if m.group(10) == "+bias":
+        fields["bias_in_gemm"] = True
     return fields
 
 

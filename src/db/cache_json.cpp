@@ -84,6 +84,7 @@ Candidate read_candidate(const JsonFields& f) {
   require_equal(f, "epilogue_kernel", f.boolean("epilogue_kernel"), c.lt_epilogue_kernel);
   // Optional: exports written before padded candidates existed have no "padded" field.
   require_equal(f, "padded", f.has("padded") && f.boolean("padded"), c.lt_padded);
+  require_equal(f, "bias_in_gemm", f.has("bias_in_gemm") && f.boolean("bias_in_gemm"), c.lt_bias_in_gemm);
   return c;
 }
 

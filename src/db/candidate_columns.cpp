@@ -56,8 +56,9 @@ void bind_candidate(SqliteStatement& s, const Candidate& c) {
   s.bind(":algo_id", c.lt.algo_id).bind(":tile", c.lt.tile).bind(":stages", c.lt.stages);
   s.bind(":splitk", c.lt.splitk).bind(":reduction", c.lt.reduction).bind(":swizzle", c.lt.swizzle);
   s.bind(":custom", c.lt.custom).bind(":cluster_shape", c.lt.cluster_shape).bind(":inner_shape", c.lt.inner_shape);
-  // 2: padded (lt/lt_padding.hpp), which runs our epilogue kernel too; one column keeps the schema as it was.
-  s.bind(":epilogue_kernel", c.lt_padded ? 2 : c.lt_epilogue_kernel ? 1 : 0);
+  // 2: padded (lt/lt_padding.hpp), 3: cuBLASLt's bias then our kernel; both run our epilogue kernel too. One column
+  // keeps the schema as it was.
+  s.bind(":epilogue_kernel", c.lt_padded ? 2 : c.lt_bias_in_gemm ? 3 : c.lt_epilogue_kernel ? 1 : 0);
 }
 
 Candidate read_candidate(const SqliteStatement& s) {
@@ -80,6 +81,7 @@ Candidate read_candidate(const SqliteStatement& s) {
     c.lt.inner_shape = s.column_int("inner_shape");
     c.lt_epilogue_kernel = s.column_int("epilogue_kernel") != 0;
     c.lt_padded = s.column_int("epilogue_kernel") == 2;
+    c.lt_bias_in_gemm = s.column_int("epilogue_kernel") == 3;
   }
   const std::string stored_id = s.column_text("candidate_id");
   if (c.id() != stored_id)

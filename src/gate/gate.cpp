@@ -216,6 +216,7 @@ CaseComparison compare_case(const CaseTiming& baseline, const CaseTiming& curren
 std::string case_family(const CaseTiming& c) {
   const std::string who = c.candidate.backend != Backend::Lt ? c.candidate.id()
                           : c.candidate.lt_padded             ? "lt+pad"
+                          : c.candidate.lt_bias_in_gemm       ? "lt+bias"
                           : c.candidate.lt_epilogue_kernel    ? "lt+epi"
                                                               : "lt";
   return who + " on " + c.problem_kind;

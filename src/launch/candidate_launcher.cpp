@@ -11,6 +11,7 @@ namespace {
 
 LtEpilogueMode epilogue_mode_of(const Candidate& c) {
   if (c.lt_padded) return LtEpilogueMode::Padded;
+  if (c.lt_bias_in_gemm) return LtEpilogueMode::BiasInGemm;
   return c.lt_epilogue_kernel ? LtEpilogueMode::Unfused : LtEpilogueMode::PreferFused;
 }
 
@@ -42,6 +43,8 @@ std::string CandidateLauncher::unsupported_reason(const GemmProblem& p, const Ca
   if (std::string why = LtGemm::unsupported_reason(g); !why.empty()) return why;
   if (c.lt_padded)
     if (std::string why = LtGemm::padding_unsupported_reason(g); !why.empty()) return why;
+  if (c.lt_bias_in_gemm)
+    if (std::string why = LtGemm::bias_in_gemm_unsupported_reason(g); !why.empty()) return why;
   const LtGemm gemm(lt, g, epilogue_mode_of(c));
   // A candidate stored as fused names an algo for cuBLASLt's own epilogue; it cannot stand in where none exists.
   if (!c.lt_epilogue_kernel && !gemm.fused_epilogue()) return "cuBLASLt has no fused epilogue for this problem";

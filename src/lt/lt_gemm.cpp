@@ -91,6 +91,15 @@ std::string LtGemm::padding_unsupported_reason(const GemmProblem& p) {
   return "";
 }
 
+std::string LtGemm::bias_in_gemm_unsupported_reason(const GemmProblem& p) {
+  if (!p.epi.bias) return "the problem has no bias for cuBLASLt's BIAS epilogue";
+  Epilogue rest = p.epi;
+  rest.bias = false;
+  if (rest == Epilogue{}) return "a bias alone is cuBLASLt's fused BIAS epilogue: nothing is left for our kernel";
+  if (p.out != OutputLayout::RowMajor) return "cuBLASLt's bias runs along the transposed output's columns";
+  return "";
+}
+
 LtGemm::LtGemm(cublasLtHandle_t handle, const GemmProblem& caller_problem, LtEpilogueMode mode)
     : handle_(handle), problem_(caller_problem) {
   problem_.validate();
@@ -99,6 +108,12 @@ LtGemm::LtGemm(cublasLtHandle_t handle, const GemmProblem& caller_problem, LtEpi
     if (const std::string why = padding_unsupported_reason(problem_); !why.empty()) throw InputError(why);
     padding_ = lt_padding(problem_);
   }
+  if (mode == LtEpilogueMode::BiasInGemm) {
+    if (const std::string why = bias_in_gemm_unsupported_reason(problem_); !why.empty()) throw InputError(why);
+    bias_in_gemm_ = true;
+  }
+  kernel_problem_ = problem_;
+  kernel_problem_.epi.bias = problem_.epi.bias && !bias_in_gemm_;
   // What cuBLASLt computes: the problem itself, or its padded plain GEMM.
   const GemmProblem& p = padding_ ? padding_->padded : problem_;
   swapped_ = p.out == OutputLayout::RowMajor;
@@ -133,8 +148,9 @@ LtGemm::LtGemm(cublasLtHandle_t handle, const GemmProblem& caller_problem, LtEpi
   set_desc(desc, CUBLASLT_MATMUL_DESC_TRANSA, op_lt_a);
   set_desc(desc, CUBLASLT_MATMUL_DESC_TRANSB, op_lt_b);
 
-  const cublasLtEpilogue_t epi = mode != LtEpilogueMode::PreferFused ? CUBLASLT_EPILOGUE_DEFAULT
-                                                                      : choose_epilogue(p, swapped_, &fused_);
+  const cublasLtEpilogue_t epi = mode == LtEpilogueMode::PreferFused ? choose_epilogue(p, swapped_, &fused_)
+                                 : bias_in_gemm_                     ? CUBLASLT_EPILOGUE_BIAS
+                                                                     : CUBLASLT_EPILOGUE_DEFAULT;
   if (mode != LtEpilogueMode::PreferFused) fused_ = false;
   set_desc(desc, CUBLASLT_MATMUL_DESC_EPILOGUE, epi);
   if (fused_ && p.epi.save_z) {
@@ -144,10 +160,11 @@ LtGemm::LtGemm(cublasLtHandle_t handle, const GemmProblem& caller_problem, LtEpi
 }
 
 void LtGemm::bind_pointers(const GemmOperands& x) const {
-  if (!fused_) return;
+  if (!fused_ && !bias_in_gemm_) return;
   // Descriptor pointers change with every rotating input set; setting them is host-only bookkeeping.
   if (problem_.epi.bias) set_desc(desc_.get(), CUBLASLT_MATMUL_DESC_BIAS_POINTER, static_cast<const void*>(x.bias));
-  if (problem_.epi.save_z) set_desc(desc_.get(), CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER, static_cast<void*>(x.Z));
+  if (fused_ && problem_.epi.save_z)
+    set_desc(desc_.get(), CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER, static_cast<void*>(x.Z));
 }
 
 LtAlgoFields LtGemm::read_algo_fields(const cublasLtMatmulAlgo_t& algo) {
@@ -204,6 +221,7 @@ std::vector<Candidate> LtGemm::to_candidates(const std::vector<cublasLtMatmulHeu
     c.heuristic_rank = rank++;
     c.lt_epilogue_kernel = !fused_;
     c.lt_padded = padding_.has_value();
+    c.lt_bias_in_gemm = bias_in_gemm_;
     out.push_back(c);
   }
   return out;
@@ -255,8 +273,9 @@ std::vector<Candidate> LtGemm::search_by_algo_id(int per_id, std::size_t max_wor
 void LtGemm::run(const cublasLtMatmulAlgo_t& algo, const GemmOperands& x, void* workspace,
                  std::size_t workspace_bytes, cudaStream_t s, float* padding) const {
   bind_pointers(x);
-  // Unfused: the GEMM leaves op(A)·op(B) where the epilogue kernel reads it (Z when kept, else Y, in place). Padded:
-  // it reads the operands' padded copies (those that have one) and leaves the padded product in the scratch.
+  // Unfused: the GEMM leaves op(A)·op(B) (+ bias, BiasInGemm) where the epilogue kernel reads it (Z when kept, else
+  // Y, in place). Padded: it reads the operands' padded copies (those that have one) and leaves the padded product
+  // in the scratch.
   const float* a = x.A;
   const float* b = x.B;
   float* d = fused_ ? x.Y : (problem_.epi.save_z ? x.Z : x.Y);
@@ -278,7 +297,8 @@ void LtGemm::run(const cublasLtMatmulAlgo_t& algo, const GemmOperands& x, void* 
   GT_LT_CALL(cublasLtMatmul(handle_, desc_.get(), &alpha, lt_a, a_layout_.get(), lt_b, b_layout_.get(), &beta, d,
                             d_layout_.get(), d, d_layout_.get(), &algo, workspace, workspace_bytes, s));
   // The product left in Y itself, of a problem with no epilogue, is the result already.
-  if (!fused_ && !(d == x.Y && problem_.epi == Epilogue{})) kernels::launch_epilogue(problem_, d, x, s, d_row_len);
+  if (!fused_ && !(d == x.Y && kernel_problem_.epi == Epilogue{}))
+    kernels::launch_epilogue(kernel_problem_, d, x, s, d_row_len);
 }
 
 }  // namespace gemmtune

@@ -44,6 +44,8 @@ std::string Candidate::id() const {
      << "-w" << lt.swizzle << "-c" << lt.custom << "-cl" << lt.cluster_shape << "-i" << lt.inner_shape;
   if (lt_padded)
     os << "+pad";
+  else if (lt_bias_in_gemm)
+    os << "+bias";
   else if (lt_epilogue_kernel)
     os << "+epi";
   return os.str();
@@ -62,10 +64,11 @@ Candidate Candidate::parse_id(const std::string& id) {
   }
   if (id.rfind("lt/", 0) == 0) {
     std::string body = id.substr(3);
-    for (const std::string suffix : {"+epi", "+pad"})
+    for (const std::string suffix : {"+epi", "+pad", "+bias"})
       if (body.size() > suffix.size() && body.compare(body.size() - suffix.size(), suffix.size(), suffix) == 0) {
         c.lt_epilogue_kernel = true;
         c.lt_padded = suffix == "+pad";
+        c.lt_bias_in_gemm = suffix == "+bias";
         body.resize(body.size() - suffix.size());
         break;
       }
@@ -95,6 +98,7 @@ void to_json(nlohmann::json& j, const Candidate& c) {
     j["heuristic_rank"] = c.heuristic_rank;
     j["epilogue_kernel"] = c.lt_epilogue_kernel;
     if (c.lt_padded) j["padded"] = true;
+    if (c.lt_bias_in_gemm) j["bias_in_gemm"] = true;
   }
 }
 

@@ -35,9 +35,12 @@ struct Candidate {
   // Backend::Lt: the GEMM runs on copies of the operands padded to 16-byte rows, into a padded output that our
   // epilogue kernel then reads (lt/lt_padding.hpp); lt_epilogue_kernel is true with it.
   bool lt_padded = false;
+  // Backend::Lt: cuBLASLt's BIAS epilogue adds the bias and our epilogue kernel applies the rest (activation, Z,
+  // dropout): the two kernels PyTorch eager runs for gelu(addmm(bias, x, w)). lt_epilogue_kernel is true with it.
+  bool lt_bias_in_gemm = false;
 
   // Stable identity: "own/tf32_128x128x32_s3", "lt/a21-t18-s8-k1-r0-w0-c0-cl0-i0" (+ "+epi" with our epilogue,
-  // "+pad" padded) or "cublas/sgemm" (our epilogue kernel after it wherever the problem has an epilogue).
+  // "+pad" padded, "+bias" cuBLASLt's bias then our epilogue) or "cublas/sgemm" (our epilogue kernel after it wherever the problem has an epilogue).
   std::string id() const;
   // Inverse of id(); throws InputError. heuristic_rank is not part of the identity.
   static Candidate parse_id(const std::string& id);

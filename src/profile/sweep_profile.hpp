@@ -14,7 +14,9 @@ struct LtSearchSettings {
   std::size_t workspace_bytes = 64u << 20;
   bool by_algo_id = false;                // also ask the heuristic once per algo id (wider search)
   int per_algo_id = 4;
-  bool unfused_baseline = false;          // also time cuBLASLt GEMM + our separate epilogue kernel
+  // Also time cuBLASLt GEMM + our separate epilogue kernel, and where the problem has a bias and more, cuBLASLt's
+  // BIAS epilogue + our kernel for the rest.
+  bool unfused_baseline = false;
 };
 
 // The stopping rule (tuner/stopping_rule.hpp): sample until the median is known well enough, with enough samples

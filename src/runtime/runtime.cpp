@@ -471,6 +471,9 @@ class Runtime::Impl {
     if (c.backend == Backend::Blas)
       return "cuBLAS's own choice (cublasSgemm, as torch.mm calls it), then our epilogue kernel where there is one: "
              "faster than cuBLASLt's heuristic-first in a ";
+    if (c.lt_bias_in_gemm)
+      return "cuBLASLt heuristic's first algo with its BIAS epilogue, then our kernel for the rest (as PyTorch's "
+             "addmm + activation): faster than heuristic-first in a ";
     if (c.lt_epilogue_kernel)
       return "cuBLASLt heuristic's first algo for the plain GEMM, then our epilogue kernel: faster than its fused "
              "epilogue in a ";

@@ -72,6 +72,32 @@ TEST(CacheJson, APaddedEntryRoundTripsThroughTheDbAndAnExportAndOlderExportsRead
   EXPECT_TRUE(older[0].candidate.lt_epilogue_kernel);
 }
 
+TEST(CacheJson, ABiasInGemmEntryRoundTripsThroughTheDbAndAnExportAndAFieldThatDisagreesWithItsIdIsRefused) {
+  test::ScratchDir scratch;
+  TuningDb source(scratch.path("source.db"));
+  const GemmProblem p = test::test_problem(280, 1616, 216);
+  MeasurementRecord split = test::lt_record(p, 55, 13.1);
+  split.candidate.lt_epilogue_kernel = true;
+  split.candidate.lt_bias_in_gemm = true;
+  source.store_problem(source.begin_run(test::test_run(test::test_device())), p, {split});
+  const std::vector<CacheEntry> stored = source.cache_entries();
+  ASSERT_EQ(stored.size(), 1u);
+  EXPECT_TRUE(stored[0].candidate.lt_bias_in_gemm);
+  EXPECT_FALSE(stored[0].candidate.lt_padded);
+  EXPECT_EQ(stored[0].candidate.id(), split.candidate.id());
+
+  write_cache_file(scratch.path("cache.json"), stored, source.path());
+  const std::vector<CacheEntry> parsed = read_cache_file(scratch.path("cache.json"));
+  ASSERT_EQ(parsed.size(), 1u);
+  test::expect_same_entry(parsed[0], stored[0]);
+
+  json doc = cache_to_json(stored, source.path());
+  json& candidate = doc["entries"][0]["candidate"];
+  ASSERT_TRUE(candidate.at("bias_in_gemm").get<bool>());
+  candidate.erase("bias_in_gemm");
+  EXPECT_THROW(cache_from_json(doc, "edited.json"), InputError);
+}
+
 TEST(CacheJson, ExportImportCarriesTheFp32EquivalentAdmissionAndOlderExportsReadAsNotAdmitted) {
   test::ScratchDir scratch;
   TuningDb source(scratch.path("source.db"));

@@ -71,5 +71,39 @@ TEST(LtGemm, EveryLayoutAndEpilogueMatchesTheFp64Reference) {
   EXPECT_EQ(checked, 4 * 2 * 7 * 2);
 }
 
+// cuBLASLt adds the bias, our kernel the rest: every epilogue with a bias and more, every operand layout, odd shapes
+// (n odd too, so the bias is not 16-byte aligned past its first element), both modes, against fp64.
+TEST(LtGemm, BiasInGemmMatchesTheFp64ReferenceAndRefusesWhatItCannotSplit) {
+  GT_REQUIRE_GPU();
+  const LtHandle h = make_lt_handle();
+  CudaStream s;
+  int checked = 0;
+  for (const char* layout : {"nn", "nt", "tn", "tt"})
+    for (const char* epi : {"bias+gelu", "bias+relu+z", "bias+gelu+z", "bias+sigmoid+dropout=0.25", "bias+z"})
+      for (MathMode mode : {MathMode::Fp32, MathMode::Tf32}) {
+        const GemmProblem p = make(127, 97, 255, layout, OutputLayout::RowMajor, epi, mode);
+        ASSERT_EQ(LtGemm::bias_in_gemm_unsupported_reason(p), "") << p.key();
+        const ProblemBuffers buffers(p, kL2, 4321 + static_cast<std::uint64_t>(checked), s.get());
+        const Verifier verifier(p, buffers, s.get());
+        const std::vector<Candidate> cands = LtGemm(h.get(), p, LtEpilogueMode::BiasInGemm).heuristic(1, kWorkspace);
+        ASSERT_FALSE(cands.empty()) << p.key();
+        EXPECT_TRUE(cands[0].lt_bias_in_gemm);
+        EXPECT_EQ(cands[0].id().substr(cands[0].id().size() - 5), "+bias");
+        const CandidateLauncher launcher(p, cands[0], h.get(), kWorkspace);
+        const Verdict v = verifier.check(launcher, s.get());
+        EXPECT_TRUE(v.ok) << p.key() << " " << cands[0].id() << ": " << v.message;
+        ++checked;
+      }
+  EXPECT_EQ(checked, 4 * 5 * 2);
+  for (const char* epi : {"none", "bias", "gelu"}) {
+    const GemmProblem p = make(64, 64, 64, "nn", OutputLayout::RowMajor, epi, MathMode::Tf32);
+    EXPECT_NE(LtGemm::bias_in_gemm_unsupported_reason(p), "") << epi;
+    EXPECT_THROW(LtGemm(h.get(), p, LtEpilogueMode::BiasInGemm), InputError) << epi;
+  }
+  EXPECT_NE(LtGemm::bias_in_gemm_unsupported_reason(
+                make(64, 64, 64, "nn", OutputLayout::Transposed, "bias+gelu", MathMode::Tf32)),
+            "");
+}
+
 }  // namespace
 }  // namespace gemmtune

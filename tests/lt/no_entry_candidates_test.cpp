@@ -43,14 +43,15 @@ std::vector<Candidate> lt_challengers(const NoEntryCandidates& set) {
 
 constexpr std::size_t kWorkspace = std::size_t{64} << 20;  // the runtime's and the sweep's
 
-// A heuristic that answers `fused` for PreferFused, `unfused` for Unfused and `padded` for Padded at kWorkspace, and
-// `small_fused` / `small_unfused` at any smaller workspace; it counts what it was asked.
+// A heuristic that answers `fused` for PreferFused, `unfused` for Unfused, `bias_in_gemm` for BiasInGemm and `padded`
+// for Padded at kWorkspace, and `small_fused` / `small_unfused` at any smaller workspace; it counts what it was asked.
 struct FakeHeuristic {
   FakeHeuristic(std::optional<Candidate> fused_, std::optional<Candidate> unfused_)
       : fused(fused_), unfused(unfused_), small_fused(fused_), small_unfused(unfused_) {}
   std::optional<Candidate> fused, unfused;
   std::optional<Candidate> small_fused, small_unfused;
   std::optional<Candidate> padded = padded_algo(31);
+  std::optional<Candidate> bias_in_gemm;  // none unless a test sets one
   std::vector<LtEpilogueMode> asked;
   std::vector<std::size_t> workspaces;
   HeuristicFirstOf first_of() {
@@ -60,6 +61,7 @@ struct FakeHeuristic {
       const bool small = workspace < kWorkspace;
       if (mode == LtEpilogueMode::PreferFused) return small ? small_fused : fused;
       if (mode == LtEpilogueMode::Unfused) return small ? small_unfused : unfused;
+      if (mode == LtEpilogueMode::BiasInGemm) return bias_in_gemm;
       return padded;
     };
   }
@@ -161,8 +163,43 @@ TEST(NoEntryCandidates, EveryFrameworkWorkspaceBelowTheCallersIsAskedAndNoneAtOr
   std::vector<std::size_t> smaller;
   for (const std::size_t w : h.workspaces)
     if (w != (std::size_t{4} << 20)) smaller.push_back(w);
-  // Fused and unfused at 0 and 1 MiB; 4 and 32 MiB are not below the caller's 4 MiB.
-  EXPECT_EQ(smaller, (std::vector<std::size_t>{0, 0, std::size_t{1} << 20, std::size_t{1} << 20}));
+  // Fused, unfused and bias-in-GEMM at 0 and 1 MiB; 4 and 32 MiB are not below the caller's 4 MiB.
+  constexpr std::size_t kMiB = std::size_t{1} << 20;
+  EXPECT_EQ(smaller, (std::vector<std::size_t>{0, 0, 0, kMiB, kMiB, kMiB}));
+}
+
+Candidate bias_in_gemm_algo(int id) {
+  Candidate c = lt_algo(id, true);
+  c.lt_bias_in_gemm = true;
+  return c;
+}
+
+TEST(NoEntryCandidates, ABiasWithMoreAfterItAddsCuBLASLtsBiasThenOurKernelAsAChallengerAsPyTorchsAddmmRunsIt) {
+  FakeHeuristic h{lt_algo(21, false), lt_algo(24, true)};
+  h.bias_in_gemm = bias_in_gemm_algo(55);
+  const std::optional<NoEntryCandidates> set = no_entry_candidates(problem("bias+gelu"), h.first_of(), kWorkspace);
+  ASSERT_TRUE(set);
+  ASSERT_EQ(lt_challengers(*set).size(), 2u);
+  EXPECT_EQ(lt_challengers(*set)[1].id(), bias_in_gemm_algo(55).id());
+  EXPECT_EQ(no_entry_challenger_kind(lt_challengers(*set)[1]),
+            "the GEMM with cuBLASLt's bias, then our kernel for the rest, as PyTorch's addmm + activation");
+  // Asked at the full workspace and at every framework's smaller one (one answer, so one challenger).
+  EXPECT_EQ(std::count(h.asked.begin(), h.asked.end(), LtEpilogueMode::BiasInGemm), 5);
+}
+
+TEST(NoEntryCandidates, NoBiasInGemmChallengerWithoutABiasOrWithNothingAfterItOrATransposedOutput) {
+  for (const char* epilogue : {"none", "gelu", "bias"}) {
+    FakeHeuristic h{lt_algo(21, false), lt_algo(24, true)};
+    h.bias_in_gemm = bias_in_gemm_algo(55);
+    ASSERT_TRUE(no_entry_candidates(problem(epilogue), h.first_of(), kWorkspace)) << epilogue;
+    EXPECT_EQ(std::count(h.asked.begin(), h.asked.end(), LtEpilogueMode::BiasInGemm), 0) << epilogue;
+  }
+  FakeHeuristic h{lt_algo(21, false), lt_algo(24, true)};
+  h.bias_in_gemm = bias_in_gemm_algo(55);
+  GemmProblem transposed = problem("bias+gelu");
+  transposed.out = OutputLayout::Transposed;
+  ASSERT_TRUE(no_entry_candidates(transposed, h.first_of(), kWorkspace));
+  EXPECT_EQ(std::count(h.asked.begin(), h.asked.end(), LtEpilogueMode::BiasInGemm), 0);
 }
 
 TEST(NoEntryCandidates, AnAnswerEqualToHeuristicFirstIsNoChallenger) {

@@ -43,6 +43,22 @@ TEST(CandidateId, APaddedCandidateIsSpelledPadAndReadsBackPaddedWithOurEpilogueK
   EXPECT_THROW(Candidate::parse_id("lt/a21-t18-s8-k4-r2-w1-c3-cl16-i5+epi+pad"), InputError);
 }
 
+TEST(CandidateId, ABiasInGemmCandidateIsSpelledBiasAndReadsBackWithOurEpilogueKernelNotPadded) {
+  Candidate c = lt_candidate();
+  c.lt_epilogue_kernel = true;
+  c.lt_bias_in_gemm = true;
+  EXPECT_EQ(c.id(), "lt/a21-t18-s8-k4-r2-w1-c3-cl16-i5+bias");
+  const Candidate back = Candidate::parse_id(c.id());
+  EXPECT_TRUE(back.lt_bias_in_gemm);
+  EXPECT_TRUE(back.lt_epilogue_kernel);
+  EXPECT_FALSE(back.lt_padded);
+  EXPECT_EQ(back.lt, c.lt);
+  EXPECT_FALSE(Candidate::parse_id("lt/a21-t18-s8-k4-r2-w1-c3-cl16-i5+epi").lt_bias_in_gemm);
+  EXPECT_FALSE(Candidate::parse_id("lt/a21-t18-s8-k4-r2-w1-c3-cl16-i5+pad").lt_bias_in_gemm);
+  EXPECT_THROW(Candidate::parse_id("lt/a21-t18-s8-k4-r2-w1-c3-cl16-i5+bias+epi"), InputError);
+  EXPECT_THROW(Candidate::parse_id("lt/a21-t18-s8-k4-r2-w1-c3-cl16-i5+bias+pad"), InputError);
+}
+
 TEST(CandidateId, RoundTripsOwnVariantNames) {
   Candidate c;
   c.backend = Backend::Own;

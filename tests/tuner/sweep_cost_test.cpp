@@ -112,6 +112,9 @@ TEST(SweepCost, TheShardCutPricesAPlannedProblemAtTheBuiltInRatesInWholeMicrosec
   profile.lt.by_algo_id = true;
   profile.lt.per_algo_id = 4;
   profile.lt.unfused_baseline = true;
+  // bias+gelu: the unfused GEMM's top 8 and the bias-in-GEMM call's top 8; a problem with no bias has only the first.
+  EXPECT_EQ(expected_candidates(pp, profile.lt), 3 + 8 + 4 * kAlgoIdsAnswered + 8 + 8);
+  pp.problem.epi = Epilogue{};
   EXPECT_EQ(expected_candidates(pp, profile.lt), 3 + 8 + 4 * kAlgoIdsAnswered + 8);
 }
 
