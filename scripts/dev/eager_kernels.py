@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Which kernels PyTorch eager runs for the held-out records it wins (issue 48), beside what gemmtune's runtime runs
 for the same problem with no db (its first-use trial): per shape, torch.profiler's CUDA kernels of
-gelu(addmm(b, x, w), approximate="tanh") (or torch.mm for "none") with their mean times, and Runtime.explain's first
-line. usage: eager_kernels.py MODE:EPILOGUE:MxNxK ...     e.g. fp32:bias+gelu:28x7170x768"""
+gelu(addmm(b, x, w), approximate="tanh") (or torch.mm for "none") and of the runtime's call, with their mean times,
+and Runtime.explain. usage: eager_kernels.py MODE:EPILOGUE:MxNxK ...     e.g. fp32:bias+gelu:28x7170x768"""
 import sys
 import tempfile
 
@@ -26,29 +26,33 @@ def eager_case(case):
     return mode, epilogue, x, w, b, op
 
 
+def profiled_kernels(title, op):
+    """op run 20 times warm, then 50 times under torch.profiler: each CUDA kernel's mean time per call."""
+    for _ in range(20):
+        op()
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for _ in range(50):
+            op()
+        torch.cuda.synchronize()
+    print(f"== {title}")
+    for e in prof.key_averages():
+        t = getattr(e, "device_time_total", None) or getattr(e, "cuda_time_total", 0)
+        if t:
+            print(f"   {t / 50:8.2f} us/call  {e.key[:150]}")
+
+
 def main(cases):
     with tempfile.TemporaryDirectory() as tmp:
         rt = gemmtune.Runtime(tmp + "/none.db")
         for case in cases:
             mode, epilogue, x, w, b, op = eager_case(case)
-            for _ in range(20):
-                op()
-            torch.cuda.synchronize()
-            with profile(activities=[ProfilerActivity.CUDA]) as prof:
-                for _ in range(50):
-                    op()
-                torch.cuda.synchronize()
-            print(f"== {case}: PyTorch eager")
-            for e in prof.key_averages():
-                t = getattr(e, "device_time_total", None) or getattr(e, "cuda_time_total", 0)
-                if t:
-                    print(f"   {t / 50:8.2f} us/call  {e.key[:150]}")
+            profiled_kernels(f"{case}: PyTorch eager", op)
             y = torch.empty(x.shape[0], w.shape[1], device="cuda")
             kw = {"act": "gelu"} if epilogue != "none" else {}
-            rt.forward(x, w, b if epilogue != "none" else None, out=y, mode=mode, **kw)
-            torch.cuda.synchronize()
-            why = rt.explain(x, w, b if epilogue != "none" else None, mode=mode, **kw)
-            print(f"   gemmtune: {why[:400]}")
+            bias = b if epilogue != "none" else None
+            profiled_kernels(f"{case}: gemmtune, no db", lambda: rt.forward(x, w, bias, out=y, mode=mode, **kw))
+            print(f"   gemmtune: {rt.explain(x, w, bias, mode=mode, **kw)}")
         rt.flush()  # its misses, while the db's directory still exists
 
 
