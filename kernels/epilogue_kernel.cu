@@ -65,6 +65,55 @@ __global__ void __launch_bounds__(kThreads) epilogue_rows_kernel(EpilogueParams 
   }
 }
 
+// Contiguous storage whose rows are not a multiple of 4 long (odd widths), 16-byte aligned bases: the output read as
+// one flat array, 4 elements per access, as PyTorch's elementwise kernels read it. A vector may straddle a row's end,
+// so each element's (major, minor) is stepped from the vector's; a thread's position advances by a fixed step per
+// grid stride, so only its first one divides. The per-row scalar path ran 584x10686 bias+gelu in 18.8 us against
+// PyTorch gelu's 11.3 (H200): 4-byte accesses.
+template <Activation kAct>
+__global__ void __launch_bounds__(kThreads) epilogue_flat_kernel(EpilogueParams params, const float* acc,
+                                                                  std::int64_t step_major, std::int64_t step_minor) {
+  const EpilogueParams e = with_dropout_offset(params);
+  const std::int64_t row_len = e.transposed ? e.m : e.n;  // as stored
+  const std::int64_t count = e.m * e.n;
+  const std::int64_t first = (static_cast<std::int64_t>(blockIdx.x) * kThreads + threadIdx.x) * 4;
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * kThreads * 4;  // == step_major·row_len + step_minor
+  std::int64_t major = first / row_len, minor = first - major * row_len;
+  for (std::int64_t i = first; i < count; i += stride) {
+    const bool whole = i + 4 <= count;
+    float4 in = {0.f, 0.f, 0.f, 0.f};
+    if (whole) in = *reinterpret_cast<const float4*>(acc + i);
+    const float a[4] = {in.x, in.y, in.z, in.w};
+    float y[4], z[4];
+    std::int64_t mj = major, mn = minor;
+#pragma unroll
+    for (int v = 0; v < 4; ++v) {
+      if (whole || i + v < count) {
+        const float x = whole ? a[v] : acc[i + v];
+        const std::int64_t row = e.transposed ? mn : mj, col = e.transposed ? mj : mn;
+        z[v] = x + (e.bias ? __ldg(e.bias + col) : 0.f);
+        y[v] = apply_dropout(e, row, col, fast::activation<kAct>(z[v], e.leaky_slope));
+      }
+      for (++mn; mn >= row_len; mn -= row_len) ++mj;
+    }
+    if (whole) {
+      *reinterpret_cast<float4*>(e.y + i) = make_float4(y[0], y[1], y[2], y[3]);
+      if (e.z) *reinterpret_cast<float4*>(e.z + i) = make_float4(z[0], z[1], z[2], z[3]);
+    } else {
+      for (int v = 0; i + v < count; ++v) {
+        e.y[i + v] = y[v];
+        if (e.z) e.z[i + v] = z[v];
+      }
+    }
+    major += step_major;
+    minor += step_minor;
+    if (minor >= row_len) {
+      minor -= row_len;
+      ++major;
+    }
+  }
+}
+
 bool aligned16(const void* ptr) { return reinterpret_cast<std::uintptr_t>(ptr) % 16 == 0; }
 
 }  // namespace
@@ -90,10 +139,20 @@ void launch_epilogue(const GemmProblem& p, const float* acc, const GemmOperands&
       epilogue_rows_kernel<decltype(act)::value, kVec><<<grid, kThreads, 0, s>>>(e, acc, acc_row_len, lanes);
     });
   };
-  if (rows_of_vectors)
+  const bool flat = acc_row_len == row_len && aligned16(acc) && aligned16(e.y) && (e.z == nullptr || aligned16(e.z));
+  if (rows_of_vectors) {
     launch(std::integral_constant<int, 4>{});
-  else
+  } else if (flat) {
+    const std::int64_t vectors = (p.m * p.n + 3) / 4;
+    const std::int64_t blocks = std::min((vectors + kThreads - 1) / kThreads, kMaxBlocks);
+    const std::int64_t stride = blocks * kThreads * 4;
+    with_activation(e.act, [&](auto act) {
+      epilogue_flat_kernel<decltype(act)::value><<<static_cast<unsigned>(blocks), kThreads, 0, s>>>(
+          e, acc, stride / row_len, stride % row_len);
+    });
+  } else {
     launch(std::integral_constant<int, 1>{});
+  }
   GT_CUDA_CHECK_LAUNCH();
 }
 

@@ -33,9 +33,8 @@ GemmProblem epilogue_problem(std::int64_t m, std::int64_t n, Activation act, Out
   return p;
 }
 
-// Runs launch_epilogue on random accumulators placed `shift` floats into their buffer (shift 1 forces the per-element
-// path)
-// and checks Y and Z against the CPU epilogue: float transcendental functions are within a few ulps of fp64, so 1e-6.
+// Runs launch_epilogue on random accumulators placed `shift` floats into their buffer (shift 1 forces the scalar
+// per-row path; unshifted odd rows take the flat path, unshifted rows of 4k floats the vector rows) and checks Y and Z against the CPU epilogue: float transcendental functions are within a few ulps of fp64, so 1e-6.
 void check_against_cpu(const GemmProblem& p, std::size_t shift, std::uint32_t seed) {
   const std::size_t count = static_cast<std::size_t>(p.m * p.n);
   const std::vector<float> acc = test::random_floats(count, seed, -3.f, 3.f);
@@ -79,6 +78,16 @@ TEST(EpilogueKernel, MatchesCpuEpilogueForEveryActivationLayoutAndAlignment) {
             // 37x29: stored rows of odd length, one element per step; 36x28 unshifted: 16-byte rows of vectors.
             for (const auto& [m, n] : {std::pair<int, int>{37, 29}, std::pair<int, int>{36, 28}})
               check_against_cpu(epilogue_problem(m, n, act, out, save_z, dropout), shift, seed++);
+}
+
+// Past 4096 blocks' worth of elements a thread of the flat path steps its (row, column) across grid strides, and the
+// scalar rows path walks many rows per thread: both against the CPU on an odd output of 4.2M elements.
+TEST(EpilogueKernel, OutputsLargerThanOneGridMatchTheCpuOnEveryPath) {
+  GT_REQUIRE_GPU();
+  std::uint32_t seed = 500;
+  for (OutputLayout out : {OutputLayout::RowMajor, OutputLayout::Transposed})
+    for (std::size_t shift : {0u, 1u})
+      check_against_cpu(epilogue_problem(2049, 2051, Activation::Gelu, out, true, 0.25f), shift, seed++);
 }
 
 TEST(EpilogueKernel, WorksInPlaceOnYAndOnZ) {

@@ -42,11 +42,15 @@ TEST(TrialGpu, TrialsOfTheNoEntryChallengersOneAfterAnotherDiscardNothingAndTake
                                problem(328, 1816, 136, MathMode::Tf32, "bias+gelu")}) {
     const std::optional<NoEntryCandidates> set = no_entry_candidates(p, lt_heuristic_first_of(p, lt.get()), kWorkspace);
     ASSERT_TRUE(set) << p.key();
-    // The plain GEMM + our epilogue first, the padded GEMM where k leaves rows unaligned, any other algo the heuristic
-    // answers at a framework's smaller workspace, cuBLAS's own choice last.
-    ASSERT_GE(set->challengers.size(), p.k % 4 == 0 ? 2u : 3u) << p.key();
-    EXPECT_TRUE(set->challengers[0].lt_epilogue_kernel && !set->challengers[0].lt_padded) << p.key();
-    EXPECT_EQ(set->challengers[1].lt_padded, p.k % 4 != 0) << p.key();
+    // The plain GEMM + our epilogue first, then cuBLASLt's bias + our kernel for the gelu, the padded GEMM where k
+    // leaves rows unaligned, any other algo the heuristic answers at a framework's smaller workspace, cuBLAS's own
+    // choice last.
+    ASSERT_GE(set->challengers.size(), p.k % 4 == 0 ? 3u : 4u) << p.key();
+    EXPECT_TRUE(set->challengers[0].lt_epilogue_kernel && !set->challengers[0].lt_padded &&
+                !set->challengers[0].lt_bias_in_gemm)
+        << p.key();
+    EXPECT_TRUE(set->challengers[1].lt_bias_in_gemm) << p.key();
+    EXPECT_EQ(set->challengers[2].lt_padded, p.k % 4 != 0) << p.key();
     EXPECT_EQ(set->challengers.back().backend, Backend::Blas) << p.key();
     const CandidateLauncher fused(p, set->heuristic_first, lt.get(), scratch.workspace());
     std::vector<std::unique_ptr<CandidateLauncher>> challengers;
