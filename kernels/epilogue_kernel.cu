@@ -21,17 +21,21 @@ struct alignas(4 * kVec) Floats {
   float v[kVec];
 };
 
-// A thread owns kVec adjacent stored columns and walks down the stored rows, so its position is known without
-// dividing and, row-major, its biases are loaded once. A block spans kThreads / lanes threads' columns and `lanes`
-// rows at a time, so short rows (a transposed decode output) still fill it. The activation is a compile-time
-// constant, so no element pays for the switch. Two rows' loads are issued before either is finished, to keep more
-// bytes in flight per thread. kVec 4 needs rows whose length is a multiple of 4 and 16-byte aligned bases; kVec 1
-// takes any shape and alignment (odd widths, padded GEMM outputs). One element per thread with a 64-bit division per
-// element, as this path was before, ran the H200's 584x10686 bias+gelu in 24.9 us where PyTorch's gelu took 11.4.
+// How many bytes each thread has in flight decides the bandwidth of a pass this thin: every path issues 32 bytes of
+// loads per thread before it finishes any of them (PyTorch's elementwise kernels issue 64).
+constexpr int kBytesInFlight = 32;
+
+// A thread owns kVec adjacent stored columns and walks down the stored rows, kRows rows' loads at a time, so its
+// position is known without dividing and, row-major, its biases are loaded once. A block spans kThreads / lanes
+// threads' columns and `lanes` rows at a time, so short rows (a transposed decode output) still fill it. The
+// activation is a compile-time constant, so no element pays for the switch. kVec 4 needs rows whose length is a
+// multiple of 4 and 16-byte aligned bases; kVec 1 takes any shape and alignment (padded GEMM outputs, misaligned
+// bases).
 template <Activation kAct, int kVec>
 __global__ void __launch_bounds__(kThreads) epilogue_rows_kernel(EpilogueParams params, const float* acc,
                                                                   std::int64_t acc_row_len, int lanes) {
   using Vec = Floats<kVec>;
+  constexpr int kRows = kBytesInFlight / sizeof(Vec);
   const EpilogueParams e = with_dropout_offset(params);
   const std::int64_t rows = e.transposed ? e.n : e.m, row_len = e.transposed ? e.m : e.n;  // as stored
   const int threads_per_row = kThreads / lanes;
@@ -42,75 +46,101 @@ __global__ void __launch_bounds__(kThreads) epilogue_rows_kernel(EpilogueParams 
   if (minor >= row_len) return;
   Vec row_bias{};
   if (e.bias && !e.transposed) row_bias = *reinterpret_cast<const Vec*>(e.bias + minor);
-  const auto finish = [&](std::int64_t major, const Vec in) {
-    const float column_bias = e.bias && e.transposed ? __ldg(e.bias + major) : 0.f;
-    Vec y, z;
-#pragma unroll
-    for (int v = 0; v < kVec; ++v) {
-      const std::int64_t row = e.transposed ? minor + v : major, col = e.transposed ? major : minor + v;
-      z.v[v] = in.v[v] + row_bias.v[v] + column_bias;
-      y.v[v] = apply_dropout(e, row, col, fast::activation<kAct>(z.v[v], e.leaky_slope));
-    }
-    const std::int64_t at = major * row_len + minor;
-    *reinterpret_cast<Vec*>(e.y + at) = y;
-    if (e.z) *reinterpret_cast<Vec*>(e.z + at) = z;
-  };
   const std::int64_t step = static_cast<std::int64_t>(gridDim.y) * lanes;
-  for (std::int64_t major = static_cast<std::int64_t>(blockIdx.y) * lanes + lane; major < rows; major += 2 * step) {
-    const bool second = major + step < rows;
-    const Vec in0 = *reinterpret_cast<const Vec*>(acc + major * acc_row_len + minor);
-    const Vec in1 = second ? *reinterpret_cast<const Vec*>(acc + (major + step) * acc_row_len + minor) : Vec{};
-    finish(major, in0);
-    if (second) finish(major + step, in1);
+  for (std::int64_t major = static_cast<std::int64_t>(blockIdx.y) * lanes + lane; major < rows;
+       major += kRows * step) {
+    Vec in[kRows];
+#pragma unroll
+    for (int r = 0; r < kRows; ++r)
+      if (major + r * step < rows) in[r] = *reinterpret_cast<const Vec*>(acc + (major + r * step) * acc_row_len + minor);
+#pragma unroll
+    for (int r = 0; r < kRows; ++r) {
+      const std::int64_t at_major = major + r * step;
+      if (at_major >= rows) break;
+      const float column_bias = e.bias && e.transposed ? __ldg(e.bias + at_major) : 0.f;
+      Vec y, z;
+#pragma unroll
+      for (int v = 0; v < kVec; ++v) {
+        const std::int64_t row = e.transposed ? minor + v : at_major, col = e.transposed ? at_major : minor + v;
+        z.v[v] = in[r].v[v] + row_bias.v[v] + column_bias;
+        y.v[v] = apply_dropout(e, row, col, fast::activation<kAct>(z.v[v], e.leaky_slope));
+      }
+      const std::int64_t at = at_major * row_len + minor;
+      *reinterpret_cast<Vec*>(e.y + at) = y;
+      if (e.z) *reinterpret_cast<Vec*>(e.z + at) = z;
+    }
+  }
+}
+
+// Where a position (major, minor) of the flat output moves by a fixed number of elements.
+struct FlatStep {
+  std::int64_t major = 0, minor = 0;  // elements / row_len, elements % row_len
+};
+
+__device__ __forceinline__ void advance(std::int64_t& major, std::int64_t& minor, FlatStep by, std::int64_t row_len) {
+  major += by.major;
+  minor += by.minor;
+  if (minor >= row_len) {
+    minor -= row_len;
+    ++major;
   }
 }
 
 // Contiguous storage whose rows are not a multiple of 4 long (odd widths), 16-byte aligned bases: the output read as
-// one flat array, 4 elements per access, as PyTorch's elementwise kernels read it. A vector may straddle a row's end,
-// so each element's (major, minor) is stepped from the vector's; a thread's position advances by a fixed step per
-// grid stride, so only its first one divides. The per-row scalar path ran 584x10686 bias+gelu in 18.8 us against
-// PyTorch gelu's 11.3 (H200): 4-byte accesses.
+// one flat array, a thread's float4 accesses kThreads vectors apart, as PyTorch's elementwise kernels read it. A
+// vector may straddle a row's end, so each element's (major, minor) is stepped from the vector's, and vectors' from
+// the thread's first, which alone divides. One element per thread with a 64-bit division each, as this path was
+// before, ran the H200's 584x10686 bias+gelu in 24.9 us where PyTorch's gelu took 11.3.
 template <Activation kAct>
 __global__ void __launch_bounds__(kThreads) epilogue_flat_kernel(EpilogueParams params, const float* acc,
-                                                                  std::int64_t step_major, std::int64_t step_minor) {
+                                                                  FlatStep lane_step, FlatStep grid_step) {
+  constexpr int kVectors = kBytesInFlight / 16;
+  constexpr std::int64_t kLaneElements = kThreads * 4;  // lane_step, in elements
   const EpilogueParams e = with_dropout_offset(params);
   const std::int64_t row_len = e.transposed ? e.m : e.n;  // as stored
   const std::int64_t count = e.m * e.n;
-  const std::int64_t first = (static_cast<std::int64_t>(blockIdx.x) * kThreads + threadIdx.x) * 4;
-  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * kThreads * 4;  // == step_major·row_len + step_minor
+  const std::int64_t first = (static_cast<std::int64_t>(blockIdx.x) * kThreads * kVectors + threadIdx.x) * 4;
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * kThreads * kVectors * 4;
   std::int64_t major = first / row_len, minor = first - major * row_len;
-  for (std::int64_t i = first; i < count; i += stride) {
-    const bool whole = i + 4 <= count;
-    float4 in = {0.f, 0.f, 0.f, 0.f};
-    if (whole) in = *reinterpret_cast<const float4*>(acc + i);
-    const float a[4] = {in.x, in.y, in.z, in.w};
-    float y[4], z[4];
-    std::int64_t mj = major, mn = minor;
+  for (std::int64_t base = first; base < count; base += stride) {
+    float4 in[kVectors];
 #pragma unroll
-    for (int v = 0; v < 4; ++v) {
-      if (whole || i + v < count) {
-        const float x = whole ? a[v] : acc[i + v];
-        const std::int64_t row = e.transposed ? mn : mj, col = e.transposed ? mj : mn;
-        z[v] = x + (e.bias ? __ldg(e.bias + col) : 0.f);
-        y[v] = apply_dropout(e, row, col, fast::activation<kAct>(z[v], e.leaky_slope));
+    for (int u = 0; u < kVectors; ++u) {
+      const std::int64_t i = base + u * kLaneElements;
+      if (i + 4 <= count) in[u] = *reinterpret_cast<const float4*>(acc + i);
+    }
+    std::int64_t vj = major, vn = minor;
+#pragma unroll
+    for (int u = 0; u < kVectors; ++u) {
+      const std::int64_t i = base + u * kLaneElements;
+      if (i >= count) break;
+      const bool whole = i + 4 <= count;
+      const float a[4] = {in[u].x, in[u].y, in[u].z, in[u].w};
+      float y[4] = {}, z[4] = {};
+      std::int64_t mj = vj, mn = vn;
+#pragma unroll
+      for (int v = 0; v < 4; ++v) {
+        if (whole || i + v < count) {
+          const std::int64_t row = e.transposed ? mn : mj, col = e.transposed ? mj : mn;
+          z[v] = (whole ? a[v] : acc[i + v]) + (e.bias ? __ldg(e.bias + col) : 0.f);
+          y[v] = apply_dropout(e, row, col, fast::activation<kAct>(z[v], e.leaky_slope));
+        }
+        for (++mn; mn >= row_len; mn -= row_len) ++mj;
       }
-      for (++mn; mn >= row_len; mn -= row_len) ++mj;
-    }
-    if (whole) {
-      *reinterpret_cast<float4*>(e.y + i) = make_float4(y[0], y[1], y[2], y[3]);
-      if (e.z) *reinterpret_cast<float4*>(e.z + i) = make_float4(z[0], z[1], z[2], z[3]);
-    } else {
-      for (int v = 0; i + v < count; ++v) {
-        e.y[i + v] = y[v];
-        if (e.z) e.z[i + v] = z[v];
+      if (whole) {
+        *reinterpret_cast<float4*>(e.y + i) = make_float4(y[0], y[1], y[2], y[3]);
+        if (e.z) *reinterpret_cast<float4*>(e.z + i) = make_float4(z[0], z[1], z[2], z[3]);
+      } else {
+#pragma unroll
+        for (int v = 0; v < 4; ++v)  // fixed indices keep y and z in registers
+          if (i + v < count) {
+            e.y[i + v] = y[v];
+            if (e.z) e.z[i + v] = z[v];
+          }
       }
+      advance(vj, vn, lane_step, row_len);
     }
-    major += step_major;
-    minor += step_minor;
-    if (minor >= row_len) {
-      minor -= row_len;
-      ++major;
-    }
+    advance(major, minor, grid_step, row_len);
   }
 }
 
@@ -143,12 +173,13 @@ void launch_epilogue(const GemmProblem& p, const float* acc, const GemmOperands&
   if (rows_of_vectors) {
     launch(std::integral_constant<int, 4>{});
   } else if (flat) {
-    const std::int64_t vectors = (p.m * p.n + 3) / 4;
-    const std::int64_t blocks = std::min((vectors + kThreads - 1) / kThreads, kMaxBlocks);
-    const std::int64_t stride = blocks * kThreads * 4;
+    constexpr std::int64_t kVectors = kBytesInFlight / 16;
+    const std::int64_t per_block = kThreads * kVectors * 4;  // elements
+    const std::int64_t blocks = std::min((p.m * p.n + per_block - 1) / per_block, kMaxBlocks);
+    const auto step_of = [&](std::int64_t elements) { return FlatStep{elements / row_len, elements % row_len}; };
     with_activation(e.act, [&](auto act) {
       epilogue_flat_kernel<decltype(act)::value><<<static_cast<unsigned>(blocks), kThreads, 0, s>>>(
-          e, acc, stride / row_len, stride % row_len);
+          e, acc, step_of(kThreads * 4), step_of(blocks * per_block));
     });
   } else {
     launch(std::integral_constant<int, 1>{});
