@@ -52,7 +52,8 @@ __global__ void __launch_bounds__(kThreads) epilogue_rows_kernel(EpilogueParams 
     Vec in[kRows];
 #pragma unroll
     for (int r = 0; r < kRows; ++r)
-      if (major + r * step < rows) in[r] = *reinterpret_cast<const Vec*>(acc + (major + r * step) * acc_row_len + minor);
+      if (major + r * step < rows)
+        in[r] = *reinterpret_cast<const Vec*>(acc + (major + r * step) * acc_row_len + minor);
 #pragma unroll
     for (int r = 0; r < kRows; ++r) {
       const std::int64_t at_major = major + r * step;
