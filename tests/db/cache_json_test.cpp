@@ -39,27 +39,36 @@ TEST(CacheJson, ExportImportRoundTripIsLosslessForEveryField) {
   }
 }
 
+// Stores `record` as the only entry of a fresh db, checks that the db and a cache file written from it give the same
+// candidate back, and returns the db's entries.
+std::vector<CacheEntry> stored_and_exported(const test::ScratchDir& scratch, const GemmProblem& p,
+                                            const MeasurementRecord& record) {
+  TuningDb source(scratch.path("source.db"));
+  source.store_problem(source.begin_run(test::test_run(test::test_device())), p, {record});
+  const std::vector<CacheEntry> stored = source.cache_entries();
+  EXPECT_EQ(stored.size(), 1u);
+  if (stored.size() != 1) return stored;
+  EXPECT_EQ(stored[0].candidate.id(), record.candidate.id());
+  write_cache_file(scratch.path("cache.json"), stored, source.path());
+  const std::vector<CacheEntry> parsed = read_cache_file(scratch.path("cache.json"));
+  EXPECT_EQ(parsed.size(), 1u);
+  if (parsed.size() == 1) test::expect_same_entry(parsed[0], stored[0]);
+  return stored;
+}
+
 TEST(CacheJson, APaddedEntryRoundTripsThroughTheDbAndAnExportAndOlderExportsReadAsNotPadded) {
   test::ScratchDir scratch;
-  TuningDb source(scratch.path("source.db"));
   const GemmProblem p = test::test_problem(2759, 7137, 677);
   MeasurementRecord padded = test::lt_record(p, 23, 182.0);
   padded.candidate.lt_epilogue_kernel = true;
   padded.candidate.lt_padded = true;
-  source.store_problem(source.begin_run(test::test_run(test::test_device())), p, {padded});
-  const std::vector<CacheEntry> stored = source.cache_entries();
+  const std::vector<CacheEntry> stored = stored_and_exported(scratch, p, padded);
   ASSERT_EQ(stored.size(), 1u);
   EXPECT_TRUE(stored[0].candidate.lt_padded);
-  EXPECT_EQ(stored[0].candidate.id(), padded.candidate.id());
-
-  write_cache_file(scratch.path("cache.json"), stored, source.path());
-  const std::vector<CacheEntry> parsed = read_cache_file(scratch.path("cache.json"));
-  ASSERT_EQ(parsed.size(), 1u);
-  test::expect_same_entry(parsed[0], stored[0]);
 
   // Exports written before padded candidates existed have no "padded" field, and their entries are not padded; an id
   // that says "+pad" beside a candidate that does not is refused.
-  json doc = cache_to_json(stored, source.path());
+  json doc = cache_to_json(stored, scratch.path("source.db"));
   json& candidate = doc["entries"][0]["candidate"];
   ASSERT_TRUE(candidate.at("padded").get<bool>());
   candidate.erase("padded");
@@ -74,24 +83,16 @@ TEST(CacheJson, APaddedEntryRoundTripsThroughTheDbAndAnExportAndOlderExportsRead
 
 TEST(CacheJson, ABiasInGemmEntryRoundTripsThroughTheDbAndAnExportAndAFieldThatDisagreesWithItsIdIsRefused) {
   test::ScratchDir scratch;
-  TuningDb source(scratch.path("source.db"));
   const GemmProblem p = test::test_problem(280, 1616, 216);
   MeasurementRecord split = test::lt_record(p, 55, 13.1);
   split.candidate.lt_epilogue_kernel = true;
   split.candidate.lt_bias_in_gemm = true;
-  source.store_problem(source.begin_run(test::test_run(test::test_device())), p, {split});
-  const std::vector<CacheEntry> stored = source.cache_entries();
+  const std::vector<CacheEntry> stored = stored_and_exported(scratch, p, split);
   ASSERT_EQ(stored.size(), 1u);
   EXPECT_TRUE(stored[0].candidate.lt_bias_in_gemm);
   EXPECT_FALSE(stored[0].candidate.lt_padded);
-  EXPECT_EQ(stored[0].candidate.id(), split.candidate.id());
 
-  write_cache_file(scratch.path("cache.json"), stored, source.path());
-  const std::vector<CacheEntry> parsed = read_cache_file(scratch.path("cache.json"));
-  ASSERT_EQ(parsed.size(), 1u);
-  test::expect_same_entry(parsed[0], stored[0]);
-
-  json doc = cache_to_json(stored, source.path());
+  json doc = cache_to_json(stored, scratch.path("source.db"));
   json& candidate = doc["entries"][0]["candidate"];
   ASSERT_TRUE(candidate.at("bias_in_gemm").get<bool>());
   candidate.erase("bias_in_gemm");
