@@ -95,14 +95,29 @@ TEST(LtGemm, BiasInGemmMatchesTheFp64ReferenceAndRefusesWhatItCannotSplit) {
         ++checked;
       }
   EXPECT_EQ(checked, 4 * 5 * 2);
-  for (const char* epi : {"none", "bias", "gelu"}) {
-    const GemmProblem p = make(64, 64, 64, "nn", OutputLayout::RowMajor, epi, MathMode::Tf32);
-    EXPECT_NE(LtGemm::bias_in_gemm_unsupported_reason(p), "") << epi;
-    EXPECT_THROW(LtGemm(h.get(), p, LtEpilogueMode::BiasInGemm), InputError) << epi;
-  }
+  for (const char* epi : {"none", "bias", "gelu"})
+    EXPECT_THROW(LtGemm(h.get(), make(64, 64, 64, "nn", OutputLayout::RowMajor, epi, MathMode::Tf32),
+                        LtEpilogueMode::BiasInGemm),
+                 InputError)
+        << epi;
+}
+
+// What BiasInGemm refuses needs no GPU: no bias, a bias with nothing after it (cuBLASLt's own BIAS epilogue is the
+// whole job), a transposed output (its bias would run along the wrong dimension).
+TEST(LtGemm, BiasInGemmNeedsABiasSomethingAfterItAndARowMajorOutput) {
+  for (const char* epi : {"none", "bias", "gelu", "relu+z"})
+    EXPECT_NE(LtGemm::bias_in_gemm_unsupported_reason(
+                  make(64, 64, 64, "nn", OutputLayout::RowMajor, epi, MathMode::Tf32)),
+              "")
+        << epi;
   EXPECT_NE(LtGemm::bias_in_gemm_unsupported_reason(
                 make(64, 64, 64, "nn", OutputLayout::Transposed, "bias+gelu", MathMode::Tf32)),
             "");
+  for (const char* epi : {"bias+gelu", "bias+z", "bias+relu+dropout=0.1", "bias+sigmoid+z"})
+    EXPECT_EQ(LtGemm::bias_in_gemm_unsupported_reason(
+                  make(64, 64, 64, "tn", OutputLayout::RowMajor, epi, MathMode::Fp32)),
+              "")
+        << epi;
 }
 
 }  // namespace
