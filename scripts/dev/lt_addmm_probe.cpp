@@ -13,9 +13,6 @@
 // and prints the algo's fields as a candidate id (lt/a..-t..-s..-k..-...).
 //
 //   lt_addmm_probe [MODE:MxNxK ...]    MODE tf32 or fp32; default: the held-out benchmark's eager wins of seed 9610
-#include <cublasLt.h>
-#include <cublas_v2.h>
-
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -23,15 +20,11 @@
 
 #include "common/error.hpp"
 #include "cuda/device_buffer.hpp"
+#include "lt/blas_handle.hpp"
 #include "lt/lt_gemm.hpp"
-#include "lt/lt_handles.hpp"
-
-#define GT_BLAS_CALL(expr) GT_CUBLAS_FAMILY_CALL("cuBLAS", cublasGetStatusName, expr)
 
 namespace gemmtune {
 namespace {
-
-using BlasHandle = LtObject<cublasHandle_t, cublasDestroy_v2>;
 
 struct Case {
   bool tf32 = true;
@@ -117,13 +110,11 @@ int run(int argc, char** argv) {
     for (const char* text : {"tf32:70x5120x13824", "tf32:144x16384x4096", "tf32:64x8192x8192", "fp32:280x1616x216"})
       cases.push_back(parse_case(text));
   const LtHandle lt = make_lt_handle();
-  cublasHandle_t raw_blas = nullptr;
-  GT_BLAS_CALL(cublasCreate_v2(&raw_blas));
-  const BlasHandle blas(raw_blas);
+  const BlasHandle blas = make_blas_handle();
   for (const Case& c : cases) {
     // PyTorch sets the math mode on the handle it then hands to cuBLASLt (CublasHandlePool.cpp).
-    GT_BLAS_CALL(cublasSetMathMode(raw_blas, c.tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH));
-    probe(c, lt.get(), reinterpret_cast<cublasLtHandle_t>(raw_blas));
+    GT_BLAS_CALL(cublasSetMathMode(blas.get(), c.tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH));
+    probe(c, lt.get(), reinterpret_cast<cublasLtHandle_t>(blas.get()));
   }
   return 0;
 }

@@ -4,20 +4,11 @@
 #include <map>
 #include <mutex>
 
-#include <cublas_v2.h>
-
 #include "cuda/cuda_call.hpp"
 #include "kernels/epilogue_kernel.hpp"
-#include "lt/lt_handles.hpp"
-
-#define GT_BLAS_CALL(expr) GT_CUBLAS_FAMILY_CALL("cuBLAS", cublasGetStatusName, expr)
+#include "lt/blas_handle.hpp"
 
 namespace gemmtune {
-namespace {
-
-using BlasHandle = LtObject<cublasHandle_t, cublasDestroy_v2>;
-
-}  // namespace
 
 // One cuBLAS handle per device for the process: cublasCreate takes milliseconds and device memory, and a runtime
 // holds a launcher per problem. Its stream and workspace are the handle's state, so a call holds the handle's lock
@@ -39,11 +30,7 @@ SharedBlasHandle& shared_handle() {
   GT_CUDA_CALL(cudaGetDevice(&device));
   const std::lock_guard<std::mutex> guard(map_lock);
   SharedBlasHandle& h = handles[device];
-  if (!h.handle.get()) {
-    cublasHandle_t raw = nullptr;
-    GT_BLAS_CALL(cublasCreate_v2(&raw));
-    h.handle = BlasHandle(raw);
-  }
+  if (!h.handle.get()) h.handle = make_blas_handle();
   return h;
 }
 

@@ -1,5 +1,5 @@
 // GT_LT_CALL(expr): runs a cuBLASLt call and throws gemmtune::CheckError with its text, file and line (cuBLAS's calls:
-// lt/blas_gemm.cpp, the same way).
+// GT_BLAS_CALL in lt/blas_handle.hpp, the same way).
 #pragma once
 
 #include <cublasLt.h>
