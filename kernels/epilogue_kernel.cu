@@ -87,15 +87,22 @@ __device__ __forceinline__ void advance(std::int64_t& major, std::int64_t& minor
   }
 }
 
-// Finishes flat element i at stored (major, minor) from its accumulator a.
+// An element's pre-activation z and output y.
+struct Finished {
+  float z, y;
+};
+
+// The element at stored (major, minor) from its accumulator a.
 template <Activation kAct>
-__device__ __forceinline__ void finish_flat(const EpilogueParams& e, std::int64_t i, std::int64_t major,
-                                            std::int64_t minor, float a) {
+__device__ __forceinline__ Finished finish_flat(const EpilogueParams& e, std::int64_t major, std::int64_t minor,
+                                                float a) {
   const std::int64_t row = e.transposed ? minor : major, col = e.transposed ? major : minor;
   const float z = a + (e.bias ? __ldg(e.bias + col) : 0.f);
-  e.y[i] = apply_dropout(e, row, col, fast::activation<kAct>(z, e.leaky_slope));
-  if (e.z) e.z[i] = z;
+  return {z, apply_dropout(e, row, col, fast::activation<kAct>(z, e.leaky_slope))};
 }
+
+// The flat path's float4 accesses per thread in flight.
+constexpr int kFlatVectors = kBytesInFlight / 16;
 
 // Contiguous storage whose rows are not a multiple of 4 long (odd widths), 16-byte aligned bases: the output read as
 // one flat array, a thread's float4 accesses kThreads vectors apart, as PyTorch's elementwise kernels read it. A
@@ -107,25 +114,24 @@ __device__ __forceinline__ void finish_flat(const EpilogueParams& e, std::int64_
 template <Activation kAct>
 __global__ void __launch_bounds__(kThreads) epilogue_flat_kernel(EpilogueParams params, const float* acc,
                                                                   FlatStep lane_step, FlatStep grid_step) {
-  constexpr int kVectors = kBytesInFlight / 16;
   constexpr std::int64_t kLaneElements = kThreads * 4;  // lane_step, in elements
   const EpilogueParams e = with_dropout_offset(params);
   const std::int64_t row_len = e.transposed ? e.m : e.n;  // as stored
   const std::int64_t count = e.m * e.n;
   const std::int64_t whole_end = count / 4 * 4;  // the elements whole vectors cover
-  const std::int64_t first = (static_cast<std::int64_t>(blockIdx.x) * kThreads * kVectors + threadIdx.x) * 4;
-  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * kThreads * kVectors * 4;
+  const std::int64_t first = (static_cast<std::int64_t>(blockIdx.x) * kThreads * kFlatVectors + threadIdx.x) * 4;
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * kThreads * kFlatVectors * 4;
   std::int64_t major = first / row_len, minor = first - major * row_len;
   for (std::int64_t base = first; base < whole_end; base += stride) {
-    float4 in[kVectors];
+    float4 in[kFlatVectors];
 #pragma unroll
-    for (int u = 0; u < kVectors; ++u) {
+    for (int u = 0; u < kFlatVectors; ++u) {
       const std::int64_t i = base + u * kLaneElements;
       if (i < whole_end) in[u] = *reinterpret_cast<const float4*>(acc + i);
     }
     std::int64_t vj = major, vn = minor;
 #pragma unroll
-    for (int u = 0; u < kVectors; ++u) {
+    for (int u = 0; u < kFlatVectors; ++u) {
       const std::int64_t i = base + u * kLaneElements;
       if (i >= whole_end) break;
       const float a[4] = {in[u].x, in[u].y, in[u].z, in[u].w};
@@ -133,9 +139,9 @@ __global__ void __launch_bounds__(kThreads) epilogue_flat_kernel(EpilogueParams 
       std::int64_t mj = vj, mn = vn;
 #pragma unroll
       for (int v = 0; v < 4; ++v) {
-        const std::int64_t row = e.transposed ? mn : mj, col = e.transposed ? mj : mn;
-        z[v] = a[v] + (e.bias ? __ldg(e.bias + col) : 0.f);
-        y[v] = apply_dropout(e, row, col, fast::activation<kAct>(z[v], e.leaky_slope));
+        const Finished f = finish_flat<kAct>(e, mj, mn, a[v]);
+        z[v] = f.z;
+        y[v] = f.y;
         for (++mn; mn >= row_len; mn -= row_len) ++mj;
       }
       *reinterpret_cast<float4*>(e.y + i) = make_float4(y[0], y[1], y[2], y[3]);
@@ -146,7 +152,11 @@ __global__ void __launch_bounds__(kThreads) epilogue_flat_kernel(EpilogueParams 
   }
   // The last count % 4 elements, by the first thread.
   if (blockIdx.x == 0 && threadIdx.x == 0)
-    for (std::int64_t i = whole_end; i < count; ++i) finish_flat<kAct>(e, i, i / row_len, i % row_len, acc[i]);
+    for (std::int64_t i = whole_end; i < count; ++i) {
+      const Finished f = finish_flat<kAct>(e, i / row_len, i % row_len, acc[i]);
+      e.y[i] = f.y;
+      if (e.z) e.z[i] = f.z;
+    }
 }
 
 bool aligned16(const void* ptr) { return reinterpret_cast<std::uintptr_t>(ptr) % 16 == 0; }
@@ -158,8 +168,9 @@ void launch_epilogue(const GemmProblem& p, const float* acc, const GemmOperands&
   const EpilogueParams e = make_epilogue_params(p, x);
   const std::int64_t rows = e.transposed ? p.n : p.m, row_len = e.transposed ? p.m : p.n;
   if (acc_row_len == 0) acc_row_len = row_len;
-  const bool rows_of_vectors = row_len % 4 == 0 && acc_row_len % 4 == 0 && aligned16(acc) && aligned16(e.y) &&
-                               (e.z == nullptr || aligned16(e.z)) && (e.bias == nullptr || aligned16(e.bias));
+  const bool outputs_aligned = aligned16(acc) && aligned16(e.y) && (e.z == nullptr || aligned16(e.z));
+  const bool rows_of_vectors = row_len % 4 == 0 && acc_row_len % 4 == 0 && outputs_aligned &&
+                               (e.bias == nullptr || aligned16(e.bias));
   const auto launch = [&](auto vec) {
     constexpr int kVec = decltype(vec)::value;
     const std::int64_t row_threads = (row_len + kVec - 1) / kVec;
@@ -174,12 +185,11 @@ void launch_epilogue(const GemmProblem& p, const float* acc, const GemmOperands&
       epilogue_rows_kernel<decltype(act)::value, kVec><<<grid, kThreads, 0, s>>>(e, acc, acc_row_len, lanes);
     });
   };
-  const bool flat = acc_row_len == row_len && aligned16(acc) && aligned16(e.y) && (e.z == nullptr || aligned16(e.z));
+  const bool flat = acc_row_len == row_len && outputs_aligned;
   if (rows_of_vectors) {
     launch(std::integral_constant<int, 4>{});
   } else if (flat) {
-    constexpr std::int64_t kVectors = kBytesInFlight / 16;
-    const std::int64_t per_block = kThreads * kVectors * 4;  // elements
+    const std::int64_t per_block = kThreads * kFlatVectors * 4;  // elements
     const std::int64_t blocks = std::min((p.m * p.n + per_block - 1) / per_block, kMaxBlocks);
     const auto step_of = [&](std::int64_t elements) { return FlatStep{elements / row_len, elements % row_len}; };
     with_activation(e.act, [&](auto act) {
