@@ -6,7 +6,9 @@
 #             of the seed's own, with the finalist stage (stream and graph, warm and cold);
 #             heldout_bench times the runtime on all COUNT shapes (exact entries for the tuned half, the fallback for
 #             the rest) against raw cuBLASLt heuristic-first with the same epilogue, in the four conditions;
-#   then:     scripts/compare_torch.py --shapes times PyTorch eager in the same conditions (skipped without torch);
+#   then:     scripts/compare_torch.py --shapes times PyTorch eager in the same conditions (skipped without torch),
+#             twice, in two processes: the second run against the first is PyTorch against itself across processes,
+#             the noise under that comparison (heldout_report.py --torch-repeat);
 #             with the trial on, scripts/eager_same_process.py times each seed's cases again with the runtime
 #             (BUILD_DIR/python) and PyTorch eager in one process, stream/warm (two processes differ by more than the
 #             comparison's 1% band: its header says why); a failure there only costs that view;
@@ -90,8 +92,11 @@ torch_args=() same_args=()
 if python3 -c "import torch" 2> /dev/null; then
   python3 scripts/compare_torch.py "${shape_files[@]}" --json "$out/heldout$suffix/torch.json" \
     > "$out/heldout$suffix/torch.txt"
-  torch_args=(--torch "$out/heldout$suffix/torch.json")
-  echo "bench_heldout: PyTorch measured in $((SECONDS - start)) s" >&2
+  # The same again in a process of its own: PyTorch eager against itself, the noise floor under the comparison.
+  python3 scripts/compare_torch.py "${shape_files[@]}" --json "$out/heldout$suffix/torch_repeat.json" \
+    > "$out/heldout$suffix/torch_repeat.txt"
+  torch_args=(--torch "$out/heldout$suffix/torch.json" --torch-repeat "$out/heldout$suffix/torch_repeat.json")
+  echo "bench_heldout: PyTorch measured twice in $((SECONDS - start)) s" >&2
   # The Python runtime has the runtime's defaults (the trial on, no fp32-equivalent policy): only that run compares.
   if [[ $confirm != 0 && -z $suffix$trial_suffix ]]; then
     for dir in "${seed_dirs[@]}"; do

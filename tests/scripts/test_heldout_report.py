@@ -47,6 +47,26 @@ class EagerRows(unittest.TestCase):
         self.assertEqual(heldout_report.eager_rows([r]), ([], []))
 
 
+class EagerRepeatRows(unittest.TestCase):
+    def test_eager_against_itself_is_held_to_the_same_targets_in_the_benchmarks_direction(self):
+        rs = [dict(record(f"{i}x1x1", "none", 0, 100.0), torch_repeat_us=100.0) for i in range(48)]
+        rs += [dict(record("slow", "none", 0, 100.0), torch_repeat_us=98.0),  # the later run faster: 0.98x
+               dict(record("fast", "none", 0, 100.0), torch_repeat_us=102.0)]
+        row, = heldout_report.eager_repeat_rows(rs)
+        self.assertEqual(row["n"], 50)
+        self.assertAlmostEqual(row["min"], 0.98)
+        self.assertEqual(row["min_case"], "slow")
+        self.assertAlmostEqual(row["share_below_band"], 1 / 50)
+        self.assertAlmostEqual(row["share_outside_band"], 2 / 50)
+        self.assertTrue(row["met"])  # 2% below the band, none below the floor; no geomean asked of 1.0x
+        rs.append(dict(record("floor", "none", 0, 100.0), torch_repeat_us=96.0))
+        row, = heldout_report.eager_repeat_rows(rs)
+        self.assertEqual(row["below_floor"], 1)
+        self.assertFalse(row["met"])
+
+    def test_records_without_both_pytorch_runs_are_left_out(self):
+        self.assertEqual(heldout_report.eager_repeat_rows([record("a", "none", 100, 120)]), [])
+
 
 def case(shape, epilogue, ratio):
     return {"shape": shape, "mode": "tf32", "epilogue": epilogue, "seed": 1,
