@@ -26,10 +26,13 @@ constexpr double kRoundsUs = 500;
 
 class Trial {
  public:
-  Trial(TrialGpu& gpu, double noise_floor)
-      : gpu_(gpu), floor_(noise_floor), challengers_(std::max(gpu.sides() - 1, 0)),
+  Trial(TrialGpu& gpu, const std::vector<double>& noise_floors)
+      : gpu_(gpu), floors_(noise_floors), challengers_(std::max(gpu.sides() - 1, 0)),
         times_(static_cast<std::size_t>(challengers_)), stopped_(static_cast<std::size_t>(challengers_)),
         graph_ready_(static_cast<std::size_t>(gpu.sides()), false) {
+    if (floors_.size() != static_cast<std::size_t>(challengers_))
+      throw CheckError("a first-use trial of " + std::to_string(challengers_) + " challengers was given " +
+                       std::to_string(floors_.size()) + " noise floors");
     fastest_default_.fill(0);
   }
 
@@ -60,6 +63,7 @@ class Trial {
   };
 
   std::string& stopped(int c) { return stopped_[static_cast<std::size_t>(c)]; }
+  double floor(int c) const { return floors_[static_cast<std::size_t>(c)]; }
 
   // Every side's kernels loaded and run once, before the first batch is queued behind the blocking kernel.
   void warm_up() {
@@ -137,7 +141,7 @@ class Trial {
     double& fastest = fastest_default_[static_cast<std::size_t>(condition)];
     fastest = fastest == 0 ? theirs : std::min(fastest, theirs);
     // Its slowest batch can only grow and heuristic-first's fastest only shrink: it can no longer win.
-    if (mine * floor_ >= fastest) {
+    if (mine * floor(c) >= fastest) {
       char text[160];
       std::snprintf(text, sizeof(text),
                     "no faster than heuristic-first's fastest batch in %s (%.2f us per call vs %.2f)",
@@ -146,13 +150,13 @@ class Trial {
     }
   }
 
-  TrialResult summary(const Batches& b) const {
-    if (b.challenger.empty()) return TrialResult{0, 0, 0, 0, floor_, 0};
+  TrialResult summary(const Batches& b, double noise_floor) const {
+    if (b.challenger.empty()) return TrialResult{0, 0, 0, 0, noise_floor, 0};
     return TrialResult{median(b.challenger),
                        median(b.heuristic_first),
                        *std::max_element(b.challenger.begin(), b.challenger.end()),
                        *std::min_element(b.heuristic_first.begin(), b.heuristic_first.end()),
-                       floor_,
+                       noise_floor,
                        static_cast<int>(b.challenger.size())};
   }
 
@@ -161,9 +165,9 @@ class Trial {
     for (int c = 0; c < challengers_; ++c) {
       const auto& t = times_[static_cast<std::size_t>(c)];
       ProgramTrial p;
-      p.cold = summary(t[kStreamCold]);
-      p.warm = summary(t[kStreamWarm]);
-      p.graph = summary(t[kGraphWarm]);
+      p.cold = summary(t[kStreamCold], floor(c));
+      p.warm = summary(t[kStreamWarm], floor(c));
+      p.graph = summary(t[kGraphWarm], floor(c));
       out.challengers.push_back({p, stopped_[static_cast<std::size_t>(c)]});
     }
     out.discarded_batches = discarded_;
@@ -172,7 +176,7 @@ class Trial {
   }
 
   TrialGpu& gpu_;
-  double floor_;
+  std::vector<double> floors_;
   int challengers_;
   std::vector<std::array<Batches, kConditions>> times_;
   std::vector<std::string> stopped_;
@@ -187,8 +191,10 @@ class Trial {
 
 }  // namespace
 
-double trial_noise_floor(const Candidate& heuristic_first) {
-  return heuristic_first.lt_clustered() ? 1.12 : 1.01;
+double trial_noise_floor(const Candidate& heuristic_first, const Candidate& challenger) {
+  const bool same_gemm = challenger.backend == Backend::Lt && heuristic_first.backend == Backend::Lt &&
+                         !challenger.lt_padded && challenger.lt == heuristic_first.lt;
+  return heuristic_first.lt_clustered() && !same_gemm ? kClusteredTrialNoiseFloor : kTrialNoiseFloor;
 }
 
 DefaultFastest fastest_default(const std::vector<ProgramTrial>& trials) {
@@ -204,6 +210,8 @@ DefaultFastest fastest_default(const std::vector<ProgramTrial>& trials) {
   return d;  // zeros where no trial reached a condition, which no challenger beats
 }
 
-FirstUseTrial run_first_use_trial(TrialGpu& gpu, double noise_floor) { return Trial(gpu, noise_floor).run(); }
+FirstUseTrial run_first_use_trial(TrialGpu& gpu, const std::vector<double>& noise_floors) {
+  return Trial(gpu, noise_floors).run();
+}
 
 }  // namespace gemmtune::runtime

@@ -348,6 +348,7 @@ class Runtime::Impl {
       std::vector<std::unique_ptr<CandidateLauncher>> launchers;
       std::vector<const CandidateLauncher*> sides;
       std::vector<Tried*> side_of;  // sides 1.. as tried
+      std::vector<double> floors;   // theirs, one each
       launchers.push_back(std::make_unique<CandidateLauncher>(p, heuristic_first, lt_.get(), ws));
       sides.push_back(launchers.back().get());
       for (Tried& t : tried) {
@@ -359,10 +360,10 @@ class Runtime::Impl {
         }
         sides.push_back(launchers.back().get());
         side_of.push_back(&t);
+        floors.push_back(runtime::trial_noise_floor(heuristic_first, t.candidate));
       }
       runtime::CudaTrialGpu gpu(*trial_scratch_, sides);
-      const runtime::FirstUseTrial result =
-          runtime::run_first_use_trial(gpu, runtime::trial_noise_floor(heuristic_first));
+      const runtime::FirstUseTrial result = runtime::run_first_use_trial(gpu, floors);
       trial_scratch_->trim();
       if (result.discarded_batches > 0)
         warn("a first-use trial of " + p.key() + " found its blocking kernel timed out " +
@@ -432,10 +433,11 @@ class Runtime::Impl {
                     "trials (stream warm %.2f us, stream cold %.2f, graph warm %.2f)",
                     times.size(), fastest.warm_us, fastest.cold_us, fastest.graph_us);
       others += text;
-      const double floor = runtime::trial_noise_floor(d.candidate);
-      if (floor > 1.01)
-        others += ", which as a clustered algo it must beat by " + std::to_string(std::lround((floor - 1) * 100)) +
-                  "% in each";
+      const auto percent = [](double floor) { return std::to_string(std::lround((floor - 1) * 100)) + "%"; };
+      if (d.candidate.lt_clustered())
+        others += ", which as a clustered algo it must beat by " + percent(runtime::kClusteredTrialNoiseFloor) +
+                  " in each (" + percent(runtime::kTrialNoiseFloor) +
+                  " where the challenger runs its algo with another epilogue)";
     }
     char cost[160];
     std::snprintf(cost, sizeof(cost), "; this first use took %.1f ms (%zu challenger%s, %.1f ms of GPU time timed)",

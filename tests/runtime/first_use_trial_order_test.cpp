@@ -123,10 +123,15 @@ class FakeTrialGpu final : public TrialGpu {
 
 constexpr double kFloor = 1.01;
 
+// kFloor for each of gpu's challengers.
+std::vector<double> floors(const TrialGpu& gpu, double floor = kFloor) {
+  return std::vector<double>(static_cast<std::size_t>(gpu.sides() - 1), floor);
+}
+
 TEST(FirstUseTrialOrder, NothingIsLoadedCapturedOrWaitedForBehindTheBlockingKernel) {
   // heuristic-first, a challenger that wins everywhere, and one that wins cold only.
   FakeTrialGpu gpu({{10, 12, 9}, {8, 9, 7}, {11, 10, 9.5}});
-  const FirstUseTrial t = run_first_use_trial(gpu, kFloor);
+  const FirstUseTrial t = run_first_use_trial(gpu, floors(gpu));
   EXPECT_TRUE(gpu.violations_.empty()) << ::testing::PrintToString(gpu.violations_);
   // Every side launched, then one wait, before the first block.
   const auto first_block = std::find(gpu.steps_.begin(), gpu.steps_.end(), "block");
@@ -145,7 +150,7 @@ TEST(FirstUseTrialOrder, NothingIsLoadedCapturedOrWaitedForBehindTheBlockingKern
 
 TEST(FirstUseTrialOrder, AChallengerThatCanNoLongerWinStopsAfterItsFirstPairOfBatches) {
   FakeTrialGpu gpu({{10, 12, 9}, {20, 24, 18}, {8, 9, 7}});
-  const FirstUseTrial t = run_first_use_trial(gpu, kFloor);
+  const FirstUseTrial t = run_first_use_trial(gpu, floors(gpu));
   EXPECT_TRUE(gpu.violations_.empty()) << ::testing::PrintToString(gpu.violations_);
   const ChallengerTrial& slow = t.challengers[0];
   EXPECT_EQ(slow.times.cold.batches, 1);
@@ -165,7 +170,7 @@ TEST(FirstUseTrialOrder, AChallengerThatCanNoLongerWinStopsAfterItsFirstPairOfBa
 
 TEST(FirstUseTrialOrder, AChallengerThatLosesOnlyFromAGraphStopsThereAndDoesNotWin) {
   FakeTrialGpu gpu({{10, 12, 9}, {8, 9, 9.5}});
-  const FirstUseTrial t = run_first_use_trial(gpu, kFloor);
+  const FirstUseTrial t = run_first_use_trial(gpu, floors(gpu));
   const ChallengerTrial& c = t.challengers[0];
   EXPECT_EQ(c.times.graph.batches, 1);
   EXPECT_NE(c.stopped.find("graph warm"), std::string::npos) << c.stopped;
@@ -175,7 +180,7 @@ TEST(FirstUseTrialOrder, AChallengerThatLosesOnlyFromAGraphStopsThereAndDoesNotW
 TEST(FirstUseTrialOrder, ABatchWhoseBlockingKernelTimedOutIsDiscardedAndTimedAgain) {
   FakeTrialGpu gpu({{10, 12, 9}, {8, 9, 7}});
   gpu.time_out_batches_ = {4};
-  const FirstUseTrial t = run_first_use_trial(gpu, kFloor);
+  const FirstUseTrial t = run_first_use_trial(gpu, floors(gpu));
   EXPECT_TRUE(gpu.violations_.empty()) << ::testing::PrintToString(gpu.violations_);
   EXPECT_EQ(t.discarded_batches, 1);
   const ProgramTrial& c = t.challengers[0].times;
@@ -189,13 +194,13 @@ TEST(FirstUseTrialOrder, ABatchWhoseBlockingKernelTimedOutIsDiscardedAndTimedAga
 TEST(FirstUseTrialOrder, ABlockingKernelThatTimesOutAgainFailsTheTrial) {
   FakeTrialGpu gpu({{10, 12, 9}, {8, 9, 7}});
   gpu.time_out_batches_ = {2, 5};
-  EXPECT_THROW(run_first_use_trial(gpu, kFloor), CheckError);
+  EXPECT_THROW(run_first_use_trial(gpu, floors(gpu)), CheckError);
 }
 
 TEST(FirstUseTrialOrder, ALaunchThatFailsBehindTheBlockingKernelReleasesItBeforeTheErrorGoesOn) {
   FakeTrialGpu gpu({{10, 12, 9}, {8, 9, 7}});
   gpu.fail_launch_in_batch_ = 3;
-  EXPECT_THROW(run_first_use_trial(gpu, kFloor), CheckError);
+  EXPECT_THROW(run_first_use_trial(gpu, floors(gpu)), CheckError);
   EXPECT_FALSE(gpu.blocked());
   EXPECT_EQ(gpu.steps_.back(), "release");
 }
@@ -205,7 +210,7 @@ TEST(FirstUseTrialOrder, OneProblemsBatchesStopAtTheBudgetAndTheLaterChallengers
   std::vector<std::array<double, 3>> us = {{1000, 1000, 1000}};
   for (int i = 0; i < 20; ++i) us.push_back({900, 900, 900});
   FakeTrialGpu gpu(us);
-  const FirstUseTrial t = run_first_use_trial(gpu, kFloor);
+  const FirstUseTrial t = run_first_use_trial(gpu, floors(gpu));
   EXPECT_LE(t.gpu_us, kTrialBudgetUs + 2000);
   EXPECT_TRUE(t.challengers.front().stopped.empty()) << t.challengers.front().stopped;
   const ChallengerTrial& last = t.challengers.back();
@@ -221,7 +226,7 @@ TEST(FirstUseTrialOrder, AWarmBatchIsTimedOnInputsAlreadyInL2NotAfterTheColdBatc
   // slower on cold inputs than heuristic-first on warm ones: the first warm batch, which it runs first, must not
   // start on the inputs the cold batches before it evicted, or its slowest batch would lose.
   FakeTrialGpu gpu({{130, 200, 115}, {100, 140, 90}});
-  const FirstUseTrial t = run_first_use_trial(gpu, kFloor);
+  const FirstUseTrial t = run_first_use_trial(gpu, floors(gpu));
   EXPECT_TRUE(gpu.violations_.empty()) << ::testing::PrintToString(gpu.violations_);
   const ProgramTrial& c = t.challengers[0].times;
   EXPECT_TRUE(t.challengers[0].stopped.empty()) << t.challengers[0].stopped;
@@ -229,9 +234,31 @@ TEST(FirstUseTrialOrder, AWarmBatchIsTimedOnInputsAlreadyInL2NotAfterTheColdBatc
   EXPECT_TRUE(c.challenger_wins(fastest_default({c})));
 }
 
+TEST(FirstUseTrialOrder, EachChallengerIsStoppedAndJudgedByItsOwnNoiseFloor) {
+  // Two challengers 5% faster than heuristic-first everywhere: one held to 1%, the other to 12%.
+  FakeTrialGpu gpu({{10, 10, 10}, {9.5, 9.5, 9.5}, {9.5, 9.5, 9.5}});
+  const FirstUseTrial t = run_first_use_trial(gpu, {1.01, 1.12});
+  EXPECT_TRUE(gpu.violations_.empty()) << ::testing::PrintToString(gpu.violations_);
+  ASSERT_EQ(t.challengers.size(), 2u);
+  EXPECT_TRUE(t.challengers[0].stopped.empty()) << t.challengers[0].stopped;
+  EXPECT_NE(t.challengers[1].stopped.find("no faster than"), std::string::npos) << t.challengers[1].stopped;
+  EXPECT_DOUBLE_EQ(t.challengers[0].times.cold.noise_floor, 1.01);
+  EXPECT_DOUBLE_EQ(t.challengers[1].times.cold.noise_floor, 1.12);
+  const DefaultFastest fastest = fastest_default({t.challengers[0].times, t.challengers[1].times});
+  EXPECT_TRUE(t.challengers[0].times.challenger_wins(fastest));
+  EXPECT_FALSE(t.challengers[1].times.challenger_wins(fastest));
+}
+
+TEST(FirstUseTrialOrder, NoiseFloorsThatAreNotOnePerChallengerAreRefusedBeforeAnyStep) {
+  FakeTrialGpu gpu({{10, 12, 9}, {8, 9, 7}});
+  EXPECT_THROW(run_first_use_trial(gpu, {}), CheckError);
+  EXPECT_THROW(run_first_use_trial(gpu, {1.01, 1.01}), CheckError);
+  EXPECT_TRUE(gpu.steps_.empty());
+}
+
 TEST(FirstUseTrialOrder, NoChallengersNoSteps) {
   FakeTrialGpu gpu({{10, 12, 9}});
-  const FirstUseTrial t = run_first_use_trial(gpu, kFloor);
+  const FirstUseTrial t = run_first_use_trial(gpu, floors(gpu));
   EXPECT_TRUE(t.challengers.empty());
   EXPECT_TRUE(gpu.steps_.empty());
 }

@@ -39,22 +39,45 @@ TEST(FirstUseTrial, AClusteredDefaultMustBeBeatenByTwelvePercentAnyOtherByOne) {
   Candidate own;
   own.backend = Backend::Own;
   own.own_variant = "tf32_128x128x32_s3";
-  EXPECT_DOUBLE_EQ(trial_noise_floor(clustered), 1.12);
-  EXPECT_DOUBLE_EQ(trial_noise_floor(one_block), 1.01);
-  EXPECT_DOUBLE_EQ(trial_noise_floor(automatic), 1.01);
-  EXPECT_DOUBLE_EQ(trial_noise_floor(own), 1.01);
+  EXPECT_DOUBLE_EQ(trial_noise_floor(clustered, own), 1.12);
+  EXPECT_DOUBLE_EQ(trial_noise_floor(clustered, one_block), 1.12);
+  EXPECT_DOUBLE_EQ(trial_noise_floor(one_block, own), 1.01);
+  EXPECT_DOUBLE_EQ(trial_noise_floor(automatic, own), 1.01);
+  EXPECT_DOUBLE_EQ(trial_noise_floor(own, clustered), 1.01);
 
   // 149x13824x2048 tf32 on the H200: the trial's numbers of a stand-in that then ran 0.88x.
   TrialResult t{/*challenger_us=*/80.26, /*default_us=*/89.50, /*challenger_slowest_us=*/81.60,
-                /*default_fastest_us=*/84.45, trial_noise_floor(clustered)};
+                /*default_fastest_us=*/84.45, trial_noise_floor(clustered, own)};
   EXPECT_FALSE(wins_alone(t));
-  t.noise_floor = trial_noise_floor(automatic);
+  t.noise_floor = trial_noise_floor(automatic, own);
   EXPECT_TRUE(wins_alone(t));
   // 2184x1024x2048 tf32: ours at 38.1 us slowest against the clustered default's 45.8 fastest (it ran 1.19-1.20x).
-  EXPECT_TRUE(wins_alone(TrialResult{37.8, 46.1, 38.1, 45.8, trial_noise_floor(clustered)}));
+  EXPECT_TRUE(wins_alone(TrialResult{37.8, 46.1, 38.1, 45.8, trial_noise_floor(clustered, own)}));
   // 2568x640x104 tf32: a clustered default beaten by 64%, kept (it ran 1.61-1.84x).
-  const TrialResult big{17.0, 28.0, 17.2, 28.1, trial_noise_floor(clustered)};
+  const TrialResult big{17.0, 28.0, 17.2, 28.1, trial_noise_floor(clustered, own)};
   EXPECT_TRUE(wins_alone(big));
+}
+
+TEST(FirstUseTrial, AClusteredDefaultsOwnAlgoWithAnotherEpilogueIsHeldToOnePercentButNotPadded) {
+  Candidate clustered;
+  clustered.lt.algo_id = 43;
+  clustered.lt.cluster_shape = 8;
+  Candidate plain_then_ours = clustered;  // +epi: the same GEMM, our epilogue kernel after it
+  plain_then_ours.lt_epilogue_kernel = true;
+  Candidate bias_then_ours = plain_then_ours;  // +bias
+  bias_then_ours.lt_bias_in_gemm = true;
+  Candidate padded = plain_then_ours;  // +pad: the same algo on other operands, its own speed
+  padded.lt_padded = true;
+  Candidate other_tile = plain_then_ours;
+  other_tile.lt.tile = clustered.lt.tile + 1;
+  EXPECT_DOUBLE_EQ(trial_noise_floor(clustered, plain_then_ours), 1.01);
+  EXPECT_DOUBLE_EQ(trial_noise_floor(clustered, bias_then_ours), 1.01);
+  EXPECT_DOUBLE_EQ(trial_noise_floor(clustered, padded), 1.12);
+  EXPECT_DOUBLE_EQ(trial_noise_floor(clustered, other_tile), 1.12);
+  // 103x4096x4096 bias+gelu tf32 on the H200: cuBLASLt's GELU_BIAS ran its GEMM and then its own epilogue kernel
+  // (3.3 us); the same GEMM with our epilogue kernel (1.9 us) is about 4% faster.
+  EXPECT_TRUE(wins_alone(TrialResult{34.3, 35.9, 34.4, 35.2, trial_noise_floor(clustered, plain_then_ours)}));
+  EXPECT_FALSE(wins_alone(TrialResult{34.3, 35.9, 34.4, 35.2, trial_noise_floor(clustered, other_tile)}));
 }
 
 // 92x3072x359 bias+gelu fp32 on the H200: a split-k stand-in that a cold-only trial kept; it then ran 0.85-0.91x

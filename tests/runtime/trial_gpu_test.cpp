@@ -61,7 +61,9 @@ TEST(TrialGpu, TrialsOfTheNoEntryChallengersOneAfterAnotherDiscardNothingAndTake
     }
     const auto t0 = std::chrono::steady_clock::now();
     CudaTrialGpu gpu(scratch, sides);
-    const FirstUseTrial t = run_first_use_trial(gpu, trial_noise_floor(set->heuristic_first));
+    std::vector<double> floors;
+    for (const Candidate& c : set->challengers) floors.push_back(trial_noise_floor(set->heuristic_first, c));
+    const FirstUseTrial t = run_first_use_trial(gpu, floors);
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     scratch.trim();
     EXPECT_EQ(t.discarded_batches, 0) << p.key();
