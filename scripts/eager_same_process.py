@@ -110,6 +110,8 @@ def main():
             ours = lambda: rt.forward(a, b, bias, act="gelu", out=y, mode=mode)  # noqa: E731
             eager = lambda: F.gelu(torch.addmm(bias, a, b), approximate="tanh")  # noqa: E731
         ours()  # the first use: resolution and, for a problem without an exact entry, the trial
+        case["explain"] = (rt.explain(a, b, mode=mode) if case["epilogue"] == "none"
+                           else rt.explain(a, b, bias, act="gelu", mode=mode))
         for view, queued in (("one_process_stream_warm", True), ("one_process_python_loop", False)):
             ratios, ours_us, eager_us = [], [], []
             for _ in range(args.rounds):
