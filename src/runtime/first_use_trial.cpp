@@ -26,13 +26,13 @@ constexpr double kRoundsUs = 500;
 
 class Trial {
  public:
-  Trial(TrialGpu& gpu, const std::vector<double>& noise_floors)
-      : gpu_(gpu), floors_(noise_floors), challengers_(std::max(gpu.sides() - 1, 0)),
+  Trial(TrialGpu& gpu, const std::vector<ChallengerRule>& rules)
+      : gpu_(gpu), rules_(rules), challengers_(std::max(gpu.sides() - 1, 0)),
         times_(static_cast<std::size_t>(challengers_)), stopped_(static_cast<std::size_t>(challengers_)),
         graph_ready_(static_cast<std::size_t>(gpu.sides()), false) {
-    if (floors_.size() != static_cast<std::size_t>(challengers_))
+    if (rules_.size() != static_cast<std::size_t>(challengers_))
       throw CheckError("a first-use trial of " + std::to_string(challengers_) + " challengers was given " +
-                       std::to_string(floors_.size()) + " noise floors");
+                       std::to_string(rules_.size()) + " rules");
     fastest_default_.fill(0);
   }
 
@@ -63,7 +63,7 @@ class Trial {
   };
 
   std::string& stopped(int c) { return stopped_[static_cast<std::size_t>(c)]; }
-  double floor(int c) const { return floors_[static_cast<std::size_t>(c)]; }
+  const ChallengerRule& rule(int c) const { return rules_[static_cast<std::size_t>(c)]; }
 
   // Every side's kernels loaded and run once, before the first batch is queued behind the blocking kernel.
   void warm_up() {
@@ -140,12 +140,14 @@ class Trial {
     b.heuristic_first.push_back(theirs);
     double& fastest = fastest_default_[static_cast<std::size_t>(condition)];
     fastest = fastest == 0 ? theirs : std::min(fastest, theirs);
+    const double against =
+        rule(c).own_pairs ? *std::min_element(b.heuristic_first.begin(), b.heuristic_first.end()) : fastest;
     // Its slowest batch can only grow and heuristic-first's fastest only shrink: it can no longer win.
-    if (mine * floor(c) >= fastest) {
+    if (mine * rule(c).noise_floor >= against) {
       char text[160];
       std::snprintf(text, sizeof(text),
-                    "no faster than heuristic-first's fastest batch in %s (%.2f us per call vs %.2f)",
-                    name_of(condition), mine, fastest);
+                    "no faster than heuristic-first's fastest batch%s in %s (%.2f us per call vs %.2f)",
+                    rule(c).own_pairs ? " in its pairs" : "", name_of(condition), mine, against);
       stopped(c) = text;
     }
   }
@@ -165,9 +167,10 @@ class Trial {
     for (int c = 0; c < challengers_; ++c) {
       const auto& t = times_[static_cast<std::size_t>(c)];
       ProgramTrial p;
-      p.cold = summary(t[kStreamCold], floor(c));
-      p.warm = summary(t[kStreamWarm], floor(c));
-      p.graph = summary(t[kGraphWarm], floor(c));
+      p.cold = summary(t[kStreamCold], rule(c).noise_floor);
+      p.warm = summary(t[kStreamWarm], rule(c).noise_floor);
+      p.graph = summary(t[kGraphWarm], rule(c).noise_floor);
+      p.own_pairs = rule(c).own_pairs;
       out.challengers.push_back({p, stopped_[static_cast<std::size_t>(c)]});
     }
     out.discarded_batches = discarded_;
@@ -176,7 +179,7 @@ class Trial {
   }
 
   TrialGpu& gpu_;
-  std::vector<double> floors_;
+  std::vector<ChallengerRule> rules_;
   int challengers_;
   std::vector<std::array<Batches, kConditions>> times_;
   std::vector<std::string> stopped_;
@@ -191,10 +194,11 @@ class Trial {
 
 }  // namespace
 
-double trial_noise_floor(const Candidate& heuristic_first, const Candidate& challenger) {
+ChallengerRule challenger_rule(const Candidate& heuristic_first, const Candidate& challenger) {
   const bool same_gemm = challenger.backend == Backend::Lt && heuristic_first.backend == Backend::Lt &&
                          !challenger.lt_padded && challenger.lt == heuristic_first.lt;
-  return heuristic_first.lt_clustered() && !same_gemm ? kClusteredTrialNoiseFloor : kTrialNoiseFloor;
+  if (same_gemm) return {kTrialNoiseFloor, true};
+  return {heuristic_first.lt_clustered() ? kClusteredTrialNoiseFloor : kTrialNoiseFloor, false};
 }
 
 DefaultFastest fastest_default(const std::vector<ProgramTrial>& trials) {
@@ -210,8 +214,8 @@ DefaultFastest fastest_default(const std::vector<ProgramTrial>& trials) {
   return d;  // zeros where no trial reached a condition, which no challenger beats
 }
 
-FirstUseTrial run_first_use_trial(TrialGpu& gpu, const std::vector<double>& noise_floors) {
-  return Trial(gpu, noise_floors).run();
+FirstUseTrial run_first_use_trial(TrialGpu& gpu, const std::vector<ChallengerRule>& rules) {
+  return Trial(gpu, rules).run();
 }
 
 }  // namespace gemmtune::runtime

@@ -1,5 +1,6 @@
 #include "gemmtune/runtime.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -348,7 +349,7 @@ class Runtime::Impl {
       std::vector<std::unique_ptr<CandidateLauncher>> launchers;
       std::vector<const CandidateLauncher*> sides;
       std::vector<Tried*> side_of;  // sides 1.. as tried
-      std::vector<double> floors;   // theirs, one each
+      std::vector<runtime::ChallengerRule> rules;  // theirs, one each
       launchers.push_back(std::make_unique<CandidateLauncher>(p, heuristic_first, lt_.get(), ws));
       sides.push_back(launchers.back().get());
       for (Tried& t : tried) {
@@ -360,10 +361,10 @@ class Runtime::Impl {
         }
         sides.push_back(launchers.back().get());
         side_of.push_back(&t);
-        floors.push_back(runtime::trial_noise_floor(heuristic_first, t.candidate));
+        rules.push_back(runtime::challenger_rule(heuristic_first, t.candidate));
       }
       runtime::CudaTrialGpu gpu(*trial_scratch_, sides);
-      const runtime::FirstUseTrial result = runtime::run_first_use_trial(gpu, floors);
+      const runtime::FirstUseTrial result = runtime::run_first_use_trial(gpu, rules);
       trial_scratch_->trim();
       if (result.discarded_batches > 0)
         warn("a first-use trial of " + p.key() + " found its blocking kernel timed out " +
@@ -436,8 +437,10 @@ class Runtime::Impl {
       const auto percent = [](double floor) { return std::to_string(std::lround((floor - 1) * 100)) + "%"; };
       if (d.candidate.lt_clustered())
         others += ", which as a clustered algo it must beat by " + percent(runtime::kClusteredTrialNoiseFloor) +
-                  " in each (" + percent(runtime::kTrialNoiseFloor) +
-                  " where the challenger runs its algo with another epilogue)";
+                  " in each";
+      if (std::any_of(tried.begin(), tried.end(), [](const Tried& t) { return t.times && t.times->own_pairs; }))
+        others += "; a challenger that runs heuristic-first's own algo with another epilogue was held against "
+                  "heuristic-first's batches in its own pairs only, by " + percent(runtime::kTrialNoiseFloor);
     }
     char cost[160];
     std::snprintf(cost, sizeof(cost), "; this first use took %.1f ms (%zu challenger%s, %.1f ms of GPU time timed)",

@@ -123,9 +123,9 @@ class FakeTrialGpu final : public TrialGpu {
 
 constexpr double kFloor = 1.01;
 
-// kFloor for each of gpu's challengers.
-std::vector<double> floors(const TrialGpu& gpu, double floor = kFloor) {
-  return std::vector<double>(static_cast<std::size_t>(gpu.sides() - 1), floor);
+// kFloor, against every pair, for each of gpu's challengers.
+std::vector<ChallengerRule> floors(const TrialGpu& gpu) {
+  return std::vector<ChallengerRule>(static_cast<std::size_t>(gpu.sides() - 1), ChallengerRule{kFloor, false});
 }
 
 TEST(FirstUseTrialOrder, NothingIsLoadedCapturedOrWaitedForBehindTheBlockingKernel) {
@@ -234,10 +234,10 @@ TEST(FirstUseTrialOrder, AWarmBatchIsTimedOnInputsAlreadyInL2NotAfterTheColdBatc
   EXPECT_TRUE(c.challenger_wins(fastest_default({c})));
 }
 
-TEST(FirstUseTrialOrder, EachChallengerIsStoppedAndJudgedByItsOwnNoiseFloor) {
+TEST(FirstUseTrialOrder, EachChallengerIsStoppedAndJudgedByItsOwnRule) {
   // Two challengers 5% faster than heuristic-first everywhere: one held to 1%, the other to 12%.
   FakeTrialGpu gpu({{10, 10, 10}, {9.5, 9.5, 9.5}, {9.5, 9.5, 9.5}});
-  const FirstUseTrial t = run_first_use_trial(gpu, {1.01, 1.12});
+  const FirstUseTrial t = run_first_use_trial(gpu, {{1.01, false}, {1.12, false}});
   EXPECT_TRUE(gpu.violations_.empty()) << ::testing::PrintToString(gpu.violations_);
   ASSERT_EQ(t.challengers.size(), 2u);
   EXPECT_TRUE(t.challengers[0].stopped.empty()) << t.challengers[0].stopped;
@@ -247,12 +247,16 @@ TEST(FirstUseTrialOrder, EachChallengerIsStoppedAndJudgedByItsOwnNoiseFloor) {
   const DefaultFastest fastest = fastest_default({t.challengers[0].times, t.challengers[1].times});
   EXPECT_TRUE(t.challengers[0].times.challenger_wins(fastest));
   EXPECT_FALSE(t.challengers[1].times.challenger_wins(fastest));
+  EXPECT_FALSE(t.challengers[0].times.own_pairs);
+  const FirstUseTrial paired = run_first_use_trial(gpu, {{1.01, true}, {1.12, false}});
+  EXPECT_TRUE(paired.challengers[0].times.own_pairs);
+  EXPECT_TRUE(paired.challengers[0].stopped.empty()) << paired.challengers[0].stopped;
 }
 
-TEST(FirstUseTrialOrder, NoiseFloorsThatAreNotOnePerChallengerAreRefusedBeforeAnyStep) {
+TEST(FirstUseTrialOrder, RulesThatAreNotOnePerChallengerAreRefusedBeforeAnyStep) {
   FakeTrialGpu gpu({{10, 12, 9}, {8, 9, 7}});
   EXPECT_THROW(run_first_use_trial(gpu, {}), CheckError);
-  EXPECT_THROW(run_first_use_trial(gpu, {1.01, 1.01}), CheckError);
+  EXPECT_THROW(run_first_use_trial(gpu, {{1.01, false}, {1.01, false}}), CheckError);
   EXPECT_TRUE(gpu.steps_.empty());
 }
 

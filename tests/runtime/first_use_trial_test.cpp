@@ -8,6 +8,9 @@ namespace {
 // A trial judged against its own default batches, as where it is a problem's only trial.
 bool wins_alone(const TrialResult& t) { return t.beats(t.default_fastest_us); }
 bool wins_alone(const ProgramTrial& t) { return t.challenger_wins(fastest_default({t})); }
+double floor_of(const Candidate& heuristic_first, const Candidate& challenger) {
+  return challenger_rule(heuristic_first, challenger).noise_floor;
+}
 
 TEST(FirstUseTrial, ChallengerWhoseSlowestBatchBeatsTheDefaultsFastestByOnePercentIsKept) {
   const TrialResult t{/*challenger_us=*/60.0, /*default_us=*/75.0, /*challenger_slowest_us=*/62.0,
@@ -39,26 +42,26 @@ TEST(FirstUseTrial, AClusteredDefaultMustBeBeatenByTwelvePercentAnyOtherByOne) {
   Candidate own;
   own.backend = Backend::Own;
   own.own_variant = "tf32_128x128x32_s3";
-  EXPECT_DOUBLE_EQ(trial_noise_floor(clustered, own), 1.12);
-  EXPECT_DOUBLE_EQ(trial_noise_floor(clustered, one_block), 1.12);
-  EXPECT_DOUBLE_EQ(trial_noise_floor(one_block, own), 1.01);
-  EXPECT_DOUBLE_EQ(trial_noise_floor(automatic, own), 1.01);
-  EXPECT_DOUBLE_EQ(trial_noise_floor(own, clustered), 1.01);
+  EXPECT_DOUBLE_EQ(floor_of(clustered, own), 1.12);
+  EXPECT_DOUBLE_EQ(floor_of(clustered, one_block), 1.12);
+  EXPECT_DOUBLE_EQ(floor_of(one_block, own), 1.01);
+  EXPECT_DOUBLE_EQ(floor_of(automatic, own), 1.01);
+  EXPECT_DOUBLE_EQ(floor_of(own, clustered), 1.01);
 
   // 149x13824x2048 tf32 on the H200: the trial's numbers of a stand-in that then ran 0.88x.
   TrialResult t{/*challenger_us=*/80.26, /*default_us=*/89.50, /*challenger_slowest_us=*/81.60,
-                /*default_fastest_us=*/84.45, trial_noise_floor(clustered, own)};
+                /*default_fastest_us=*/84.45, floor_of(clustered, own)};
   EXPECT_FALSE(wins_alone(t));
-  t.noise_floor = trial_noise_floor(automatic, own);
+  t.noise_floor = floor_of(automatic, own);
   EXPECT_TRUE(wins_alone(t));
   // 2184x1024x2048 tf32: ours at 38.1 us slowest against the clustered default's 45.8 fastest (it ran 1.19-1.20x).
-  EXPECT_TRUE(wins_alone(TrialResult{37.8, 46.1, 38.1, 45.8, trial_noise_floor(clustered, own)}));
+  EXPECT_TRUE(wins_alone(TrialResult{37.8, 46.1, 38.1, 45.8, floor_of(clustered, own)}));
   // 2568x640x104 tf32: a clustered default beaten by 64%, kept (it ran 1.61-1.84x).
-  const TrialResult big{17.0, 28.0, 17.2, 28.1, trial_noise_floor(clustered, own)};
+  const TrialResult big{17.0, 28.0, 17.2, 28.1, floor_of(clustered, own)};
   EXPECT_TRUE(wins_alone(big));
 }
 
-TEST(FirstUseTrial, AClusteredDefaultsOwnAlgoWithAnotherEpilogueIsHeldToOnePercentButNotPadded) {
+TEST(FirstUseTrial, TheDefaultsOwnAlgoWithAnotherEpilogueIsHeldToOnePercentInItsOwnPairsButNotPadded) {
   Candidate clustered;
   clustered.lt.algo_id = 43;
   clustered.lt.cluster_shape = 8;
@@ -70,14 +73,37 @@ TEST(FirstUseTrial, AClusteredDefaultsOwnAlgoWithAnotherEpilogueIsHeldToOnePerce
   padded.lt_padded = true;
   Candidate other_tile = plain_then_ours;
   other_tile.lt.tile = clustered.lt.tile + 1;
-  EXPECT_DOUBLE_EQ(trial_noise_floor(clustered, plain_then_ours), 1.01);
-  EXPECT_DOUBLE_EQ(trial_noise_floor(clustered, bias_then_ours), 1.01);
-  EXPECT_DOUBLE_EQ(trial_noise_floor(clustered, padded), 1.12);
-  EXPECT_DOUBLE_EQ(trial_noise_floor(clustered, other_tile), 1.12);
+  EXPECT_DOUBLE_EQ(floor_of(clustered, plain_then_ours), 1.01);
+  EXPECT_DOUBLE_EQ(floor_of(clustered, bias_then_ours), 1.01);
+  EXPECT_DOUBLE_EQ(floor_of(clustered, padded), 1.12);
+  EXPECT_DOUBLE_EQ(floor_of(clustered, other_tile), 1.12);
+  EXPECT_TRUE(challenger_rule(clustered, plain_then_ours).own_pairs);
+  EXPECT_TRUE(challenger_rule(clustered, bias_then_ours).own_pairs);
+  EXPECT_FALSE(challenger_rule(clustered, padded).own_pairs);
+  EXPECT_FALSE(challenger_rule(clustered, other_tile).own_pairs);
+  Candidate plain = clustered;
+  plain.lt.cluster_shape = 0;
+  Candidate plain_epi = plain;
+  plain_epi.lt_epilogue_kernel = true;
+  EXPECT_TRUE(challenger_rule(plain, plain_epi).own_pairs);  // any default's own GEMM, clustered or not
   // 103x4096x4096 bias+gelu tf32 on the H200: cuBLASLt's GELU_BIAS ran its GEMM and then its own epilogue kernel
   // (3.3 us); the same GEMM with our epilogue kernel (1.9 us) is about 4% faster.
-  EXPECT_TRUE(wins_alone(TrialResult{34.3, 35.9, 34.4, 35.2, trial_noise_floor(clustered, plain_then_ours)}));
-  EXPECT_FALSE(wins_alone(TrialResult{34.3, 35.9, 34.4, 35.2, trial_noise_floor(clustered, other_tile)}));
+  EXPECT_TRUE(wins_alone(TrialResult{34.3, 35.9, 34.4, 35.2, floor_of(clustered, plain_then_ours)}));
+  EXPECT_FALSE(wins_alone(TrialResult{34.3, 35.9, 34.4, 35.2, floor_of(clustered, other_tile)}));
+}
+
+// 69x11008x3072 bias+gelu tf32 on the H200: the clustered default's cold batches ran 55.3-60.6 us over 21 challengers'
+// pairs; the same algo with our epilogue ran 55.0 against the 57.9 it was paired with.
+TEST(FirstUseTrial, AChallengerOnItsOwnPairsIsHeldAgainstThemNotTheFastestOfEveryPair) {
+  ProgramTrial same_gemm;
+  for (TrialResult* r : {&same_gemm.warm, &same_gemm.cold, &same_gemm.graph})
+    *r = TrialResult{55.0, 57.9, 55.2, 57.6, 1.01, 3};
+  const DefaultFastest over_every_pair{55.3, 55.3, 55.3};
+  EXPECT_FALSE(same_gemm.challenger_wins(over_every_pair));
+  same_gemm.own_pairs = true;
+  EXPECT_TRUE(same_gemm.challenger_wins(over_every_pair));
+  same_gemm.graph.batches = 0;  // a condition not reached still loses
+  EXPECT_FALSE(same_gemm.challenger_wins(over_every_pair));
 }
 
 // 92x3072x359 bias+gelu fp32 on the H200: a split-k stand-in that a cold-only trial kept; it then ran 0.85-0.91x

@@ -61,9 +61,9 @@ TEST(TrialGpu, TrialsOfTheNoEntryChallengersOneAfterAnotherDiscardNothingAndTake
     }
     const auto t0 = std::chrono::steady_clock::now();
     CudaTrialGpu gpu(scratch, sides);
-    std::vector<double> floors;
-    for (const Candidate& c : set->challengers) floors.push_back(trial_noise_floor(set->heuristic_first, c));
-    const FirstUseTrial t = run_first_use_trial(gpu, floors);
+    std::vector<ChallengerRule> rules;
+    for (const Candidate& c : set->challengers) rules.push_back(challenger_rule(set->heuristic_first, c));
+    const FirstUseTrial t = run_first_use_trial(gpu, rules);
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     scratch.trim();
     EXPECT_EQ(t.discarded_batches, 0) << p.key();
