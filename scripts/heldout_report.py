@@ -114,6 +114,12 @@ def eager_repeat_rows(records):
     return rows
 
 
+def explained_candidate(explain):
+    """The candidate an explain() line names ("fwd:MxNxK:...: CANDIDATE [source] why"), or "?" without one."""
+    _, sep, rest = (explain or "").partition(": ")
+    return rest.split(" ", 1)[0] if sep and rest else "?"
+
+
 def same_process_rows(cases):
     """The eager targets over eager_same_process.py's cases (one process, stream/warm), per mode x epilogue."""
     groups = {}
@@ -321,7 +327,8 @@ def main():
                         key=lambda c: c["one_process_stream_warm"]["ratio"]):
             one = c["one_process_stream_warm"]
             print(f"below {EAGER_BAND}x eager in one process: x{one['ratio']:.3f} {c['mode']} {c['shape']} "
-                  f"{c['epilogue']} (ours {one['runtime_us']:.1f} us, eager {one['torch_us']:.1f})")
+                  f"{c['epilogue']} (ours {one['runtime_us']:.1f} us with {explained_candidate(c.get('explain'))}, "
+                  f"eager {one['torch_us']:.1f})")
         print(eager_verdict(same, " in one process", "cases"))
     no_entry_target = f"; every tuned entry >= {TARGET_NO_ENTRY}x no entry" if no_entry_rows else ""
     print(f"targets: every case >= {TARGET_MIN}x heuristic-first; geomean >= {TARGET_GEOMEAN['tf32']}x tf32 and "

@@ -68,6 +68,15 @@ class EagerRepeatRows(unittest.TestCase):
         self.assertEqual(heldout_report.eager_repeat_rows([record("a", "none", 100, 120)]), [])
 
 
+class ExplainedCandidate(unittest.TestCase):
+    def test_the_candidate_is_the_word_after_the_problem_key_and_a_missing_line_is_a_question_mark(self):
+        line = ("fwd:632x5120x3072:nn:row:bias+gelu:tf32: lt/a43-t24-s34-k-1-r2-w1-c0-cl5-i0+bias [default] cuBLASLt "
+                "heuristic's first algo with its BIAS epilogue: faster")
+        self.assertEqual(heldout_report.explained_candidate(line), "lt/a43-t24-s34-k-1-r2-w1-c0-cl5-i0+bias")
+        self.assertEqual(heldout_report.explained_candidate(None), "?")
+        self.assertEqual(heldout_report.explained_candidate("no key here"), "?")
+
+
 def case(shape, epilogue, ratio):
     return {"shape": shape, "mode": "tf32", "epilogue": epilogue, "seed": 1,
             "one_process_stream_warm": {"runtime_us": 100.0, "torch_us": 100.0 * ratio, "ratio": ratio}}
@@ -117,13 +126,15 @@ class SameProcessRows(unittest.TestCase):
             with open(bench, "w") as f:
                 json.dump({"device": "NVIDIA H200", "method": "", "records": []}, f)
             with open(same, "w") as f:
-                json.dump({"records": [case("9x9x9", "none", 0.95), case("8x8x8", "none", 0.95),
-                                       case("7x7x7", "none", 1.2)]}, f)
+                explained = dict(case("9x9x9", "none", 0.95),
+                                 explain="fwd:9x9x9:nn:row:none:tf32: lt/a1+epi [default] x")
+                json.dump({"records": [explained, case("8x8x8", "none", 0.95), case("7x7x7", "none", 1.2)]}, f)
             r = subprocess.run([sys.executable, script, "--bench", bench, "--same-process", same, "--out",
                                 os.path.join(d, "o.json")], capture_output=True, text=True)
         self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertIn("below 0.99x eager in one process: x0.950 tf32 9x9x9 none (ours 100.0 us, eager 95.0)", r.stdout)
-        self.assertIn("x0.950 tf32 8x8x8 none", r.stdout)  # equal ratios: both named
+        self.assertIn("below 0.99x eager in one process: x0.950 tf32 9x9x9 none (ours 100.0 us with lt/a1+epi, "
+                      "eager 95.0)", r.stdout)
+        self.assertIn("x0.950 tf32 8x8x8 none (ours 100.0 us with ?,", r.stdout)  # equal ratios: both named
         self.assertNotIn("7x7x7 none (ours", r.stdout)
 
     def test_the_python_loop_view_is_reported_beside_the_targets_and_not_held_to_them(self):
