@@ -34,23 +34,24 @@ struct alignas(4 * kVec) Floats {
 constexpr int kBytesInFlight = 32;
 
 // A thread owns kVec adjacent stored columns and walks down the stored rows, kRows rows' loads at a time, so its
-// position is known without dividing and, row-major, its biases are loaded once. A block spans kThreads / lanes
-// threads' columns and `lanes` rows at a time, so short rows (a transposed decode output) still fill it. The
+// position is known without dividing and, row-major, its biases are loaded once. A block spans 2^row_shift threads'
+// columns and kThreads >> row_shift rows (lanes) at a time, so short rows (a transposed decode output) still fill it;
+// a power of two, so a thread finds its lane and column by shifts (three run-time integer divisions did it before,
+// ahead of every load). The
 // activation is a compile-time constant, so no element pays for the switch. kVec 4 needs rows whose length is a
 // multiple of 4 and 16-byte aligned bases; kVec 1 takes any shape and alignment (padded GEMM outputs, misaligned
 // bases).
 template <Activation kAct, bool kDropout, int kVec>
 __global__ void __launch_bounds__(kThreads) epilogue_rows_kernel(EpilogueParams params, const float* acc,
-                                                                  std::int64_t acc_row_len, int lanes) {
+                                                                  std::int64_t acc_row_len, int row_shift) {
   using Vec = Floats<kVec>;
   constexpr int kRows = kBytesInFlight / sizeof(Vec);
   const EpilogueParams e = with_dropout_offset(params);
   const std::int64_t rows = e.transposed ? e.n : e.m, row_len = e.transposed ? e.m : e.n;  // as stored
-  const int threads_per_row = kThreads / lanes;
-  const int lane = static_cast<int>(threadIdx.x) / threads_per_row;
-  const std::int64_t minor =
-      (static_cast<std::int64_t>(blockIdx.x) * threads_per_row + static_cast<int>(threadIdx.x) % threads_per_row) *
-      kVec;
+  const int lanes = kThreads >> row_shift;
+  const int lane = static_cast<int>(threadIdx.x) >> row_shift;
+  const int in_row = static_cast<int>(threadIdx.x) & ((1 << row_shift) - 1);
+  const std::int64_t minor = ((static_cast<std::int64_t>(blockIdx.x) << row_shift) + in_row) * kVec;
   if (minor >= row_len) return;
   Vec row_bias{};
   if (e.bias && !e.transposed) row_bias = *reinterpret_cast<const Vec*>(e.bias + minor);
@@ -193,9 +194,9 @@ void launch_epilogue(const GemmProblem& p, const float* acc, const GemmOperands&
   const auto launch = [&](auto vec) {
     constexpr int kVec = decltype(vec)::value;
     const std::int64_t row_threads = (row_len + kVec - 1) / kVec;
-    int threads_per_row = 32;  // a warp's worth of a row at least, so loads stay whole 128-byte lines
-    while (threads_per_row < kThreads && threads_per_row < row_threads) threads_per_row *= 2;
-    const int lanes = kThreads / threads_per_row;
+    int row_shift = 5;  // a warp's worth of a row at least, so loads stay whole 128-byte lines
+    while ((1 << row_shift) < kThreads && (1 << row_shift) < row_threads) ++row_shift;
+    const int threads_per_row = 1 << row_shift, lanes = kThreads >> row_shift;
     const std::int64_t col_blocks = (row_threads + threads_per_row - 1) / threads_per_row;
     // Few enough row blocks that each thread has its kRows rows to load at once: one row per thread left 16 bytes in
     // flight, and the H200's 632x5120 bias+gelu took 9.5 us where PyTorch's gelu takes 4.6.
@@ -205,7 +206,7 @@ void launch_epilogue(const GemmProblem& p, const float* acc, const GemmOperands&
     const dim3 grid(static_cast<unsigned>(col_blocks), static_cast<unsigned>(row_blocks));
     with_kernel_constants(e, [&](auto act, auto dropout) {
       epilogue_rows_kernel<decltype(act)::value, decltype(dropout)::value, kVec>
-          <<<grid, kThreads, 0, s>>>(e, acc, acc_row_len, lanes);
+          <<<grid, kThreads, 0, s>>>(e, acc, acc_row_len, row_shift);
     });
   };
   const bool flat = acc_row_len == row_len && outputs_aligned;
