@@ -85,10 +85,11 @@ struct ProgramTrial {
   // Against heuristic-first's fastest batches over every challenger of the problem (fastest_default), or in its own
   // pairs (own_pairs); a condition the challenger did not reach is a loss.
   bool challenger_wins(const DefaultFastest& d) const {
-    if (own_pairs)
-      return warm.beats(warm.default_fastest_us) && cold.beats(cold.default_fastest_us) &&
-             graph.beats(graph.default_fastest_us);
-    return warm.beats(d.warm_us) && cold.beats(d.cold_us) && graph.beats(d.graph_us);
+    const auto against = [&](const TrialResult& r, double fastest) {
+      return own_pairs ? r.default_fastest_us : fastest;
+    };
+    return warm.beats(against(warm, d.warm_us)) && cold.beats(against(cold, d.cold_us)) &&
+           graph.beats(against(graph, d.graph_us));
   }
   // What ranks winners against each other: the challenger's per-call time over the three.
   double challenger_us() const { return warm.challenger_us + cold.challenger_us + graph.challenger_us; }

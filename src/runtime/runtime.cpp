@@ -434,11 +434,18 @@ class Runtime::Impl {
                     "trials (stream warm %.2f us, stream cold %.2f, graph warm %.2f)",
                     times.size(), fastest.warm_us, fastest.cold_us, fastest.graph_us);
       others += text;
+      // What the trial held the challengers to (runtime::challenger_rule), read back from their results.
       const auto percent = [](double floor) { return std::to_string(std::lround((floor - 1) * 100)) + "%"; };
-      if (d.candidate.lt_clustered())
-        others += ", which as a clustered algo it must beat by " + percent(runtime::kClusteredTrialNoiseFloor) +
-                  " in each";
-      if (std::any_of(tried.begin(), tried.end(), [](const Tried& t) { return t.times && t.times->own_pairs; }))
+      double floor = runtime::kTrialNoiseFloor;
+      bool own_pairs = false;
+      for (const Tried& t : tried)
+        if (t.times) {
+          own_pairs = own_pairs || t.times->own_pairs;
+          if (!t.times->own_pairs) floor = std::max(floor, t.times->cold.noise_floor);
+        }
+      if (floor > runtime::kTrialNoiseFloor)
+        others += ", which as a clustered algo it must beat by " + percent(floor) + " in each";
+      if (own_pairs)
         others += "; a challenger that runs heuristic-first's own algo with another epilogue was held against "
                   "heuristic-first's batches in its own pairs only, by " + percent(runtime::kTrialNoiseFloor);
     }
