@@ -95,6 +95,22 @@ def eager_rows(records):
     return rows, sorted(below, key=lambda p: p[0])
 
 
+def record_key(r):
+    return (r["seed"], r["shape"], r["mode"], r["epilogue"], r["launch"], r["condition"])
+
+
+def torch_times(paths):
+    """compare_torch.py JSONs: the first document (its torch version and method) and torch_us per record_key over all
+    of them (runs of different seeds join)."""
+    first, us = None, {}
+    for path in paths:
+        with open(path) as f:
+            doc = json.load(f)
+        first = first or doc
+        us.update({record_key(r): r["torch_us"] for r in doc["records"]})
+    return first, us
+
+
 def eager_repeat_rows(records):
     """PyTorch eager against itself across processes: per mode x epilogue x launch x condition, the ratio of the
     repeated run to the first (torch_repeat_us / torch_us, read as the benchmark reads torch_us / runtime_us) under
@@ -170,23 +186,14 @@ def main():
               ", ".join(f"{n} in {p}" for n, p in sorted(trial_lengths.items())) + "); join each length apart",
               file=sys.stderr)
         return 2
-    torch_doc, torch_us = None, {}
-    key = lambda r: (r["seed"], r["shape"], r["mode"], r["epilogue"], r["launch"], r["condition"])
-    for path in args.torch:
-        with open(path) as f:
-            doc = json.load(f)
-        torch_doc = torch_doc or doc  # the torch version and method of the first; the records of all
-        torch_us.update({key(r): r["torch_us"] for r in doc["records"]})
+    torch_doc, torch_us = torch_times(args.torch)
     if torch_doc:
         for r in records:
-            r["torch_us"] = torch_us.get(key(r))
-    repeat_us = {}
-    for path in args.torch_repeat:
-        with open(path) as f:
-            repeat_us.update({key(r): r["torch_us"] for r in json.load(f)["records"]})
+            r["torch_us"] = torch_us.get(record_key(r))
+    repeat_us = torch_times(args.torch_repeat)[1]
     for r in records:
-        if key(r) in repeat_us:
-            r["torch_repeat_us"] = repeat_us[key(r)]
+        if record_key(r) in repeat_us:
+            r["torch_repeat_us"] = repeat_us[record_key(r)]
 
     summary, lines, met = [], [], True
     header = (f"{'mode':<5} {'launch':<6} {'L2':<4} | {'all: geomean':>12} {'min':>6} | {'exact':>6} {'min':>6} | "
