@@ -33,16 +33,18 @@ double median(std::vector<double> v) {
 }
 
 struct Case {
-  std::string epilogue;
+  Epilogue epi;
   std::int64_t m = 0, n = 0;
 };
 
 Case parse_case(const std::string& text) {
   const auto colon = text.rfind(':');
-  const auto x = text.find('x', colon == std::string::npos ? 0 : colon);
-  if (colon == std::string::npos || x == std::string::npos)
+  long long m = 0, n = 0;
+  char tail = 0;
+  if (colon == std::string::npos ||
+      std::sscanf(text.c_str() + colon + 1, "%lldx%lld%c", &m, &n, &tail) != 2)
     throw InputError("bad case '" + text + "' (expected EPILOGUE:MxN, e.g. bias+gelu:1206x176)");
-  Case c{text.substr(0, colon), std::stoll(text.substr(colon + 1, x - colon - 1)), std::stoll(text.substr(x + 1))};
+  const Case c{Epilogue::parse(text.substr(0, colon)), m, n};
   if (c.m < 1 || c.n < 1) throw InputError("bad case '" + text + "': sizes must be positive");
   return c;
 }
@@ -52,7 +54,7 @@ void probe(const Case& c, CuptiKernelTimer& timer, cudaStream_t s) {
   p.m = c.m;
   p.n = c.n;
   p.k = 1;
-  p.epi = Epilogue::parse(c.epilogue);
+  p.epi = c.epi;
   p.validate();
   const std::size_t elements = static_cast<std::size_t>(c.m * c.n);
   const DeviceBuffer<float> acc(elements), bias(static_cast<std::size_t>(c.n)), y(elements),
@@ -74,7 +76,7 @@ void probe(const Case& c, CuptiKernelTimer& timer, cudaStream_t s) {
   const double t = median(us);
   const double bytes = static_cast<double>(elements) * sizeof(float) * (p.epi.save_z ? 3 : 2);
   std::printf("%-16s %6lldx%-6lld  median %7.2f us  min %7.2f us  %6.2f TB/s (acc read, Y%s written)\n",
-              c.epilogue.c_str(), static_cast<long long>(c.m), static_cast<long long>(c.n), t,
+              c.epi.key().c_str(), static_cast<long long>(c.m), static_cast<long long>(c.n), t,
               *std::min_element(us.begin(), us.end()), bytes / (t * 1e-6) / 1e12, p.epi.save_z ? " and Z" : "");
 }
 
