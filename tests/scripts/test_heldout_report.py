@@ -90,7 +90,8 @@ class Usage(unittest.TestCase):
             with open(bench, "w") as f:
                 json.dump({"records": []}, f)
             for args in (["--bench", "/nonexistent/b.json"],
-                         ["--bench", bench, "--same-process", "/nonexistent/s.json"]):
+                         ["--bench", bench, "--same-process", "/nonexistent/s.json"],
+                         ["--bench", bench, "--torch-repeat", "/nonexistent/t.json"]):
                 r = subprocess.run([sys.executable, script, *args, "--out", os.path.join(d, "o.json")],
                                    capture_output=True, text=True)
                 self.assertEqual(r.returncode, 2)
