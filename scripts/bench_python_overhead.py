@@ -8,8 +8,11 @@ first-use trial picks the candidate), and per kind of array handed to it:
   dlpack       objects that expose only __dlpack__ / __dlpack_device__;
   cai          objects that expose only __cuda_array_interface__;
 the record holds:
-  rt_host_us        host time per call, issuing 200 calls behind a ~0.1 s GPU spin (the host never waits);
-  torch_mm_host_us  the same for torch.mm(A, B, out=Y) on the same tensors;
+  rt_host_us        host time per call, issuing 200 calls behind a ~0.1 s GPU spin (the host never waits), median
+                    of 9 rounds;
+  torch_mm_host_us  the same for torch.mm(A, B, out=Y) on the same tensors, in rounds interleaved with rt_host_us's
+                    (the side going first alternating): the host's speed drifts within one run by as much as the gap
+                    between the two (H200 machine, 2026-11-29), so two times taken apart cannot be compared;
   rt_gpu_us         GPU time per call: 20 back-to-back calls between CUDA events, median of 7 rounds, warm;
   cpp_gpu_us        `gemmtune run` on the same problem pinned to the candidate the Python call runs (--candidate):
                     CUDA events around back-to-back calls;
@@ -24,6 +27,7 @@ usage: bench_python_overhead.py [--gemmtune build/gemmtune] [--out results/<gpu>
 """
 import argparse
 import json
+import statistics
 import os
 import re
 import subprocess
@@ -104,6 +108,15 @@ def main():
         torch.cuda.synchronize()
         return elapsed / calls * 1e6
 
+    def host_pair_us(ours, theirs, rounds=9):
+        """host_us of ours and theirs, interleaved round by round, the side going first alternating: medians."""
+        mine, other = [], []
+        for r in range(rounds):
+            order = ((ours, mine), (theirs, other)) if r % 2 == 0 else ((theirs, other), (ours, mine))
+            for fn, times in order:
+                times.append(host_us(fn))
+        return statistics.median(mine), statistics.median(other)
+
     def kernel_us(fn, calls=20):
         torch.cuda.synchronize()
         with profile(activities=[ProfilerActivity.CUDA]) as prof:
@@ -127,7 +140,7 @@ def main():
             torch.cuda.synchronize()
             candidate = rt.explain(A, B, mode="tf32").split(": ", 1)[1].split(" ")[0]
             shape = {"shape": f"{m}x{n}x{k}", "mode": "tf32", "candidate": candidate,
-                     "torch_mm_host_us": host_us(theirs), "torch_mm_gpu_us": gpu_us(theirs),
+                     "torch_mm_gpu_us": gpu_us(theirs),
                      "cpp_gpu_us": cpp_gpu_us(args.gemmtune, m, n, k, candidate, os.path.join(tmp, "cpp.db")),
                      "kernel_us": kernel_us(ours)}
             kinds = {"torch": (A, B, Y), "dlpack": (DlpackOnly(A), DlpackOnly(B), DlpackOnly(Y)),
@@ -138,7 +151,9 @@ def main():
                 call = lambda: rt.forward(a, b, out=y, mode="tf32")  # noqa: E731
                 call()
                 read = protocols[kind]
-                records.append({**shape, "arrays": kind, "rt_host_us": host_us(call), "rt_gpu_us": gpu_us(call),
+                rt_host, torch_host = host_pair_us(call, theirs)
+                records.append({**shape, "arrays": kind, "rt_host_us": rt_host, "torch_mm_host_us": torch_host,
+                                "rt_gpu_us": gpu_us(call),
                                 "protocol_host_us": host_us(lambda: (read(a), read(b), read(y)))})
                 r = records[-1]
                 print(f"{r['shape']:>16} {kind:<6} host {r['rt_host_us']:7.1f} us "

@@ -1,0 +1,102 @@
+#!/usr/bin/env python3
+"""Where one Python Runtime.forward call of PyTorch tensors spends its host time (issue 48), beside torch.mm.
+
+Each row times one piece of the fast path (gemmtune/runtime.py, Runtime._torch_forward) alone, issued 200 times behind
+a GPU spin so no call waits on the GPU; the rows are interleaved in 9 rounds and the median per call is printed, so a
+drift of the host's speed over the run moves every row alike.
+
+--old FILE: another version of gemmtune/runtime.py (e.g. `git show REV:src/runtime/python/gemmtune/runtime.py`),
+loaded beside the package's as gemmtune.runtime_old; its Runtime.forward is timed in the same rounds, so a change to
+the fast path is held against the code before it in one process.
+
+usage: PYTHONPATH=build/python python3 scripts/dev/python_call_breakdown.py [--old FILE] [MxNxK ...]
+"""
+import argparse
+import importlib.util
+import statistics
+import sys
+import tempfile
+import time
+
+import torch
+
+import gemmtune
+
+
+def load_old_runtime(path):
+    """The Runtime class of another runtime.py, imported inside the gemmtune package so its relative imports resolve."""
+    spec = importlib.util.spec_from_file_location("gemmtune.runtime_old", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module.Runtime
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--old")
+    ap.add_argument("shapes", nargs="*", default=["256x256x256"])
+    args = ap.parse_args()
+    old_runtime = load_old_runtime(args.old) if args.old else None
+    torch.backends.cuda.matmul.allow_tf32 = True
+    for shape in args.shapes:
+        breakdown(*(int(v) for v in shape.split("x")), old_runtime)
+
+
+def breakdown(m, n, k, old_runtime):
+    A, B = torch.randn(m, k, device="cuda"), torch.randn(k, n, device="cuda")
+    Y, Yt = torch.empty(m, n, device="cuda"), torch.empty(m, n, device="cuda")
+    with tempfile.TemporaryDirectory() as tmp:
+        rt = gemmtune.Runtime(f"{tmp}/breakdown.db")
+        rt.forward(A, B, out=Y, mode="tf32")
+        old = None
+        if old_runtime is not None:
+            old = old_runtime(f"{tmp}/old.db")
+            old.forward(A, B, out=Y, mode="tf32")
+        torch.cuda.synchronize()
+        problem = next(iter(rt._torch_forwards.values()))
+        raw = rt._raw_stream
+        stream = raw(0)
+        pa, pb, py = A.data_ptr(), B.data_ptr(), Y.data_ptr()
+        binding = rt._rt
+        pieces = {
+            "torch.mm(A, B, out=Y)": lambda: torch.mm(A, B, out=Yt),
+            "rt.forward(A, B, out=Y)": lambda: rt.forward(A, B, out=Y, mode="tf32"),
+            "binding forward, ints given": lambda: binding.forward(problem, pa, pb, 0, py, 0, 0, 0, 0, stream),
+            "binding prepared(problem)": lambda: binding.prepared(problem),
+            "key tuple (as runtime.py)": lambda: (A.shape, A.stride(), A.dtype, A.device, B.shape, B.stride(),
+                                                  B.dtype, B.device, Y.shape, Y.stride(), Y.dtype, Y.device, None,
+                                                  "none", float, 0.01, float, 0.0, "tf32"),
+            "key tuple, get_device()": lambda: (A.shape, A.stride(), A.dtype, A.get_device(), B.shape, B.stride(),
+                                                B.dtype, B.get_device(), Y.shape, Y.stride(), Y.dtype,
+                                                Y.get_device(), None, "none", float, 0.01, float, 0.0, "tf32"),
+            "three data_ptr()": lambda: (A.data_ptr(), B.data_ptr(), Y.data_ptr()),
+            "raw stream": lambda: raw(0),
+            "A.device.index": lambda: A.device.index,
+            "type checks + requires_grad": lambda: (type(A) is torch.Tensor and type(B) is torch.Tensor
+                                                    and type(Y) is torch.Tensor and not A.requires_grad
+                                                    and not B.requires_grad),
+            "empty lambda": lambda: None,
+        }
+        if old is not None:
+            pieces["old rt.forward(A, B, out=Y)"] = lambda: old.forward(A, B, out=Y, mode="tf32")
+        samples = {name: [] for name in pieces}
+        for _ in range(9):
+            for name, fn in pieces.items():
+                torch.cuda._sleep(int(2e7))
+                began = time.perf_counter()
+                for _ in range(200):
+                    fn()
+                samples[name].append((time.perf_counter() - began) / 200 * 1e6)
+                torch.cuda.synchronize()
+        rt.flush()
+        if old is not None:
+            old.flush()
+        print(f"{m}x{n}x{k} tf32, {torch.cuda.get_device_name()}, torch {torch.__version__}, "
+              f"{rt.explain(A, B, mode='tf32').split(': ', 1)[1].split(' ')[0]}")
+        for name, values in samples.items():
+            print(f"  {name:<30} {statistics.median(values):7.2f} us  (min {min(values):6.2f})")
+
+
+if __name__ == "__main__":
+    main()
