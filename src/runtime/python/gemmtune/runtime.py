@@ -239,12 +239,6 @@ def _cai_streams(interfaces):
     return {i.get("stream") for i in interfaces if i.get("version", 0) >= 3 and i.get("stream") is not None}
 
 
-def _torch_tensor_type():
-    """torch.Tensor where PyTorch is imported, else None (no array is of that type)."""
-    torch = sys.modules.get("torch")
-    return None if torch is None else torch.Tensor
-
-
 def _torch_raw_stream(torch):
     """device index -> the handle of PyTorch's current stream there: torch.cuda.current_stream() builds a Stream object
     at every call, the raw handle is what a launch needs."""
@@ -352,34 +346,10 @@ class Runtime:
         Philox(seed, offset, row·n + col), so the backward with the same seed and offset regenerates it; offset_ptr
         (a one-element uint64/int64 device array) instead reads the offset on the device when the call runs (CUDA
         graphs: see advance_offset). mode: tf32, fp32 or 3xtf32. Returns Y, or (Y, Z) where Z is saved."""
-        if out is not None and stream is None and z is None and offset_ptr is None and save_z is False:
-            # PyTorch tensors, out= given, on their device's current stream: plan_forward's checks once per
-            # combination of what they check (the tensors' shapes, strides, dtypes and devices, and the arguments,
-            # with their types), then a call reads four pointers and the stream, as FusedLinear does (issue 48).
-            # Inline rather than a method of its own, which cost the host a Python call of ten arguments.
-            # A tensor that requires grad, which the full path refuses, takes the full path.
-            tensor = _torch_tensor_type()
-            if (type(A) is tensor and type(B) is tensor and type(out) is tensor and
-                    (bias is None or type(bias) is tensor) and
-                    not (A.requires_grad or B.requires_grad or (bias is not None and bias.requires_grad))):
-                device = A.device
-                key = (A.shape, A.stride(), A.dtype, device, B.shape, B.stride(), B.dtype, B.device, out.shape,
-                       out.stride(), out.dtype, out.device,
-                       None if bias is None else (bias.shape, bias.stride(), bias.dtype, bias.device),
-                       act, type(leaky_slope), leaky_slope, type(dropout), dropout, mode)
-                problem = self._torch_forwards.get(key)
-                if problem is None:
-                    problem = self._resolve_forward(self._torch_forwards, key, A, B, bias, out, act, leaky_slope,
-                                                    dropout, seed, offset, mode).problem
-                elif type(seed) is not int or type(offset) is not int or seed | offset < 0 or (seed | offset) >> 64:
-                    _check_word(seed, "seed")  # the checks' calls only where one will raise: each costs ~0.1 us
-                    _check_word(offset, "offset")
-                if self._raw_stream is None:
-                    self._raw_stream = _torch_raw_stream(sys.modules["torch"])
-                self._rt.forward(problem, A.data_ptr(), B.data_ptr(), 0 if bias is None else bias.data_ptr(),
-                                 out.data_ptr(), 0, seed, offset, 0, self._raw_stream(device.index))
-                return out
-            y = self._cai_forward(A, B, bias, out, act, leaky_slope, dropout, seed, offset, mode)
+        if stream is None and z is None and offset_ptr is None and save_z is False:
+            y = self._torch_forward(A, B, bias, out, act, leaky_slope, dropout, seed, offset, mode)
+            if y is None:
+                y = self._cai_forward(A, B, bias, out, act, leaky_slope, dropout, seed, offset, mode)
             if y is not None:
                 return y
         call = plan_forward(A, B, bias, act=act, leaky_slope=leaky_slope, out=out, z=z, save_z=save_z,
@@ -410,12 +380,44 @@ class Runtime:
         kept[key] = call.problem
         return call
 
+    def _torch_forward(self, A, B, bias, out, act, leaky_slope, dropout, seed, offset, mode):
+        """forward() of PyTorch tensors, out= given, on their device's current stream, with plan_forward's checks made
+        once per combination of what they check (the tensors' shapes, strides, dtypes and devices, and the arguments,
+        with their types) rather than at every call: then a call reads four pointers and the stream, as FusedLinear
+        does, and costs the host about what torch.mm does (issue 48). None where this path does not apply (another
+        kind of array, a tensor that requires grad, which the full path refuses), and the full path runs."""
+        torch = sys.modules.get("torch")
+        if torch is None:
+            return None
+        tensor = torch.Tensor
+        if type(A) is not tensor or type(B) is not tensor or type(out) is not tensor:
+            return None
+        if bias is not None and type(bias) is not tensor:
+            return None
+        if A.requires_grad or B.requires_grad or (bias is not None and bias.requires_grad):
+            return None
+        key = (A.shape, A.stride(), A.dtype, A.device, B.shape, B.stride(), B.dtype, B.device, out.shape, out.stride(),
+               out.dtype, out.device, None if bias is None else (bias.shape, bias.stride(), bias.dtype, bias.device),
+               act, type(leaky_slope), leaky_slope, type(dropout), dropout, mode)
+        problem = self._torch_forwards.get(key)
+        if problem is None:
+            problem = self._resolve_forward(self._torch_forwards, key, A, B, bias, out, act, leaky_slope, dropout,
+                                            seed, offset, mode).problem
+        elif type(seed) is not int or type(offset) is not int or seed | offset < 0 or (seed | offset) >> 64:
+            _check_word(seed, "seed")  # the checks' calls only where one will raise: each costs the host ~0.1 us
+            _check_word(offset, "offset")
+        if self._raw_stream is None:
+            self._raw_stream = _torch_raw_stream(torch)
+        self._rt.forward(problem, A.data_ptr(), B.data_ptr(), 0 if bias is None else bias.data_ptr(), out.data_ptr(), 0,
+                         seed, offset, 0, self._raw_stream(key[3].index))
+        return out
+
     def _cai_forward(self, A, B, bias, out, act, leaky_slope, dropout, seed, offset, mode):
         """forward() of arrays that expose __cuda_array_interface__ (CuPy, Numba, a wrapper of a framework's), out=
-        given, on the current stream, as forward() does it for PyTorch tensors: plan_forward's checks once per
-        combination of what they read (_cai_key); then a call reads the interfaces, checks that each pointer is on this
-        runtime's GPU and orders itself after the streams they name, as the full path does at every call (issue 48).
-        None where this path does not apply, and the full path runs (and raises what it finds)."""
+        given, on the current stream, as _torch_forward does it: plan_forward's checks once per combination of what
+        they read (_cai_key); then a call reads the interfaces, checks that each pointer is on this runtime's GPU and
+        orders itself after the streams they name, as the full path does at every call (issue 48). None where this
+        path does not apply, and the full path runs (and raises what it finds)."""
         if out is None:
             return None
         arrays = (A, B, out) if bias is None else (A, B, out, bias)
