@@ -61,8 +61,10 @@ std::string already_the_library(const std::string& api, const std::string& candi
   return "the db's entry is cuBLAS's own choice (" + candidate_id + "), which the call already makes";
 }
 
-bool yields_when_drained(const std::string& candidate_id, const ApplyOptions& options) {
-  return options.host_yield && candidate_id.find("+pad") != std::string::npos;
+bool yields_when_drained(const std::string& candidate_id, double saving_us, const ApplyOptions& options) {
+  const bool unknown = saving_us < 0;
+  return options.host_yield && candidate_id.find("+pad") != std::string::npos &&
+         (unknown || saving_us < kPaddedEntryExtraHostUs);
 }
 
 bool routed_operands(const Route& route, const CallOperands& call, GemmOperands& out, std::string& why) {

@@ -41,15 +41,22 @@ Route route_lt_call(const LtCallDesc& call, const ApplyOptions& options);
 // A cuBLASLt call with that entry is routed: cuBLAS's choice is not cuBLASLt's.
 std::string already_the_library(const std::string& api, const std::string& candidate_id);
 
+// What a `+pad` entry's launches beside its cuBLASLt call (our padding copy before it and, unless only k was padded
+// and the problem has no epilogue, our epilogue kernel after it) add to a call's host time: 22-27 us per call on the
+// H200 machine's host against 10-13 for the library's own call (scripts/dev/launch_host_probe.cu).
+inline constexpr double kPaddedEntryExtraHostUs = 12;
+
 // Whether a call whose exact entry is candidate_id goes to the library instead wherever its stream has drained when
-// the call comes (the backend asks the stream). A drained stream means the GPU waits for the host: the call's host
-// time is then the program's, and the GPU time the entry saves is not. A `+pad` entry launches our padding copy before
-// its cuBLASLt call and, unless only k was padded and the problem has no epilogue, our epilogue kernel after it:
-// 22-27 us of host time per call on the H200 machine's host against 10-13 for the library's own call
-// (scripts/dev/launch_host_probe.cu), and under apply the odd-width tf32 PyTorch step ran
-// 0.92x plain eagerly while its GPU time fell 13% (results/nvidia-h200/apply_step.json). Every other entry is one
-// launch of the library or of ours, or a copy and one of ours (9-11 us), and is always routed.
-bool yields_when_drained(const std::string& candidate_id, const ApplyOptions& options);
+// the call comes (the backend asks the stream). saving_us: the GPU time per call the entry saved over cuBLASLt's
+// heuristic-first in its sweep, negative where not known. A drained stream means the GPU waits for the host, and the
+// call's host time and its GPU time both lie on the program's path: the GPU starts it only once the host has issued
+// it. So a `+pad` entry yields there only where it saves less GPU time than the host time it adds, or where its
+// saving is not known. Yielding every `+pad` entry sent 28% of the odd-width tf32 PyTorch step's GEMM flops to
+// cuBLAS's unaligned kernels, entries that save tens of microseconds a call, and ran the step 0.854x plain eagerly
+// (processes 0.78-0.995) against 0.962x (0.95-1.03) with every call routed (H200, results/nvidia-h200/apply_step.json).
+// Every other entry is one launch of the library or of ours, or a copy and one of ours (9-11 us), and is always
+// routed.
+bool yields_when_drained(const std::string& candidate_id, double saving_us, const ApplyOptions& options);
 
 // One call's device pointers as the library got them: A, B, D (cuBLAS's C), and cuBLASLt's bias and aux pointers.
 struct CallOperands {

@@ -100,8 +100,9 @@ void register_apply(CLI::App& app) {
   cmd->add_flag("--fp32-equivalent", a->fp32_equivalent,
                 "Let fp32 calls run the 3xtf32 entries `sweep --fp32-equivalent` admitted");
   cmd->add_flag("--no-host-yield", a->no_host_yield,
-                "Route every call of a padded (+pad) entry, also where the GPU has caught up with the program and "
-                "its extra host time would be the program's (by default those calls go to the library)");
+                "Route every call of a padded (+pad) entry, also where the GPU has caught up with the program (by "
+                "default such a call then goes to the library where the entry saved less GPU time in its sweep than "
+                "its extra launches cost the host)");
   cmd->add_flag("--record", a->record, "Record the problems without an exact entry as misses in the db "
                                        "(for `gemmtune sweep --from-misses`)");
   cmd->add_option("--report", a->report, "Write per call: how often, whether gemmtune ran it (and with what) or why "

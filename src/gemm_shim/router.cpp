@@ -195,8 +195,9 @@ void decide(Router& r, Decision& d, void* stream) {
   }
   char text[2048] = "";
   int id = -1;
-  const int verdict = r.backend.problem(r.backend.handle, d.route.problem.key().c_str(), stream, &id, text,
-                                        sizeof(text));
+  double saving_us = -1;
+  const int verdict = r.backend.problem(r.backend.handle, d.route.problem.key().c_str(), stream, &id, &saving_us,
+                                        text, sizeof(text));
   if (verdict == GEMMTUNE_APPLY_ROUTED) {
     if (const std::string why = apply::already_the_library(r.rows[d.row].api, text); !why.empty()) {
       d.kind = Decision::Kind::PassThrough;
@@ -205,7 +206,7 @@ void decide(Router& r, Decision& d, void* stream) {
     }
     d.kind = Decision::Kind::Routed;
     d.id = id;
-    d.yields = apply::yields_when_drained(text, r.settings.options);
+    d.yields = apply::yields_when_drained(text, saving_us, r.settings.options);
     set_outcome(r, d, text, "");
   } else {
     d.kind = verdict == GEMMTUNE_APPLY_CAPTURING ? Decision::Kind::Undecided : Decision::Kind::PassThrough;

@@ -174,6 +174,13 @@ class Runtime::Impl {
     return plans_.find(p) != plans_.end();
   }
 
+  std::optional<double> exact_entry_saving_us(const GemmProblem& p) {
+    const auto held = lock();
+    const CacheEntry* e = cache_.index.exact(p);
+    if (e == nullptr || !e->evidence.known()) return std::nullopt;
+    return e->stats.median_us * (e->evidence.min_margin() - 1);
+  }
+
   const Choice& choice(const GemmProblem& p) {
     const auto held = lock();
     return plan(p, std::nullopt).choice;
@@ -606,6 +613,11 @@ std::string Runtime::candidate_id(const GemmProblem& problem) { return impl_->ch
 
 bool Runtime::runs_exact_entry(const GemmProblem& problem) {
   return impl_->choice(problem).source == ChoiceSource::Exact;
+}
+
+std::optional<double> Runtime::exact_entry_saving_us(const GemmProblem& problem) {
+  if (!runs_exact_entry(problem)) return std::nullopt;
+  return impl_->exact_entry_saving_us(problem);
 }
 
 void Runtime::flush() { impl_->flush(); }

@@ -168,13 +168,19 @@ TEST(ApplyRoute, AnEntryThatIsCublassOwnChoiceLeavesACublasCallWithCublasButRout
   EXPECT_EQ(already_the_library("cublasSgemm_v2", "lt/a21-t18-s8-k1-r0-w0-c0-cl0-i0"), "");
 }
 
-TEST(ApplyRoute, OnlyAPaddedEntryYieldsToTheLibraryOnADrainedStreamAndOnlyWithHostYieldOn) {
+TEST(ApplyRoute, OnlyAPaddedEntrySavingLessGpuTimeThanItsHostCostOrNotKnownYieldsOnADrainedStreamWithHostYieldOn) {
   const ApplyOptions on{}, off{false, false};
-  EXPECT_TRUE(yields_when_drained("lt/a43-t21-s34-k1-r0-w0-c0-cl8-i0+pad", on));
-  EXPECT_FALSE(yields_when_drained("lt/a43-t21-s34-k1-r0-w0-c0-cl8-i0+pad", off));
+  const std::string padded = "lt/a43-t21-s34-k1-r0-w0-c0-cl8-i0+pad";
+  EXPECT_TRUE(yields_when_drained(padded, -1, on));
+  EXPECT_TRUE(yields_when_drained(padded, 0, on));
+  EXPECT_TRUE(yields_when_drained(padded, kPaddedEntryExtraHostUs - 0.5, on));
+  EXPECT_FALSE(yields_when_drained(padded, kPaddedEntryExtraHostUs, on));
+  EXPECT_FALSE(yields_when_drained(padded, 40, on));
+  EXPECT_FALSE(yields_when_drained(padded, -1, off));
+  EXPECT_FALSE(yields_when_drained(padded, 0, off));
   for (const char* id : {"lt/a21-t18-s8-k1-r0-w0-c0-cl0-i0", "lt/a21-t18-s8-k1-r0-w0-c0-cl0-i0+epi", "cublas/sgemm",
                          "own/wgmma_tf32_256x128x32_s4_staged", "own/tf32_128x128x32_s3"})
-    EXPECT_FALSE(yields_when_drained(id, on)) << id;
+    for (const double saving : {-1.0, 0.0, 40.0}) EXPECT_FALSE(yields_when_drained(id, saving, on)) << id;
 }
 
 // PyTorch's addmm through cuBLASLt: D (n×m, column-major) = op(W)·X ᵀ with the bias per row of D (per column of Y).

@@ -129,11 +129,13 @@ ProcessOutput two_routable_calls(const fs::path& dir, const std::string& extra_e
        "FAKE_BACKEND_LOG=" + (dir / "backend.log").string(), GEMMTUNE_FAKE_BLAS_CALLER, routed, routed});
 }
 
-// A padded entry's call asks the backend to yield where the stream has drained; another entry's never does. Yielded
-// calls go to cuBLAS one by one (the signature stays routed, the report counts them under the backend's reason);
-// --no-host-yield routes them all.
-TEST(ApplyRouter, APaddedEntryYieldsToCublasOnADrainedStreamUnlessHostYieldIsOff) {
+// A padded entry that saved less GPU time in its sweep than its launches add to the host's asks the backend to yield
+// where the stream has drained; one that saved more, and any other entry, never does. Yielded calls go to cuBLAS one by
+// one (the signature stays routed, the report counts them under the backend's reason); --no-host-yield routes them
+// all.
+TEST(ApplyRouter, APaddedEntryThatSavesLessThanItsHostCostYieldsToCublasOnADrainedStreamUnlessHostYieldIsOff) {
   const std::string padded = spec(call("cublasSgemm_v2", N, N, 128, 88, 256, 128, 256, 128));
+  const std::string padded_saving = spec(call("cublasSgemm_v2", N, N, 128, 99, 256, 128, 256, 128));
   const std::string plain = spec(call("cublasSgemm_v2", N, N, 128, 64, 256, 128, 256, 128));
   for (const bool yield : {true, false}) {
     const test::ScratchDir scratch;
@@ -144,14 +146,16 @@ TEST(ApplyRouter, APaddedEntryYieldsToCublasOnADrainedStreamUnlessHostYieldIsOff
         {"env", "LD_PRELOAD=" + (dir / "libgemmtune_trace_gemms.so").string(), std::string(apply::kApplyEnv) + "=1",
          std::string(apply::kReportDirEnv) + "=" + dir.string(), "FAKE_BACKEND_DRAINED=1",
          std::string(apply::kNoHostYieldEnv) + (yield ? "=0" : "=1"),
-         "FAKE_BACKEND_LOG=" + (dir / "backend.log").string(), GEMMTUNE_FAKE_BLAS_CALLER, padded, padded, plain});
+         "FAKE_BACKEND_LOG=" + (dir / "backend.log").string(), GEMMTUNE_FAKE_BLAS_CALLER, padded, padded, plain,
+         padded_saving});
     ASSERT_EQ(r.status, 0) << r.out << r.err;
     const std::vector<std::string> log = lines_of((dir / "backend.log").string());
     const std::vector<apply::ReportRow> rows = apply::read_report_parts(dir.string());
     const apply::ReportRow* yielded = find_row(rows, "fwd:88x128x256:nn:row:none:fp32", 0);
     const apply::ReportRow* routed = find_row(rows, "fwd:88x128x256:nn:row:none:fp32", 1);
+    ASSERT_EQ(log.size(), 4u) << r.err;
+    EXPECT_EQ(log[3], "RUN fwd:99x128x256:nn:row:none:fp32 0x2000 0x1000 0x3000 on 0x5000");
     if (yield) {
-      ASSERT_EQ(log.size(), 3u) << r.err;
       EXPECT_EQ(log[0], "YIELD fwd:88x128x256:nn:row:none:fp32");
       EXPECT_EQ(log[1], log[0]);
       EXPECT_EQ(log[2], "RUN fwd:64x128x256:nn:row:none:fp32 0x2000 0x1000 0x3000 on 0x5000");
@@ -160,7 +164,6 @@ TEST(ApplyRouter, APaddedEntryYieldsToCublasOnADrainedStreamUnlessHostYieldIsOff
       EXPECT_EQ(yielded->reason, "drained (fake)");
       EXPECT_EQ(routed, nullptr);
     } else {
-      ASSERT_EQ(log.size(), 3u) << r.err;
       EXPECT_EQ(log[0], "RUN fwd:88x128x256:nn:row:none:fp32 0x2000 0x1000 0x3000 on 0x5000");
       ASSERT_NE(routed, nullptr);
       EXPECT_EQ(routed->routed_calls, 2u);

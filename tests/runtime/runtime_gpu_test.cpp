@@ -661,7 +661,7 @@ class RuntimeCacheGpu : public ::testing::Test {
   std::string db = dir.path("cache.db");
 };
 
-TEST_F(RuntimeCacheGpu, ExactAndNearestEntriesAreUsedAndExplained) {
+TEST_F(RuntimeCacheGpu, ExactAndNearestEntriesAreUsedAndExplainedAndOnlyAnExactEntryHasASaving) {
   const GemmProblem tuned = make(256, 256, 256, "nn", OutputLayout::RowMajor, Activation::Gelu, true, 0.f, MathMode::Tf32);
   const Candidate c = second_choice(tuned);
   // An fp32 kind whose tuned shape chose one of our variants by x1.2 in every condition.
@@ -695,6 +695,14 @@ TEST_F(RuntimeCacheGpu, ExactAndNearestEntriesAreUsedAndExplained) {
   EXPECT_NE(why_own.find("x1.200"), std::string::npos) << why_own;
   EXPECT_EQ(f.rt->candidate_id(near_own), own.id());
   expect_correct(*f.rt, near_own);
+
+  // What an exact entry saved over heuristic-first (10 us at x1.2: 2 us a call); nothing known without a margin, and
+  // nothing for a problem that does not run its own exact entry.
+  ASSERT_TRUE(f.rt->exact_entry_saving_us(tuned_own).has_value());
+  EXPECT_NEAR(*f.rt->exact_entry_saving_us(tuned_own), 10.0 * 0.2, 1e-9);
+  EXPECT_FALSE(f.rt->exact_entry_saving_us(tuned).has_value());
+  EXPECT_FALSE(f.rt->exact_entry_saving_us(near_own).has_value());
+  EXPECT_FALSE(f.rt->exact_entry_saving_us(near).has_value());
   EXPECT_EQ(f.warnings.str(), "");
 }
 

@@ -120,7 +120,7 @@ APPLY_BACKEND_EXPORT gemmtune_apply_backend* gemmtune_apply_open(const char* db,
 }
 
 APPLY_BACKEND_EXPORT int gemmtune_apply_problem(gemmtune_apply_backend* b, const char* problem_key, void* stream,
-                                                int* id, char* text, std::size_t text_size) {
+                                                int* id, double* saving_us, char* text, std::size_t text_size) {
   try {
     const gemmtune::GemmProblem p = gemmtune::GemmProblem::parse_key(problem_key);
     const std::lock_guard<std::mutex> lock(b->mu);
@@ -130,6 +130,7 @@ APPLY_BACKEND_EXPORT int gemmtune_apply_problem(gemmtune_apply_backend* b, const
     const int verdict = decide(*b, added, device, static_cast<cudaStream_t>(stream), text, text_size);
     if (verdict == GEMMTUNE_APPLY_ROUTED) {
       *id = added;
+      *saving_us = b->exact_on[{added, device}]->exact_entry_saving_us(p).value_or(-1);
     } else {
       // Not routed (the shim passes the signature through) or asked again at a later call, under a new id.
       b->problems.pop_back();

@@ -32,9 +32,10 @@ enum {
   GEMMTUNE_APPLY_DRAINED = 4      // forward with yield_if_drained: the stream had no work left (text says so)
 };
 // Whether the problem (GemmProblem::key()) runs its exact cache entry on the current GPU. Resolves it on its first
-// ask (outside any capture), so its later calls may be captured.
+// ask (outside any capture), so its later calls may be captured. Where ROUTED, *saving_us is the GPU time per call
+// the entry saved over cuBLASLt's heuristic-first in its sweep (Runtime::exact_entry_saving_us), -1 where not known.
 int gemmtune_apply_problem(gemmtune_apply_backend* backend, const char* problem_key, void* stream, int* id,
-                           char* text, size_t text_size);
+                           double* saving_us, char* text, size_t text_size);
 
 // Runs problem `id` on `stream`, asynchronously; anything but ROUTED enqueued nothing and the call goes to the
 // library. A call whose scratch would pass max_scratch_bytes is NOT_ROUTED, and so is every later call of that

@@ -42,6 +42,7 @@
 #include <cstdint>
 #include <iosfwd>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <cuda_runtime_api.h>
@@ -218,6 +219,11 @@ class Runtime {
   // was not yet. What `gemmtune apply` asks before taking a call over from cuBLAS: anything less tuned than an exact
   // entry is no reason to leave the library the program chose.
   bool runs_exact_entry(const GemmProblem& problem);
+  // The GPU time per call by which this problem's exact cache entry beat cuBLASLt's heuristic-first where its sweep
+  // measured it: the entry's median × (its smallest margin over heuristic-first − 1). nullopt where the problem runs
+  // no exact entry or the entry has no margin recorded. `gemmtune apply` weighs it against the host time an entry of
+  // several launches adds to a call.
+  std::optional<double> exact_entry_saving_us(const GemmProblem& problem);
 
   // Writes the misses recorded since the last flush to the db (creating the file if it was missing).
   // Throws InputError if the db cannot be written.
