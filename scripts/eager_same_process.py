@@ -103,15 +103,15 @@ def main():
         b = torch.rand(k, n, device="cuda") * 2 - 1
         y = torch.empty(m, n, device="cuda")
         if case["epilogue"] == "none":
-            args, kwargs = (a, b), {"mode": mode}
+            operands, kwargs = (a, b), {"mode": mode}
             eager = lambda: torch.mm(a, b, out=y)  # noqa: E731
         else:
             bias = torch.rand(n, device="cuda") * 2 - 1
-            args, kwargs = (a, b, bias), {"act": "gelu", "mode": mode}
+            operands, kwargs = (a, b, bias), {"act": "gelu", "mode": mode}
             eager = lambda: F.gelu(torch.addmm(bias, a, b), approximate="tanh")  # noqa: E731
-        ours = lambda: rt.forward(*args, out=y, **kwargs)  # noqa: E731
+        ours = lambda: rt.forward(*operands, out=y, **kwargs)  # noqa: E731
         ours()  # the first use: resolution and, for a problem without an exact entry, the trial
-        case["explain"] = rt.explain(*args, **kwargs)
+        case["explain"] = rt.explain(*operands, **kwargs)
         for view, queued in (("one_process_stream_warm", True), ("one_process_python_loop", False)):
             ratios, ours_us, eager_us = [], [], []
             for _ in range(args.rounds):

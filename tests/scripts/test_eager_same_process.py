@@ -1,6 +1,7 @@
 """scripts/eager_same_process.py's cases, no GPU and no PyTorch: a seed's shapes give every shape x mode x epilogue
 with the seed; a held-out run gives each case with a record below 0.99x eager once, with its worst and its
-stream/warm two-process numbers; bad arguments are usage errors before anything is imported."""
+stream/warm two-process numbers; bad arguments are usage errors before anything is imported; and its timing loop runs
+end to end over stand-ins for torch and gemmtune (a name the loop rebound once broke it on the GPU only)."""
 import json
 import os
 import subprocess
@@ -56,6 +57,74 @@ class Cases(unittest.TestCase):
             bad = run("--shapes", f.name, "--db", f.name, "--modes", "fp16")
         self.assertEqual(bad.returncode, 2)
         self.assertIn("--modes", bad.stderr)
+
+
+# Stand-ins for what the script imports after its arguments are checked: every call it makes of torch and gemmtune.
+FAKE_TORCH = """
+__version__ = "0.0-fake"
+class _Tensor:
+    def __mul__(self, other): return self
+    def __sub__(self, other): return self
+class _Event:
+    def __init__(self, enable_timing=False): pass
+    def record(self): pass
+    def synchronize(self): pass
+    def elapsed_time(self, end): return 0.02
+class _Cuda:
+    Event = _Event
+    @staticmethod
+    def synchronize(): pass
+    @staticmethod
+    def _sleep(cycles): pass
+    @staticmethod
+    def get_device_name(): return "fake GPU"
+class _Matmul:
+    allow_tf32 = False
+class _Backends:
+    class cuda:
+        matmul = _Matmul
+cuda = _Cuda
+backends = _Backends
+def rand(*shape, device=None): return _Tensor()
+def empty(*shape, device=None): return _Tensor()
+def mm(a, b, out=None): return out
+def addmm(bias, a, b): return _Tensor()
+"""
+FAKE_GEMMTUNE = """
+class Runtime:
+    def __init__(self, db): self.calls = 0
+    def forward(self, *operands, out=None, **kwargs): self.calls += 1; return out
+    def explain(self, *operands, **kwargs): return "forward ...: lt/fake [exact] (fake)"
+"""
+
+
+class Loop(unittest.TestCase):
+    def test_every_case_is_timed_in_both_views_and_written_with_its_explain(self):
+        with tempfile.TemporaryDirectory() as d:
+            os.makedirs(os.path.join(d, "torch", "nn"))
+            with open(os.path.join(d, "torch", "__init__.py"), "w") as f:
+                f.write(FAKE_TORCH)
+            open(os.path.join(d, "torch", "nn", "__init__.py"), "w").close()
+            with open(os.path.join(d, "torch", "nn", "functional.py"), "w") as f:
+                f.write("def gelu(x, approximate='none'): return x\n")
+            with open(os.path.join(d, "gemmtune.py"), "w") as f:
+                f.write(FAKE_GEMMTUNE)
+            shapes, db, out = (os.path.join(d, name) for name in ("shapes.json", "fake.db", "out.json"))
+            with open(shapes, "w") as f:
+                json.dump({"seed": 5, "shapes": [{"m": 2, "n": 3, "k": 4, "tuned": True}]}, f)
+            open(db, "w").close()
+            r = subprocess.run([sys.executable, os.path.join(SCRIPTS, "eager_same_process.py"), "--shapes", shapes,
+                                "--db", db, "--rounds", "2", "--json", out],
+                               capture_output=True, text=True, env={**os.environ, "PYTHONPATH": d})
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with open(out) as f:
+                doc = json.load(f)
+        self.assertEqual(len(doc["records"]), 4)
+        for case in doc["records"]:
+            self.assertIn("lt/fake", case["explain"])
+            for view in ("one_process_stream_warm", "one_process_python_loop"):
+                self.assertAlmostEqual(case[view]["ratio"], 1.0)
+        self.assertIn("4 cases; 0 below", r.stdout)
 
 
 if __name__ == "__main__":
