@@ -416,10 +416,15 @@ def driver(args):
             dbs = tune(args.gemmtune, model, mode, work, log)
             for capture in args.captures:
                 # An eager step can be bound by the host, whose speed drifts from process to process: its variants
-                # run --repeats times, interleaved, so a drift falls on every variant alike.
-                children, reports = {v: [] for v in variants_for(mode, args.no_yield_variant)}, {}
+                # run --repeats times, interleaved, so a drift falls on every variant alike, and in an order rotated
+                # at each repeat, so no variant always runs in the same place: with plain, apply and apply_no_yield
+                # always in that order, the odd-width tf32 step ran x0.80 under apply and x1.06 under apply_no_yield
+                # in one run (H200) while both routed every call alike.
+                variants = variants_for(mode, args.no_yield_variant)
+                children, reports = {v: [] for v in variants}, {}
                 for repeat in range(args.repeats if capture == "eager" else 1):
-                    for variant in variants_for(mode, args.no_yield_variant):
+                    shift = repeat % len(variants)
+                    for variant in variants[shift:] + variants[:shift]:
                         child, reports[variant] = measure(args, model, mode, variant, dbs, work, log, capture, repeat)
                         children[variant].append(child)
                         gpu, torch_version = child["gpu"], child["torch"]

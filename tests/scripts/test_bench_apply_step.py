@@ -244,6 +244,17 @@ class Driver(unittest.TestCase):
         self.assertEqual(len(graph_runs), 2)
         self.assertEqual(sum(c[1] == "apply" for c in graph_runs), 1)  # the other is the plain step's own
 
+    def test_an_eager_steps_variants_run_in_an_order_rotated_at_each_repeat(self):
+        _, commands = self.drive(["--models", "odd", "--modes", "tf32", "--captures", "eager", "--no-yield-variant"])
+
+        def variant(cmd):
+            if cmd[1] != "apply":
+                return "plain"
+            return "apply_no_yield" if "--no-host-yield" in cmd[:cmd.index("--")] else "apply"
+        ran = [variant(c) for c in commands if "--child-out" in c and c[1] != "trace"]
+        self.assertEqual(ran, ["plain", "apply", "apply_no_yield", "apply", "apply_no_yield", "plain",
+                               "apply_no_yield", "plain", "apply"])
+
     def test_each_model_and_mode_is_tuned_then_run_plain_and_applied_into_one_document(self):
         doc, commands = self.drive(["--models", "odd", "--captures", "eager"])
         self.assertNotIn("partial", doc)
