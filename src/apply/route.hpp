@@ -51,9 +51,9 @@ inline constexpr double kPaddedEntryExtraHostUs = 12;
 // heuristic-first in its sweep, negative where not known. A drained stream means the GPU waits for the host, and the
 // call's host time and its GPU time both lie on the program's path: the GPU starts it only once the host has issued
 // it. So a `+pad` entry yields there only where it saves less GPU time than the host time it adds, or where its
-// saving is not known. Yielding every `+pad` entry sent 28% of the odd-width tf32 PyTorch step's GEMM flops to
-// cuBLAS's unaligned kernels, entries that save tens of microseconds a call, and ran the step 0.854x plain eagerly
-// (processes 0.78-0.995) against 0.962x (0.95-1.03) with every call routed (H200, results/nvidia-h200/apply_step.json).
+// saving is not known. Yielding every `+pad` entry sent 13-28% of the odd-width tf32 PyTorch step's GEMM flops to
+// cuBLAS's unaligned kernels, from entries that save tens of microseconds a call; the step benchmark could not tell
+// either rule from routing every call (its processes differ by more: results/nvidia-h200/apply_step.json, H200).
 // Every other entry is one launch of the library or of ours, or a copy and one of ours (9-11 us), and is always
 // routed.
 bool yields_when_drained(const std::string& candidate_id, double saving_us, const ApplyOptions& options);
