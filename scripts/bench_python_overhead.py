@@ -27,9 +27,9 @@ usage: bench_python_overhead.py [--gemmtune build/gemmtune] [--out results/<gpu>
 """
 import argparse
 import json
-import statistics
 import os
 import re
+import statistics
 import subprocess
 import sys
 import tempfile
