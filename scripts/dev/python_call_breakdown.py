@@ -13,6 +13,7 @@ usage: PYTHONPATH=build/python python3 scripts/dev/python_call_breakdown.py [--o
 """
 import argparse
 import importlib.util
+import os
 import statistics
 import sys
 import tempfile
@@ -37,10 +38,15 @@ def main():
     ap.add_argument("--old")
     ap.add_argument("shapes", nargs="*", default=["256x256x256"])
     args = ap.parse_args()
+    if args.old and not os.path.isfile(args.old):
+        ap.error(f"--old: no file {args.old}")
+    shapes = [shape.split("x") for shape in args.shapes]
+    if any(len(s) != 3 or not all(v.isdigit() and int(v) > 0 for v in s) for s in shapes):
+        ap.error(f"shapes are MxNxK with positive integers, not {' '.join(args.shapes)}")
     old_runtime = load_old_runtime(args.old) if args.old else None
     torch.backends.cuda.matmul.allow_tf32 = True
-    for shape in args.shapes:
-        breakdown(*(int(v) for v in shape.split("x")), old_runtime)
+    for m, n, k in shapes:
+        breakdown(int(m), int(n), int(k), old_runtime)
 
 
 def breakdown(m, n, k, old_runtime):
