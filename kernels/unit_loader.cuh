@@ -108,45 +108,6 @@ struct UnitCursor {
   }
 };
 
-// UnitCursor's copies worked out afresh at every k tile instead of held (5 registers per copy there): for a thread
-// whose registers are few, the TMA kernel's producer (kernels/wgmma_gemm.cuh: UnitProducer), which has cycles to
-// spare while the tensor cores work through a k tile.
-template <int kRows, int kLen, int kRawStride, int kThreads, bool kMnMajor>
-struct UnitCopies {
-  static constexpr int kUnits = kLen / 4 + 1;
-  static constexpr int kCopies = (kRows * kUnits + kThreads - 1) / kThreads;
-  static_assert(kLen % 4 == 0 && kRawStride % 4 == 0 && kRawStride >= kLen + 4, "whole, aligned raw rows");
-  using Copy = typename UnitCursor<kRows, kLen, kRawStride, kThreads, kMnMajor>::Copy;
-
-  // Copy c of this thread for the tile at row0 (along the operand's rows) and k0; dst -1: the thread has no such copy.
-  __host__ __device__ static Copy copy(const OperandView& op, std::int64_t row0, std::int64_t k0, int c, int tid) {
-    const int i = tid + c * kThreads;
-    if (kRows * kUnits % kThreads != 0 && i >= kRows * kUnits) return Copy{op.ptr, -1, 0};
-    const int r = i / kUnits, u = i - r * kUnits;
-    // The tile's row r: stored row k0 + r from column row0 (MN-major), or stored row row0 + r from column k0.
-    const std::int64_t row = kMnMajor ? k0 + r : row0 + r, col = kMnMajor ? row0 : k0;
-    const bool inside = row < (kMnMajor ? op.k : op.rows);
-    const float* const start = op.ptr + row * op.ld + col;
-    const int s = unit_shift(start);
-    const std::int64_t floats = (kMnMajor ? op.rows : op.k) - col + s - 4 * u;
-    const int bytes = !inside || floats <= 0 ? 0 : floats >= 4 ? 16 : 4 * static_cast<int>(floats);
-    // A copy that reads nothing still needs a 16-byte aligned source: the unit of the operand's first float.
-    const auto first_unit =
-        reinterpret_cast<const float*>(reinterpret_cast<std::uintptr_t>(op.ptr) & ~std::uintptr_t{15});
-    return Copy{bytes > 0 ? start - s + 4 * u : first_unit, r * kRawStride + 4 * u, bytes};
-  }
-
-  // Issues this thread's copies of that tile into raw.
-  __device__ static void load(float* raw, const OperandView& op, std::int64_t row0, std::int64_t k0, int tid) {
-#pragma unroll
-    for (int c = 0; c < kCopies; ++c) {
-      const Copy u = copy(op, row0, k0, c, tid);
-      if (kRows * kUnits % kThreads != 0 && u.dst < 0) break;
-      ptx::cp_async_16(raw + u.dst, u.src, u.bytes);
-    }
-  }
-};
-
 // Where B's stored rows k0 + i (i = 0..3) start in their 16-byte units, for an MN-major B read as raw units from
 // column col (the skinny families): their tiles start at multiples of 4 rows, and 4 rows of B are 4·ld floats, a
 // whole number of units, so rows 4 apart share a shift and these four serve every row a block reads. All zero where

@@ -453,65 +453,6 @@ struct StagedOutput {
   }
 };
 
-// The TMA kernel's producer where an operand's rows do not start on 16-byte boundaries, which the copy engine cannot
-// address (kernels/unit_loader.cuh). All 128 threads of the producer warpgroup work, per k tile:
-// - B's tile rows are copied as whole aligned 16-byte units (cp.async, UnitCopies) into the padded B tile, whose
-//   padding holds the extra unit, and each thread's copies land on the stage's full barrier through one noinc
-//   arrival; the consumers read their fragments at their rows' shift, as the cp.async kernel's do;
-// - A's rows were fetched as units into registers a k tile earlier; they are shifted there and stored into the
-//   swizzled tile, fenced for the tensor cores' async proxy, and each warp arrives once.
-// The cp.async kernel does the same work with every thread, between two block barriers per k tile, and ran 1.9-2.7×
-// slower than copying the operands first (kernels/PERFORMANCE.md, "16-byte units, shifted"); here the loads run a
-// k tile ahead of the consumers without holding them.
-// A thread holds half an A row (64-row tiles) or a whole one (128 rows: 9 units, 36 registers), so two consumer
-// warpgroups give the producer kRegisters, not 40, and keep (504 − kRegisters) / 2 each: the block holds 3 × 168
-// per lane, and a claim beyond what the others released waits forever (a 128 / 192 split hung every launch).
-template <class T, class Layout, bool kBKMajor>
-struct UnitProducer {
-  static constexpr int kThreads = 128, kWarps = kThreads / 32;
-  static constexpr int kFullArrivals = kThreads + kWarps;  // a noinc arrival per thread, then one per warp
-  static constexpr int kRegisters = 120;
-  using ATile = typename Layout::ATile;
-  using BTile = typename Layout::BTile;
-
-  template <class Full, class Empty>
-  __device__ static void produce(const OperandView& a, const OperandView& b, BlockTile block, int k_begin, int k_tiles,
-                                 int& g, float* smem, Full full, Empty empty, int ptid) {
-    static_assert(T::bm == 64 || T::bm == 128, "a producer thread holds half an A row or a whole one");
-    const std::int64_t k_first = std::int64_t{k_begin} * kBk;
-    RegisterRows<T::bm, kBk, kThreads> rows(a, block.row0, k_first, ptid);
-    using RawB = UnitCopies<kBKMajor ? T::bn : kBk, kBKMajor ? kBk : T::bn, BTile::kStride, kThreads, !kBKMajor>;
-    if (k_tiles > 0) rows.fetch(0);
-    for (int kt = 0; kt < k_tiles; ++kt, ++g) {
-      const int s = g % T::stages;
-      if (g >= T::stages) pipeline::mbarrier_wait(empty(s), (g / T::stages - 1) & 1);
-      float* const stage = smem + s * Layout::kStageFloats;
-      RawB::load(stage + ATile::kFloats, b, block.col0, k_first + std::int64_t{kt} * kBk, ptid);
-      store_a_rows<ATile, decltype(rows), false>(rows, stage, nullptr);
-      wgmma::fence_async_shared();
-      __syncwarp();
-      if (ptid % 32 == 0) pipeline::mbarrier_arrive(full(s));
-      // The next tile's loads go out only after the fence, which may wait for this thread's loads in flight, and
-      // before the copies' arrival, which may wait for its copies: either wait then overlaps the other's.
-      if (kt + 1 < k_tiles) rows.fetch(kt + 1);
-      pipeline::cp_async_arrive_noinc(full(s));
-    }
-  }
-
-  // A thread exits only once its copies have landed.
-  __device__ static void drain() {
-    ptx::cp_async_commit();
-    ptx::cp_async_wait<0>();
-  }
-
-  // Where the B rows a consumer thread reads start in their raw rows: the same for all of them, since its NN rows
-  // (k = k0 + 8s + t, + 4) are 4 apart and its NT rows (n = col0 + frag_row, + 8) are 8 apart, and k0 is a multiple of
-  // 32 (4·ld floats, or 32 along a row, are whole units).
-  __device__ static int b_shift(const OperandView& b, BlockTile block, int frag_row, int t) {
-    return kBKMajor ? unit_shift(b.ptr + (block.col0 + frag_row) * b.ld) : unit_shift(b.ptr + std::int64_t{t} * b.ld + block.col0);
-  }
-};
-
 // The split-k barrier of the TMA kernel (gather_split_k): the consumer warpgroups, which hold the output tile.
 template <int kThreads>
 struct ConsumerBarrier {
@@ -522,21 +463,18 @@ struct ConsumerBarrier {
 // allocated per scheduler, whose share of a block is one warp of each warpgroup, so a lone producer warp would cost
 // as much. With two consumer warpgroups the producer hands its registers over (setmaxnreg): the cap at entry is
 // 65536 / 384 = 168, the producer drops to 40 and the consumers rise to 232 (3 warps × 32 lanes per scheduler:
-// 40 + 2 × 232 = 3 × 168, what the block holds per lane), room for m64n256's 128 accumulators. One consumer warpgroup of m64n64 or
+// 40 + 2 × 232 ≤ 512 registers each), room for m64n256's 128 accumulators. One consumer warpgroup of m64n64 or
 // m64n128 is capped at 128 registers, which it fits, so that two blocks share an SM.
 //
 // kClusterSlices > 1: the split-k slices of a tile (blockIdx.z) run as one cluster and add their partial tiles in
 // distributed shared memory (kernels/cluster_split_k.cuh), each block a share of the rows, instead of leaving them in
 // global memory for the last block (split_k.cuh). That last block's gather was latency-bound: at 176×4096×4096 the
 // 192×128 tile split four ways took 51 µs, against 28 µs for the same blocks' work unsplit (176×16384×1024).
-//
-// kUnits: the producer is UnitProducer (operands the copy engine cannot address); map_a and map_b are not read, a and
-// b are. Otherwise a and b are not read.
-template <class T, bool kBKMajor, bool kSplit3x, bool kSplitK, int kClusterSlices = 1, bool kUnits = false>
+template <class T, bool kBKMajor, bool kSplit3x, bool kSplitK, int kClusterSlices = 1>
 __global__ void __launch_bounds__(T::threads + 128, T::threads == 128 && T::bm <= 128 ? 2 : 1)
     wgmma_tf32_tma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                           const __grid_constant__ CUtensorMap map_y, const __grid_constant__ CUtensorMap map_z,
-                          std::int64_t k, EpilogueParams e, SplitK split, OperandView a, OperandView b) {
+                          std::int64_t k, EpilogueParams e, SplitK split) {
   using Layout = WgmmaLayout<T, kBKMajor, kSplit3x>;
   using ATile = typename Layout::ATile;
   using BTile = typename Layout::BTile;
@@ -547,8 +485,6 @@ __global__ void __launch_bounds__(T::threads + 128, T::threads == 128 && T::bm <
   static_assert(kCluster == 1 || (kCluster == 2 && kMayPersist), "clusters of two, for two consumer warpgroups");
   static_assert(!kSplitK || kCluster == 1, "a split block computes one tile: no pair to share A with");
   static_assert(kClusterSlices == 1 || kSplitK, "a cluster of slices is a split-k launch");
-  static_assert(!kUnits || (kCluster == 1 && !kSplitK && !kSplit3x), "UnitProducer: kUnitsFeedTma says why");
-  using Units = UnitProducer<T, Layout, kBKMajor>;
   constexpr std::uint32_t kASliceBytes = ATile::kFloats / kCluster * sizeof(float);
   constexpr std::uint16_t kClusterMask = (1u << kCluster) - 1;
 
@@ -579,8 +515,7 @@ __global__ void __launch_bounds__(T::threads + 128, T::threads == 128 && T::bm <
 
   if (tid == 0) {
     for (int s = 0; s < kStages; ++s) {
-      // TMA: the producer's arrive.expect_tx, then the copies' bytes. Units: its own arrivals.
-      pipeline::mbarrier_init(full(s), kUnits ? Units::kFullArrivals : 1);
+      pipeline::mbarrier_init(full(s), 1);  // the producer's arrive.expect_tx; the copies' bytes
       // One arrival per consumer warp of the cluster: a stage takes every block's copies, so it is empty only when
       // every block is done with it.
       pipeline::mbarrier_init(empty(s), kCluster * kConsumerWarps);
@@ -596,13 +531,8 @@ __global__ void __launch_bounds__(T::threads + 128, T::threads == 128 && T::bm <
   // Producer and consumers count k tiles across all of the block's tiles: k tile g uses stage g % kStages in that
   // stage's phase g / kStages, so the next tile's copies start as soon as this tile's last stages are released.
   if (tid >= T::threads) {
-    if constexpr (kMoveRegisters) pipeline::release_registers<kUnits ? Units::kRegisters : 40>();
-    if constexpr (kUnits) {
-      int g = 0;
-      for (std::int64_t tile = first_tile; tile < tiles; tile += tile_step)
-        Units::produce(a, b, block_tile(tile), k_begin, k_tiles, g, smem, full, empty, tid - T::threads);
-      Units::drain();
-    } else if (tid == T::threads) {
+    if constexpr (kMoveRegisters) pipeline::release_registers<40>();
+    if (tid == T::threads) {
       int g = 0;
       for (std::int64_t tile = first_tile; tile < tiles; tile += tile_step) {
         const BlockTile block = block_tile(tile);
@@ -652,7 +582,7 @@ __global__ void __launch_bounds__(T::threads + 128, T::threads == 128 && T::bm <
       cluster::sync();
     }
   } else {
-    if constexpr (kMoveRegisters) pipeline::claim_registers<kUnits ? (504 - Units::kRegisters) / 2 : 232>();
+    if constexpr (kMoveRegisters) pipeline::claim_registers<232>();
     const int lane = tid % 32, t = lane % 4;
     const int frag_row = tid / 32 * 16 + lane / 4;  // block-tile column of Y in a[0]/a[2], d[4i], d[4i+1]; +8: others
     // Two fragment buffers: tile kt + 1's operands are loaded while group kt runs and group kt − 1 is complete, so
@@ -664,11 +594,10 @@ __global__ void __launch_bounds__(T::threads + 128, T::threads == 128 && T::bm <
     // holds 16 registers instead of a second split buffer's 32 (with those, m64n128 spilled at the 232 cap).
     RegisterOperand<kSplit3x> frags[kSplit3x ? 1 : 2];
     std::uint32_t loaded[kSplit3x ? kSteps : 1][4];
-    int b_shift = 0;  // where this thread's B rows start in their raw rows (UnitProducer); set per tile
     const auto fetch = [&](int g, auto buffer) {
       pipeline::mbarrier_wait(full(g % kStages), (g / kStages) & 1);
       if constexpr (kSplit3x) pipeline::mbarrier_wait(ready(g % kStages), (g / kStages) & 1);
-      const float* const tile_b = smem + (g % kStages) * Layout::kStageFloats + ATile::kFloats + b_shift;
+      const float* const tile_b = smem + (g % kStages) * Layout::kStageFloats + ATile::kFloats;
 #pragma unroll
       for (int s = 0; s < kSteps; ++s) {
         const int k0 = 8 * s + t;
@@ -728,7 +657,6 @@ __global__ void __launch_bounds__(T::threads + 128, T::threads == 128 && T::bm <
     // Tile `tile`, whose k tile kt is the block's k tile first + kt.
     const auto run_tile = [&](std::int64_t tile, int first) {
       const BlockTile block = block_tile(tile);
-      if constexpr (kUnits) b_shift = Units::b_shift(b, block, frag_row, t);
       // Loaded now, used after the k loop: the loads' latency hides behind it.
       float bias[2] = {0.f, 0.f};
 #pragma unroll
@@ -847,43 +775,6 @@ unsigned resident_blocks(Kernel kernel, int threads, std::size_t smem_bytes, int
   return static_cast<unsigned>(std::max(1, clusters) * cluster);
 }
 
-// Whether a persistent TMA kernel's epilogue can store Y (and Z) through the copy engine (StagedOutput).
-inline bool stores_in_bulk(const EpilogueParams& e) {
-  return !e.transposed && e.dropout_p == 0.f && e.n % 4 == 0 && aligned16(e.y) && (e.z == nullptr || aligned16(e.z));
-}
-
-// The tensor maps of StagedOutput's stores.
-inline void output_maps(const GemmProblem& p, const EpilogueParams& e, CUtensorMap& map_y, CUtensorMap& map_z) {
-  map_y = tensor_map_2d(e.y, p.m, p.n, p.n, kOutputChunkRows, kOutputBoxCols, CU_TENSOR_MAP_SWIZZLE_128B);
-  if (e.z) map_z = tensor_map_2d(e.z, p.m, p.n, p.n, kOutputChunkRows, kOutputBoxCols, CU_TENSOR_MAP_SWIZZLE_128B);
-}
-
-// Tiles whose TMA kernel takes UnitProducer for operands the copy engine cannot address: tf32 (3xtf32's consumers
-// keep 232 registers), unsplit (split-k's gather spilled at 192 consumer registers, and the producer at 96), and A
-// rows that 128 producer threads hold in halves or wholes. The others keep the cp.async kernel.
-template <class T, bool kSplit3x, bool kSplitK>
-constexpr bool kUnitsFeedTma = !kSplit3x && !kSplitK && (T::bm == 64 || T::bm == 128);
-
-// The TMA kernel fed by UnitProducer, cluster-less (nothing to multicast), persistent as the TMA launch would be.
-template <class T, bool kBKMajor>
-void launch_wgmma_units(const GemmProblem& p, const GemmOperands& x, const OperandView& a, const OperandView& b,
-                        cudaStream_t s) {
-  using Layout = WgmmaLayout<T, kBKMajor, false>;
-  const auto kernel = wgmma_tf32_tma_kernel<T, kBKMajor, false, false, 1, true>;
-  static std::once_flag attribute_set;
-  raise_smem_limit_once(attribute_set, kernel, Layout::kTmaSmemBytes);
-  static const unsigned resident = resident_blocks(kernel, T::threads + 128, Layout::kTmaSmemBytes, 1);
-  const unsigned grid = grouped_grid_size(T::bm, T::bn, p.m, p.n);
-  const EpilogueParams e = make_epilogue_params(p, x);
-  const bool persistent = Layout::kMayPersist && grid > resident && stores_in_bulk(e);
-  const CUtensorMap unused{};  // the operands' maps: the producer reads a and b
-  CUtensorMap map_y = unused, map_z = unused;
-  if (persistent) output_maps(p, e, map_y, map_z);
-  kernel<<<persistent ? resident : grid, T::threads + 128, Layout::kTmaSmemBytes, s>>>(unused, unused, map_y, map_z, p.k,
-                                                                                      e, SplitK{1, nullptr, nullptr}, a, b);
-  GT_CUDA_CHECK_LAUNCH();
-}
-
 // A split TMA launch whose slice count one of kSlices is, where the tile's rows split evenly that many ways: as a
 // cluster of the slices (kClusterSlices). False, launching nothing, otherwise.
 template <class T, bool kBKMajor, bool kSplit3x, int... kSlices>
@@ -899,8 +790,7 @@ bool launch_cluster_split(int slices, const CUtensorMap& map_a, const CUtensorMa
       raise_smem_limit_once(attribute_set, kernel, Layout::kTmaSmemBytes);
       const ClusterLaunch cluster_launch(dim3(grid, 1, kS), dim3(1, 1, kS), T::threads + 128, Layout::kTmaSmemBytes, s);
       // The Y and Z maps are placeholders: a split block finishes through OutputTile.
-      GT_CUDA_CALL(cudaLaunchKernelEx(&cluster_launch.config, kernel, map_a, map_b, map_a, map_a, k, e, split,
-                                      OperandView{}, OperandView{}));
+      GT_CUDA_CALL(cudaLaunchKernelEx(&cluster_launch.config, kernel, map_a, map_b, map_a, map_a, k, e, split));
       return true;
     } else {
       return false;
@@ -910,8 +800,8 @@ bool launch_cluster_split(int slices, const CUtensorMap& map_a, const CUtensorMa
 }
 
 // The copy engine needs 16-byte aligned bases and row strides (vec4 on both operands, after a staged variant's
-// copies); other problems take the TMA kernel fed by UnitProducer (kUnitsFeedTma) or else the cp.async pipeline of
-// the same tile. slices > 1 only where the tile has a split kernel (kSplitK).
+// copies); other problems take the cp.async pipeline of the same tile. slices > 1 only where the tile has a split
+// kernel (kSplitK).
 template <class T, bool kBKMajor, bool kSplit3x, bool kSplitK>
 void launch_wgmma_layout(const GemmProblem& p, const GemmOperands& x, int slices, const LaunchScratch& scratch,
                          cudaStream_t s) {
@@ -937,9 +827,13 @@ void launch_wgmma_layout(const GemmProblem& p, const GemmOperands& x, int slices
     static const unsigned resident = resident_blocks(kernel, T::threads + 128, Layout::kTmaSmemBytes, T::cluster);
     const unsigned grid = grouped_grid_size(T::bm, T::cluster * T::bn, p.m, p.n) * T::cluster;
     const EpilogueParams e = make_epilogue_params(p, x);
-    const bool persistent = !kSplitK && Layout::kMayPersist && grid > resident && stores_in_bulk(e);
+    const bool persistent = !kSplitK && Layout::kMayPersist && grid > resident && !e.transposed &&
+                            e.dropout_p == 0.f && e.n % 4 == 0 && aligned16(e.y) && (e.z == nullptr || aligned16(e.z));
     CUtensorMap map_y = map_a, map_z = map_a;
-    if (persistent) output_maps(p, e, map_y, map_z);
+    if (persistent) {
+      map_y = tensor_map_2d(e.y, p.m, p.n, p.n, kOutputChunkRows, kOutputBoxCols, CU_TENSOR_MAP_SWIZZLE_128B);
+      if (e.z) map_z = tensor_map_2d(e.z, p.m, p.n, p.n, kOutputChunkRows, kOutputBoxCols, CU_TENSOR_MAP_SWIZZLE_128B);
+    }
     if constexpr (kSplitK) {
       if (launch_cluster_split<T, kBKMajor, kSplit3x, 2, 3, 4>(slices, map_a, map_b, p.k, e, split, grid, s)) {
         GT_CUDA_CHECK_LAUNCH();
@@ -949,14 +843,11 @@ void launch_wgmma_layout(const GemmProblem& p, const GemmOperands& x, int slices
     if constexpr (T::cluster > 1) {
       const ClusterLaunch launch(dim3(persistent ? resident : grid), dim3(T::cluster), T::threads + 128,
                                  Layout::kTmaSmemBytes, s);
-      GT_CUDA_CALL(cudaLaunchKernelEx(&launch.config, kernel, map_a, map_b, map_y, map_z, p.k, e, split, a, b));
+      GT_CUDA_CALL(cudaLaunchKernelEx(&launch.config, kernel, map_a, map_b, map_y, map_z, p.k, e, split));
     } else {
       const dim3 blocks(persistent ? resident : grid, 1, static_cast<unsigned>(slices));
-      kernel<<<blocks, T::threads + 128, Layout::kTmaSmemBytes, s>>>(map_a, map_b, map_y, map_z, p.k, e, split, a, b);
+      kernel<<<blocks, T::threads + 128, Layout::kTmaSmemBytes, s>>>(map_a, map_b, map_y, map_z, p.k, e, split);
     }
-  } else if constexpr (kUnitsFeedTma<T, kSplit3x, kSplitK>) {
-    launch_wgmma_units<typename T::Unclustered, kBKMajor>(p, x, a, b, s);
-    return;
   } else {
     // The copy engine cannot address these operands, so there is nothing to multicast: the cluster-less kernel (the
     // layout does not depend on the cluster).

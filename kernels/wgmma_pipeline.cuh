@@ -25,12 +25,6 @@ __device__ __forceinline__ void mbarrier_arrive(std::uint32_t barrier) {
   asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(barrier) : "memory");
 }
 
-// One arrival on the barrier once every cp.async this thread issued before has landed (cp.async.mbarrier.arrive);
-// noinc: it is one of the arrivals the barrier was initialized to expect, not an extra one it must wait for.
-__device__ __forceinline__ void cp_async_arrive_noinc(std::uint32_t barrier) {
-  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(barrier) : "memory");
-}
-
 // One arrival that also announces `bytes` of copies the current phase must see land before it completes.
 __device__ __forceinline__ void mbarrier_arrive_expect_tx(std::uint32_t barrier, std::uint32_t bytes) {
   asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(barrier), "r"(bytes) : "memory");

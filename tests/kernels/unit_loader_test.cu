@@ -38,9 +38,8 @@ Matrix make_matrix(std::int64_t rows, std::int64_t ld, int skew) {
 }
 
 // Tile rows × len of stored rows row0.. (floats col0..) as a cursor lays it out for the tile kt tiles after k0, read
-// back at each row's shift and compared with the matrix; bytes read outside the matrix counted. kFresh: the copies
-// are UnitCopies' (worked out at the tile itself) instead of UnitCursor's.
-template <int kRows, int kLen, bool kMnMajor, bool kFresh = false>
+// back at each row's shift and compared with the matrix; bytes read outside the matrix counted.
+template <int kRows, int kLen, bool kMnMajor>
 void check_tile(const Matrix& m, std::int64_t row_limit, std::int64_t col_limit, std::int64_t tile_row0,
                 std::int64_t k0, int kt) {
   constexpr int kStride = kLen + 4;
@@ -58,10 +57,8 @@ void check_tile(const Matrix& m, std::int64_t row_limit, std::int64_t col_limit,
   for (int tid = 0; tid < kThreads; ++tid) {
     const Cursor cursor(op, tile_row0, k0, 32, tid);
     for (int c = 0; c < Cursor::kCopies; ++c) {
-      const typename Cursor::Copy u =
-          kFresh ? UnitCopies<kRows, kLen, kStride, kThreads, kMnMajor>::copy(op, tile_row0, k0 + 32 * kt, c, tid)
-                 : cursor.copy(op, c, kt);
-      if (u.dst < 0) continue;
+      if (cursor.dst[c] < 0) continue;
+      const typename Cursor::Copy u = cursor.copy(op, c, kt);
       ASSERT_EQ(reinterpret_cast<std::uintptr_t>(u.src) % 16, 0u);
       ASSERT_GE(u.bytes, 0);
       ASSERT_LE(u.bytes, 16);
@@ -106,20 +103,6 @@ TEST(UnitLoader, MnMajorTilesHoldEveryKRowAtItsShiftWithZerosPastTheEdgesForAnyL
       const Matrix m = make_matrix(k, ld, skew);
       for (const std::int64_t col0 : {std::int64_t{0}, std::int64_t{64}})  // a full tile, and one past n's edge
         for (int kt = 0; kt * 32 < k; ++kt) check_tile<32, 64, true>(m, k, n, col0, 0, kt);
-    }
-  }
-}
-
-TEST(UnitLoader, FreshCopiesHoldTheSameTilesAsTheCursorsInBothMajorsForAnyLdAndBase) {
-  for (const std::int64_t ld : {37, 39, 40, 129, 131}) {
-    for (int skew = 0; skew < 4; ++skew) {
-      const std::int64_t rows = 70, k = ld;
-      const Matrix m = make_matrix(rows, ld, skew);
-      for (const std::int64_t row0 : {std::int64_t{0}, std::int64_t{64}})
-        for (int kt = 0; kt * 32 < k; ++kt) check_tile<64, 32, false, true>(m, rows, k, row0, 0, kt);
-      const Matrix b = make_matrix(45, ld, skew);
-      for (const std::int64_t col0 : {std::int64_t{0}, std::int64_t{64}})
-        for (int kt = 0; kt * 32 < 45; ++kt) check_tile<32, 64, true, true>(b, 45, ld, col0, 0, kt);
     }
   }
 }
