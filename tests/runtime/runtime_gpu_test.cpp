@@ -730,10 +730,12 @@ TEST_F(RuntimeCacheGpu, AFirstUseTrialDecidesAStandInAndExplainsItsTimes) {
   EXPECT_NE(why.find(") vs heuristic-first "), std::string::npos) << why;
   EXPECT_NE(why.find(" us (fastest batch "), std::string::npos) << why;
   EXPECT_NE(why.find("slowest batch was held against heuristic-first's fastest over the "), std::string::npos) << why;
+  // Not kept, the stand-in leaves the problem to the no-entry set: heuristic-first or whichever of its challengers
+  // (the +bias form, at 500x512x512 on the H200 once its gelu pass ran in PyTorch's launch shape) beat it.
   if (rt.candidate_id(near) == own.id())
     EXPECT_NE(why.find("[nearest]"), std::string::npos) << why;
   else
-    EXPECT_NE(why.find("[default] cuBLASLt heuristic default"), std::string::npos) << why;
+    EXPECT_NE(why.find("[default] cuBLAS"), std::string::npos) << why;
   expect_correct(rt, near);
 
   // The tuned shape itself is an exact hit: nothing is put to a trial, whatever the default.
