@@ -168,25 +168,21 @@ __global__ void __launch_bounds__(kThreads) epilogue_flat_kernel(EpilogueParams 
     }
 }
 
-// The pass over contiguous row-major storage without dropout: y = act(acc + bias), z = acc + bias, in PyTorch's
-// launch shape for its vectorized elementwise kernels: 128 threads, one block per 128 · 4 · kElementwiseVectors
-// elements, no loop and no position to track, only a column where there is a bias (kBias; rows a multiple of 4 long,
-// so a float4 lies in one row and its 4 biases are one load). On the H200 the rows kernel took 4.99-5.02 us for gelu
-// alone at 632x5120 (a `+bias` candidate's pass after cuBLASLt's BIAS epilogue) where PyTorch's gelu takes 4.61, and
-// 1.63 us at 1206x176 against 1.38; this one 4.13 and 1.18-1.22 (results/nvidia-h200/epilogue_probe.txt).
+// The pass where nothing depends on an element's row or column (no bias, no dropout: a `+bias` candidate's gelu after
+// cuBLASLt's BIAS epilogue, or an activation alone) over contiguous storage: y = act(acc), z = acc. In PyTorch's
+// launch shape for its vectorized elementwise kernels, 128 threads and one block per 128 · 4 · kElementwiseVectors
+// elements, no loop and no position to track. On the H200 gelu took 4.13 us at 632x5120 where the rows kernel took
+// 5.02 and PyTorch's gelu 4.61, and was ahead of both on all eight shapes probed (results/nvidia-h200/
+// epilogue_probe.txt). With a bias (a column per vector, one float4 load of it each) the same launch shape won at
+// 632x5120 and 1206x176 but lost up to 11% at 472x1024, 103x4096 and 1x3072, so those keep the rows kernel.
 constexpr int kElementwiseThreads = 128, kElementwiseVectors = kBytesInFlight / 16;
 
-template <Activation kAct, bool kBias>
+template <Activation kAct>
 __global__ void __launch_bounds__(kElementwiseThreads)
-    epilogue_elementwise_kernel(const float* acc, const float* bias, float* y, float* z, std::int64_t count,
-                                std::int64_t row_len, float slope) {
+    epilogue_elementwise_kernel(const float* acc, float* y, float* z, std::int64_t count, float slope) {
   constexpr std::int64_t kLaneElements = kElementwiseThreads * 4;
   const std::int64_t first =
       (static_cast<std::int64_t>(blockIdx.x) * kElementwiseThreads * kElementwiseVectors + threadIdx.x) * 4;
-  // 32-bit where it can: a 64-bit remainder is a call of some 60 instructions.
-  const auto column = [&](std::int64_t i) -> std::int64_t {
-    return count <= 0xffffffffLL ? static_cast<unsigned>(i) % static_cast<unsigned>(row_len) : i % row_len;
-  };
   float4 in[kElementwiseVectors];
 #pragma unroll
   for (int u = 0; u < kElementwiseVectors; ++u) {
@@ -197,18 +193,14 @@ __global__ void __launch_bounds__(kElementwiseThreads)
   for (int u = 0; u < kElementwiseVectors; ++u) {
     const std::int64_t i = first + u * kLaneElements;
     if (i + 4 <= count) {
-      float4 a = in[u];
-      if constexpr (kBias) {
-        const float4 b = __ldg(reinterpret_cast<const float4*>(bias + column(i)));
-        a = make_float4(a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w);
-      }
+      const float4 a = in[u];
       *reinterpret_cast<float4*>(y + i) =
           make_float4(fast::activation<kAct>(a.x, slope), fast::activation<kAct>(a.y, slope),
                       fast::activation<kAct>(a.z, slope), fast::activation<kAct>(a.w, slope));
-      if (z && (kBias || z != acc)) *reinterpret_cast<float4*>(z + i) = a;
+      if (z && z != acc) *reinterpret_cast<float4*>(z + i) = a;
     } else {
-      for (std::int64_t j = i; j < count; ++j) {  // the last count % 4 elements (none where there is a bias)
-        const float a = acc[j] + (kBias ? bias[column(j)] : 0.f);
+      for (std::int64_t j = i; j < count; ++j) {  // the last count % 4 elements
+        const float a = acc[j];
         y[j] = fast::activation<kAct>(a, slope);
         if (z) z[j] = a;
       }
@@ -258,21 +250,14 @@ void launch_epilogue(const GemmProblem& p, const float* acc, const GemmOperands&
     });
   };
   const bool flat = acc_row_len == row_len && outputs_aligned;
-  const bool bias_by_vector = e.bias == nullptr || (!e.transposed && row_len % 4 == 0 && aligned16(e.bias));
-  if (flat && e.dropout_p == 0.f && bias_by_vector) {
+  if (flat && e.bias == nullptr && e.dropout_p == 0.f) {
     const std::int64_t count = p.m * p.n;
     const std::int64_t per_block = kElementwiseThreads * kElementwiseVectors * 4;
     const auto blocks = static_cast<unsigned>((count + per_block - 1) / per_block);
-    const auto launch_elementwise = [&](auto has_bias) {
-      with_activation(e.act, [&](auto act) {
-        epilogue_elementwise_kernel<decltype(act)::value, decltype(has_bias)::value>
-            <<<blocks, kElementwiseThreads, 0, s>>>(acc, e.bias, e.y, e.z, count, row_len, e.leaky_slope);
-      });
-    };
-    if (e.bias)
-      launch_elementwise(std::true_type{});
-    else
-      launch_elementwise(std::false_type{});
+    with_activation(e.act, [&](auto act) {
+      epilogue_elementwise_kernel<decltype(act)::value>
+          <<<blocks, kElementwiseThreads, 0, s>>>(acc, e.y, e.z, count, e.leaky_slope);
+    });
   } else if (rows_of_vectors) {
     launch(std::integral_constant<int, 4>{});
   } else if (flat) {
