@@ -198,7 +198,8 @@ ChallengerRule challenger_rule(const Candidate& heuristic_first, const Candidate
   const bool same_gemm = challenger.backend == Backend::Lt && heuristic_first.backend == Backend::Lt &&
                          !challenger.lt_padded && challenger.lt == heuristic_first.lt;
   if (same_gemm) return {kTrialNoiseFloor, true};
-  return {heuristic_first.lt_clustered() ? kClusteredTrialNoiseFloor : kTrialNoiseFloor, false};
+  const bool two_speed = heuristic_first.lt_clustered() || challenger.lt_clustered();
+  return {two_speed ? kClusteredTrialNoiseFloor : kTrialNoiseFloor, false};
 }
 
 DefaultFastest fastest_default(const std::vector<ProgramTrial>& trials) {

@@ -451,7 +451,8 @@ class Runtime::Impl {
           if (!t.times->own_pairs) floor = std::max(floor, t.times->cold.noise_floor);
         }
       if (floor > runtime::kTrialNoiseFloor)
-        others += ", which as a clustered algo it must beat by " + percent(floor) + " in each";
+        others += ", by " + percent(floor) + " in each where it or heuristic-first is a clustered cuBLASLt algo (two "
+                  "speeds)";
       if (own_pairs)
         others += "; a challenger that runs heuristic-first's own algo with another epilogue was held against "
                   "heuristic-first's batches in its own pairs only, by " + percent(runtime::kTrialNoiseFloor);
