@@ -2,7 +2,8 @@
 # Issue 49 on the GPU machine, from a build made here and carried (scripts/dev/prebuilt.sh): the kernel families'
 # GPU tests (every variant against fp64, unaligned rows among the shapes), then two sweeps whose best candidates
 # scripts/dev/sweep_peak_share.py prints: the four unaligned shapes of scripts/dev/unaligned_sweep_profile.json beside the
-# committed results/nvidia-h200/unaligned_sweep.json, and the decode shapes of decode_unaligned_profile.json and of
+# committed results/nvidia-h200/unaligned_sweep.json, seed 4911's eight both-unaligned held-out shapes in nn and nt
+# (scripts/dev/unaligned_heldout_profile.json), and the decode shapes of decode_unaligned_profile.json and of
 # decode_large_profile.json (GPT-2's vocabulary head, an aligned FFN weight; cold L2, % of DRAM bandwidth). Logs and
 # sweep JSONs land in OUT_DIR; the summary prints last.
 #   usage: scripts/dev/unaligned_loader_device_check.sh OUT_DIR
@@ -24,6 +25,9 @@ grep -h "^\[  PASSED\|^\[  FAILED\|^\[  SKIPPED\|tests ran" "$work/gtest_kernels
 run sweep_unaligned 200 "$work" build/gemmtune sweep --profile scripts/dev/unaligned_sweep_profile.json \
   --db "$work/unaligned.db" --json "$out/unaligned_sweep.json"
 python3 scripts/dev/sweep_peak_share.py "$out/unaligned_sweep.json" --before results/nvidia-h200/unaligned_sweep.json
+run sweep_unaligned_heldout 300 "$work" build/gemmtune sweep --profile scripts/dev/unaligned_heldout_profile.json \
+  --db "$work/unaligned_heldout.db" --json "$out/unaligned_heldout_sweep.json"
+python3 scripts/dev/sweep_peak_share.py "$out/unaligned_heldout_sweep.json"
 run sweep_decode 200 "$work" build/gemmtune sweep --profile scripts/dev/decode_unaligned_profile.json \
   --db "$work/decode.db" --json "$out/decode_sweep.json"
 python3 scripts/dev/sweep_peak_share.py "$out/decode_sweep.json"
