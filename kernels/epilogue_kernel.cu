@@ -170,27 +170,27 @@ __global__ void __launch_bounds__(kThreads) epilogue_flat_kernel(EpilogueParams 
 
 // The pass where nothing depends on an element's row or column (no bias, no dropout: a `+bias` candidate's gelu after
 // cuBLASLt's BIAS epilogue, or an activation alone) over contiguous storage: y = act(acc), z = acc. In PyTorch's
-// launch shape for its vectorized elementwise kernels, 128 threads and one block per 128 · 4 · kElementwiseVectors
-// elements, no loop and no position to track. On the H200 gelu took 4.13 us at 632x5120 where the rows kernel took
+// launch shape for its vectorized elementwise kernels, 128 threads and one block per 128 · 4 · kFlatVectors elements,
+// no loop and no position to track. On the H200 gelu took 4.13 us at 632x5120 where the rows kernel took
 // 5.02 and PyTorch's gelu 4.61, and was ahead of both on all eight shapes probed (results/nvidia-h200/
 // epilogue_probe.txt). With a bias (a column per vector, one float4 load of it each) the same launch shape won at
 // 632x5120 and 1206x176 but lost up to 11% at 472x1024, 103x4096 and 1x3072, so those keep the rows kernel.
-constexpr int kElementwiseThreads = 128, kElementwiseVectors = kBytesInFlight / 16;
+constexpr int kElementwiseThreads = 128;
 
 template <Activation kAct>
 __global__ void __launch_bounds__(kElementwiseThreads)
     epilogue_elementwise_kernel(const float* acc, float* y, float* z, std::int64_t count, float slope) {
   constexpr std::int64_t kLaneElements = kElementwiseThreads * 4;
   const std::int64_t first =
-      (static_cast<std::int64_t>(blockIdx.x) * kElementwiseThreads * kElementwiseVectors + threadIdx.x) * 4;
-  float4 in[kElementwiseVectors];
+      (static_cast<std::int64_t>(blockIdx.x) * kElementwiseThreads * kFlatVectors + threadIdx.x) * 4;
+  float4 in[kFlatVectors];
 #pragma unroll
-  for (int u = 0; u < kElementwiseVectors; ++u) {
+  for (int u = 0; u < kFlatVectors; ++u) {
     const std::int64_t i = first + u * kLaneElements;
     if (i + 4 <= count) in[u] = *reinterpret_cast<const float4*>(acc + i);
   }
 #pragma unroll
-  for (int u = 0; u < kElementwiseVectors; ++u) {
+  for (int u = 0; u < kFlatVectors; ++u) {
     const std::int64_t i = first + u * kLaneElements;
     if (i + 4 <= count) {
       const float4 a = in[u];
@@ -252,7 +252,7 @@ void launch_epilogue(const GemmProblem& p, const float* acc, const GemmOperands&
   const bool flat = acc_row_len == row_len && outputs_aligned;
   if (flat && e.bias == nullptr && e.dropout_p == 0.f) {
     const std::int64_t count = p.m * p.n;
-    const std::int64_t per_block = kElementwiseThreads * kElementwiseVectors * 4;
+    const std::int64_t per_block = kElementwiseThreads * kFlatVectors * 4;
     const auto blocks = static_cast<unsigned>((count + per_block - 1) / per_block);
     with_activation(e.act, [&](auto act) {
       epilogue_elementwise_kernel<decltype(act)::value>
