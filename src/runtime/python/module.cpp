@@ -3,6 +3,7 @@
 #include <pybind11/pybind11.h>
 
 #include "array_view.hpp"
+#include "call_arrays.hpp"
 #include "errors.hpp"
 #include "problem_binding.hpp"
 #include "runtime_binding.hpp"
@@ -13,5 +14,6 @@ PYBIND11_MODULE(_gemmtune, m) {
   gemmtune::python::bind_errors(m);
   gemmtune::python::bind_problem(m);
   gemmtune::python::bind_array_view(m);
+  gemmtune::python::bind_call_arrays(m);
   gemmtune::python::bind_runtime(m);
 }

@@ -8,6 +8,7 @@
 #include "common/default_db.hpp"
 #include "common/error.hpp"
 #include "cuda/cuda_call.hpp"
+#include "call_arrays.hpp"
 #include "cuda/stream.hpp"
 #include "gemmtune/runtime.hpp"
 
@@ -25,6 +26,9 @@ cudaStream_t to_stream(Address handle) {
   if (handle == 2) return cudaStreamPerThread;
   return reinterpret_cast<cudaStream_t>(handle);
 }
+
+// Whether two handles name one stream (0 and 1 both name the legacy default stream), as gemmtune/_arrays.py says it.
+bool same_stream(Address a, Address b) { return a == b || (a <= 1 && b <= 1); }
 
 template <typename T>
 T* to_pointer(Address address) {
@@ -91,6 +95,30 @@ class PyRuntime {
     rt_.forward(p, x, to_stream(stream));
   }
 
+  // A call of the resolved-call path (gemmtune/runtime.py, Runtime._protocol_forward): `r` holds A, B, Y and the
+  // bias where there is one, read by read_call_arrays. What plan_forward checked for r's key holds; what it checks
+  // per pointer is checked here again: each array's GPU (asked of CUDA where the array does not say), then the
+  // producer streams are waited for, as order_after does. False where an array is not on this runtime's GPU, before
+  // anything is enqueued: the full path then raises the error that names it.
+  bool forward_read(const GemmProblem& p, const CallArrays& r, std::uint64_t seed, std::uint64_t offset,
+                    Address stream) {
+    for (std::size_t i = 0; i < r.pointers.size(); ++i)
+      if ((r.devices[i] >= 0 ? r.devices[i] : device_of(r.pointers[i])) != device_) return false;
+    GemmOperands x;
+    x.A = to_pointer<const float>(r.pointers[0]);
+    x.B = to_pointer<const float>(r.pointers[1]);
+    x.Y = to_pointer<float>(r.pointers[2]);
+    x.bias = r.pointers.size() > 3 ? to_pointer<const float>(r.pointers[3]) : nullptr;
+    x.seed = seed;
+    x.offset = offset;
+    const std::lock_guard<std::mutex> lock(mutex_);
+    const ScopedDevice on(device_);
+    for (Address producer : r.producer_streams)
+      if (!same_stream(producer, stream)) order_after_held(producer, stream);
+    rt_.forward(p, x, to_stream(stream));
+    return true;
+  }
+
   void backward(const GemmProblem& p, Address a, Address b, Address z, Address gy, Address ga, Address gb,
                 Address gbias, std::uint64_t seed, std::uint64_t offset, Address offset_ptr, Address stream) {
     BackwardOperands x;
@@ -154,12 +182,7 @@ class PyRuntime {
   bool order_after(Address producer, Address stream) {
     const std::lock_guard<std::mutex> lock(mutex_);
     const ScopedDevice on(device_);
-    cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
-    GT_CUDA_CALL(cudaStreamIsCapturing(to_stream(stream), &status));
-    if (status != cudaStreamCaptureStatusNone) return false;
-    producer_done_.record(to_stream(producer));
-    GT_CUDA_CALL(cudaStreamWaitEvent(to_stream(stream), producer_done_.get(), 0));
-    return true;
+    return order_after_held(producer, stream);
   }
 
   int device() const { return device_; }
@@ -170,6 +193,16 @@ class PyRuntime {
   static CudaEvent make_event(int device) {
     const ScopedDevice on(device);
     return CudaEvent();
+  }
+
+  // order_after with mutex_ held and the device current.
+  bool order_after_held(Address producer, Address stream) {
+    cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+    GT_CUDA_CALL(cudaStreamIsCapturing(to_stream(stream), &status));
+    if (status != cudaStreamCaptureStatusNone) return false;
+    producer_done_.record(to_stream(producer));
+    GT_CUDA_CALL(cudaStreamWaitEvent(to_stream(stream), producer_done_.get(), 0));
+    return true;
   }
 
   std::mutex mutex_;
@@ -221,6 +254,8 @@ void bind_runtime(py::module_& m) {
       .def("forward", &PyRuntime::forward, py::arg("problem"), py::arg("a"), py::arg("b"), py::arg("bias"),
            py::arg("y"), py::arg("z"), py::arg("seed"), py::arg("offset"), py::arg("offset_ptr"), py::arg("stream"),
            release_gil())
+      .def("forward_read", &PyRuntime::forward_read, py::arg("problem"), py::arg("arrays"), py::arg("seed"),
+           py::arg("offset"), py::arg("stream"), release_gil())
       .def("backward", &PyRuntime::backward, py::arg("problem"), py::arg("a"), py::arg("b"), py::arg("z"),
            py::arg("gy"), py::arg("ga"), py::arg("gb"), py::arg("gbias"), py::arg("seed"), py::arg("offset"),
            py::arg("offset_ptr"), py::arg("stream"), release_gil())

@@ -227,7 +227,7 @@ class RuntimeGpuTest(RuntimeTestCase):
 
     def test_array_interfaces_are_checked_once_per_layout_and_every_call_waits_for_the_stream_one_names(self):
         B, bias = randn(K, N), randn(N)
-        resolved = len(self.rt._cai_forwards)
+        resolved = len(self.rt._protocol_forwards)
         for call in range(2):  # the first call checks and resolves, the second reads the interfaces alone
             producer = torch.cuda.Stream()
             A, source, out = torch.zeros(M, K, device="cuda"), randn(M, K), poisoned(M, N)
@@ -240,10 +240,37 @@ class RuntimeGpuTest(RuntimeTestCase):
             torch.cuda.synchronize()
             y_ref, _, _ = self.reference(source, B, bias, "gelu")
             self.assert_close(out, y_ref, "tf32", (K,), f"call {call + 1}: Y after waiting for the producer's stream")
-        self.assertEqual(len(self.rt._cai_forwards), resolved + 1, "one layout, one resolution")
+        self.assertEqual(len(self.rt._protocol_forwards), resolved + 1, "one layout, one resolution")
         with self.assertRaisesRegex(gemmtune.InputError, "^out: shape"):  # a mismatch is still found after a good call
             self.rt.forward(InterfaceOnly(randn(M, K)), InterfaceOnly(B), InterfaceOnly(bias), act="gelu",
                             out=InterfaceOnly(poisoned(M, N + 1)))
+
+    def test_dlpack_arrays_are_checked_once_per_layout_and_compute_what_the_tensors_path_computes(self):
+        A, B, bias = randn(M, K), randn(K, N), randn(N)  # sigmoid: a layout no other test's tensors resolve
+        resolved = len(self.rt._protocol_forwards)
+        for seed in (3, 4):  # the first call checks and resolves, the second reads the capsules alone
+            fast, through_dlpack = poisoned(M, N), poisoned(M, N)
+            self.rt.forward(A, B, bias, act="sigmoid", dropout=0.25, seed=seed, offset=9, out=fast)
+            self.rt.forward(DlpackOnly(A), DlpackOnly(B), DlpackOnly(bias), act="sigmoid", dropout=0.25, seed=seed,
+                            offset=9, out=DlpackOnly(through_dlpack))
+            torch.cuda.synchronize()
+            self.assertTrue(torch.equal(fast, through_dlpack), f"seed {seed}: DLPack's path differs from the tensors'")
+        self.assertEqual(len(self.rt._protocol_forwards), resolved + 1, "one layout, one resolution")
+        with self.assertRaisesRegex(gemmtune.InputError, "^out: shape"):  # a mismatch is still found after a good call
+            self.rt.forward(DlpackOnly(A), DlpackOnly(B), DlpackOnly(bias), act="sigmoid",
+                            out=DlpackOnly(poisoned(M, N + 1)))
+        with self.assertRaisesRegex(gemmtune.InputError, "seed"):
+            self.rt.forward(DlpackOnly(A), DlpackOnly(B), DlpackOnly(bias), act="sigmoid", dropout=0.25, seed=-1,
+                            out=DlpackOnly(poisoned(M, N)))
+
+    def test_a_resolved_layout_whose_pointer_is_host_memory_is_refused_by_the_full_path(self):
+        A, B, out = randn(M, K), randn(K, N), poisoned(M, N)
+        self.rt.forward(InterfaceOnly(A), InterfaceOnly(B), out=InterfaceOnly(out))  # resolves the layout
+        host = torch.empty(M, K, pin_memory=True)  # a real address CUDA knows, but not device memory
+        fake = InterfaceOnly(A)
+        fake.__cuda_array_interface__ = dict(fake.__cuda_array_interface__, data=(host.data_ptr(), False))
+        with self.assertRaisesRegex(gemmtune.InputError, "^A: the address is not CUDA device memory"):
+            self.rt.forward(fake, InterfaceOnly(B), out=InterfaceOnly(out))
 
     def test_prepare_and_explain(self):
         problem = gemmtune.Problem(77, 99, 55, bias=True, act="sigmoid", save_z=True)

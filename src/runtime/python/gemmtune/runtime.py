@@ -214,29 +214,12 @@ def plan_backward(A, B, grad_out, *, z=None, bias=None, act="none", leaky_slope=
     return call
 
 
-def _cai_key(interfaces, args):
-    """What plan_forward's checks of arrays read through __cuda_array_interface__ depend on: each interface's shape,
-    strides, type, version and read-only flag, with the call's other arguments; None where the interfaces are ones the
-    full path must look at every time (a mask, a null pointer, stream 0, something unhashable or missing)."""
-    try:
-        parts = []
-        for i in interfaces:
-            version = i.get("version", 0)
-            if i.get("mask") is not None or not i["data"][0] or (version >= 3 and i.get("stream") == 0):
-                return None
-            strides = i.get("strides")
-            parts.append((tuple(i["shape"]), None if strides is None else tuple(strides), i["typestr"], version,
-                          bool(i["data"][1])))
-        key = (tuple(parts),) + tuple(args)
-        hash(key)
-        return key
-    except (KeyError, TypeError, IndexError, AttributeError):
-        return None
-
-
-def _cai_streams(interfaces):
-    """The streams version-3 interfaces say their data is written on (None: no ordering asked)."""
-    return {i.get("stream") for i in interfaces if i.get("version", 0) >= 3 and i.get("stream") is not None}
+def _check_seed_and_offset(seed, offset):
+    """What plan_forward checks of seed and offset, for the resolved-call paths: the checks' calls only where one will
+    raise (each costs the host ~0.1 us)."""
+    if type(seed) is not int or type(offset) is not int or seed | offset < 0 or (seed | offset) >> 64:
+        _check_word(seed, "seed")
+        _check_word(offset, "offset")
 
 
 def _torch_raw_stream(torch):
@@ -294,7 +277,7 @@ class Runtime:
         self._rt = _gemmtune.Runtime(db, device, fp32_equivalent=bool(fp32_equivalent), **given)
         self._torch_forwards = {}
         self._raw_stream = None  # _torch_raw_stream's, taken at the first PyTorch call
-        self._cai_forwards = {}
+        self._protocol_forwards = {}
         _live.add(self)
 
     def __repr__(self):
@@ -349,7 +332,7 @@ class Runtime:
         if stream is None and z is None and offset_ptr is None and save_z is False:
             y = self._torch_forward(A, B, bias, out, act, leaky_slope, dropout, seed, offset, mode)
             if y is None:
-                y = self._cai_forward(A, B, bias, out, act, leaky_slope, dropout, seed, offset, mode)
+                y = self._protocol_forward(A, B, bias, out, act, leaky_slope, dropout, seed, offset, mode)
             if y is not None:
                 return y
         call = plan_forward(A, B, bias, act=act, leaky_slope=leaky_slope, out=out, z=z, save_z=save_z,
@@ -396,59 +379,47 @@ class Runtime:
             return None
         if A.requires_grad or B.requires_grad or (bias is not None and bias.requires_grad):
             return None
-        key = (A.shape, A.stride(), A.dtype, A.device, B.shape, B.stride(), B.dtype, B.device, out.shape, out.stride(),
-               out.dtype, out.device, None if bias is None else (bias.shape, bias.stride(), bias.dtype, bias.device),
+        # get_device(): the device's index as an int (-1 on the host), where .device builds a torch.device per call.
+        key = (A.shape, A.stride(), A.dtype, A.get_device(), B.shape, B.stride(), B.dtype, B.get_device(), out.shape,
+               out.stride(), out.dtype, out.get_device(),
+               None if bias is None else (bias.shape, bias.stride(), bias.dtype, bias.get_device()),
                act, type(leaky_slope), leaky_slope, type(dropout), dropout, mode)
         problem = self._torch_forwards.get(key)
         if problem is None:
             problem = self._resolve_forward(self._torch_forwards, key, A, B, bias, out, act, leaky_slope, dropout,
                                             seed, offset, mode).problem
-        elif type(seed) is not int or type(offset) is not int or seed | offset < 0 or (seed | offset) >> 64:
-            _check_word(seed, "seed")  # the checks' calls only where one will raise: each costs the host ~0.1 us
-            _check_word(offset, "offset")
+        else:
+            _check_seed_and_offset(seed, offset)
         if self._raw_stream is None:
             self._raw_stream = _torch_raw_stream(torch)
         self._rt.forward(problem, A.data_ptr(), B.data_ptr(), 0 if bias is None else bias.data_ptr(), out.data_ptr(), 0,
-                         seed, offset, 0, self._raw_stream(key[3].index))
+                         seed, offset, 0, self._raw_stream(key[3]))
         return out
 
-    def _cai_forward(self, A, B, bias, out, act, leaky_slope, dropout, seed, offset, mode):
-        """forward() of arrays that expose __cuda_array_interface__ (CuPy, Numba, a wrapper of a framework's), out=
-        given, on the current stream, as _torch_forward does it: plan_forward's checks once per combination of what
-        they read (_cai_key); then a call reads the interfaces, checks that each pointer is on this runtime's GPU and
-        orders itself after the streams they name, as the full path does at every call (issue 48). None where this
-        path does not apply, and the full path runs (and raises what it finds)."""
+    def _protocol_forward(self, A, B, bias, out, act, leaky_slope, dropout, seed, offset, mode):
+        """forward() of arrays read through __cuda_array_interface__ (CuPy, Numba, a framework's wrapper) or
+        __dlpack__ (JAX, any DLPack producer), out= given, on the current stream, as _torch_forward does it: the
+        binding reads the arrays at once (read_call_arrays: a key of their shapes, strides and read-only flags, and
+        their pointers), plan_forward's checks are made once per key and the arguments, and then a call checks each
+        pointer's GPU and orders itself after the streams the interfaces name, as the full path does at every call
+        (forward_read). None where this path does not apply, and the full path runs (and raises what it finds)."""
         if out is None:
             return None
-        arrays = (A, B, out) if bias is None else (A, B, out, bias)
-        try:
-            interfaces = [x.__cuda_array_interface__ for x in arrays]
-        except Exception:  # no interface, or one whose getter refuses: the full path says why
+        stream = _arrays.stream_handle(None, A)
+        read = _gemmtune.read_call_arrays((A, B, out) if bias is None else (A, B, out, bias),
+                                          _arrays.dlpack_stream(stream))
+        if read is None:
             return None
-        if not all(type(i) is dict for i in interfaces):
-            return None
-        key = _cai_key(interfaces, (bias is None, act, type(leaky_slope), leaky_slope, type(dropout), dropout, mode))
-        if key is None:
-            return None
-        problem = self._cai_forwards.get(key)
+        key = (read.key, act, type(leaky_slope), leaky_slope, type(dropout), dropout, mode)
+        problem = self._protocol_forwards.get(key)
         if problem is None:
-            call = self._resolve_forward(self._cai_forwards, key, A, B, bias, out, act, leaky_slope, dropout, seed,
-                                         offset, mode)
+            call = self._resolve_forward(self._protocol_forwards, key, A, B, bias, out, act, leaky_slope, dropout,
+                                         seed, offset, mode)
             self._rt.forward(call.problem, call.A.ptr, call.B.ptr, call.bias.ptr if call.bias is not None else 0,
                              call.out.ptr, 0, seed, offset, 0, call.stream)
             return out
-        _check_word(seed, "seed")
-        _check_word(offset, "offset")
-        pointers = [i["data"][0] for i in interfaces]
-        if any(self._rt.device_of(p) != self.device for p in pointers):
-            return None
-        stream = _arrays.stream_handle(None, A)
-        for producer in _cai_streams(interfaces):
-            if not _arrays.same_stream(producer, stream):
-                self._rt.order_after(producer, stream)
-        self._rt.forward(problem, pointers[0], pointers[1], 0 if bias is None else pointers[3], pointers[2], 0, seed,
-                         offset, 0, stream)
-        return out
+        _check_seed_and_offset(seed, offset)
+        return out if self._rt.forward_read(problem, read, seed, offset, stream) else None
 
     def backward(self, A, B, grad_out, *, z=None, bias=None, act="none", leaky_slope=0.01, dropout=0.0, seed=0,
                  offset=0, offset_ptr=None, mode="tf32", grad_a=None, grad_b=None, grad_bias=None, stream=None):
