@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Where one Python Runtime.forward call of PyTorch tensors spends its host time (issue 48), beside torch.mm.
+"""Where one Python Runtime.forward call of PyTorch tensors spends its host time (issue 48), beside torch.mm, and what
+a call of the same tensors behind __cuda_array_interface__ alone or __dlpack__ alone costs.
 
 Each row times one piece of the fast path (gemmtune/runtime.py, Runtime._torch_forward) alone, issued 200 times behind
 a GPU spin so no call waits on the GPU; the rows are interleaved in 9 rounds and the median per call is printed, so a
@@ -49,6 +50,26 @@ def main():
         breakdown(int(m), int(n), int(k), old_runtime)
 
 
+class InterfaceOnly:
+    """A tensor's memory behind __cuda_array_interface__ alone, as a CuPy or Numba array shows it."""
+
+    def __init__(self, t):
+        self.__cuda_array_interface__ = t.__cuda_array_interface__
+
+
+class DlpackOnly:
+    """A tensor's memory behind __dlpack__ alone, as a JAX or another framework's array shows it."""
+
+    def __init__(self, t):
+        self._t = t
+
+    def __dlpack__(self, **kwargs):
+        return self._t.__dlpack__(**kwargs)
+
+    def __dlpack_device__(self):
+        return self._t.__dlpack_device__()
+
+
 def breakdown(m, n, k, old_runtime):
     A, B = torch.randn(m, k, device="cuda"), torch.randn(k, n, device="cuda")
     Y, Yt = torch.empty(m, n, device="cuda"), torch.empty(m, n, device="cuda")
@@ -70,10 +91,10 @@ def breakdown(m, n, k, old_runtime):
             "rt.forward(A, B, out=Y)": lambda: rt.forward(A, B, out=Y, mode="tf32"),
             "binding forward, ints given": lambda: binding.forward(problem, pa, pb, 0, py, 0, 0, 0, 0, stream),
             "binding prepared(problem)": lambda: binding.prepared(problem),
-            "key tuple (as runtime.py)": lambda: (A.shape, A.stride(), A.dtype, A.device, B.shape, B.stride(),
+            "key tuple, .device": lambda: (A.shape, A.stride(), A.dtype, A.device, B.shape, B.stride(),
                                                   B.dtype, B.device, Y.shape, Y.stride(), Y.dtype, Y.device, None,
                                                   "none", float, 0.01, float, 0.0, "tf32"),
-            "key tuple, get_device()": lambda: (A.shape, A.stride(), A.dtype, A.get_device(), B.shape, B.stride(),
+            "key tuple (as runtime.py)": lambda: (A.shape, A.stride(), A.dtype, A.get_device(), B.shape, B.stride(),
                                                 B.dtype, B.get_device(), Y.shape, Y.stride(), Y.dtype,
                                                 Y.get_device(), None, "none", float, 0.01, float, 0.0, "tf32"),
             "three data_ptr()": lambda: (A.data_ptr(), B.data_ptr(), Y.data_ptr()),
@@ -84,8 +105,20 @@ def breakdown(m, n, k, old_runtime):
                                                     and not B.requires_grad),
             "empty lambda": lambda: None,
         }
+        cai, dlpack = [InterfaceOnly(x) for x in (A, B, Y)], [DlpackOnly(x) for x in (A, B, Y)]
+        pieces["rt.forward, interfaces only"] = lambda: rt.forward(cai[0], cai[1], out=cai[2], mode="tf32")
+        pieces["rt.forward, DLPack only"] = lambda: rt.forward(dlpack[0], dlpack[1], out=dlpack[2], mode="tf32")
+        pieces["three __dlpack__(stream=1)"] = lambda: [x.__dlpack__(stream=1) for x in dlpack]
+        read_cai = gemmtune._gemmtune.read_call_arrays(tuple(cai), 1)
+        pieces["read_call_arrays, interfaces"] = lambda: gemmtune._gemmtune.read_call_arrays(tuple(cai), 1)
+        pieces["read_call_arrays, DLPack"] = lambda: gemmtune._gemmtune.read_call_arrays(tuple(dlpack), 1)
+        pieces["binding forward_read, interfaces"] = lambda: binding.forward_read(problem, read_cai, 0, 0, stream)
+        pieces["binding device_of(A)"] = lambda: binding.device_of(pa)
         if old is not None:
             pieces["old rt.forward(A, B, out=Y)"] = lambda: old.forward(A, B, out=Y, mode="tf32")
+            pieces["old rt.forward, interfaces only"] = lambda: old.forward(cai[0], cai[1], out=cai[2], mode="tf32")
+            pieces["old rt.forward, DLPack only"] = lambda: old.forward(dlpack[0], dlpack[1], out=dlpack[2],
+                                                                        mode="tf32")
         samples = {name: [] for name in pieces}
         for _ in range(9):
             for name, fn in pieces.items():
