@@ -1,6 +1,7 @@
 // launch_host_probe: where a candidate's host time goes. Under `gemmtune apply` a `+pad` cuBLASLt call cost 15-19 us
 // more host time than cuBLAS's own call (results/nvidia-h200/apply_overhead.json, 1500x1079x799 tf32) while our staged
-// kernels (also a copy, then the GEMM) cost 1-4 us more; this times each piece of such a call alone.
+// kernels (also a copy, then the GEMM) cost 1-4 us more; this times each piece of such a call alone, and the whole
+// call replayed as one CUDA graph.
 //
 //   launch_host_probe PROBLEM_KEY CANDIDATE_ID...
 //
@@ -17,6 +18,7 @@
 #include "common/error.hpp"
 #include "cuda/cuda_call.hpp"
 #include "cuda/device_buffer.hpp"
+#include "cuda/graph.hpp"
 #include "cuda/stream.hpp"
 #include "kernels/epilogue_kernel.hpp"
 #include "kernels/padded_copy.hpp"
@@ -75,6 +77,13 @@ void probe(const GemmProblem& p, const std::string& id, cudaStream_t s) {
   std::printf("%s %s\n", p.key().c_str(), id.c_str());
   std::printf("  whole launch              %7.2f us\n", host_us_per_call(s, [&] {
                 whole.launch(x, s, ws, nullptr, padding.get());
+              }));
+  // The same launch replayed as one CUDA graph: what its host time would be were a call's launches one graph; and
+  // what capturing and instantiating it costs, the price of a call whose pointers the graph does not hold.
+  const CudaGraphExec graph = CudaGraphExec::capture(s, [&] { whole.launch(x, s, ws, nullptr, padding.get()); });
+  std::printf("  as one graph: replay      %7.2f us\n", host_us_per_call(s, [&] { graph.launch(s); }));
+  std::printf("  as one graph: capture     %7.2f us\n", host_us_per_call(s, [&] {
+                CudaGraphExec::capture(s, [&] { whole.launch(x, s, ws, nullptr, padding.get()); });
               }));
   const std::optional<LtPadding> pad = lt_padding(pass_gemm(p));
   if (!c.lt_padded || !pad) return;

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Where one Python Runtime.forward call of PyTorch tensors spends its host time (issue 48), beside torch.mm, and what
-a call of the same tensors behind __cuda_array_interface__ alone or __dlpack__ alone costs.
+a call of the same tensors behind __cuda_array_interface__ alone or __dlpack__ alone costs; "replays off" is a Runtime
+that launches every call (replay_repeated_calls=False) where the others replay the repeated call's CUDA graph.
 
 Each row times one piece of the fast path (gemmtune/runtime.py, Runtime._torch_forward) alone, issued 200 times behind
 a GPU spin so no call waits on the GPU; the rows are interleaved in 9 rounds and the median per call is printed, so a
@@ -105,6 +106,9 @@ def breakdown(m, n, k, old_runtime):
                                                     and not B.requires_grad),
             "empty lambda": lambda: None,
         }
+        launched = gemmtune.Runtime(f"{tmp}/launched.db", replay_repeated_calls=False)
+        launched.forward(A, B, out=Y, mode="tf32")
+        pieces["rt.forward, replays off"] = lambda: launched.forward(A, B, out=Y, mode="tf32")
         cai, dlpack = [InterfaceOnly(x) for x in (A, B, Y)], [DlpackOnly(x) for x in (A, B, Y)]
         pieces["rt.forward, interfaces only"] = lambda: rt.forward(cai[0], cai[1], out=cai[2], mode="tf32")
         pieces["rt.forward, DLPack only"] = lambda: rt.forward(dlpack[0], dlpack[1], out=dlpack[2], mode="tf32")
@@ -129,6 +133,7 @@ def breakdown(m, n, k, old_runtime):
                 samples[name].append((time.perf_counter() - began) / 200 * 1e6)
                 torch.cuda.synchronize()
         rt.flush()
+        launched.flush()
         if old is not None:
             old.flush()
         print(f"{m}x{n}x{k} tf32, {torch.cuda.get_device_name()}, torch {torch.__version__}, "

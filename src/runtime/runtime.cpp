@@ -15,12 +15,14 @@
 #include "common/default_db.hpp"
 #include "common/error.hpp"
 #include "cuda/device_info.hpp"
+#include "cuda/stream.hpp"
 #include "kernels/registry.hpp"
 #include "launch/candidate_launcher.hpp"
 #include "lt/lt_handles.hpp"
 #include "lt/no_entry_candidates.hpp"
 #include "problem/pass_gemm.hpp"
 #include "runtime/cache_index.hpp"
+#include "runtime/call_graphs.hpp"
 #include "runtime/default_candidate.hpp"
 #include "runtime/first_use_trial.hpp"
 #include "runtime/grad_epilogue.hpp"
@@ -43,6 +45,7 @@ struct GemmPlan {
       : choice(std::move(c)), launcher(p, choice.candidate, lt, ScratchAtLaunch{workspace_bytes}) {}
   Choice choice;
   CandidateLauncher launcher;
+  mutable runtime::CallGraphs graphs;  // a cache of its launches: what a call runs does not change with it
 };
 
 // Backward GEMMs up to this size (m·n·k = 512³) run side by side. Measured on an H100: at 256³ and 512³ each GEMM
@@ -130,7 +133,22 @@ class Runtime::Impl {
     const auto held = lock();
     const GemmPlan& gp = plan(p, s);
     runtime::StreamScratch& scratch = scratch_.of(s);
-    launch_in(gp, x, s, scratch_of(gp, scratch, false));
+    const PlanScratch ps = scratch_of(gp, scratch, false);
+    if (options_.replay_repeated_calls && !scratch.capture() &&
+        gp.graphs.run(runtime::ExactCall{x, s, &scratch}, capture_stream(),
+                      [&](cudaStream_t on) { launch_in(gp, x, on, ps); }))
+      return;
+    launch_in(gp, x, s, ps);
+  }
+
+  CallGraphUse call_graphs() {
+    const auto held = lock();
+    CallGraphUse use;
+    for (const auto& [problem, plan] : plans_) {
+      use.graphs += plan->graphs.graphs();
+      use.replays += plan->graphs.replays();
+    }
+    return use;
   }
 
   void backward(const GemmProblem& p, const BackwardOperands& x, cudaStream_t s) {
@@ -500,6 +518,11 @@ class Runtime::Impl {
     return "cuBLASLt heuristic's first algo at a framework's smaller workspace: faster than at the runtime's in a ";
   }
 
+  cudaStream_t capture_stream() {
+    if (!capture_stream_) capture_stream_.emplace();
+    return capture_stream_->get();
+  }
+
   const GemmPlan& add_plan(const GemmProblem& p, Choice choice) {
     auto plan = std::make_unique<GemmPlan>(p, std::move(choice), lt_.get(), options_.workspace_bytes);
     return *plans_.emplace(p, std::move(plan)).first->second;
@@ -515,6 +538,7 @@ class Runtime::Impl {
   runtime::StreamScratchPool scratch_;  // each stream's and capture's workspace and tickets
   std::mutex mutex_;
   std::unique_ptr<runtime::TrialScratch> trial_scratch_;  // the first-use trials'; made at the first one
+  std::optional<CudaStream> capture_stream_;  // where repeated calls are captured (CallGraphs); made at the first
   std::unordered_map<GemmProblem, std::unique_ptr<GemmPlan>, runtime::ProblemHash> plans_;
   std::unordered_map<GemmProblem, std::unique_ptr<BackwardPlan>, runtime::ProblemHash> backward_plans_;
   runtime::MissLog misses_;
@@ -628,5 +652,7 @@ const std::string& Runtime::device_key() const { return impl_->device_key(); }
 std::size_t Runtime::cache_size() const { return impl_->cache_size(); }
 
 StreamScratchUse Runtime::stream_scratch() const { return impl_->stream_scratch(); }
+
+CallGraphUse Runtime::call_graphs() const { return impl_->call_graphs(); }
 
 }  // namespace gemmtune

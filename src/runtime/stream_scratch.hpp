@@ -74,6 +74,8 @@ class StreamScratch {
 
   // Device memory this stream's scratch holds now, the lent workspace not counted.
   std::size_t device_bytes() const;
+  // Whether this is a graph capture's scratch (the calls are being captured by the caller).
+  bool capture() const { return capture_; }
 
  private:
   unsigned char* buffer(const void* owner, ScratchUse use, std::size_t bytes, bool zeroed);

@@ -378,6 +378,118 @@ TEST(RuntimeGpu, ACapturesFirstCallGetsScratchOfItsOwnAndItsReplaysAreRight) {
   cudaGraphDestroy(graph);
 }
 
+// A forward call repeated with the same pointers and values is captured at its second sight and replayed from then
+// on (runtime/call_graphs.hpp). Each kind of candidate (cuBLASLt's heuristic, a `+pad` one's three launches, cuBLAS's
+// own call, one of our split-k variants with its tickets) computes bit for bit what its first, launched call
+// computed, into a poisoned output every time; a call that differs in one pointer or in the dropout offset is not
+// the replay of another.
+TEST(RuntimeGpu, ACallRepeatedExactlyReplaysAGraphThatComputesWhatItsLaunchComputed) {
+  GT_REQUIRE_GPU();
+  const test::ScratchDir dir;
+  const CudaStream s;
+  struct Case {
+    GemmProblem p;
+    std::string pinned;  // empty: the heuristic default
+  };
+  const LtHandle lt = make_lt_handle();
+  const GemmProblem odd = make(37, 45, 29, "nn", OutputLayout::RowMajor, Activation::Gelu, true, 0.2f, MathMode::Tf32);
+  const std::vector<Candidate> padded = LtGemm(lt.get(), odd, LtEpilogueMode::Padded).heuristic(1, 64 << 20);
+  ASSERT_EQ(padded.size(), 1u);
+  const std::vector<Case> cases = {
+      {make(96, 160, 136, "nn", OutputLayout::RowMajor, Activation::Gelu, true, 0.f, MathMode::Tf32), ""},
+      {odd, padded[0].id()},
+      {make(96, 160, 136, "nt", OutputLayout::RowMajor, Activation::None, false, 0.f, MathMode::Fp32), "cublas/sgemm"},
+      {make(256, 256, 256, "nn", OutputLayout::RowMajor, Activation::Relu, true, 0.1f, MathMode::Fp32),
+       "own/fp32_64x64x16_w32x32_t8x4_s2_split4"}};
+  for (const Case& c : cases) {
+    Fixture f(dir.path("none.db"));
+    if (!c.pinned.empty()) f.rt->pin(c.p, c.pinned);
+    test::ProblemData d(c.p, 77);
+    std::vector<double> y_ref;
+    test::cpu_reference(d, y_ref, nullptr);
+    std::vector<float> first;
+    for (int call = 0; call < 4; ++call) {
+      test::poison(d.Y);
+      f.rt->forward(c.p, d.operands(), s.get());
+      s.synchronize();
+      const std::vector<float> y = to_host(d.Y.get(), d.Y.size());
+      if (call == 0) {
+        first = y;
+        EXPECT_LE(host_relative_error(y, y_ref), verification_tolerance(c.p)) << f.rt->explain(c.p);
+      }
+      EXPECT_EQ(y, first) << f.rt->explain(c.p) << ", call " << call;
+    }
+    EXPECT_EQ(f.rt->call_graphs().graphs, 1u) << f.rt->explain(c.p);
+    EXPECT_EQ(f.rt->call_graphs().replays, 3u) << "the second call captured and replayed, the later ones replayed";
+
+    test::ProblemData other(c.p, 78);  // the same shape, other buffers: launched, not the first call's replay
+    test::poison(d.Y);
+    for (int call = 0; call < 3; ++call) {
+      test::poison(other.Y);
+      f.rt->forward(c.p, other.operands(), s.get());
+      s.synchronize();
+      std::vector<double> other_ref;
+      test::cpu_reference(other, other_ref, nullptr);
+      EXPECT_LE(host_relative_error(to_host(other.Y.get(), other.Y.size()), other_ref), verification_tolerance(c.p))
+          << f.rt->explain(c.p) << ", other buffers, call " << call;
+    }
+    const std::vector<float> untouched = to_host(d.Y.get(), d.Y.size());
+    EXPECT_TRUE(std::all_of(untouched.begin(), untouched.end(), [](float v) { return std::isnan(v); }))
+        << "a call on other buffers wrote the first call's Y";
+    EXPECT_EQ(f.rt->call_graphs().graphs, 2u);
+    if (c.p.epi.dropout()) {  // a new offset is a new call: its own mask, not the last one's replay
+      GemmOperands next = d.operands();
+      next.offset += 1;
+      test::ProblemData shifted(c.p, 77);
+      shifted.dropout_offset = next.offset;
+      std::vector<double> shifted_ref;
+      test::cpu_reference(shifted, shifted_ref, nullptr);
+      test::poison(d.Y);
+      f.rt->forward(c.p, next, s.get());
+      s.synchronize();
+      const std::vector<float> y = to_host(d.Y.get(), d.Y.size());
+      EXPECT_NE(y, first);
+      EXPECT_LE(host_relative_error(y, shifted_ref), verification_tolerance(c.p)) << "the next offset's mask";
+    }
+  }
+}
+
+// Where replays are off, and for calls the caller is capturing into a graph of its own, every call launches.
+TEST(RuntimeGpu, RepeatedCallsLaunchWhereReplaysAreOffOrTheCallerIsCapturing) {
+  GT_REQUIRE_GPU();
+  const test::ScratchDir dir;
+  const GemmProblem p = make(96, 160, 136, "nn", OutputLayout::RowMajor, Activation::Gelu, true, 0.f, MathMode::Tf32);
+  const test::ProblemData d(p, 4243);
+  const CudaStream s;
+  RuntimeOptions o;
+  o.confirm_standins = false;
+  o.replay_repeated_calls = false;
+  Runtime off(dir.path("none.db"), 0, o);
+  for (int call = 0; call < 3; ++call) off.forward(p, d.operands(), s.get());
+  s.synchronize();
+  EXPECT_EQ(off.call_graphs().graphs, 0u);
+  EXPECT_EQ(off.call_graphs().replays, 0u);
+
+  Fixture f(dir.path("none.db"));
+  f.rt->forward(p, d.operands(), s.get());  // resolves the problem outside the capture
+  s.synchronize();
+  cudaGraph_t graph = nullptr;
+  GT_CUDA_CALL(cudaStreamBeginCapture(s.get(), cudaStreamCaptureModeGlobal));
+  try {
+    for (int call = 0; call < 3; ++call) f.rt->forward(p, d.operands(), s.get());
+  } catch (...) {  // a capture left open would fail every later test's CUDA calls
+    cudaStreamEndCapture(s.get(), &graph);
+    if (graph) cudaGraphDestroy(graph);
+    throw;
+  }
+  GT_CUDA_CALL(cudaStreamEndCapture(s.get(), &graph));
+  std::size_t nodes = 0;
+  GT_CUDA_CALL(cudaGraphGetNodes(graph, nullptr, &nodes));
+  GT_CUDA_CALL(cudaGraphDestroy(graph));
+  EXPECT_EQ(f.rt->call_graphs().graphs, 0u) << "the captured calls are the caller's graph's, not ours";
+  EXPECT_GE(nodes, 3u) << "each of the three captured calls is in the caller's graph";
+}
+
 // A program that keeps making streams is told so at the stream past RuntimeOptions::max_stream_scratch, instead of
 // taking another workspace each time.
 TEST(RuntimeGpu, AStreamPastMaxStreamScratchIsRefusedWithTheOptionsName) {

@@ -116,6 +116,11 @@ struct RuntimeOptions {
   // its problem to be within the fp32 bound and 2x cuBLASLt fp32's error. Off: such entries are passed over (the
   // nearest other entry or the default runs, as if they were absent) and explain() says why.
   bool fp32_equivalent = false;
+  // Replay a forward call that repeats exactly (the same pointers, dropout state and stream) as a CUDA graph captured
+  // at its second sight, instead of launching its kernels again (runtime/call_graphs.hpp): the H200 machine's host
+  // spends 1.2-2.1 us on a replay where a cuBLASLt call's launch takes 6.1-6.4 us and a `+pad` candidate's three
+  // launches 19-25 us. The GPU runs the same kernels. Calls inside the caller's own graph capture launch as before.
+  bool replay_repeated_calls = true;
   // Where the one-line warnings go (cache entries of other devices, misses that could not be written);
   // null: std::cerr.
   std::ostream* warnings = nullptr;
@@ -143,6 +148,12 @@ struct StreamScratchUse {
   std::size_t streams = 0;       // streams the Runtime has been called on
   std::size_t captures = 0;      // graph captures it has been called in
   std::size_t device_bytes = 0;  // their scratch's device memory, a lent workspace not counted
+};
+
+// The forward calls a Runtime replayed as CUDA graphs (RuntimeOptions::replay_repeated_calls; Runtime::call_graphs).
+struct CallGraphUse {
+  std::size_t graphs = 0;   // exact calls captured, over every problem
+  std::size_t replays = 0;  // calls that ran as a replay
 };
 
 // The db a Runtime, the CLI and Python use where none is named: $GEMMTUNE_DB where it is set, else
@@ -235,6 +246,8 @@ class Runtime {
   std::size_t cache_size() const;
   // The scratch held for the streams and captures this Runtime has been called on.
   StreamScratchUse stream_scratch() const;
+  // The calls replayed as CUDA graphs so far.
+  CallGraphUse call_graphs() const;
 
  private:
   class Impl;

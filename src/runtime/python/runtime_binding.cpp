@@ -188,6 +188,10 @@ class PyRuntime {
   int device() const { return device_; }
   const std::string& device_key() const { return rt_.device_key(); }
   std::size_t cache_size() const { return rt_.cache_size(); }
+  py::tuple call_graphs() const {
+    const CallGraphUse use = rt_.call_graphs();
+    return py::make_tuple(use.graphs, use.replays);
+  }
 
  private:
   static CudaEvent make_event(int device) {
@@ -231,7 +235,7 @@ void bind_runtime(py::module_& m) {
       .def(py::init([](const std::string& db, int device, std::size_t workspace_bytes, Address workspace,
                        double max_nearest_distance, double min_transfer_margin, int min_agreeing_neighbours,
                        bool confirm_standins, int max_trial_candidates, bool concurrent_backward,
-                       bool fp32_equivalent) {
+                       bool fp32_equivalent, bool replay_repeated_calls) {
              RuntimeOptions o;
              o.workspace_bytes = workspace_bytes;
              o.workspace = to_pointer<void>(workspace);
@@ -242,6 +246,7 @@ void bind_runtime(py::module_& m) {
              o.max_trial_candidates = max_trial_candidates;
              o.concurrent_backward = concurrent_backward;
              o.fp32_equivalent = fp32_equivalent;
+             o.replay_repeated_calls = replay_repeated_calls;
              return new PyRuntime(db, device, o);
            }),
            py::arg("db"), py::arg("device"), py::kw_only(), py::arg("workspace_bytes") = d.workspace_bytes,
@@ -250,7 +255,7 @@ void bind_runtime(py::module_& m) {
            py::arg("min_agreeing_neighbours") = d.min_agreeing_neighbours,
            py::arg("confirm_standins") = d.confirm_standins, py::arg("max_trial_candidates") = d.max_trial_candidates,
            py::arg("concurrent_backward") = d.concurrent_backward, py::arg("fp32_equivalent") = d.fp32_equivalent,
-           release_gil())
+           py::arg("replay_repeated_calls") = d.replay_repeated_calls, release_gil())
       .def("forward", &PyRuntime::forward, py::arg("problem"), py::arg("a"), py::arg("b"), py::arg("bias"),
            py::arg("y"), py::arg("z"), py::arg("seed"), py::arg("offset"), py::arg("offset_ptr"), py::arg("stream"),
            release_gil())
@@ -269,6 +274,8 @@ void bind_runtime(py::module_& m) {
       .def_property_readonly("device", &PyRuntime::device)
       .def_property_readonly("device_key", &PyRuntime::device_key)
       .def_property_readonly("cache_size", &PyRuntime::cache_size)
+      .def_property_readonly("call_graphs", &PyRuntime::call_graphs,
+                             "(graphs, replays): forward calls captured once and replayed since (runtime.hpp)")
       .def_static("advance_offset", &advance_offset, py::arg("counter"), py::arg("increment"), py::arg("stream"),
                   py::arg("device") = -1);
   m.def("default_db", [] { return default_db().path; },

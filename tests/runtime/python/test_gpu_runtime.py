@@ -272,6 +272,24 @@ class RuntimeGpuTest(RuntimeTestCase):
         with self.assertRaisesRegex(gemmtune.InputError, "^A: the address is not CUDA device memory"):
             self.rt.forward(fake, InterfaceOnly(B), out=InterfaceOnly(out))
 
+    def test_a_call_repeated_on_the_same_tensors_is_replayed_and_computes_the_same(self):
+        rt = gemmtune.Runtime(os.path.join(self.tmp.name, "replays.db"))
+        A, B, bias, out = randn(M, K), randn(K, N), randn(N), poisoned(M, N)
+        results = []
+        for _ in range(3):
+            out.fill_(float("nan"))
+            rt.forward(A, B, bias, act="gelu", out=out)
+            torch.cuda.synchronize()
+            results.append(out.clone())
+        self.assertEqual(rt.call_graphs, (1, 2), "captured at the second call, replayed at the second and third")
+        self.assertTrue(all(torch.equal(r, results[0]) for r in results), "a replay differs from the launched call")
+        y_ref, _, _ = self.reference(A, B, bias, "gelu")
+        self.assert_close(results[0], y_ref, "tf32", (K,), "Y of the launched call")
+        off = gemmtune.Runtime(os.path.join(self.tmp.name, "replays.db"), replay_repeated_calls=False)
+        for _ in range(3):
+            off.forward(A, B, bias, act="gelu", out=out)
+        self.assertEqual(off.call_graphs, (0, 0))
+
     def test_prepare_and_explain(self):
         problem = gemmtune.Problem(77, 99, 55, bias=True, act="sigmoid", save_z=True)
         self.assertFalse(self.rt.prepared(problem))

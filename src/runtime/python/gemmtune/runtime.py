@@ -260,7 +260,8 @@ class Runtime:
 
     def __init__(self, db=None, device=0, *, fp32_equivalent=False, workspace_bytes=None, workspace=None,
                  max_nearest_distance=None, min_transfer_margin=None, min_agreeing_neighbours=None,
-                 confirm_standins=None, max_trial_candidates=None, concurrent_backward=None):
+                 confirm_standins=None, max_trial_candidates=None, concurrent_backward=None,
+                 replay_repeated_calls=None):
         if db is None:
             db = default_db()
         if not isinstance(db, (str, os.PathLike)):
@@ -271,7 +272,8 @@ class Runtime:
         options = {"workspace_bytes": workspace_bytes, "workspace": workspace,
                    "max_nearest_distance": max_nearest_distance, "min_transfer_margin": min_transfer_margin,
                    "min_agreeing_neighbours": min_agreeing_neighbours, "confirm_standins": confirm_standins,
-                   "max_trial_candidates": max_trial_candidates, "concurrent_backward": concurrent_backward}
+                   "max_trial_candidates": max_trial_candidates, "concurrent_backward": concurrent_backward,
+                   "replay_repeated_calls": replay_repeated_calls}
         given = {key: value for key, value in options.items() if value is not None}
         self.db = db
         self._rt = _gemmtune.Runtime(db, device, fp32_equivalent=bool(fp32_equivalent), **given)
@@ -303,6 +305,12 @@ class Runtime:
     def cache_size(self):
         """How many cache entries of this GPU the db had."""
         return self._rt.cache_size
+
+    @property
+    def call_graphs(self):
+        """(graphs, replays): the forward calls that repeated exactly and were captured as CUDA graphs, and how many
+        calls ran as their replays (RuntimeOptions::replay_repeated_calls, on unless replay_repeated_calls=False)."""
+        return self._rt.call_graphs
 
     def _prepare_operands(self, call):
         """Device checks the arrays could not answer themselves, and the producers' streams waited for."""

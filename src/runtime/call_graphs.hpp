@@ -1,0 +1,86 @@
+// CallGraphs: one plan's calls that repeat exactly, replayed as CUDA graphs instead of launched kernel by kernel.
+//
+// A launch costs the host per kernel: on the H200 machine 6.1-6.4 us for one cuBLASLt call and 19-25 us for a `+pad`
+// candidate's copy, cuBLASLt call and epilogue kernel, where a replay of the same call captured as one graph costs
+// 1.2-2.1 us, and capturing and instantiating it 12-39 us (scripts/dev/launch_host_probe.cu,
+// results/nvidia-h200/launch_host_probe.txt). Programs repeat calls exactly: a loop over the same buffers, a training
+// step whose tensors PyTorch's caching allocator places where the last step's were. So:
+//   - the first sight of an exact call launches it as before (a call that never repeats costs a hash lookup);
+//   - its second sight captures it, on a stream of the runtime's own that nothing else enqueues on (a capture on the
+//     caller's stream would take in whatever another thread enqueued there meanwhile, and the legacy default stream
+//     cannot be captured), and replays it on the caller's stream; later sights replay it;
+//   - a replay runs exactly what a launch with the same pointers and values would, so a call is exact only where
+//     every one of them is equal: A, B, bias, Y, Z, seed, offset, offset_ptr, the stream's handle and its scratch
+//     (whose memory the graph holds the addresses of, and which lives as long as the runtime).
+// Bounded: kMaxGraphs graphs per plan, kMaxSeen remembered first sights (forgotten all at once when full); a plan
+// that holds kMaxGraphs launches its other calls as before. Where a capture fails, the plan's calls launch as before
+// from then on. The caller launches as before where its stream is capturing (its calls go into its own graph).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <unordered_map>
+#include <unordered_set>
+
+#include <cuda_runtime_api.h>
+
+#include "cuda/graph.hpp"
+#include "problem/gemm_problem.hpp"
+
+namespace gemmtune::runtime {
+
+// What makes two calls of one plan the same call.
+struct ExactCall {
+  GemmOperands x;
+  cudaStream_t stream = nullptr;
+  const void* scratch = nullptr;  // the stream's StreamScratch
+  bool operator==(const ExactCall& o) const;
+};
+
+struct ExactCallHash {
+  std::size_t operator()(const ExactCall& c) const;
+};
+
+class CallGraphs {
+ public:
+  static constexpr std::size_t kMaxGraphs = 64;
+  static constexpr std::size_t kMaxSeen = 1024;
+
+  // Runs `call` as a replay of its graph, capturing that first where this is its second sight, and returns true; or
+  // returns false, having enqueued nothing, where the caller must launch it itself. launch(stream) enqueues the call
+  // on `stream`: what a capture on `capture_on` records.
+  template <class Launch>
+  bool run(const ExactCall& call, cudaStream_t capture_on, Launch&& launch) {
+    if (off_) return false;
+    if (const auto it = graphs_.find(call); it != graphs_.end()) {
+      it->second.launch(call.stream);
+      ++replays_;
+      return true;
+    }
+    if (graphs_.size() >= kMaxGraphs || !seen_before(call)) return false;
+    try {
+      const auto kept = graphs_.emplace(call, CudaGraphExec::capture(capture_on, [&] { launch(capture_on); }));
+      kept.first->second.launch(call.stream);
+    } catch (const std::exception&) {
+      turn_off();
+      return false;
+    }
+    ++replays_;
+    return true;
+  }
+
+  std::size_t graphs() const { return graphs_.size(); }
+  std::size_t replays() const { return replays_; }
+
+ private:
+  bool seen_before(const ExactCall& call);  // records a first sight
+  void turn_off();
+
+  bool off_ = false;
+  std::size_t replays_ = 0;
+  std::unordered_set<ExactCall, ExactCallHash> seen_;
+  std::unordered_map<ExactCall, CudaGraphExec, ExactCallHash> graphs_;
+};
+
+}  // namespace gemmtune::runtime
