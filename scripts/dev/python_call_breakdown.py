@@ -76,7 +76,9 @@ def breakdown(m, n, k, old_runtime):
     Y, Yt = torch.empty(m, n, device="cuda"), torch.empty(m, n, device="cuda")
     with tempfile.TemporaryDirectory() as tmp:
         rt = gemmtune.Runtime(f"{tmp}/breakdown.db")
-        rt.forward(A, B, out=Y, mode="tf32")
+        for _ in range(2):  # the first call is launched, the second, on a drained stream, captured (call_graphs.hpp)
+            rt.forward(A, B, out=Y, mode="tf32")
+            torch.cuda.synchronize()
         old = None
         if old_runtime is not None:
             old = old_runtime(f"{tmp}/old.db")

@@ -29,11 +29,18 @@ std::size_t ExactCallHash::operator()(const ExactCall& c) const {
   return h;
 }
 
-bool CallGraphs::seen_before(const ExactCall& call) {
-  if (seen_.erase(call) > 0) return true;
-  if (seen_.size() >= kMaxSeen) seen_.clear();
-  seen_.insert(call);
-  return false;
+// A first sight is remembered; a later one is ready where its stream has no work left.
+bool CallGraphs::ready_to_capture(const ExactCall& call) {
+  if (seen_.count(call) == 0) {
+    if (seen_.size() >= kMaxSeen) seen_.clear();
+    seen_.insert(call);
+    return false;
+  }
+  const cudaError_t e = cudaStreamQuery(call.stream);
+  if (e == cudaErrorNotReady) (void)cudaGetLastError();  // no error: cleared before the launches check theirs
+  if (e != cudaSuccess) return false;
+  seen_.erase(call);
+  return true;
 }
 
 void CallGraphs::turn_off() {

@@ -26,6 +26,7 @@
 #include "kernels/epilogue.cuh"
 #include "kernels/kernel_test_support.hpp"
 #include "kernels/registry.hpp"
+#include "launch/blocking_kernel.hpp"
 #include "launch/problem_buffers.hpp"
 #include "lt/lt_gemm.hpp"
 #include "lt/lt_handles.hpp"
@@ -452,6 +453,46 @@ TEST(RuntimeGpu, ACallRepeatedExactlyReplaysAGraphThatComputesWhatItsLaunchCompu
       EXPECT_LE(host_relative_error(y, shifted_ref), verification_tolerance(c.p)) << "the next offset's mask";
     }
   }
+}
+
+// A program may queue calls behind a kernel that waits for the host (scripts/bench_heldout.sh's timed batches do).
+// Instantiating and uploading a graph may wait for the GPU, so a repeated call is captured only where its stream has
+// drained, and the replays of a graph made then are queued behind such a kernel without waiting for it.
+TEST(RuntimeGpu, RepeatedCallsQueuedBehindAKernelThatWaitsForTheHostNeverWaitForIt) {
+  GT_REQUIRE_GPU();
+  const test::ScratchDir dir;
+  Fixture f(dir.path("none.db"));
+  const GemmProblem p = make(1500, 1079, 799, "nn", OutputLayout::RowMajor, Activation::Gelu, true, 0.f,
+                             MathMode::Tf32);
+  const LtHandle lt = make_lt_handle();
+  const std::vector<Candidate> padded = LtGemm(lt.get(), p, LtEpilogueMode::Padded).heuristic(1, 64 << 20);
+  ASSERT_EQ(padded.size(), 1u);
+  f.rt->pin(p, padded[0].id());  // three launches a call: the most a graph replaces
+  test::ProblemData d(p, 4244);
+  std::vector<double> y_ref;
+  test::cpu_reference(d, y_ref, nullptr);
+  const CudaStream s;
+  BlockingKernel blocker;
+  const auto queued_behind_the_blocker = [&](int calls) {
+    test::poison(d.Y);
+    blocker.block(s.get());
+    for (int call = 0; call < calls; ++call) f.rt->forward(p, d.operands(), s.get());
+    blocker.release();
+    s.synchronize();
+    EXPECT_FALSE(blocker.timed_out()) << "a call waited for the GPU behind the blocking kernel";
+    EXPECT_LE(host_relative_error(to_host(d.Y.get(), y_ref.size()), y_ref), verification_tolerance(p));
+  };
+  // The process's first launches of these kernels load them, which may wait for the GPU (CUDA's lazy loading): done
+  // before anything is queued behind the blocking kernel, as a program's first step would.
+  f.rt->forward(p, d.operands(), s.get());
+  s.synchronize();
+  queued_behind_the_blocker(4);
+  EXPECT_EQ(f.rt->call_graphs().graphs, 0u) << "repeated calls behind queued work are launched, not captured";
+  f.rt->forward(p, d.operands(), s.get());  // the stream has drained: captured, uploaded and replayed
+  s.synchronize();
+  EXPECT_EQ(f.rt->call_graphs().graphs, 1u);
+  queued_behind_the_blocker(4);
+  EXPECT_EQ(f.rt->call_graphs().replays, 5u);
 }
 
 // Where replays are off, and for calls the caller is capturing into a graph of its own, every call launches.
