@@ -25,13 +25,16 @@
 // cuBLASLt calls gave medians of 41 rounds from 0.990 to 1.008 of each other), which ±1.5% left at the 0.98 bar.
 //
 //   heldout_bench --db FILE --shapes FILE [--json OUT] [--rounds N] [--max-rounds N] [--calls N] [--confirm]
-//                 [--max-trial-candidates N] [--fp32-equivalent] [--epilogues none,bias+gelu] [--modes tf32,fp32]
+//                 [--max-trial-candidates N] [--fp32-equivalent] [--no-replays] [--epilogues none,bias+gelu]
+//                 [--modes tf32,fp32]
 // --confirm: the runtime confirms each stand-in on first use (RuntimeOptions::confirm_standins, its default);
 // without it the option is off and the evidence rules alone decide.
 // --max-trial-candidates: with --confirm, RuntimeOptions::max_trial_candidates (1-64), so one build can compare
 // trials of different lengths on the same dbs.
 // --fp32-equivalent: the runtime may run the db's policy-admitted 3xtf32 entries for fp32 problems
 // (RuntimeOptions::fp32_equivalent); heuristic-first stays cuBLASLt fp32.
+// --no-replays: both runtimes launch every call (RuntimeOptions::replay_repeated_calls off), to hold the replays of
+// repeated calls against launches on the same db.
 // --epilogues, --modes: the epilogues and math modes timed, comma-separated (default none,bias+gelu and tf32,fp32);
 // the torch.compile comparison (scripts/bench_compile.sh) times bias+gelu only, each mode on a GPU of its own.
 // The shapes file: {"seed": S, "shapes": [{"m": M, "n": N, "k": K, "tuned": true|false}, ...]}.
@@ -77,6 +80,7 @@ struct Args {
   bool confirm = false;           // RuntimeOptions::confirm_standins
   int max_trial_candidates = RuntimeOptions{}.max_trial_candidates;
   bool fp32_equivalent = false;   // RuntimeOptions::fp32_equivalent
+  bool replays = true;            // RuntimeOptions::replay_repeated_calls
   std::vector<std::string> epilogues{"none", "bias+gelu"};
   std::vector<MathMode> modes{MathMode::Tf32, MathMode::Fp32};
 };
@@ -283,6 +287,7 @@ void run(const Args& a) {
   options.confirm_standins = a.confirm;
   options.max_trial_candidates = a.max_trial_candidates;
   options.fp32_equivalent = a.fp32_equivalent;
+  options.replay_repeated_calls = a.replays;
   DeviceBuffer<unsigned char> workspace(kWorkspace);
   options.workspace = workspace.get();
   options.workspace_bytes = workspace.size();
@@ -402,7 +407,7 @@ int main(int argc, char** argv) {
   bool trial_candidates_given = false;
   const char* usage =
       "usage: heldout_bench --db FILE --shapes FILE [--json OUT] [--rounds N] [--max-rounds N] [--calls N] "
-      "[--confirm] [--max-trial-candidates N] [--fp32-equivalent] [--epilogues none,bias+gelu] "
+      "[--confirm] [--max-trial-candidates N] [--fp32-equivalent] [--no-replays] [--epilogues none,bias+gelu] "
       "[--modes tf32,fp32]\n";
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -417,6 +422,8 @@ int main(int argc, char** argv) {
       a.confirm = true;
     } else if (arg == "--fp32-equivalent") {
       a.fp32_equivalent = true;
+    } else if (arg == "--no-replays") {
+      a.replays = false;
     } else if (arg == "--epilogues" && has_value) {
       a.epilogues = gemmtune::cli::split_list(argv[++i]);
       if (a.epilogues.empty()) {

@@ -36,6 +36,7 @@ struct RunArgs {
   int warmup = 5;
   bool backward = false;
   bool fp32_equivalent = false;
+  bool no_replays = false;
 };
 
 // Enqueues `calls` calls of `call` between two events and returns the mean time per call in microseconds.
@@ -141,6 +142,7 @@ void run(const RunArgs& a) {
   }
   RuntimeOptions options;
   options.fp32_equivalent = a.fp32_equivalent;
+  options.replay_repeated_calls = !a.no_replays;
   // One input set (ProblemBuffers with no L2 to exceed); --backward adds the gradients to the forward's buffers.
   const std::uint64_t needed = a.backward ? verify_and_time_bytes(p, 1, 0) + backward_gradient_bytes(p)
                                           : verify_and_time_bytes(pass_gemm(p), 1, 0);
@@ -174,6 +176,8 @@ void register_run(CLI::App& app) {
   cmd->add_flag("--fp32-equivalent", a->fp32_equivalent,
                 "Let fp32 problems use the 3xtf32 cache entries `sweep --fp32-equivalent` admitted "
                 "(RuntimeOptions::fp32_equivalent)");
+  cmd->add_flag("--no-replays", a->no_replays,
+                "Launch every call: no replay of a repeated call's CUDA graph (RuntimeOptions::replay_repeated_calls)");
   cmd->callback([a] { run(*a); });
 }
 

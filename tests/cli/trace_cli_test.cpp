@@ -134,10 +134,11 @@ TEST(TraceCli, WithGemmsEveryKernelOfACublasLtCallNamesItsCall) {
   GT_REQUIRE_GPU();
   const test::ScratchDir dir;
   constexpr int kIters = 30;
-  // No db and no epilogue: the runtime runs cuBLASLt's heuristic-first with no first-use trial.
+  // No db and no epilogue: the runtime runs cuBLASLt's heuristic-first with no first-use trial. --no-replays: every
+  // call calls cuBLASLt (a repeated call would otherwise replay its CUDA graph, launching its kernel with no call).
   const auto r = run_gemmtune({"trace", "--gemms", "--out", dir.path("t.json"), "--no-tables", "--", GEMMTUNE_BINARY,
                                "run", "--m", "300", "--n", "200", "--k", "100", "--mode", "tf32", "--iters",
-                               std::to_string(kIters), "--warmup", "2", "--db", dir.path("none.db")});
+                               std::to_string(kIters), "--warmup", "2", "--no-replays", "--db", dir.path("none.db")});
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const Trace t = read_trace_file(dir.path("t.json"));
   ASSERT_FALSE(t.gemms_called.empty());
