@@ -82,24 +82,7 @@ def main():
     import gemmtune
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "dev"))
     from event_timing import per_call_us as gpu_us  # the dev probes' event timing: one copy
-
-    class CaiOnly:
-        """A tensor's memory behind __cuda_array_interface__ alone, as a CuPy or Numba array shows it."""
-
-        def __init__(self, t):
-            self.__cuda_array_interface__ = t.__cuda_array_interface__
-
-    class DlpackOnly:
-        """A tensor's memory behind __dlpack__ alone, as a JAX or another framework's array shows it."""
-
-        def __init__(self, t):
-            self._t = t
-
-        def __dlpack__(self, **kwargs):
-            return self._t.__dlpack__(**kwargs)
-
-        def __dlpack_device__(self):
-            return self._t.__dlpack_device__()
+    from protocol_only import DlpackOnly, InterfaceOnly
 
     def host_us(fn, calls=200):
         torch.cuda._sleep(int(2e8))  # about 0.1 s of GPU time: every call below is issued behind it
@@ -146,7 +129,7 @@ def main():
                      "cpp_gpu_us": cpp_gpu_us(args.gemmtune, m, n, k, candidate, os.path.join(tmp, "cpp.db"))}
             profiled.append((len(records), functools.partial(rt.forward, A, B, out=Y, mode="tf32")))
             kinds = {"torch": (A, B, Y), "dlpack": (DlpackOnly(A), DlpackOnly(B), DlpackOnly(Y)),
-                     "cai": (CaiOnly(A), CaiOnly(B), CaiOnly(Y))}
+                     "cai": (InterfaceOnly(A), InterfaceOnly(B), InterfaceOnly(Y))}
             protocols = {"torch": lambda x: x.data_ptr(), "dlpack": lambda x: x.__dlpack__(stream=1),
                          "cai": lambda x: x.__cuda_array_interface__}
             for kind, (a, b, y) in kinds.items():

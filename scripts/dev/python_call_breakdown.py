@@ -24,6 +24,7 @@ import time
 import torch
 
 import gemmtune
+from protocol_only import DlpackOnly, InterfaceOnly
 
 
 def load_old_runtime(path):
@@ -49,26 +50,6 @@ def main():
     torch.backends.cuda.matmul.allow_tf32 = True
     for m, n, k in shapes:
         breakdown(int(m), int(n), int(k), old_runtime)
-
-
-class InterfaceOnly:
-    """A tensor's memory behind __cuda_array_interface__ alone, as a CuPy or Numba array shows it."""
-
-    def __init__(self, t):
-        self.__cuda_array_interface__ = t.__cuda_array_interface__
-
-
-class DlpackOnly:
-    """A tensor's memory behind __dlpack__ alone, as a JAX or another framework's array shows it."""
-
-    def __init__(self, t):
-        self._t = t
-
-    def __dlpack__(self, **kwargs):
-        return self._t.__dlpack__(**kwargs)
-
-    def __dlpack_device__(self):
-        return self._t.__dlpack_device__()
 
 
 def breakdown(m, n, k, old_runtime):
