@@ -1,0 +1,58 @@
+#include "runtime/call_graphs.hpp"
+
+#include <cstdint>
+#include <unordered_set>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace gemmtune::runtime {
+namespace {
+
+// Addresses are never dereferenced here: an ExactCall only compares them.
+template <class T>
+T* at(std::uintptr_t address) {
+  return reinterpret_cast<T*>(address);
+}
+
+ExactCall base() {
+  ExactCall c;
+  c.x.A = at<const float>(0x7f0000001000);
+  c.x.B = at<const float>(0x7f0000002000);
+  c.x.bias = at<const float>(0x7f0000003000);
+  c.x.Y = at<float>(0x7f0000004000);
+  c.x.Z = at<float>(0x7f0000005000);
+  c.x.seed = 11;
+  c.x.offset = 12;
+  c.x.offset_ptr = nullptr;
+  c.stream = at<CUstream_st>(0x55);
+  c.scratch = at<const void>(0x66);
+  return c;
+}
+
+TEST(ExactCall, TheSamePointersValuesStreamAndScratchAreOneCall) {
+  const ExactCall a = base(), b = base();
+  EXPECT_EQ(a, b);
+  EXPECT_EQ(ExactCallHash{}(a), ExactCallHash{}(b));
+}
+
+// A replay runs what its capture launched, so a call differing in anything a launch reads is another call.
+TEST(ExactCall, AnyPointerDropoutValueStreamOrScratchMakesAnotherCall) {
+  std::vector<ExactCall> v(11, base());
+  v[1].x.A = at<const float>(0x7f0000001010);
+  v[2].x.B = at<const float>(0x7f0000002010);
+  v[3].x.bias = nullptr;
+  v[4].x.Y = at<float>(0x7f0000004010);
+  v[5].x.Z = nullptr;
+  v[6].x.seed = 13;
+  v[7].x.offset = 13;
+  v[8].x.offset_ptr = at<const std::uint64_t>(0x7f0000006000);
+  v[9].stream = at<CUstream_st>(0x56);
+  v[10].scratch = at<const void>(0x67);
+  std::unordered_set<ExactCall, ExactCallHash> calls(v.begin(), v.end());
+  EXPECT_EQ(calls.size(), v.size());
+  for (std::size_t i = 1; i < v.size(); ++i) EXPECT_FALSE(v[i] == v[0]) << i;
+}
+
+}  // namespace
+}  // namespace gemmtune::runtime
