@@ -24,7 +24,9 @@ bool ExactCall::operator==(const ExactCall& o) const { return fields(*this) == f
 std::size_t ExactCallHash::operator()(const ExactCall& c) const {
   std::size_t h = 0;
   // boost::hash_combine's mixing: pointers to device memory differ mostly in their middle bits.
-  const auto mix = [&h](std::uint64_t word) { h ^= std::hash<std::uint64_t>{}(word) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2); };
+  const auto mix = [&h](std::uint64_t word) {
+    h ^= std::hash<std::uint64_t>{}(word) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+  };
   std::apply([&](const auto&... f) { (mix(word_of(f)), ...); }, fields(c));
   return h;
 }
@@ -46,7 +48,7 @@ bool CallGraphs::ready_to_capture(const ExactCall& call) {
 void CallGraphs::turn_off() {
   off_ = true;
   seen_.clear();
-  cudaGetLastError();  // a failed capture's error is not sticky: the call then launches as before
+  (void)cudaGetLastError();  // a failed capture's error is not sticky: the call then launches as before
 }
 
 }  // namespace gemmtune::runtime
