@@ -63,6 +63,7 @@ void append_compact_strides(std::vector<long long>& key, std::size_t rank) {
   }
 }
 
+// An array's entry in the key is its protocol, rank, shape, strides (elements) and read-only flag.
 enum Protocol : long long { kInterface = 0, kDlpack = 1 };
 
 // A __cuda_array_interface__ dict, where it is one the fast path takes.
@@ -113,8 +114,6 @@ bool read_interface(PyObject* d, std::vector<long long>& key, CallArrays& out) {
   out.devices.push_back(-1);
   return true;
 }
-
-// An array's entry in the key is its protocol, rank, shape, strides (elements) and read-only flag.
 
 // The capsule of __dlpack__(stream=...), read and dropped (the producer's deleter runs; the memory stays the array's).
 bool read_capsule(PyObject* method, std::uintptr_t stream, std::vector<long long>& key, CallArrays& out) {

@@ -5,10 +5,10 @@
 #include <mutex>
 #include <string>
 
+#include "call_arrays.hpp"
 #include "common/default_db.hpp"
 #include "common/error.hpp"
 #include "cuda/cuda_call.hpp"
-#include "call_arrays.hpp"
 #include "cuda/stream.hpp"
 #include "gemmtune/runtime.hpp"
 
