@@ -1,13 +1,15 @@
 // launch_host_probe: where a candidate's host time goes. Under `gemmtune apply` a `+pad` cuBLASLt call cost 15-19 us
 // more host time than cuBLAS's own call (results/nvidia-h200/apply_overhead.json, 1500x1079x799 tf32) while our staged
 // kernels (also a copy, then the GEMM) cost 1-4 us more; this times each piece of such a call alone, and the whole
-// call replayed as one CUDA graph.
+// call replayed as one CUDA graph; and what each costs the GPU, where calls queue back to back.
 //
 //   launch_host_probe PROBLEM_KEY CANDIDATE_ID...
 //
 // Per candidate: the whole launch, and for a `+pad` one its padding copy, the cuBLASLt call on the padded problem
 // (the same algo without +pad) and the epilogue kernel, each enqueued --calls times behind a spin kernel (so nothing
-// waits on the GPU), host clock around the batch, median per call over the rounds.
+// waits on the GPU), host clock around the batch, median per call over the rounds. The GPU rows time the same batch
+// between two CUDA events recorded behind the spin: what a replay costs the GPU beside a launch (tiny kernels
+// replayed back to back ran 2-3% slower in heldout_bench, results/nvidia-h200/heldout_bench_seed9621.json.gz).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -64,6 +66,24 @@ double host_us_per_call(cudaStream_t s, const std::function<void()>& call) {
   return us[us.size() / 2];
 }
 
+double gpu_us_per_call(cudaStream_t s, const std::function<void()>& call) {
+  call();
+  GT_CUDA_CALL(cudaStreamSynchronize(s));
+  const CudaEvent start, stop;
+  std::vector<double> us;
+  for (int r = 0; r < kRounds; ++r) {
+    spin<<<1, 1, 0, s>>>(spin_cycles());
+    GT_CUDA_CHECK_LAUNCH();
+    start.record(s);
+    for (int c = 0; c < kCalls; ++c) call();
+    stop.record(s);
+    GT_CUDA_CALL(cudaEventSynchronize(stop.get()));
+    us.push_back(1000.0 * stop.elapsed_ms_since(start) / kCalls);
+  }
+  std::sort(us.begin(), us.end());
+  return us[us.size() / 2];
+}
+
 void probe(const GemmProblem& p, const std::string& id, cudaStream_t s) {
   const LtHandle lt = make_lt_handle();
   const Candidate c = Candidate::parse_id(id);
@@ -84,6 +104,13 @@ void probe(const GemmProblem& p, const std::string& id, cudaStream_t s) {
   std::printf("  as one graph: replay      %7.2f us\n", host_us_per_call(s, [&] { graph.launch(s); }));
   std::printf("  as one graph: capture     %7.2f us\n", host_us_per_call(s, [&] {
                 CudaGraphExec::capture(s, [&] { whole.launch(x, s, ws, nullptr, padding.get()); });
+              }));
+  std::printf("  GPU: whole launch         %7.2f us\n", gpu_us_per_call(s, [&] {
+                whole.launch(x, s, ws, nullptr, padding.get());
+              }));
+  std::printf("  GPU: as one graph         %7.2f us\n", gpu_us_per_call(s, [&] { graph.launch(s); }));
+  std::printf("  cudaStreamQuery, busy     %7.2f us\n", host_us_per_call(s, [&] {
+                if (cudaStreamQuery(s) == cudaErrorNotReady) (void)cudaGetLastError();
               }));
   const std::optional<LtPadding> pad = lt_padding(pass_gemm(p));
   if (!c.lt_padded || !pad) return;
