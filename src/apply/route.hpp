@@ -54,6 +54,8 @@ inline constexpr double kPaddedEntryExtraHostUs = 12;
 // saving is not known. Yielding every `+pad` entry sent 13-28% of the odd-width tf32 PyTorch step's GEMM flops to
 // cuBLAS's unaligned kernels, from entries that save tens of microseconds a call; the step benchmark could not tell
 // either rule from routing every call (its processes differ by more: results/nvidia-h200/apply_step.json, H200).
+// A call that repeats an earlier one exactly is routed all the same: the runtime replays it as one CUDA graph, 1.2-2.1
+// us of host time whatever it launches (Runtime::replays).
 // Every other entry is one launch of the library or of ours, or a copy and one of ours (9-11 us), and is always
 // routed.
 bool yields_when_drained(const std::string& candidate_id, double saving_us, const ApplyOptions& options);

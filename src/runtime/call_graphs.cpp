@@ -34,8 +34,7 @@ std::size_t ExactCallHash::operator()(const ExactCall& c) const {
 // A first sight is remembered; a later one is ready where its stream has no work left.
 bool CallGraphs::ready_to_capture(const ExactCall& call) {
   if (seen_.count(call) == 0) {
-    if (seen_.size() >= kMaxSeen) seen_.clear();
-    seen_.insert(call);
+    remember(call);
     return false;
   }
   const cudaError_t e = cudaStreamQuery(call.stream);
@@ -43,6 +42,19 @@ bool CallGraphs::ready_to_capture(const ExactCall& call) {
   if (e != cudaSuccess) return false;
   seen_.erase(call);
   return true;
+}
+
+void CallGraphs::remember(const ExactCall& call) {
+  if (seen_.size() >= kMaxSeen) seen_.clear();
+  seen_.insert(call);
+}
+
+bool CallGraphs::repeats(const ExactCall& call) {
+  if (off_) return false;
+  if (graphs_.count(call) != 0) return true;
+  if (seen_.count(call) != 0) return graphs_.size() < kMaxGraphs;
+  remember(call);
+  return false;
 }
 
 void CallGraphs::turn_off() {

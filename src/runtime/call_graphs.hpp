@@ -75,11 +75,17 @@ class CallGraphs {
     return true;
   }
 
+  // Whether run() of this call, where its stream has drained, would replay it: its graph is held, or it was seen
+  // before and the plan holds fewer than kMaxGraphs. A first sight is remembered, as run's would be, so a caller that
+  // asks instead of running (`gemmtune apply`, before handing a call to the library) still lets its repeat replay.
+  bool repeats(const ExactCall& call);
+
   std::size_t graphs() const { return graphs_.size(); }
   std::size_t replays() const { return replays_; }
 
  private:
   bool ready_to_capture(const ExactCall& call);
+  void remember(const ExactCall& call);
   void turn_off();
 
   bool off_ = false;

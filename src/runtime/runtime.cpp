@@ -141,6 +141,15 @@ class Runtime::Impl {
     launch_in(gp, x, s, ps);
   }
 
+  bool replays(const GemmProblem& p, const GemmOperands& x, cudaStream_t s) {
+    if (!options_.replay_repeated_calls) return false;
+    const auto held = lock();
+    const auto it = plans_.find(p);
+    if (it == plans_.end()) return false;
+    runtime::StreamScratch& scratch = scratch_.of(s);
+    return !scratch.capture() && it->second->graphs.repeats(runtime::ExactCall{x, s, &scratch});
+  }
+
   CallGraphUse call_graphs() {
     const auto held = lock();
     CallGraphUse use;
@@ -654,5 +663,9 @@ std::size_t Runtime::cache_size() const { return impl_->cache_size(); }
 StreamScratchUse Runtime::stream_scratch() const { return impl_->stream_scratch(); }
 
 CallGraphUse Runtime::call_graphs() const { return impl_->call_graphs(); }
+
+bool Runtime::replays(const GemmProblem& problem, const GemmOperands& x, cudaStream_t s) {
+  return impl_->replays(problem, x, s);
+}
 
 }  // namespace gemmtune

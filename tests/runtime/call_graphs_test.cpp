@@ -54,5 +54,19 @@ TEST(ExactCall, AnyPointerDropoutValueStreamOrScratchMakesAnotherCall) {
   for (std::size_t i = 1; i < v.size(); ++i) EXPECT_FALSE(v[i] == v[0]) << i;
 }
 
+// `gemmtune apply` asks instead of running a call it may hand to the library: the asking is its first sight.
+TEST(CallGraphs, AskingAboutACallRemembersItsFirstSightAndItsRepeatReplays) {
+  CallGraphs graphs;
+  const ExactCall a = base();
+  ExactCall b = base();
+  b.x.Y = at<float>(0x7f0000009000);
+  EXPECT_FALSE(graphs.repeats(a)) << "a first sight";
+  EXPECT_TRUE(graphs.repeats(a)) << "its repeat";
+  EXPECT_FALSE(graphs.repeats(b)) << "another Y is another call";
+  EXPECT_TRUE(graphs.repeats(a));
+  EXPECT_EQ(graphs.graphs(), 0u);
+  EXPECT_EQ(graphs.replays(), 0u);
+}
+
 }  // namespace
 }  // namespace gemmtune::runtime

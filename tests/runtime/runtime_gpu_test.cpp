@@ -495,6 +495,41 @@ TEST(RuntimeGpu, RepeatedCallsQueuedBehindAKernelThatWaitsForTheHostNeverWaitFor
   EXPECT_EQ(f.rt->call_graphs().replays, 5u);
 }
 
+// `gemmtune apply` asks Runtime::replays before handing a call to the library, and never calls forward for a call it
+// hands over: the answer is true only for a resolved problem's exact repeat, and asking remembers a first sight, so
+// the next sight, routed, is captured and replayed (and computes what a launch does).
+TEST(RuntimeGpu, AskingWhetherACallReplaysRemembersItsFirstSightSoItsRepeatReplays) {
+  GT_REQUIRE_GPU();
+  const test::ScratchDir dir;
+  Fixture f(dir.path("none.db"));
+  const GemmProblem p = make(96, 160, 136, "nn", OutputLayout::RowMajor, Activation::Gelu, true, 0.f, MathMode::Tf32);
+  test::ProblemData d(p, 4245), other(p, 4246);
+  std::vector<double> y_ref;
+  test::cpu_reference(d, y_ref, nullptr);
+  const CudaStream s;
+  EXPECT_FALSE(f.rt->replays(p, d.operands(), s.get())) << "a problem not yet resolved";
+  f.rt->forward(p, other.operands(), s.get());  // resolves it, on other buffers
+  s.synchronize();
+  EXPECT_FALSE(f.rt->replays(p, d.operands(), s.get())) << "a first sight";
+  EXPECT_TRUE(f.rt->replays(p, d.operands(), s.get())) << "its repeat";
+  EXPECT_EQ(f.rt->call_graphs().graphs, 0u) << "asking captures nothing";
+  test::poison(d.Y);
+  f.rt->forward(p, d.operands(), s.get());
+  s.synchronize();
+  EXPECT_EQ(f.rt->call_graphs().graphs, 1u);
+  EXPECT_EQ(f.rt->call_graphs().replays, 1u);
+  EXPECT_LE(host_relative_error(to_host(d.Y.get(), y_ref.size()), y_ref), verification_tolerance(p));
+
+  RuntimeOptions o;
+  o.confirm_standins = false;
+  o.replay_repeated_calls = false;
+  Runtime off(dir.path("none.db"), 0, o);
+  off.forward(p, d.operands(), s.get());
+  s.synchronize();
+  EXPECT_FALSE(off.replays(p, d.operands(), s.get()));
+  EXPECT_FALSE(off.replays(p, d.operands(), s.get())) << "replays off: never";
+}
+
 // Where replays are off, and for calls the caller is capturing into a graph of its own, every call launches.
 TEST(RuntimeGpu, RepeatedCallsLaunchWhereReplaysAreOffOrTheCallerIsCapturing) {
   GT_REQUIRE_GPU();

@@ -248,6 +248,11 @@ class Runtime {
   StreamScratchUse stream_scratch() const;
   // The calls replayed as CUDA graphs so far.
   CallGraphUse call_graphs() const;
+  // Whether forward(problem, x, s), asked where s has drained, would replay a CUDA graph instead of launching
+  // (RuntimeOptions::replay_repeated_calls): it repeats an exact call seen before on a problem already resolved. Such
+  // a call costs the host 1-2 us whatever its candidate launches. A call not seen before is remembered as seen, as
+  // forward's first sight would be. `gemmtune apply` asks before handing a call of several launches to the library.
+  bool replays(const GemmProblem& problem, const GemmOperands& x, cudaStream_t s);
 
  private:
   class Impl;
