@@ -3,11 +3,13 @@
 results/<gpu>/compile_compare.json and prints the table and the targets.
 
 Inputs, all from the same run on the same GPU:
-  --bench    heldout_bench's JSON: our tuned runtime (runtime_us, its candidate) and raw cuBLASLt heuristic-first
-             (heuristic_us), paired in one process, per shape x mode x condition;
+  --bench    heldout_bench's JSON (one or more, e.g. a run's tf32 and fp32 parts timed in two device calls): our
+             tuned runtime (runtime_us, its candidate) and raw cuBLASLt heuristic-first (heuristic_us), paired in one
+             process, per shape x mode x condition; every file must name the same device;
   --torch    compare_torch.py --compiled's JSON (one or more): PyTorch eager (torch_us) and the compiled op
              (compiled_us, compile_s) in the same four conditions, in its own process;
-  --sweep    the tuning sweep's --json: each problem's own wall time (cost.wall_s), our side of "compile time";
+  --sweep    the tuning sweep's --json (one or more): each problem's own wall time (cost.wall_s), our side of
+             "compile time";
   --shapes   heldout_shapes.py --compile's shapes.json (which half is both-unaligned).
 
 Targets (issue 49), per condition (stream/graph x warm/cold):
@@ -15,7 +17,8 @@ Targets (issue 49), per condition (stream/graph x warm/cold):
   fp32 bias+gelu: runtime >= 0.99x compiled on every shape;
   tf32, the both-unaligned half: geomean >= 50% of the dense tf32 peak and >= 2x cuBLASLt heuristic-first.
 
-usage: compile_report.py --bench B.json --torch T.json [--torch ...] --sweep S.json --shapes shapes.json
+usage: compile_report.py --bench B.json [--bench ...] --torch T.json [--torch ...] --sweep S.json [--sweep ...]
+                         --shapes shapes.json
                          --out compile_compare.json [--peak-tf32-tflops 494.7] [--clocks clocks.txt]
                          [--allow-missing]
 --allow-missing: a run cut short (the compiled side of some shapes never timed) is reported on the shapes both sides
@@ -46,9 +49,9 @@ def sweep_problems(sweep):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--bench", required=True)
+    ap.add_argument("--bench", action="append", required=True)
     ap.add_argument("--torch", action="append", required=True)
-    ap.add_argument("--sweep", required=True)
+    ap.add_argument("--sweep", action="append", required=True)
     ap.add_argument("--shapes", required=True)
     ap.add_argument("--out", required=True)
     ap.add_argument("--peak-tf32-tflops", type=float)
@@ -57,8 +60,16 @@ def main():
                     help="report the shapes both sides timed, listing the others, instead of refusing the run")
     args = ap.parse_args()
 
-    with open(args.bench) as f:
-        bench = json.load(f)
+    bench = None
+    for path in args.bench:
+        with open(path) as f:
+            part = json.load(f)
+        if bench is None:
+            bench = part
+        elif part["device"] != bench["device"]:
+            ap.error(f"{path} was timed on another device than {args.bench[0]}: a comparison joins one run's parts")
+        else:
+            bench["records"] += part["records"]
     device = bench["device"] if isinstance(bench["device"], str) else json.dumps(bench["device"])
     peak = args.peak_tf32_tflops
     if peak is None:
@@ -73,8 +84,10 @@ def main():
         torch_meta = {"torch": doc.get("torch"), "method": doc.get("method")}
         for r in doc["records"]:
             torch_recs[(r["shape"], r["mode"], r["epilogue"], r["launch"], r["condition"])] = r
-    with open(args.sweep) as f:
-        swept = sweep_problems(json.load(f))
+    swept = {}
+    for path in args.sweep:
+        with open(path) as f:
+            swept.update(sweep_problems(json.load(f)))
     with open(args.shapes) as f:
         shapes_doc = json.load(f)
     unaligned = {f"{s['m']}x{s['n']}x{s['k']}": s["n"] % 4 != 0 and s["k"] % 4 != 0 for s in shapes_doc["shapes"]}

@@ -123,6 +123,34 @@ class CompileReport(unittest.TestCase):
         self.assertEqual(doc["summary"][0]["shapes"], 1)
 
 
+    def test_a_runs_parts_timed_in_two_calls_join_into_one_report(self):
+        with tempfile.TemporaryDirectory() as d:
+            paths = run_files(d, {"1000x1001x999": 150.0, "1000x1000x1000": 130.0})
+            for name in ("bench", "torch", "sweep"):
+                with open(paths[name]) as f:
+                    doc = json.load(f)
+                fp32 = json.loads(json.dumps(doc).replace("tf32", "fp32"))
+                paths[name + "_fp32"] = os.path.join(d, name + "_fp32.json")
+                with open(paths[name + "_fp32"], "w") as f:
+                    json.dump(fp32, f)
+            proc, doc = report(d, paths, "--bench", paths["bench_fp32"], "--torch", paths["torch_fp32"],
+                               "--sweep", paths["sweep_fp32"])
+            self.assertEqual(proc.returncode, 0, proc.stderr)
+            self.assertEqual({r["mode"] for r in doc["records"]}, {"tf32", "fp32"})
+            self.assertEqual(len(doc["records"]), 2 * 2 * len(CONDITIONS))
+            self.assertTrue(all(r["sweep_s"] == 2.5 for r in doc["records"]))
+
+            with open(paths["bench_fp32"]) as f:
+                other = json.load(f)
+            other["device"] = "NVIDIA A100|sm_80"
+            with open(paths["bench_fp32"], "w") as f:
+                json.dump(other, f)
+            proc, _ = report(d, paths, "--bench", paths["bench_fp32"], "--torch", paths["torch_fp32"],
+                             "--sweep", paths["sweep_fp32"])
+            self.assertNotEqual(proc.returncode, 0)
+            self.assertIn("another device", proc.stderr)
+
+
 class UnalignedVsAligned(unittest.TestCase):
     """scripts/unaligned_vs_aligned.py: the both-unaligned shapes of a comparison beside their aligned twins."""
 
