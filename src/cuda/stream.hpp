@@ -25,6 +25,15 @@ class CudaStream {
   cudaStream_t stream_ = nullptr;
 };
 
+// Whether stream s has no work left. cudaErrorNotReady is an answer, not an error: it is cleared (as PyTorch's
+// Stream.query does) so the next launch's check does not report it. Never ask a capturing stream: the query would
+// invalidate the capture.
+inline bool stream_drained(cudaStream_t s) {
+  const cudaError_t e = cudaStreamQuery(s);
+  if (e == cudaErrorNotReady) (void)cudaGetLastError();
+  return e == cudaSuccess;
+}
+
 class CudaEvent {
  public:
   CudaEvent() { GT_CUDA_CALL(cudaEventCreate(&event_)); }

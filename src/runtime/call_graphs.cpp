@@ -3,6 +3,8 @@
 #include <functional>
 #include <tuple>
 
+#include "cuda/stream.hpp"
+
 namespace gemmtune::runtime {
 
 namespace {
@@ -37,9 +39,7 @@ bool CallGraphs::ready_to_capture(const ExactCall& call) {
     remember(call);
     return false;
   }
-  const cudaError_t e = cudaStreamQuery(call.stream);
-  if (e == cudaErrorNotReady) (void)cudaGetLastError();  // no error: cleared before the launches check theirs
-  if (e != cudaSuccess) return false;
+  if (!stream_drained(call.stream)) return false;  // run() is never asked for a call the caller is capturing
   seen_.erase(call);
   return true;
 }

@@ -12,6 +12,7 @@
 
 #include "common/error.hpp"
 #include "cuda/device_info.hpp"
+#include "cuda/stream.hpp"
 #include "gemmtune/runtime.hpp"
 
 #define APPLY_BACKEND_EXPORT extern "C" __attribute__((visibility("default")))
@@ -56,16 +57,8 @@ bool capturing(cudaStream_t s) {
   return cudaStreamIsCapturing(s, &status) != cudaSuccess || status != cudaStreamCaptureStatusNone;
 }
 
-// Whether s has no work left. Asked only outside a capture, where querying a capturing stream would invalidate it.
-bool drained(cudaStream_t s) {
-  if (capturing(s)) return false;
-  const cudaError_t e = cudaStreamQuery(s);
-  if (e == cudaErrorNotReady) {
-    (void)cudaGetLastError();  // not an error: cleared, as PyTorch's Stream.query does, before our launches check
-    return false;
-  }
-  return e == cudaSuccess;
-}
+// Whether s has no work left; a capturing stream is never asked.
+bool drained(cudaStream_t s) { return !capturing(s) && gemmtune::stream_drained(s); }
 
 // Decides problem `id` on `device` (with b.mu held): resolving allocates and may ask cuBLASLt's heuristic, so never
 // inside a capture (the runtime refuses that too), and the answer is kept for every later call there.
