@@ -8,8 +8,9 @@
 // Per candidate: the whole launch, and for a `+pad` one its padding copy, the cuBLASLt call on the padded problem
 // (the same algo without +pad) and the epilogue kernel, each enqueued --calls times behind a spin kernel (so nothing
 // waits on the GPU), host clock around the batch, median per call over the rounds. The GPU rows time the same batch
-// between two CUDA events recorded behind the spin: what a replay costs the GPU beside a launch (tiny kernels
-// replayed back to back ran 2-3% slower in heldout_bench, results/nvidia-h200/heldout_bench_seed9621.json.gz).
+// between two CUDA events recorded behind the spin: what a replay costs the GPU beside a launch (asked because tiny
+// kernels read 2-3% slower replayed in heldout_bench; within 0.13 us here, and the cause was that benchmark's
+// warm-up: results/nvidia-h200/launch_host_probe.txt, bench/heldout_bench.cu).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
