@@ -71,20 +71,34 @@ TRACE_STEPS = 3
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def variants_for(mode, no_yield=False):
+def variants_for(mode, no_yield=False, rounding_band=0):
     """apply_fp32eq only where there is an fp32 problem to admit 3xtf32 for, and there plain_fp64 too: the same step
     in fp64, the exact losses every fp32 variant's are measured against. no_yield adds apply_no_yield: apply with
-    --no-host-yield, every call of a padded entry routed even where the GPU has caught up with the host."""
+    --no-host-yield, every call of a padded entry routed even where the GPU has caught up with the host.
+    rounding_band (fp32) adds plain_rows<i> and apply_fp32eq_rows<i>, i = 1..rounding_band: the same step on the same
+    batch with its rows in the i-th seeded order. The loss averages the rows and the weight gradients sum over them,
+    so the step is the same in exact arithmetic and only the rounding moves: how far plain fp32 lands from itself
+    that way is the band within which no fp32 computation can be told from another."""
     out = ["plain", "apply", "apply_fp32eq", "plain_fp64"] if mode == "fp32" else ["plain", "apply"]
-    return out + (["apply_no_yield"] if no_yield else [])
+    out += ["apply_no_yield"] if no_yield else []
+    if mode == "fp32":
+        for i in range(1, rounding_band + 1):
+            out += [f"plain_rows{i}", f"apply_fp32eq_rows{i}"]
+    return out
 
 
-def child_command(model, mode, steps, timed_steps, out, capture="eager", fp64=False):
+def split_variant(variant):
+    """"apply_fp32eq_rows2" -> ("apply_fp32eq", 2); a variant without a row order -> (variant, 0)."""
+    match = re.fullmatch(r"(.+)_rows(\d+)", variant)
+    return (match[1], int(match[2])) if match else (variant, 0)
+
+
+def child_command(model, mode, steps, timed_steps, out, capture="eager", fp64=False, rows_seed=0):
     spec = MODELS[model]
     return ([sys.executable, os.path.abspath(__file__), "--child", "--mode", mode, "--d", str(spec["d"]),
              "--hidden", str(spec["hidden"]), "--tokens", str(spec["tokens"]), "--steps", str(steps),
              "--timed-steps", str(timed_steps), "--child-out", out] + (["--graph"] if capture == "graph" else []) +
-            (["--fp64"] if fp64 else []))
+            (["--fp64"] if fp64 else []) + (["--rows-seed", str(rows_seed)] if rows_seed else []))
 
 
 def apply_command(gemmtune, db, fp32_equivalent, report, command, host_yield=True):
@@ -238,6 +252,42 @@ def speedups(records):
     return out
 
 
+def rounding_band(records):
+    """Per model and capture where --rounding-band ran: how far plain fp32 lands from itself when only the rows' order
+    changes (plain_vs_plain: plain_rows<i> against plain), against how far apply --fp32-equivalent lands from plain
+    (fp32eq_vs_plain: apply_fp32eq and apply_fp32eq_rows<i>), and both families' distances from the fp64 losses. A
+    loss target tighter than plain_vs_plain is one plain fp32 itself misses on a reordered batch."""
+    groups = {}
+    for r in records:
+        base, rows_seed = split_variant(r["variant"])
+        if r["mode"] != "fp32" or base not in ("plain", "apply_fp32eq"):
+            continue
+        g = groups.setdefault((r["model"], capture_of(r)), {"plain": [], "apply_fp32eq": [], "orders": set()})
+        g[base].append(r)
+        if rows_seed:
+            g["orders"].add(rows_seed)
+    out = []
+    for (model, capture), g in groups.items():
+        if not g["orders"]:
+            continue
+        reordered = [r for r in g["plain"] if r["variant"] != "plain"]
+        out.append({"model": model, "capture": capture, "row_orders": len(g["orders"]),
+                    "plain_vs_plain": [r["loss_max_rel"] for r in reordered],
+                    "fp32eq_vs_plain": [r["loss_max_rel"] for r in g["apply_fp32eq"]],
+                    "plain_vs_fp64": [r["loss_max_rel_fp64"] for r in g["plain"]],
+                    "fp32eq_vs_fp64": [r["loss_max_rel_fp64"] for r in g["apply_fp32eq"]]})
+    return out
+
+
+def band_line(b):
+    def span(values):
+        values = [v for v in values if v is not None]
+        return f"{min(values):.1e}-{max(values):.1e}" if values else "-"
+    return (f"{b['model']:6} fp32  rounding band {b['capture']:5} ({b['row_orders']} row orders): plain vs plain "
+            f"{span(b['plain_vs_plain'])}, fp32-equivalent vs plain {span(b['fp32eq_vs_plain'])}; vs fp64: plain "
+            f"{span(b['plain_vs_fp64'])}, fp32-equivalent {span(b['fp32eq_vs_fp64'])}")
+
+
 def steps_within(plain_losses, losses, tolerance):
     """How many leading steps' losses are within tolerance (relative) of plain's; None where either is missing."""
     if not plain_losses or not losses:
@@ -271,8 +321,12 @@ def run_child(args):
     # capturable: its step count lives on the GPU, so a replayed graph advances it (what torch.cuda.graph asks).
     optimizer = torch.optim.AdamW(model.parameters(), lr=LR, capturable=args.graph)
     g = torch.Generator().manual_seed(1)
-    x = torch.randn(args.tokens, args.d, generator=g).to(device, dtype)
-    target = torch.randn(args.tokens, args.d, generator=g).to(device, dtype)
+    x = torch.randn(args.tokens, args.d, generator=g)
+    target = torch.randn(args.tokens, args.d, generator=g)
+    if args.rows_seed:
+        order = torch.randperm(args.tokens, generator=torch.Generator().manual_seed(args.rows_seed))
+        x, target = x[order].contiguous(), target[order].contiguous()
+    x, target = x.to(device, dtype), target.to(device, dtype)
 
     def step():
         loss = F.mse_loss(model(x), target)
@@ -389,12 +443,13 @@ def tune(gemmtune, model, mode, work, log):
 def measure(args, model, mode, variant, dbs, work, log, capture="eager", repeat=0):
     name = f"{model}_{mode}_{variant}_{capture}_{repeat}"
     out = os.path.join(work, name + ".json")
-    command = child_command(model, mode, args.steps, args.timed_steps, out, capture, variant == "plain_fp64")
+    base, rows_seed = split_variant(variant)
+    command = child_command(model, mode, args.steps, args.timed_steps, out, capture, base == "plain_fp64", rows_seed)
     report_path = None
-    if variant.startswith("apply"):
+    if base.startswith("apply"):
         report_path = os.path.join(work, name + ".report.json")
-        command = apply_command(args.gemmtune, dbs.get(variant, dbs["apply"]), variant == "apply_fp32eq",
-                                report_path, command, host_yield=variant != "apply_no_yield")
+        command = apply_command(args.gemmtune, dbs.get(base, dbs["apply"]), base == "apply_fp32eq",
+                                report_path, command, host_yield=base != "apply_no_yield")
     run(command, log, args.cpus)
     with open(out) as f:
         child = json.load(f)
@@ -420,7 +475,7 @@ def driver(args):
                 # at each repeat, so no variant always runs in the same place: with plain, apply and apply_no_yield
                 # always in that order, the odd-width tf32 step ran x0.80 under apply and x1.06 under apply_no_yield
                 # in one run (H200) while both routed every call alike.
-                variants = variants_for(mode, args.no_yield_variant)
+                variants = variants_for(mode, args.no_yield_variant, args.rounding_band)
                 children, reports = {v: [] for v in variants}, {}
                 for repeat in range(args.repeats if capture == "eager" else 1):
                     shift = repeat % len(variants)
@@ -430,7 +485,7 @@ def driver(args):
                         gpu, torch_version = child["gpu"], child["torch"]
                 plain_losses = children["plain"][0]["losses"]
                 fp64_losses = children["plain_fp64"][0]["losses"] if "plain_fp64" in children else None
-                for variant in variants_for(mode, args.no_yield_variant):
+                for variant in variants:
                     records.append(record(model, mode, variant, combine(children[variant]), plain_losses,
                                           reports[variant], capture, fp64_losses))
                 doc = document(gpu, torch_version, records, args, partial=True)
@@ -440,6 +495,8 @@ def driver(args):
     write(doc, out)
     for s in doc["speedups"]:
         print(summary_line(s))
+    for b in doc.get("rounding_band", []):
+        print(band_line(b))
     print(f"bench_apply_step: wrote {out}")
     return 0
 
@@ -475,6 +532,9 @@ def document(gpu, torch_version, records, args, partial):
            "timing": (f"CUDA events around each of --timed-steps steps after the --steps loss steps and "
                       f"{WARMUP_STEPS} warm-up steps; median, p10, p90"),
            "commands": [" ".join(sys.argv)], "records": records, "speedups": speedups(records)}
+    band = rounding_band(records)
+    if band:
+        doc["rounding_band"] = band
     if partial:
         doc["partial"] = True
     return doc
@@ -501,6 +561,9 @@ def merge(paths):
         index.update({(r["model"], r["mode"], r["variant"], capture_of(r)): r for r in part["records"]})
     merged["records"] = list(index.values())
     merged["speedups"] = speedups(merged["records"])
+    merged.pop("rounding_band", None)
+    if rounding_band(merged["records"]):
+        merged["rounding_band"] = rounding_band(merged["records"])
     merged.pop("partial", None)
     if partial:
         merged["partial"] = True
@@ -531,6 +594,9 @@ def main(argv=None):
                         help="eager steps, the step captured in one CUDA graph and replayed, or both (default)")
     parser.add_argument("--no-yield-variant", action="store_true",
                         help="also run apply_no_yield (apply --no-host-yield) beside apply, interleaved")
+    parser.add_argument("--rounding-band", type=int, default=0, metavar="N",
+                        help="fp32: also run plain and apply --fp32-equivalent on the batch's rows in N other seeded "
+                             "orders (the same step in exact arithmetic; see rounding_band in the output)")
     parser.add_argument("--gemmtune", default=None, help="the gemmtune binary (default: build/gemmtune, else PATH)")
     parser.add_argument("--db-dir", help="where the dbs, reports and logs go (default: a new temporary directory)")
     parser.add_argument("--out", help="default: results/<gpu>/apply_step.json")
@@ -544,9 +610,12 @@ def main(argv=None):
     parser.add_argument("--child-out", help=argparse.SUPPRESS)
     parser.add_argument("--graph", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--fp64", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--rows-seed", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.steps < 1 or args.timed_steps < 1 or args.repeats < 1:
         parser.error("--steps, --timed-steps and --repeats must be at least 1")
+    if args.rounding_band < 0:
+        parser.error("--rounding-band must be 0 or more")
     if args.child:
         return run_child(args)
     if args.merge:

@@ -280,6 +280,28 @@ class Driver(unittest.TestCase):
         self.assertEqual(len(eq_sweeps), 1)
         self.assertTrue(eq_sweeps[0][eq_sweeps[0].index("--db") + 1].endswith(".eq"))
 
+    def test_a_rounding_band_reruns_plain_and_fp32_equivalent_on_reordered_rows_and_sets_them_side_by_side(self):
+        doc, commands = self.drive(["--models", "d4096", "--modes", "fp32", "--captures", "eager", "--repeats", "1",
+                                    "--rounding-band", "2"])
+        self.assertEqual([r["variant"] for r in doc["records"]],
+                         ["plain", "apply", "apply_fp32eq", "plain_fp64", "plain_rows1", "apply_fp32eq_rows1",
+                          "plain_rows2", "apply_fp32eq_rows2"])
+        seeds = {c[c.index("--rows-seed") + 1] for c in commands if "--rows-seed" in c}
+        self.assertEqual(seeds, {"1", "2"})
+        reordered_eq = [c for c in commands if "--rows-seed" in c and c[1] == "apply"]
+        self.assertEqual(len(reordered_eq), 2)
+        self.assertTrue(all("--fp32-equivalent" in c[:c.index("--")] for c in reordered_eq))
+        self.assertTrue(all(c[c.index("--db") + 1].endswith(".eq") for c in reordered_eq))
+        [band] = doc["rounding_band"]
+        self.assertEqual((band["model"], band["capture"], band["row_orders"]), ("d4096", "eager", 2))
+        self.assertEqual(band["plain_vs_plain"], [0.0, 0.0])  # the fake child's losses ignore the row order
+        self.assertEqual([round(v, 6) for v in band["fp32eq_vs_plain"]], [0.01] * 3)
+        self.assertEqual(len(band["plain_vs_fp64"]), 3)
+        self.assertEqual(bench.split_variant("apply_fp32eq_rows12"), ("apply_fp32eq", 12))
+        self.assertEqual(bench.split_variant("plain_fp64"), ("plain_fp64", 0))
+        self.assertNotIn("rounding_band", self.drive(["--models", "d1024", "--modes", "tf32", "--captures", "graph",
+                                                      "--rounding-band", "2"])[0])
+
 
 class Pinning(unittest.TestCase):
     def test_a_cpu_list_reads_as_taskset_reads_it_and_a_bad_one_is_a_usage_error(self):
