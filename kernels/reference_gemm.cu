@@ -54,35 +54,31 @@ __global__ void reference_gemm_kernel(EpilogueParams params, const float* A, con
 constexpr int kErrorThreads = 256;
 constexpr int kErrorBlocks = 264;
 
-// Per-block partial sums of (out − ref)², ref² and the count of non-finite outputs; the host adds the blocks in a fixed
-// order, so the result does not depend on scheduling.
-__global__ void frobenius_partials_kernel(const float* out, const double* ref, std::int64_t count, double* partials) {
-  double diff2 = 0.0, ref2 = 0.0, bad = 0.0;
+// Per-block partial sums of (out − ref)², ref², (out − ref)·ref and the count of non-finite outputs; the host adds the
+// blocks in a fixed order, so the result does not depend on scheduling.
+constexpr int kErrorSums = 4;
+__global__ void error_partials_kernel(const float* out, const double* ref, std::int64_t count, double* partials) {
+  double sums[kErrorSums] = {0.0, 0.0, 0.0, 0.0};  // diff², ref², diff·ref, non-finite
   for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
        i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
     const double o = static_cast<double>(out[i]);
     const double r = ref[i];
-    if (!isfinite(o)) bad += 1.0;
-    diff2 += (o - r) * (o - r);
-    ref2 += r * r;
+    if (!isfinite(o)) sums[3] += 1.0;
+    sums[0] += (o - r) * (o - r);
+    sums[1] += r * r;
+    sums[2] += (o - r) * r;
   }
-  for (int shift = 16; shift > 0; shift /= 2) {
-    diff2 += __shfl_down_sync(0xffffffffu, diff2, shift);
-    ref2 += __shfl_down_sync(0xffffffffu, ref2, shift);
-    bad += __shfl_down_sync(0xffffffffu, bad, shift);
-  }
-  __shared__ double warp_sums[kErrorThreads / 32][3];
+  __shared__ double warp_sums[kErrorThreads / 32][kErrorSums];
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  if (lane == 0) {
-    warp_sums[warp][0] = diff2;
-    warp_sums[warp][1] = ref2;
-    warp_sums[warp][2] = bad;
+  for (int q = 0; q < kErrorSums; ++q) {
+    for (int shift = 16; shift > 0; shift /= 2) sums[q] += __shfl_down_sync(0xffffffffu, sums[q], shift);
+    if (lane == 0) warp_sums[warp][q] = sums[q];
   }
   __syncthreads();
-  if (threadIdx.x < 3) {
+  if (threadIdx.x < kErrorSums) {
     double sum = 0.0;
     for (int w = 0; w < kErrorThreads / 32; ++w) sum += warp_sums[w][threadIdx.x];
-    partials[blockIdx.x * 3 + threadIdx.x] = sum;
+    partials[blockIdx.x * kErrorSums + threadIdx.x] = sum;
   }
 }
 
@@ -101,24 +97,30 @@ void reference_gemm(const GemmProblem& p, const GemmOperands& x, double* Y_ref, 
   GT_CUDA_CHECK_LAUNCH();
 }
 
-double relative_frobenius_error(const float* out, const double* ref, std::int64_t count, cudaStream_t s) {
-  if (count <= 0) throw InputError("relative_frobenius_error: count must be positive");
-  DeviceBuffer<double> partials(3 * kErrorBlocks);
-  frobenius_partials_kernel<<<kErrorBlocks, kErrorThreads, 0, s>>>(out, ref, count, partials.get());
+OutputError output_error(const float* out, const double* ref, std::int64_t count, cudaStream_t s) {
+  if (count <= 0) throw InputError("output_error: count must be positive");
+  DeviceBuffer<double> partials(kErrorSums * kErrorBlocks);
+  error_partials_kernel<<<kErrorBlocks, kErrorThreads, 0, s>>>(out, ref, count, partials.get());
   GT_CUDA_CHECK_LAUNCH();
-  std::vector<double> host(3 * kErrorBlocks);
+  std::vector<double> host(kErrorSums * kErrorBlocks);
   GT_CUDA_CALL(cudaMemcpyAsync(host.data(), partials.get(), partials.bytes(), cudaMemcpyDeviceToHost, s));
   GT_CUDA_CALL(cudaStreamSynchronize(s));
-  double diff2 = 0.0, ref2 = 0.0, bad = 0.0;
+  double diff2 = 0.0, ref2 = 0.0, diff_ref = 0.0, bad = 0.0;
   for (int b = 0; b < kErrorBlocks; ++b) {
-    diff2 += host[3 * b];
-    ref2 += host[3 * b + 1];
-    bad += host[3 * b + 2];
+    diff2 += host[kErrorSums * b];
+    ref2 += host[kErrorSums * b + 1];
+    diff_ref += host[kErrorSums * b + 2];
+    bad += host[kErrorSums * b + 3];
   }
-  if (bad > 0.0) return std::numeric_limits<double>::infinity();
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  if (bad > 0.0) return {kInf, 0.0};
   // An all-zero reference has no scale to be relative to: only an exact match passes.
-  if (ref2 == 0.0) return diff2 == 0.0 ? 0.0 : std::numeric_limits<double>::infinity();
-  return std::sqrt(diff2 / ref2);
+  if (ref2 == 0.0) return {diff2 == 0.0 ? 0.0 : kInf, 0.0};
+  return {std::sqrt(diff2 / ref2), diff_ref / ref2};
+}
+
+double relative_frobenius_error(const float* out, const double* ref, std::int64_t count, cudaStream_t s) {
+  return output_error(out, ref, count, s).rel_err;
 }
 
 }  // namespace gemmtune::kernels

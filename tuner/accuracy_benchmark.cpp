@@ -49,8 +49,9 @@ class AccuracyPoint {
         y_(static_cast<std::size_t>(p.m * p.n)),
         y_ref_(y_.size()) {
     for (auto [buffer, salt] : {std::pair{&a_, 1ull}, std::pair{&b_, 2ull}}) {
-      if (dist == InputDistribution::Uniform)
-        fill_uniform(buffer->get(), buffer->size(), seed * 4 + salt, -1.0f, 1.0f, s);
+      if (dist == InputDistribution::Uniform || dist == InputDistribution::Positive)
+        fill_uniform(buffer->get(), buffer->size(), seed * 4 + salt, dist == InputDistribution::Uniform ? -1.0f : 0.0f,
+                     1.0f, s);
       else
         fill_wide_exponent(buffer->get(), buffer->size(), seed * 4 + salt, kWideMaxExponent, s);
     }
@@ -66,11 +67,11 @@ class AccuracyPoint {
     return x;
   }
 
-  // Poisons Y, runs the candidate once, and returns its relative error. Synchronizes s.
-  double error_of(const CandidateLauncher& launcher, cudaStream_t s) const {
+  // Poisons Y, runs the candidate once, and returns its error. Synchronizes s.
+  kernels::OutputError error_of(const CandidateLauncher& launcher, cudaStream_t s) const {
     fill_nan(y_.get(), y_.size(), s);
     launcher.launch(operands(), s);
-    return kernels::relative_frobenius_error(y_.get(), y_ref_.get(), static_cast<std::int64_t>(y_.size()), s);
+    return kernels::output_error(y_.get(), y_ref_.get(), static_cast<std::int64_t>(y_.size()), s);
   }
 
  private:
@@ -118,11 +119,12 @@ AccuracyResult run_accuracy_benchmark(const AccuracySettings& settings, int devi
       };
       auto measure = [&](const GemmProblem& p, const Candidate& c) {
         const CandidateLauncher launcher(p, c, lt.get(), settings.workspace_bytes);
-        point_records.push_back({p.mode, c.id(), k, dist, point.error_of(launcher, s), 0, shape.m, shape.n});
+        const kernels::OutputError e = point.error_of(launcher, s);
+        point_records.push_back({p.mode, c.id(), k, dist, e.rel_err, 0, shape.m, shape.n, e.scale_bias});
       };
 
       // cuBLASLt first: its fp32 error is every record's yardstick. It is measured even when fp32 is not asked for.
-      double lt_fp32_error = -1;
+      double lt_fp32_error = -1, lt_fp32_bias = 0;
       for (const MathMode mode : {MathMode::Fp32, MathMode::Tf32}) {
         const GemmProblem p = plain_problem(shape, mode);
         std::string why;
@@ -132,7 +134,10 @@ AccuracyResult run_accuracy_benchmark(const AccuracySettings& settings, int devi
           continue;
         }
         measure(p, *c);
-        if (mode == MathMode::Fp32) lt_fp32_error = point_records.back().rel_err;
+        if (mode == MathMode::Fp32) {
+          lt_fp32_error = point_records.back().rel_err;
+          lt_fp32_bias = point_records.back().scale_bias;
+        }
       }
       // Where rows are not aligned, the sweep's candidates on padded copies: cuBLASLt's first algo there, per mode.
       for (const MathMode mode : {MathMode::Fp32, MathMode::Tf32}) {
@@ -163,6 +168,7 @@ AccuracyResult run_accuracy_benchmark(const AccuracySettings& settings, int devi
       }
       for (AccuracyRecord& r : point_records) {
         r.lt_fp32_rel_err = lt_fp32_error;
+        r.lt_fp32_scale_bias = lt_fp32_bias;
         // cuBLASLt tf32 is context, not a grid mode of ours: it stays even when tf32 is not in settings.modes.
         result.records.push_back(r);
       }

@@ -1,5 +1,5 @@
-// The accuracy benchmark (`gemmtune accuracy`): on the same fresh inputs, the relative Frobenius error against the
-// fp64 reference of every own variant in every mode and of cuBLASLt's fp32 and tf32 (its heuristic's first algo),
+// The accuracy benchmark (`gemmtune accuracy`): on the same fresh inputs, the relative Frobenius error (and the scale
+// bias, kernels/reference_gemm.hpp) against the fp64 reference of every own variant in every mode and of cuBLASLt's fp32 and tf32 (its heuristic's first algo),
 // over a grid of k and two input distributions, at an aligned shape and one whose rows are not 16-byte aligned (there
 // also cuBLASLt's first algo on padded copies, a candidate of ours). What tells a 3xtf32 kernel that is fp32-accurate from one that
 // merely passes the verifier's 1e-6·√k.
@@ -21,8 +21,9 @@ namespace gemmtune {
 enum class InputDistribution {
   Uniform,       // [-1, 1)
   WideExponent,  // ±2^U(−8, 8): sums whose terms differ by up to 2^32 in magnitude
+  Positive,      // [0, 1): every partial sum grows in one direction, as a GELU's outputs times a positive weight do
 };
-const char* to_string(InputDistribution d);             // "uniform" | "wide"
+const char* to_string(InputDistribution d);             // "uniform" | "wide" | "positive"
 InputDistribution parse_input_distribution(const std::string& s);  // throws InputError
 
 struct AccuracySettings {
@@ -46,6 +47,8 @@ struct AccuracyRecord {
   double rel_err = 0;            // ‖Y − Y_fp64‖_F / ‖Y_fp64‖_F (+inf for NaN/Inf or unwritten elements)
   double lt_fp32_rel_err = 0;    // cuBLASLt fp32's on the same inputs
   std::int64_t m = 0, n = 0;     // the point's rows and columns; 0: the result's m and n
+  double scale_bias = 0;         // kernels::OutputError::scale_bias: the part of the error that scales every output
+  double lt_fp32_scale_bias = 0;  // cuBLASLt fp32's on the same inputs
   double ratio_to_lt_fp32() const;
 };
 

@@ -38,12 +38,20 @@ std::string sci(double v) { return formatted("%.2e", v); }
 
 }  // namespace
 
-const char* to_string(InputDistribution d) { return d == InputDistribution::Uniform ? "uniform" : "wide"; }
+const char* to_string(InputDistribution d) {
+  switch (d) {
+    case InputDistribution::Uniform: return "uniform";
+    case InputDistribution::WideExponent: return "wide";
+    case InputDistribution::Positive: return "positive";
+  }
+  return "?";
+}
 
 InputDistribution parse_input_distribution(const std::string& s) {
   if (s == "uniform") return InputDistribution::Uniform;
   if (s == "wide") return InputDistribution::WideExponent;
-  throw InputError("unknown input distribution '" + s + "' (uniform | wide)");
+  if (s == "positive") return InputDistribution::Positive;
+  throw InputError("unknown input distribution '" + s + "' (uniform | wide | positive)");
 }
 
 double AccuracyRecord::ratio_to_lt_fp32() const {
@@ -69,7 +77,9 @@ void to_json(nlohmann::json& j, const AccuracyResult& r) {
                        {"rel_err", error_value(rec.rel_err)},
                        {"lt_fp32_rel_err", error_value(rec.lt_fp32_rel_err)},
                        {"m", rec.m != 0 ? rec.m : r.m},
-                       {"n", rec.n != 0 ? rec.n : r.n}});
+                       {"n", rec.n != 0 ? rec.n : r.n},
+                       {"scale_bias", rec.scale_bias},
+                       {"lt_fp32_scale_bias", rec.lt_fp32_scale_bias}});
   for (const AccuracySkip& s : r.skipped)
     skipped.push_back({{"mode", to_string(s.mode)}, {"candidate", s.candidate}, {"k", s.k}, {"reason", s.reason}});
   j = {{"device", r.device}, {"m", r.m}, {"n", r.n}, {"seed", r.seed}, {"records", records}, {"skipped", skipped}};
@@ -86,7 +96,8 @@ void from_json(const nlohmann::json& j, AccuracyResult& r) {
     r.records.push_back({parse_math_mode(rec.at("mode").get<std::string>()), rec.at("candidate").get<std::string>(),
                          rec.at("k").get<std::int64_t>(), parse_input_distribution(rec.at("dist").get<std::string>()),
                          read_error(rec.at("rel_err")), read_error(rec.at("lt_fp32_rel_err")),
-                         rec.value("m", r.m), rec.value("n", r.n)});
+                         rec.value("m", r.m), rec.value("n", r.n), rec.value("scale_bias", 0.0),
+                         rec.value("lt_fp32_scale_bias", 0.0)});
   r.skipped.clear();
   for (const nlohmann::json& s : j.at("skipped"))
     r.skipped.push_back({parse_math_mode(s.at("mode").get<std::string>()), s.at("candidate").get<std::string>(),
@@ -96,6 +107,9 @@ void from_json(const nlohmann::json& j, AccuracyResult& r) {
 void print_accuracy_table(const AccuracyResult& r, std::ostream& out) {
   struct Cell {
     double lt = -1, best = std::numeric_limits<double>::infinity(), worst = -1, worst_ratio = 0;
+    // Scale biases: cuBLASLt fp32's on the same inputs (the yardstick, as for the error), our variants' largest.
+    double lt_fp32_bias = 0, worst_bias = 0;
+    bool lt_fp32_bias_known = false;
     int variants = 0;
   };
   // (dist, k, mode, shape) in the order the grid ran; an unaligned point's k differs from its aligned twin's.
@@ -103,26 +117,33 @@ void print_accuracy_table(const AccuracyResult& r, std::ostream& out) {
   for (const AccuracyRecord& rec : r.records) {
     Cell& c = cells[{static_cast<int>(rec.dist), rec.k, static_cast<int>(rec.mode), rec.m != 0 ? rec.m : r.m,
                      rec.n != 0 ? rec.n : r.n}];
+    c.lt_fp32_bias = rec.lt_fp32_scale_bias;
+    c.lt_fp32_bias_known = rec.lt_fp32_rel_err > 0;
     if (is_lt(rec)) {
       c.lt = rec.rel_err;
       continue;
     }
     ++c.variants;
+    if (std::fabs(rec.scale_bias) > std::fabs(c.worst_bias)) c.worst_bias = rec.scale_bias;
     c.best = std::min(c.best, rec.rel_err);
     if (rec.rel_err > c.worst || std::isinf(rec.rel_err)) c.worst = rec.rel_err;
     c.worst_ratio = std::max(c.worst_ratio, rec.ratio_to_lt_fp32());
   }
   char line[256];
-  std::snprintf(line, sizeof(line), "%-8s %6s %-7s %12s %4s %12s %12s %14s  %s\n", "dist", "k", "mode", "cuBLASLt",
-                "own", "own best", "own worst", "worst/Lt fp32", "m x n");
-  out << "relative Frobenius error vs fp64 (own: our variants and cuBLASLt on padded copies, +pad)\n" << line;
+  std::snprintf(line, sizeof(line), "%-8s %6s %-7s %12s %4s %12s %12s %14s %12s %12s  %s\n", "dist", "k", "mode",
+                "cuBLASLt", "own", "own best", "own worst", "worst/Lt fp32", "Lt fp32 bias", "own bias", "m x n");
+  out << "relative Frobenius error vs fp64 (own: our variants and cuBLASLt on padded copies, +pad); bias: the scale "
+         "bias beta of Y = (1 + beta) Y_fp64, own: the largest in magnitude\n"
+      << line;
   for (const auto& [key, c] : cells) {
     const auto& [dist, k, mode, m, n] = key;
-    std::snprintf(line, sizeof(line), "%-8s %6lld %-7s %12s %4d %12s %12s %14s  %lldx%lld\n",
+    std::snprintf(line, sizeof(line), "%-8s %6lld %-7s %12s %4d %12s %12s %14s %12s %12s  %lldx%lld\n",
                   to_string(static_cast<InputDistribution>(dist)), static_cast<long long>(k),
                   to_string(static_cast<MathMode>(mode)), c.lt < 0 ? "-" : sci(c.lt).c_str(), c.variants,
                   c.variants ? sci(c.best).c_str() : "-", c.variants ? sci(c.worst).c_str() : "-",
-                  c.variants ? formatted("%.2f", c.worst_ratio).c_str() : "-", static_cast<long long>(m),
+                  c.variants ? formatted("%.2f", c.worst_ratio).c_str() : "-",
+                  c.lt_fp32_bias_known ? formatted("%+.2e", c.lt_fp32_bias).c_str() : "-",
+                  c.variants ? formatted("%+.2e", c.worst_bias).c_str() : "-", static_cast<long long>(m),
                   static_cast<long long>(n));
     out << line;
   }

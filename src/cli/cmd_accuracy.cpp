@@ -93,7 +93,7 @@ void register_accuracy(CLI::App& app) {
   cmd->add_option("--m", a->m, "Rows of Y")->capture_default_str();
   cmd->add_option("--n", a->n, "Columns of Y")->capture_default_str();
   cmd->add_option("--k", a->ks, "Inner dimensions, comma-separated")->capture_default_str();
-  cmd->add_option("--dist", a->dists, "Input distributions: uniform ([-1,1)), wide (±2^U(-8,8))")
+  cmd->add_option("--dist", a->dists, "Input distributions: uniform ([-1,1)), wide (±2^U(-8,8)), positive ([0,1))")
       ->capture_default_str();
   cmd->add_option("--modes", a->modes, "Modes of our variants, comma-separated (fp32,tf32,3xtf32)")
       ->capture_default_str();

@@ -78,6 +78,26 @@ TEST(RelativeFrobeniusError, IsExactForAKnownUniformScaling) {
   EXPECT_NEAR(err, 0.2, 1e-12);
 }
 
+TEST(OutputError, ScaleBiasIsTheScalingOfAScaledOutputAndNearZeroForNoiseOfRandomSign) {
+  GT_REQUIRE_GPU();
+  const std::vector<float> out = test::random_floats(100003, 7);
+  const std::vector<float> noise = test::random_floats(out.size(), 8);
+  std::vector<double> scaled(out.size()), noisy(out.size());
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    scaled[i] = static_cast<double>(out[i]) / (1.0 - 1e-3);  // out = (1 − 1e-3)·ref exactly in double
+    noisy[i] = static_cast<double>(out[i]) - 1e-3 * static_cast<double>(noise[i]);  // independent of out's sign
+  }
+  const auto out_dev = test::to_device(out);
+  const auto count = static_cast<std::int64_t>(out.size());
+  const OutputError shrunk = output_error(out_dev.get(), test::to_device(scaled).get(), count, nullptr);
+  EXPECT_NEAR(shrunk.scale_bias, -1e-3, 1e-9);
+  EXPECT_NEAR(shrunk.rel_err, 1e-3, 1e-9);
+  const OutputError random = output_error(out_dev.get(), test::to_device(noisy).get(), count, nullptr);
+  EXPECT_GT(random.rel_err, 5e-4);
+  // Random signs leave β near rel_err/√count (3e-6 here): well under a tenth of the error.
+  EXPECT_LT(std::fabs(random.scale_bias), 0.1 * random.rel_err);
+}
+
 TEST(RelativeFrobeniusError, IsInfiniteWhenAnyOutputIsNanOrInf) {
   GT_REQUIRE_GPU();
   std::vector<float> out = test::random_floats(5000, 6);

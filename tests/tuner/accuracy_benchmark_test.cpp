@@ -95,6 +95,24 @@ TEST(AccuracyBenchmark, CublasLtOnPaddedCopiesIsOneOfOursNotTheYardstick) {
   EXPECT_NE(out.str().find("513x513"), std::string::npos) << out.str();
 }
 
+TEST(AccuracyBenchmark, ScaleBiasesRoundTripThroughJsonAndShowInTheTableAndPositiveInputsAreADistribution) {
+  AccuracyResult r = two_point_result();
+  r.records[0].scale_bias = r.records[1].lt_fp32_scale_bias = 3e-9;
+  r.records[1].scale_bias = -2.5e-7;
+  r.records[1].dist = r.records[0].dist = parse_input_distribution("positive");
+  const auto back = nlohmann::json(r).get<AccuracyResult>();
+  EXPECT_DOUBLE_EQ(back.records[1].scale_bias, -2.5e-7);
+  EXPECT_DOUBLE_EQ(back.records[1].lt_fp32_scale_bias, 3e-9);
+  EXPECT_EQ(back.records[1].dist, InputDistribution::Positive);
+  std::ostringstream out;
+  print_accuracy_table(back, out);
+  EXPECT_NE(out.str().find("positive   4096 3xtf32"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("+3.00e-09    -2.50e-07"), std::string::npos) << out.str();
+  nlohmann::json older = r;
+  older.at("records").at(1).erase("scale_bias");  // a file from before the bias was measured
+  EXPECT_DOUBLE_EQ(older.get<AccuracyResult>().records[1].scale_bias, 0.0);
+}
+
 TEST(AccuracyBenchmark, UnknownDistributionIsABadInput) {
   EXPECT_THROW(parse_input_distribution("gauss"), InputError);
 }
