@@ -8,11 +8,10 @@
 // modelled as an exact sum rounded toward zero once per mma (Fasi et al., PeerJ CS 2021; tests/kernels/
 // tensor_core_model_test.cpp), each mma into a large running sum drops half an ulp of it, always toward zero, and
 // three mma per k8 step made the error grow linearly with k (2.7e-5 at k = 4096 on the H100, 70× cuBLASLt fp32's).
-// So the products of a few k8 steps go into a fresh accumulator (truncations of a value a few steps large, whose sign
-// is random over the steps) and that is added into acc with FADD, which rounds to nearest: the promotion FP8 GEMMs on
-// Hopper use. How many steps share one fresh accumulator is the tile's (Promoted<Tile, steps>): on the H200 at
-// m = n = 512, k = 16384 the error is 1.46× cuBLASLt fp32's promoting every step, 1.04× every 2 and 0.76× every 4
-// (fewer FADD roundings), and each step fewer is 4 FADD fewer per tile, but holds that step's fragments longer.
+// So the products of each k8 step go into a fresh accumulator and that is added into acc with FADD, which rounds to
+// nearest: the promotion FP8 GEMMs on Hopper use. The truncations a fresh accumulator still takes scale every output
+// down by a fraction that depends on how many steps share it (kernels/split3x_promotion.cuh): two steps, and the
+// outputs are scaled back up once at the end.
 //
 // Shared layout follows the global layout, because cp.async cannot transpose:
 // - a K-major operand is [rows][bk + 4] (row stride ≡ 4 banks mod 32, so the 8 row addresses of an ldmatrix phase hit
@@ -26,7 +25,6 @@
 
 #include <cstdint>
 #include <mutex>
-#include <type_traits>
 #include <vector>
 
 #include "cuda/cuda_call.hpp"
@@ -35,6 +33,7 @@
 #include "kernels/operand_view.cuh"
 #include "kernels/output_tile.cuh"
 #include "kernels/ptx.cuh"
+#include "kernels/split3x_promotion.cuh"
 #include "kernels/split_k.cuh"
 #include "kernels/tile_loader.cuh"
 #include "kernels/tile_schedule.cuh"
@@ -84,25 +83,10 @@ struct Fragments {
   }
 };
 
-// How many k8 steps of 3xtf32 products share one fresh accumulator before FADD adds it into acc (see the top): a tile
-// says it with Promoted<Tile, steps>; more steps, fewer FADD and fewer rounding adds, more fragments held at once.
-template <class T, int kSteps>
-struct Promoted : T {
-  static constexpr int promote_steps = kSteps;
-};
-template <class T, class = void>
-struct PromoteSteps {
-  static constexpr int value = 1;
-};
-template <class T>
-struct PromoteSteps<T, std::void_t<decltype(T::promote_steps)>> {
-  static constexpr int value = T::promote_steps;
-};
-
 // One warp's share of a block tile: loads its fragments from a pipeline stage and accumulates their products.
 template <class T, bool kSplit3x, bool kAKMajor, bool kBKMajor>
 struct MmaWarp {
-  static constexpr int kPromoteSteps = PromoteSteps<T>::value;
+  static constexpr int kPromoteSteps = kSplit3xPromoteSteps;
   static_assert(T::bk % (8 * kPromoteSteps) == 0, "a promotion interval is whole k8 steps of one stage");
   static constexpr int kTilesM = T::wm / 16, kTilesN = T::wn / 8;
   static constexpr int kRowsPerThread = 2 * kTilesM;  // rows g and g + 8 of each m16 tile
@@ -340,7 +324,10 @@ __global__ void __maxnreg__(255) mma_gemm_kernel(OperandView a, OperandView b, E
 #pragma unroll
     for (int j = 0; j < Warp::kTilesN; ++j)
 #pragma unroll
-      for (int q = 0; q < 4; ++q) Output::put(smem, warp.acc_row(i, q), warp.acc_col(j, q), warp.acc[i][j][q]);
+      for (int q = 0; q < 4; ++q) {
+        const float y = kSplit3x ? split3x_unshrink(warp.acc[i][j][q]) : warp.acc[i][j][q];
+        Output::put(smem, warp.acc_row(i, q), warp.acc_col(j, q), y);
+      }
   __syncthreads();
   if constexpr (kSplitK)
     if (!gather_split_k<Output, T::bm, T::bn, T::threads>(smem, split, tid)) return;

@@ -49,10 +49,11 @@
 // tile, not once per warpgroup: the producer warpgroup's three idle warps wait for the tile to land, round it to big in
 // place, write small into a second swizzled A tile of the stage, and arrive on the stage's ready barrier, which the
 // consumers wait on (the cp.async kernel's threads split the tile between two block barriers instead). A k tile's 12
-// wgmmas go into a fresh accumulator (scale-d = 0 on the first), small products first, and once the group is complete
-// FADD adds it into the running sum, which no wgmma touches: the tensor core's truncating accumulation sees at most one
-// k tile. Each group is waited for before the next, so a warpgroup's tensor work pauses for the promotion; the other
-// consumer warpgroup's group fills it.
+// wgmmas go, kSplit3xPromoteSteps k8 steps (3 wgmmas each) at a time, into a fresh accumulator (scale-d = 0 on the
+// first), small products first, and once a group is complete FADD adds it into the running sum, which no wgmma
+// touches, and the k loop's sum is scaled back by what the truncations took (kernels/split3x_promotion.cuh). Each group is
+// waited for before the next, so a warpgroup's tensor work pauses for the promotion; the other consumer warpgroup's
+// group fills it.
 #pragma once
 
 #include <algorithm>
@@ -68,6 +69,7 @@
 #include "kernels/cluster_split_k.cuh"
 #include "kernels/compiled_variant.hpp"
 #include "kernels/epilogue.cuh"
+#include "kernels/split3x_promotion.cuh"
 #include "kernels/operand_staging.hpp"
 #include "kernels/operand_view.cuh"
 #include "kernels/output_tile.cuh"
@@ -206,25 +208,48 @@ __device__ __forceinline__ void split_a_tile(float* tile, float* small, int inde
   }
 }
 
-// One warpgroup's wgmma group for one k tile, A through descriptors (k8 step s at +32·s bytes). tf32 adds into d;
-// 3xtf32 overwrites d with the k tile's sum, small products first while it is small.
-template <int kRows, bool kSplit3x>
-__device__ __forceinline__ void issue_k_tile(float (&d)[kRows / 2], const RegisterOperand<kSplit3x>& b,
-                                             std::uint64_t desc_a, std::uint64_t desc_small_a) {
+// One warpgroup's wgmma group for k8 steps [kFirst, kFirst + kCount) of one k tile, A through descriptors (k8 step s
+// at +32·s bytes). tf32 adds into d; 3xtf32 overwrites d with those steps' sum, small products first while it is small.
+template <int kRows, bool kSplit3x, int kFirst = 0, int kCount = RegisterOperand<kSplit3x>::kSteps>
+__device__ __forceinline__ void issue_k_steps(float (&d)[kRows / 2], const RegisterOperand<kSplit3x>& b,
+                                              std::uint64_t desc_a, std::uint64_t desc_small_a) {
   using Mma = wgmma::WgmmaTf32<kRows>;
-  constexpr int kSteps = RegisterOperand<kSplit3x>::kSteps;
+  constexpr int kEnd = kFirst + kCount;
+  static_assert(kEnd <= RegisterOperand<kSplit3x>::kSteps, "the steps lie within the k tile");
   const auto at_step = [](std::uint64_t desc, int s) { return desc + (8 * s * sizeof(float) >> 4); };
   wgmma::fence();
   if constexpr (kSplit3x) {
-    Mma::template mma<false>(d, b.small[0], at_step(desc_a, 0));
+    Mma::template mma<false>(d, b.small[kFirst], at_step(desc_a, kFirst));
 #pragma unroll
-    for (int s = 1; s < kSteps; ++s) Mma::mma(d, b.small[s], at_step(desc_a, s));
+    for (int s = kFirst + 1; s < kEnd; ++s) Mma::mma(d, b.small[s], at_step(desc_a, s));
 #pragma unroll
-    for (int s = 0; s < kSteps; ++s) Mma::mma(d, b.big[s], at_step(desc_small_a, s));
+    for (int s = kFirst; s < kEnd; ++s) Mma::mma(d, b.big[s], at_step(desc_small_a, s));
   }
 #pragma unroll
-  for (int s = 0; s < kSteps; ++s) Mma::mma(d, b.big[s], at_step(desc_a, s));
+  for (int s = kFirst; s < kEnd; ++s) Mma::mma(d, b.big[s], at_step(desc_a, s));
   wgmma::commit_group();
+}
+
+// 3xtf32's k tile as kSplit3xPromoteSteps-step groups (kernels/split3x_promotion.cuh), one after the other: each
+// issued into the fresh accumulator `part`, then `between(group)` (the caller's work that overlaps the group), the
+// wait, `after_last()` once the last group is complete, and the promotion acc += part, in FADD (round to nearest).
+template <int kRows, int kGroup = 0, class Between, class AfterLast>
+__device__ __forceinline__ void promote_k_tile(float (&acc)[kRows / 2], float (&part)[kRows / 2],
+                                               const RegisterOperand<true>& b, std::uint64_t desc_a,
+                                               std::uint64_t desc_small_a, Between&& between, AfterLast&& after_last) {
+  constexpr int kGroups = RegisterOperand<true>::kSteps / kSplit3xPromoteSteps;
+  static_assert(RegisterOperand<true>::kSteps % kSplit3xPromoteSteps == 0, "whole groups per k tile");
+  wgmma::fence_operands(part);
+  issue_k_steps<kRows, true, kGroup * kSplit3xPromoteSteps, kSplit3xPromoteSteps>(part, b, desc_a, desc_small_a);
+  wgmma::fence_operands(part);
+  between(kGroup);
+  wgmma::wait_group<0>();
+  wgmma::fence_operands(part);
+  if constexpr (kGroup + 1 == kGroups) after_last();
+#pragma unroll
+  for (int i = 0; i < kRows / 2; ++i) acc[i] += part[i];
+  if constexpr (kGroup + 1 < kGroups)
+    promote_k_tile<kRows, kGroup + 1>(acc, part, b, desc_a, desc_small_a, between, after_last);
 }
 
 // What a tile whose A rows do not fit in registers holds instead of RegisterRows: nothing (it is never fetched).
@@ -347,20 +372,10 @@ __global__ void __launch_bounds__(T::threads)
       for (int q = 0; q < 4; ++q) frags.set(s, q, loaded[s][q]);
     const std::uint32_t stage_address = smem_base + (kt % kStages) * Layout::kStageBytes;
     const std::uint64_t desc = wgmma::sw128_kmajor_descriptor(stage_address);
-    if constexpr (kSplit3x) {
-      wgmma::fence_operands(part);
-      issue_k_tile<T::bm, true>(part, frags, desc,
-                                wgmma::sw128_kmajor_descriptor(stage_address + Layout::kSmallAOffset * sizeof(float)));
-      wgmma::fence_operands(part);
-    } else {
-      wgmma::fence_operands(acc);
-      issue_k_tile<T::bm, false>(acc, frags, desc, desc);
-      wgmma::fence_operands(acc);
-    }
-
-    // While the group runs: prepare tile kt + 1, refill the stage tile kt − 1 used (every warpgroup finished that
-    // group before the barrier), and load the next fragments.
-    if (kt + 1 < k_tiles) {
+    // While the (first) group runs: prepare tile kt + 1, refill the stage tile kt − 1 used (every warpgroup finished
+    // that group before the barrier), and load the next fragments.
+    const auto next_tile = [&] {
+      if (kt + 1 >= k_tiles) return;
       if (a_regs) {
         store_a(kt + 1);  // its stage's last reader, tile kt + 1 - kStages, finished at least two k tiles ago
         if (kt + 2 < k_tiles) rows_a.fetch(kt + 2);
@@ -370,15 +385,27 @@ __global__ void __launch_bounds__(T::threads)
       if (kt + kStages - 1 < k_tiles) load_stage(kt + kStages - 1);
       ptx::cp_async_commit();
       load_fragments(kt + 1);
-    }
-    wgmma::wait_group<0>();
+    };
     if constexpr (kSplit3x) {
-      wgmma::fence_operands(part);
-#pragma unroll
-      for (int i = 0; i < T::bm / 2; ++i) acc[i] += part[i];  // the promotion: FADD rounds to nearest
+      promote_k_tile<T::bm>(
+          acc, part, frags, desc, wgmma::sw128_kmajor_descriptor(stage_address + Layout::kSmallAOffset * sizeof(float)),
+          [&](int group) {
+            if (group == 0) next_tile();
+          },
+          [] {});
+    } else {
+      wgmma::fence_operands(acc);
+      issue_k_steps<T::bm, false>(acc, frags, desc, desc);
+      wgmma::fence_operands(acc);
+      next_tile();
+      wgmma::wait_group<0>();
     }
   }
   wgmma::fence_operands(acc);
+  if constexpr (kSplit3x) {
+#pragma unroll
+    for (int i = 0; i < T::bm / 2; ++i) acc[i] = split3x_unshrink(acc[i]);
+  }
 
   using Output = OutputTile<T::bm, T::bn, T::threads>;
   ptx::cp_async_wait<0>();
@@ -634,17 +661,15 @@ __global__ void __launch_bounds__(T::threads + 128, T::threads == 128 && T::bm <
         for (int s = 0; s < kSteps; ++s)
 #pragma unroll
           for (int q = 0; q < 4; ++q) frags[0].set(s, q, loaded[s][q]);
-        wgmma::fence_operands(part);
         const std::uint32_t small_address = stage_address + Layout::kSmallAOffset * std::uint32_t{sizeof(float)};
-        issue_k_tile<T::bm, true>(part, frags[0], desc, wgmma::sw128_kmajor_descriptor(small_address));
-        if (kt + 1 < k_tiles) fetch(g + 1, other);
-        wgmma::wait_group<0>();
-        wgmma::fence_operands(part);
-        release(g);
-#pragma unroll
-        for (int i = 0; i < T::bm / 2; ++i) acc[i] += part[i];  // the promotion: FADD rounds to nearest
+        promote_k_tile<T::bm>(
+            acc, part, frags[0], desc, wgmma::sw128_kmajor_descriptor(small_address),
+            [&](int group) {
+              if (group == 0 && kt + 1 < k_tiles) fetch(g + 1, other);
+            },
+            [&] { release(g); });
       } else {
-        issue_k_tile<T::bm, false>(acc, frags[buffer], desc, desc);
+        issue_k_steps<T::bm, false>(acc, frags[buffer], desc, desc);
         wgmma::wait_group<1>();  // group kt − 1 is complete: its stage and fragment buffer are free
         if (kt > 0) release(g - 1);
         if (kt + 1 < k_tiles) fetch(g + 1, other);
@@ -680,6 +705,10 @@ __global__ void __launch_bounds__(T::threads + 128, T::threads == 128 && T::bm <
         wgmma::wait_group<0>();
         wgmma::fence_operands(acc);
         if constexpr (!kSplit3x) release(first + k_tiles - 1);  // 3xtf32 released every k tile in its step
+      }
+      if constexpr (kSplit3x) {
+#pragma unroll
+        for (int i = 0; i < T::bm / 2; ++i) acc[i] = split3x_unshrink(acc[i]);
       }
       if (staged) {
         with_activation(e.act, [&](auto act) {

@@ -53,6 +53,36 @@ float mma_k8(float c, const float* a, const float* b, MmaAccumulation accumulati
   return accumulation == MmaAccumulation::RoundToNearest ? static_cast<float>(sum) : truncate_to_fp32(sum);
 }
 
+struct DotSums {
+  double error_sq = 0, ref_sq = 0, error_ref = 0;
+};
+
+DotSums dot_sums(int k, int dots, InputDistribution dist, std::uint64_t seed, const DotFn& dot) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f), unit(0.0f, 1.0f), exponent(-8.0f, 8.0f);
+  auto draw = [&] {
+    if (dist == InputDistribution::Uniform) return uniform(rng);
+    if (dist == InputDistribution::Positive) return unit(rng);
+    const float sign = uniform(rng) < 0 ? -1.0f : 1.0f;
+    return sign * std::exp2(exponent(rng));
+  };
+  DotSums sums;
+  std::vector<float> a(static_cast<std::size_t>(k)), b(static_cast<std::size_t>(k));
+  for (int d = 0; d < dots; ++d) {
+    double ref = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      a[i] = draw();
+      b[i] = draw();
+      ref += static_cast<double>(a[i]) * static_cast<double>(b[i]);
+    }
+    const double error = static_cast<double>(dot(a, b)) - ref;
+    sums.error_sq += error * error;
+    sums.ref_sq += ref * ref;
+    sums.error_ref += error * ref;
+  }
+  return sums;
+}
+
 }  // namespace
 
 float tf32_round_nearest(float x) { return float_of((bits_of(x) + 0x1000u) & 0xffffe000u); }
@@ -88,27 +118,13 @@ float ffma_dot(const std::vector<float>& a, const std::vector<float>& b) {
 }
 
 double relative_dot_error(int k, int dots, InputDistribution dist, std::uint64_t seed, const DotFn& dot) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f), exponent(-8.0f, 8.0f);
-  auto draw = [&] {
-    if (dist == InputDistribution::Uniform) return uniform(rng);
-    const float sign = uniform(rng) < 0 ? -1.0f : 1.0f;
-    return sign * std::exp2(exponent(rng));
-  };
-  double error_sq = 0, ref_sq = 0;
-  std::vector<float> a(static_cast<std::size_t>(k)), b(static_cast<std::size_t>(k));
-  for (int d = 0; d < dots; ++d) {
-    double ref = 0;
-    for (std::size_t i = 0; i < a.size(); ++i) {
-      a[i] = draw();
-      b[i] = draw();
-      ref += static_cast<double>(a[i]) * static_cast<double>(b[i]);
-    }
-    const double error = static_cast<double>(dot(a, b)) - ref;
-    error_sq += error * error;
-    ref_sq += ref * ref;
-  }
-  return std::sqrt(error_sq / ref_sq);
+  const DotSums sums = dot_sums(k, dots, dist, seed, dot);
+  return std::sqrt(sums.error_sq / sums.ref_sq);
+}
+
+double dot_scale_bias(int k, int dots, InputDistribution dist, std::uint64_t seed, const DotFn& dot) {
+  const DotSums sums = dot_sums(k, dots, dist, seed, dot);
+  return sums.error_ref / sums.ref_sq;
 }
 
 }  // namespace gemmtune::test

@@ -37,11 +37,13 @@ float split_tf32_dot(const std::vector<float>& a, const std::vector<float>& b, S
 // Σ a[i]·b[i] with one FFMA per element in order: the SIMT fp32 kernels' summation.
 float ffma_dot(const std::vector<float>& a, const std::vector<float>& b);
 
-enum class InputDistribution { Uniform, WideExponent };  // [-1, 1); ±2^U(−8, 8)
+enum class InputDistribution { Uniform, WideExponent, Positive };  // [-1, 1); ±2^U(−8, 8); [0, 1)
 
 // Relative Frobenius error against an exact (fp64) reference over `dots` independent k-long dot products of fresh
 // inputs drawn from `seed`; `dot` is split_tf32_dot with a model, or ffma_dot.
 using DotFn = std::function<float(const std::vector<float>& a, const std::vector<float>& b)>;
 double relative_dot_error(int k, int dots, InputDistribution dist, std::uint64_t seed, const DotFn& dot);
+// The scale bias β of the same dots, Σ(dot − exact)·exact / Σexact² (kernels/reference_gemm.hpp: OutputError).
+double dot_scale_bias(int k, int dots, InputDistribution dist, std::uint64_t seed, const DotFn& dot);
 
 }  // namespace gemmtune::test

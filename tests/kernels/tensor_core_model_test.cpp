@@ -1,5 +1,5 @@
-// Why 3xtf32's error grew with k, shown on a CPU model of its summation (kernels/tensor_core_model.hpp), and that
-// the promotion in kernels/mma_gemm.cuh removes the growth. The H100 measured, before the fix, relative Frobenius
+// Why 3xtf32's error grew with k, and why its outputs came out scaled down, shown on a CPU model of its summation
+// (kernels/tensor_core_model.hpp), and that the promotion in kernels/split3x_promotion.cuh removes both. The H100 measured, before the fix, relative Frobenius
 // errors of 7e-6 at k = 1001, 1.4e-5 at 2049 and 2.7e-5 at 4096 (uniform inputs): linear in k.
 #include <cmath>
 #include <cstdio>
@@ -75,6 +75,30 @@ TEST(TensorCoreModel, PromotingEveryK8StepIntoFaddRemovesTheGrowthUnderBothTrunc
         EXPECT_LE(split_error(k, {accumulation, 1}, dist), 0.6 * ffma_error(k, dist))
             << "k = " << k << ", dist " << static_cast<int>(dist);
       }
+}
+
+TEST(TensorCoreModel, TruncationScalesEveryOutputDownByMoreTheMoreStepsShareAnAccumulator) {
+  // β is a sum over the dots: its noise is the error over √dots, so this many put it near 1e-9 at k = 1024.
+  constexpr int kBiasDots = 16000, k = 1024;
+  const auto bias = [&](InputDistribution dist, int steps) {
+    const SplitDotModel model{MmaAccumulation::RoundResultTowardZero, steps};
+    const double b = dot_scale_bias(k, kBiasDots, dist, 11, [model](const auto& x, const auto& y) {
+      return split_tf32_dot(x, y, model);
+    });
+    std::printf("  3xtf32 model, truncating, promote every %d step(s), dist=%d: scale bias %+.2e\n", steps,
+                static_cast<int>(dist), b);
+    return b;
+  };
+  for (InputDistribution dist : {InputDistribution::Uniform, InputDistribution::Positive}) {
+    const double one = bias(dist, 1), two = bias(dist, 2), four = bias(dist, 4);
+    // One cut per step takes 2^-24 × E[1/mantissa] = 4.3e-8 of each step's sum; the H200 measured −4.0e-8 to −4.4e-8.
+    EXPECT_LT(one, -2.5e-8);
+    EXPECT_GT(one, -7e-8);
+    EXPECT_LT(two, one);
+    EXPECT_LT(four, two);
+    // FFMA's round-to-nearest has no such direction.
+    EXPECT_LT(std::fabs(dot_scale_bias(k, kBiasDots, dist, 11, ffma_dot)), 0.25 * std::fabs(one));
+  }
 }
 
 }  // namespace
