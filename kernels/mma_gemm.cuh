@@ -8,7 +8,7 @@
 // modelled as an exact sum rounded toward zero once per mma (Fasi et al., PeerJ CS 2021; tests/kernels/
 // tensor_core_model_test.cpp), each mma into a large running sum drops half an ulp of it, always toward zero, and
 // three mma per k8 step made the error grow linearly with k (2.7e-5 at k = 4096 on the H100, 70× cuBLASLt fp32's).
-// So the products of each k8 step go into a fresh accumulator and that is added into acc with FADD, which rounds to
+// So the products of a few k8 steps go into a fresh accumulator and that is added into acc with FADD, which rounds to
 // nearest: the promotion FP8 GEMMs on Hopper use. The truncations a fresh accumulator still takes scale every output
 // down by a fraction that depends on how many steps share it (kernels/split3x_promotion.cuh): two steps, and the
 // outputs are scaled back up once at the end.

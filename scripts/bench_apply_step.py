@@ -562,8 +562,9 @@ def merge(paths):
     merged["records"] = list(index.values())
     merged["speedups"] = speedups(merged["records"])
     merged.pop("rounding_band", None)
-    if rounding_band(merged["records"]):
-        merged["rounding_band"] = rounding_band(merged["records"])
+    band = rounding_band(merged["records"])
+    if band:
+        merged["rounding_band"] = band
     merged.pop("partial", None)
     if partial:
         merged["partial"] = True
