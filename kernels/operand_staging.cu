@@ -1,7 +1,9 @@
 #include "kernels/operand_staging.hpp"
 
 #include <algorithm>
+#include <string>
 
+#include "common/error.hpp"
 #include "cuda/cuda_call.hpp"
 #include "kernels/padded_copy.hpp"
 
@@ -36,6 +38,45 @@ __global__ void copy_rows_kernel(const PaddedCopy first, const PaddedCopy second
   }
 }
 
+// dst (rows × ld_dst, K-major, columns k … ld_dst − 1 zero) = src stored MN-major (element (r, kk) at kk·ld_src + r).
+struct TransposedCopy {
+  const float* src = nullptr;
+  std::int64_t ld_src = 0;
+  float* dst = nullptr;
+  std::int64_t ld_dst = 0, rows = 0, k = 0;
+};
+
+constexpr int kTransposeTile = 32, kTransposeLanesY = 8;
+
+// Each 32×32 tile goes through shared memory so that both sides are warp-contiguous: a warp loads 32 consecutive r of
+// one kk and stores 32 consecutive kk of one r. The 33-float rows put a column's 32 floats in 32 banks.
+__global__ void transpose_to_k_major_kernel(const TransposedCopy c) {
+  __shared__ float tile[kTransposeTile][kTransposeTile + 1];
+  const std::int64_t tiles_r = (c.rows + kTransposeTile - 1) / kTransposeTile;
+  const std::int64_t tiles = tiles_r * ((c.ld_dst + kTransposeTile - 1) / kTransposeTile);
+  for (std::int64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
+    const std::int64_t r0 = t % tiles_r * kTransposeTile, k0 = t / tiles_r * kTransposeTile;
+    for (int j = threadIdx.y; j < kTransposeTile; j += kTransposeLanesY) {
+      const std::int64_t r = r0 + threadIdx.x, kk = k0 + j;
+      tile[j][threadIdx.x] = r < c.rows && kk < c.k ? c.src[kk * c.ld_src + r] : 0.f;
+    }
+    __syncthreads();
+    for (int j = threadIdx.y; j < kTransposeTile; j += kTransposeLanesY) {
+      const std::int64_t r = r0 + j, kk = k0 + threadIdx.x;
+      if (r < c.rows && kk < c.ld_dst) c.dst[r * c.ld_dst + kk] = tile[threadIdx.x][j];
+    }
+    __syncthreads();  // the next tile's loads overwrite what this one's stores read
+  }
+}
+
+void transpose_to_k_major(const TransposedCopy& c, cudaStream_t s) {
+  const std::int64_t tiles =
+      (c.rows + kTransposeTile - 1) / kTransposeTile * ((c.ld_dst + kTransposeTile - 1) / kTransposeTile);
+  const auto blocks = static_cast<unsigned>(std::min<std::int64_t>(tiles, 2048));
+  transpose_to_k_major_kernel<<<blocks, dim3(kTransposeTile, kTransposeLanesY), 0, s>>>(c);
+  GT_CUDA_CHECK_LAUNCH();
+}
+
 }  // namespace
 
 void stage_operands(OperandView& a, OperandView& b, const LaunchScratch& scratch, cudaStream_t s) {
@@ -43,14 +84,28 @@ void stage_operands(OperandView& a, OperandView& b, const LaunchScratch& scratch
   PaddedCopy copies[2];
   int n_copies = 0;
   for (OperandView* v : {&a, &b}) {
-    const std::size_t floats = staged_copy_floats(*v);
-    if (floats == 0 || !scratch.staging || used + floats > scratch.staging_floats) continue;
-    const std::int64_t rows = v->k_major ? v->rows : v->k, cols = v->k_major ? v->k : v->rows;
-    const std::int64_t ld = (cols + 3) / 4 * 4;
+    const bool transpose = v == &a && !v->k_major;
+    const std::size_t floats = staged_copy_floats(*v, v == &a);
+    if (floats == 0) continue;
+    if (!scratch.staging || used + floats > scratch.staging_floats) {
+      if (transpose)
+        throw InputError("A stored k×m needs its K-major copy (" + std::to_string(floats) +
+                         " floats), and the launch's staging scratch does not hold it");
+      continue;
+    }
     float* copy = scratch.staging + used;
-    copies[n_copies++] = {v->ptr, v->ld, copy, ld, rows, cols};
+    if (transpose) {
+      const std::int64_t ld = (v->k + 3) / 4 * 4;
+      transpose_to_k_major({v->ptr, v->ld, copy, ld, v->rows, v->k}, s);
+      v->k_major = true;
+      v->ld = ld;
+    } else {
+      const std::int64_t rows = v->k_major ? v->rows : v->k, cols = v->k_major ? v->k : v->rows;
+      const std::int64_t ld = (cols + 3) / 4 * 4;
+      copies[n_copies++] = {v->ptr, v->ld, copy, ld, rows, cols};
+      v->ld = ld;
+    }
     v->ptr = copy;
-    v->ld = ld;
     v->vec4 = v->vec2 = true;
     used += staging_boundary(floats);
   }

@@ -133,11 +133,14 @@ std::string KernelVariant::unsupported_reason(const GemmProblem& p) const {
   } catch (const InputError& e) {
     return e.what();
   }
+  // A staged variant's kernel reads its copies: A K-major whatever the layout (kernels/operand_staging.hpp).
+  GemmProblem as_read = p;
+  if (staged) as_read.trans_a = false;
   if (limits.problem)
-    if (std::string why = limits.problem(p); !why.empty()) return why;
+    if (std::string why = limits.problem(as_read); !why.empty()) return why;
   if (const std::size_t staging = staging_floats(p); staged && staging == 0)
-    return "its operands' leading dimensions are multiples of 4 floats already: the unstaged twin runs the same kernel "
-           "without the copy";
+    return "its operands' leading dimensions are multiples of 4 floats and A is stored m×k already: the unstaged twin "
+           "runs the same kernel without the copy";
   else if (staging > kMaxStagingFloats)
     return "staging would copy " + std::to_string(staging * sizeof(float) >> 20) + " MiB, more than " +
            std::to_string(kMaxStagingFloats * sizeof(float) >> 20);

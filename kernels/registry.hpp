@@ -34,8 +34,9 @@ struct KernelVariant {
   // A "_staged" twin of a wgmma variant (kernels/operand_staging.hpp): where an operand's leading dimension is not a
   // multiple of 4 floats, the TMA copy engine cannot address it and the unstaged variant falls back to its cp.async
   // pipeline (on the H200, 1477x3072x690 tf32 ran 77 us against 37 at k = 692), so the staged one first copies that
-  // operand into scratch with a 16-byte row stride and runs the TMA pipeline. It runs only such problems: elsewhere its
-  // unstaged twin is the same kernel without the copy.
+  // operand into scratch with a 16-byte row stride and runs the TMA pipeline. It also copies an A stored k×m (TN, TT)
+  // into m rows of k, which only then can wgmma read. It runs only such problems: elsewhere its unstaged twin is the
+  // same kernel without the copy.
   bool staged;
   LaunchFn launch_fn;
   FamilyLimits limits;
@@ -80,8 +81,8 @@ struct KernelVariant {
 
 const std::vector<KernelVariant>& kernel_registry();
 const KernelVariant* find_kernel_variant(const std::string& name);  // nullptr if unknown
-// v, or its staged or unstaged twin: the one of the pair that p's alignment asks for (staged exactly where an operand
-// needs the copy). What carries a variant chosen at one shape over to another, whose alignment may differ.
+// v, or its staged or unstaged twin: the one of the pair that p's alignment and layout ask for (staged exactly where an
+// operand needs the copy). What carries a variant chosen at one shape over to another, whose alignment may differ.
 const KernelVariant& alignment_twin(const KernelVariant& v, const GemmProblem& p);
 
 }  // namespace gemmtune::kernels

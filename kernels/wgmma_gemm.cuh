@@ -11,7 +11,8 @@
 //   its box is simply wider than the tile, and the extra columns (neighbouring data, or zeros past the edge) are
 //   never read.
 // D's rows are Y's columns: warpgroup w computes Y columns [64w, 64w + 64) of the block tile for all bm rows, one
-// m64n{bm}k8 wgmma per k8 step. TN and TT would need Aᵀ N-major in shared memory, which tf32 wgmma cannot read.
+// m64n{bm}k8 wgmma per k8 step. TN and TT would need Aᵀ N-major in shared memory, which tf32 wgmma cannot read:
+// the staged twins copy such an A into m rows of k first (kernels/operand_staging.hpp).
 //
 // TMA pipeline: one extra producer warpgroup, one lane of which waits for a stage to be empty, announces its bytes on
 // the stage's full barrier and issues the two tile copies; the consumer warpgroups wait on full barriers only, and
@@ -897,7 +898,8 @@ struct HasWgmmaSplit;
 template <class T, class... Split>
 struct HasWgmmaSplit<T, TileList<Split...>> : std::bool_constant<(std::is_same_v<T, Split> || ...)> {};
 
-// B (as op(B)ᵀ) is K-major when transposed; A is K-major, as wgmma_problem_limits requires.
+// B (as op(B)ᵀ) is K-major when transposed; A is K-major, as wgmma_problem_limits requires (for TN and TT, once a
+// staged variant has copied it).
 template <class T, bool kSplit3x, bool kSplitCapable>
 void launch_wgmma(const GemmProblem& p, const GemmOperands& x, int slices, const LaunchScratch& scratch,
                   cudaStream_t s) {

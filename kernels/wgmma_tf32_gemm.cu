@@ -30,7 +30,7 @@ using WgmmaSplitTiles = TileList<Tile<128, 128, 32, 128, 16, 0, 0, 4>, Tile<64, 
 std::string wgmma_problem_limits(const GemmProblem& p) {
   if (p.trans_a)
     return "tf32 wgmma reads Aᵀ from shared memory K-major only, so A must be stored m×k (layouts nn, nt), not " +
-           p.layout();
+           p.layout() + " (the _staged twin copies A so)";
   return "";
 }
 

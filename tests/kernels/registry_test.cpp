@@ -177,9 +177,10 @@ TEST(KernelRegistry, EveryWgmmaVariantAndNoOtherHasAStagedTwinOfTheSameKernel) {
 }
 
 // A staged variant copies exactly the operands whose leading dimension is not a multiple of 4 floats (NN: A's is k,
-// B's is n), each with its row stride rounded up to 4, B after A at a 64-float boundary; after a split variant's
-// partials in the launch's scratch. Where both are aligned it refuses the problem: its twin runs the same kernel.
-TEST(KernelRegistry, AStagedVariantCopiesOnlyUnalignedOperandsAndRefusesAlignedProblems) {
+// B's is n), each with its row stride rounded up to 4, and an A stored k×m (TN, TT) into m rows of k, B after A at a
+// 64-float boundary; after a split variant's partials in the launch's scratch. Where both are aligned and A is stored
+// m×k it refuses the problem: its twin runs the same kernel.
+TEST(KernelRegistry, AStagedVariantCopiesOnlyUnalignedOrTransposedOperandsAndRefusesTheRest) {
   const KernelVariant* plain = nullptr;
   const KernelVariant* split = nullptr;
   for (const KernelVariant& v : kernel_registry()) {
@@ -202,9 +203,18 @@ TEST(KernelRegistry, AStagedVariantCopiesOnlyUnalignedOperandsAndRefusesAlignedP
   GemmProblem nt = shape(50, 30, 70);
   nt.trans_b = true;  // B stored n×k: n rows of k
   EXPECT_EQ(plain->staging_floats(nt), (50u * 72u + 63) / 64 * 64 + 30u * 72u);
+  GemmProblem tn = shape(1477, 3072, 692);
+  tn.trans_a = true;  // A stored k×m: copied into m rows of k, aligned or not
+  EXPECT_EQ(plain->staging_floats(tn), 1477u * 692u);
+  EXPECT_EQ(plain->unsupported_reason(tn).find("already"), std::string::npos);
+  tn.k = 690;
+  EXPECT_EQ(plain->staging_floats(tn), 1477u * 692u);
+  GemmProblem tt = shape(50, 30, 70);
+  tt.trans_a = tt.trans_b = true;  // A transposed into 50 rows of 72, B padded into 30 rows of 72
+  EXPECT_EQ(plain->staging_floats(tt), (50u * 72u + 63) / 64 * 64 + 30u * 72u);
   const GemmProblem aligned = shape(1477, 3072, 692);
   EXPECT_EQ(plain->staging_floats(aligned), 0u);
-  EXPECT_NE(plain->unsupported_reason(aligned).find("multiples of 4 floats already"), std::string::npos);
+  EXPECT_NE(plain->unsupported_reason(aligned).find("A is stored m×k already"), std::string::npos);
   EXPECT_EQ(plain->unsupported_reason(shape(1477, 3072, 690)).find("already"), std::string::npos);
   const GemmProblem skinny = shape(87, 4096, 6159);
   EXPECT_EQ(split->scratch_floats(skinny),
