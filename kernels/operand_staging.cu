@@ -46,34 +46,45 @@ struct TransposedCopy {
   std::int64_t ld_dst = 0, rows = 0, k = 0;
 };
 
-constexpr int kTransposeTile = 32, kTransposeLanesY = 8;
+// A block moves a tile of 32 rows (r) × 64 of k; its 32 × 8 threads have 8 loads in flight each, and each warp stores
+// 64 consecutive floats of a row (256 bytes, the copy's rows being only 16-byte aligned).
+constexpr int kTransposeRows = 32, kTransposeK = 64, kTransposeLanesY = 8;
 
-// Each 32×32 tile goes through shared memory so that both sides are warp-contiguous: a warp loads 32 consecutive r of
-// one kk and stores 32 consecutive kk of one r. The 33-float rows put a column's 32 floats in 32 banks.
+// Through shared memory so that both sides are warp-contiguous: a warp loads 32 consecutive r of one kk and stores
+// consecutive kk of one r. The 33-float rows put a column's 32 floats in 32 banks. One block per tile along r
+// (blockIdx.x), the tiles along k strided over blockIdx.y (a grid has at most 65535 of those).
 __global__ void transpose_to_k_major_kernel(const TransposedCopy c) {
-  __shared__ float tile[kTransposeTile][kTransposeTile + 1];
-  const std::int64_t tiles_r = (c.rows + kTransposeTile - 1) / kTransposeTile;
-  const std::int64_t tiles = tiles_r * ((c.ld_dst + kTransposeTile - 1) / kTransposeTile);
-  for (std::int64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
-    const std::int64_t r0 = t % tiles_r * kTransposeTile, k0 = t / tiles_r * kTransposeTile;
-    for (int j = threadIdx.y; j < kTransposeTile; j += kTransposeLanesY) {
-      const std::int64_t r = r0 + threadIdx.x, kk = k0 + j;
+  __shared__ float tile[kTransposeK][kTransposeRows + 1];
+  const std::int64_t r0 = std::int64_t{blockIdx.x} * kTransposeRows;
+  for (std::int64_t k0 = std::int64_t{blockIdx.y} * kTransposeK; k0 < c.ld_dst;
+       k0 += std::int64_t{gridDim.y} * kTransposeK) {
+    const std::int64_t r = r0 + threadIdx.x;
+#pragma unroll
+    for (int i = 0; i < kTransposeK / kTransposeLanesY; ++i) {
+      const int j = threadIdx.y + i * kTransposeLanesY;
+      const std::int64_t kk = k0 + j;
       tile[j][threadIdx.x] = r < c.rows && kk < c.k ? c.src[kk * c.ld_src + r] : 0.f;
     }
     __syncthreads();
-    for (int j = threadIdx.y; j < kTransposeTile; j += kTransposeLanesY) {
-      const std::int64_t r = r0 + j, kk = k0 + threadIdx.x;
-      if (r < c.rows && kk < c.ld_dst) c.dst[r * c.ld_dst + kk] = tile[threadIdx.x][j];
+#pragma unroll
+    for (int i = 0; i < kTransposeRows / kTransposeLanesY; ++i) {
+      const int j = threadIdx.y + i * kTransposeLanesY;
+      const std::int64_t row = r0 + j;
+      if (row >= c.rows) continue;
+      float* out = c.dst + row * c.ld_dst + k0;
+#pragma unroll
+      for (int half = 0; half < kTransposeK; half += 32)
+        if (k0 + half + threadIdx.x < c.ld_dst) out[half + threadIdx.x] = tile[half + threadIdx.x][j];
     }
     __syncthreads();  // the next tile's loads overwrite what this one's stores read
   }
 }
 
 void transpose_to_k_major(const TransposedCopy& c, cudaStream_t s) {
-  const std::int64_t tiles =
-      (c.rows + kTransposeTile - 1) / kTransposeTile * ((c.ld_dst + kTransposeTile - 1) / kTransposeTile);
-  const auto blocks = static_cast<unsigned>(std::min<std::int64_t>(tiles, 2048));
-  transpose_to_k_major_kernel<<<blocks, dim3(kTransposeTile, kTransposeLanesY), 0, s>>>(c);
+  const std::int64_t tiles_r = (c.rows + kTransposeRows - 1) / kTransposeRows;
+  const std::int64_t tiles_k = (c.ld_dst + kTransposeK - 1) / kTransposeK;
+  const dim3 grid(static_cast<unsigned>(tiles_r), static_cast<unsigned>(std::min<std::int64_t>(tiles_k, 65535)));
+  transpose_to_k_major_kernel<<<grid, dim3(32, kTransposeLanesY), 0, s>>>(c);
   GT_CUDA_CHECK_LAUNCH();
 }
 
