@@ -95,30 +95,25 @@ void stage_operands(OperandView& a, OperandView& b, const LaunchScratch& scratch
   PaddedCopy copies[2];
   int n_copies = 0;
   for (OperandView* v : {&a, &b}) {
-    const bool transpose = v == &a && !v->k_major;
-    const std::size_t floats = staged_copy_floats(*v, v == &a);
-    if (floats == 0) continue;
-    if (!scratch.staging || used + floats > scratch.staging_floats) {
-      if (transpose)
-        throw InputError("A stored k×m needs its K-major copy (" + std::to_string(floats) +
+    const StagedCopy c = staged_copy(*v, v == &a);
+    if (c.floats == 0) continue;
+    if (!scratch.staging || used + c.floats > scratch.staging_floats) {
+      if (c.transposed)
+        throw InputError("A stored k×m needs its K-major copy (" + std::to_string(c.floats) +
                          " floats), and the launch's staging scratch does not hold it");
       continue;
     }
     float* copy = scratch.staging + used;
-    if (transpose) {
-      const std::int64_t ld = (v->k + 3) / 4 * 4;
-      transpose_to_k_major({v->ptr, v->ld, copy, ld, v->rows, v->k}, s);
+    if (c.transposed) {
+      transpose_to_k_major({v->ptr, v->ld, copy, c.ld, c.rows, c.cols}, s);
       v->k_major = true;
-      v->ld = ld;
     } else {
-      const std::int64_t rows = v->k_major ? v->rows : v->k, cols = v->k_major ? v->k : v->rows;
-      const std::int64_t ld = (cols + 3) / 4 * 4;
-      copies[n_copies++] = {v->ptr, v->ld, copy, ld, rows, cols};
-      v->ld = ld;
+      copies[n_copies++] = {v->ptr, v->ld, copy, c.ld, c.rows, c.cols};
     }
     v->ptr = copy;
+    v->ld = c.ld;
     v->vec4 = v->vec2 = true;
-    used += staging_boundary(floats);
+    used += staging_boundary(c.floats);
   }
   if (n_copies > 0) copy_rows_padded(copies[0], s, copies[1]);
 }

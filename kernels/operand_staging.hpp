@@ -6,8 +6,8 @@
 //
 // The same copy makes TN and TT runnable: tf32 wgmma reads its shared-memory operand (our A) K-major only, so a
 // staged variant copies an A stored k×m transposed, into m rows of k. One pass over A (2·m·k·4 bytes: 42 us for the
-// 1001×16384 dY of a d_model-4096 weight gradient on the H200) buys the wgmma kernel for a problem the mma.sync family would
-// otherwise run, at about half wgmma's speed in 3xtf32 (2349 against 1310 us at 16384×4096×1001 on the H200).
+// 1001×16384 dY of a d_model-4096 weight gradient on the H200) buys the wgmma kernel for a problem the mma.sync family
+// would otherwise run, at about half wgmma's speed in 3xtf32 (2349 against 1310 us at 16384×4096×1001 on the H200).
 #pragma once
 
 #include <cstddef>
@@ -20,14 +20,20 @@
 
 namespace gemmtune::kernels {
 
-// Floats of v's staged copy: its stored rows × its contiguous extent rounded up to 4 (rows × k rounded up, K-major,
-// where the kernel needs it K-major and it is not); 0 where TMA can read v as it is.
-inline std::size_t staged_copy_floats(const OperandView& v, bool needs_k_major) {
-  const bool transpose = needs_k_major && !v.k_major;
-  if (v.vec4 && !transpose) return 0;
-  const bool k_major_copy = v.k_major || transpose;
-  const std::int64_t stored_rows = k_major_copy ? v.rows : v.k, contiguous = k_major_copy ? v.k : v.rows;
-  return static_cast<std::size_t>(stored_rows) * static_cast<std::size_t>((contiguous + 3) / 4 * 4);
+// The copy a staged variant makes of v: K-major where v is, or where the kernel needs it so and v is not (transposed),
+// else as v is stored; `rows` stored rows of `cols` floats, `ld` apart (cols rounded up to 4). `floats` is 0 where TMA
+// can read v as it is: nothing is copied then.
+struct StagedCopy {
+  bool transposed;
+  std::int64_t rows, cols, ld;
+  std::size_t floats;
+};
+
+inline StagedCopy staged_copy(const OperandView& v, bool needs_k_major) {
+  const bool transposed = needs_k_major && !v.k_major, k_major_copy = v.k_major || transposed;
+  const std::int64_t rows = k_major_copy ? v.rows : v.k, cols = k_major_copy ? v.k : v.rows, ld = (cols + 3) / 4 * 4;
+  const bool copied = transposed || !v.vec4;
+  return {transposed, rows, cols, ld, copied ? static_cast<std::size_t>(rows) * static_cast<std::size_t>(ld) : 0};
 }
 
 // Where staged copies start: 64-float (256-byte) boundaries, as the copy engine wants its bases. One rule for the
@@ -36,7 +42,7 @@ inline std::size_t staging_boundary(std::size_t floats) { return (floats + 63) /
 
 // Floats stage_operands uses for a (which the wgmma kernels read K-major) and b: b's copy after a's, at a boundary.
 inline std::size_t staged_copies_floats(const OperandView& a, const OperandView& b) {
-  const std::size_t floats_a = staged_copy_floats(a, true), floats_b = staged_copy_floats(b, false);
+  const std::size_t floats_a = staged_copy(a, true).floats, floats_b = staged_copy(b, false).floats;
   return floats_b == 0 ? floats_a : staging_boundary(floats_a) + floats_b;
 }
 
