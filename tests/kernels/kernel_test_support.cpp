@@ -176,7 +176,7 @@ std::vector<GemmProblem> coverage_problems(MathMode mode) {
 }
 
 VariantErrors run_against_reference(const kernels::KernelVariant& v, const GemmProblem& p, std::uint32_t seed,
-                                    int skew) {
+                                    int skew, int y_skew) {
   ProblemData d(p, seed);
   const std::size_t count = elements(p.m, p.n);
   DeviceBuffer<double> y_ref(count), z_ref(p.epi.save_z ? count : 0);
@@ -189,13 +189,27 @@ VariantErrors run_against_reference(const kernels::KernelVariant& v, const GemmP
     x.A = skewed_a.get() + skew;
     x.B = skewed_b.get() + skew;
   }
+  DeviceBuffer<float> skewed_y(y_skew > 0 ? count + 4 : 0), skewed_z(y_skew > 0 && p.epi.save_z ? count + 4 : 0);
+  if (y_skew > 0) {
+    poison(skewed_y);
+    poison(skewed_z);
+    x.Y = skewed_y.get() + y_skew;
+    x.Z = p.epi.save_z ? skewed_z.get() + y_skew : nullptr;
+  }
   const kernels::LaunchScratchBuffer scratch(v, p);
   v.launch(p, x, scratch.view(), nullptr);
   GT_CUDA_CALL(cudaGetLastError());
   VariantErrors e;
-  e.y = kernels::relative_frobenius_error(d.Y.get(), y_ref.get(), static_cast<std::int64_t>(count), nullptr);
-  if (p.epi.save_z)
-    e.z = kernels::relative_frobenius_error(d.Z.get(), z_ref.get(), static_cast<std::int64_t>(count), nullptr);
+  const auto count64 = static_cast<std::int64_t>(count);
+  e.y = kernels::relative_frobenius_error(x.Y, y_ref.get(), count64, nullptr);
+  if (p.epi.save_z) e.z = kernels::relative_frobenius_error(x.Z, z_ref.get(), count64, nullptr);
+  for (const DeviceBuffer<float>* skewed : {&skewed_y, &skewed_z}) {
+    if (skewed->size() == 0) continue;
+    const std::vector<float> all = to_host(skewed->get(), skewed->size());
+    for (std::size_t i = 0; i < all.size(); ++i)
+      if ((i < static_cast<std::size_t>(y_skew) || i >= count + static_cast<std::size_t>(y_skew)) && !std::isnan(all[i]))
+        ++e.stray_writes;
+  }
   return e;
 }
 

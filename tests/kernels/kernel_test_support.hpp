@@ -74,12 +74,14 @@ std::vector<GemmProblem> coverage_problems(MathMode mode);
 
 struct VariantErrors {
   double y = 0.0, z = 0.0;
+  int stray_writes = 0;  // with y_skew: floats of the skewed buffers outside Y and Z that lost their poison
 };
 
 // Fresh random inputs, NaN-poisoned outputs, one launch of v, relative Frobenius errors against the fp64 reference.
-// skew > 0: A and B are read from copies that start `skew` floats past a 16-byte boundary (a sliced array's view).
+// skew > 0: A and B are read from copies that start `skew` floats past a 16-byte boundary (a sliced array's view);
+// y_skew > 0: Y and Z are written that far past one.
 VariantErrors run_against_reference(const kernels::KernelVariant& v, const GemmProblem& p, std::uint32_t seed,
-                                    int skew = 0);
+                                    int skew = 0, int y_skew = 0);
 
 // Every variant of `family` (at least three) on every coverage problem of its mode; fails the test with the problem key
 // on the first error over tolerance, and prints each variant's worst error.

@@ -200,6 +200,40 @@ TEST_P(WgmmaGemm, EveryVariantReadsOperandsWhoseBasesAreOffA16ByteBoundary) {
   }
 }
 
+// Y rows that do not start on 16-byte boundaries (n % 4 != 0, or Y and Z views 1-3 floats past one) take the output
+// tile's scalar walk (kernels/output_tile.cuh): full and edge tiles in m and n, save_z, four activations, both layouts,
+// and not a float written outside Y or Z.
+TEST_P(WgmmaGemm, EveryVariantWritesOutputRowsThatAreNotSixteenByteAligned) {
+  GT_REQUIRE_WGMMA_FAMILY();
+  struct Case {
+    std::int64_t m, n, k;
+    int y_skew;
+    Activation act;
+  };
+  const Case cases[] = {{600, 517, 96, 0, Activation::Gelu},
+                        {600, 518, 97, 0, Activation::Sigmoid},
+                        {300, 260, 64, 1, Activation::Relu},
+                        {300, 263, 64, 3, Activation::Tanh}};
+  std::uint32_t seed = 7400;
+  for (const KernelVariant* v : variants()) {
+    double worst = 0.0;
+    for (const bool trans_b : {false, true})
+      for (const Case& c : cases) {
+        GemmProblem p = problem(c.m, c.n, c.k, trans_b);
+        p.epi.bias = true;
+        p.epi.act = c.act;
+        p.epi.save_z = true;
+        if (v->staged && v->staging_floats(p) == 0) continue;  // aligned leading dimensions: nothing to stage
+        const test::VariantErrors e = test::run_against_reference(*v, p, seed++, 0, c.y_skew);
+        ASSERT_LE(e.y, test::gemm_tolerance(p)) << v->name << " Y of " << p.key() << " y_skew " << c.y_skew;
+        ASSERT_LE(e.z, test::gemm_tolerance(p)) << v->name << " Z of " << p.key() << " y_skew " << c.y_skew;
+        ASSERT_EQ(e.stray_writes, 0) << v->name << " " << p.key() << " y_skew " << c.y_skew;
+        worst = std::max({worst, e.y, e.z});
+      }
+    std::cout << "[ checked  ] " << v->name << ": unaligned output rows, max relative error " << worst << "\n";
+  }
+}
+
 // Two-warpgroup tiles run persistent, with bulk tensor stores of Y and Z, where a problem has more tiles than resident
 // blocks (2304² is 162 tiles of 256×128 and 324 of 128×128 for 132 SMs) and a row-major, aligned, n % 4 == 0 output
 // without dropout: the coverage shapes are too small to get there (k = 101: a staged variant's too). save_z on each,
