@@ -105,7 +105,7 @@ struct OutputTile {
                                             int rows, int cols) {
     if constexpr (kScalarWalk) {
       constexpr int kStep = kThreads / kCols;
-      constexpr int kScalarBatch = kRows / kStep >= 4 ? 4 : kRows / kStep > 0 ? kRows / kStep : 1;
+      constexpr int kScalarBatch = kRows / kStep >= 16 ? 16 : kRows / kStep > 0 ? kRows / kStep : 1;
       const int c = tid % kCols, first_row = tid / kCols;
       if (c >= cols) return;
       const float bias = e.bias ? __ldg(e.bias + block.col0 + c) : 0.f;
