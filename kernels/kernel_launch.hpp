@@ -1,5 +1,9 @@
-// The launch configuration of a kernel whose blocks run in thread-block clusters (cudaLaunchKernelEx): the cluster's
-// shape is a launch attribute, so one kernel serves any cluster size its launcher picks.
+// The launch configuration of a kernel launched with cudaLaunchKernelEx, for what a <<<>>> launch cannot ask:
+//  - blocks in thread-block clusters: the cluster's shape is a launch attribute, so one kernel serves any cluster size
+//    its launcher picks;
+//  - a programmatic dependent launch behind the kernel before it in the stream (a staged variant's operand copy): the
+//    GPU starts the kernel's blocks as the copy's retire, and the kernel waits for the copy's writes
+//    (ptx::wait_for_previous_grid) only where it reads them, so its prologue and launch overlap the copy's tail.
 #pragma once
 
 #include <cstddef>
@@ -8,24 +12,32 @@
 
 namespace gemmtune::kernels {
 
-struct ClusterLaunch {
+struct KernelLaunch {
   cudaLaunchConfig_t config{};
-  cudaLaunchAttribute attribute{};
+  cudaLaunchAttribute attributes[2]{};
 
-  ClusterLaunch(dim3 grid, dim3 cluster, int threads, std::size_t smem_bytes, cudaStream_t s) {
+  KernelLaunch(dim3 grid, dim3 cluster, int threads, std::size_t smem_bytes, cudaStream_t s,
+               bool behind_previous = false) {
     config.gridDim = grid;
     config.blockDim = dim3(static_cast<unsigned>(threads));
     config.dynamicSmemBytes = smem_bytes;
     config.stream = s;
-    attribute.id = cudaLaunchAttributeClusterDimension;
-    attribute.val.clusterDim.x = cluster.x;
-    attribute.val.clusterDim.y = cluster.y;
-    attribute.val.clusterDim.z = cluster.z;
-    config.attrs = &attribute;
-    config.numAttrs = 1;
+    config.attrs = attributes;
+    if (cluster.x * cluster.y * cluster.z > 1) {
+      cudaLaunchAttribute& a = attributes[config.numAttrs++];
+      a.id = cudaLaunchAttributeClusterDimension;
+      a.val.clusterDim.x = cluster.x;
+      a.val.clusterDim.y = cluster.y;
+      a.val.clusterDim.z = cluster.z;
+    }
+    if (behind_previous) {
+      cudaLaunchAttribute& a = attributes[config.numAttrs++];
+      a.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+      a.val.programmaticStreamSerializationAllowed = 1;
+    }
   }
-  ClusterLaunch(const ClusterLaunch&) = delete;  // config.attrs points into this object
-  ClusterLaunch& operator=(const ClusterLaunch&) = delete;
+  KernelLaunch(const KernelLaunch&) = delete;  // config.attrs points into this object
+  KernelLaunch& operator=(const KernelLaunch&) = delete;
 };
 
 }  // namespace gemmtune::kernels

@@ -6,6 +6,7 @@
 #include "common/error.hpp"
 #include "cuda/cuda_call.hpp"
 #include "kernels/padded_copy.hpp"
+#include "kernels/ptx.cuh"
 
 namespace gemmtune::kernels {
 namespace {
@@ -27,6 +28,7 @@ __device__ void copy_quad(const PaddedCopy& c, std::int64_t i) {
 }
 
 __global__ void copy_rows_kernel(const PaddedCopy first, const PaddedCopy second) {
+  ptx::let_next_grid_start();  // a staged variant's GEMM, launched behind the copy, waits for it itself
   const std::int64_t first_total = first.rows * ((first.cols + 3) / 4);
   const std::int64_t total = first_total + second.rows * ((second.cols + 3) / 4);
   for (std::int64_t i = std::int64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < total;
@@ -54,6 +56,7 @@ constexpr int kTransposeRows = 32, kTransposeK = 64, kTransposeLanesY = 8;
 // consecutive kk of one r. The 33-float rows put a column's 32 floats in 32 banks. One block per tile along r
 // (blockIdx.x), the tiles along k strided over blockIdx.y (a grid has at most 65535 of those).
 __global__ void transpose_to_k_major_kernel(const TransposedCopy c) {
+  ptx::let_next_grid_start();
   __shared__ float tile[kTransposeK][kTransposeRows + 1];
   const std::int64_t r0 = std::int64_t{blockIdx.x} * kTransposeRows;
   for (std::int64_t k0 = std::int64_t{blockIdx.y} * kTransposeK; k0 < c.ld_dst;
@@ -90,8 +93,9 @@ void transpose_to_k_major(const TransposedCopy& c, cudaStream_t s) {
 
 }  // namespace
 
-void stage_operands(OperandView& a, OperandView& b, const LaunchScratch& scratch, cudaStream_t s) {
+bool stage_operands(OperandView& a, OperandView& b, const LaunchScratch& scratch, cudaStream_t s) {
   std::size_t used = 0;
+  bool copied = false;
   PaddedCopy copies[2];
   int n_copies = 0;
   for (OperandView* v : {&a, &b}) {
@@ -107,6 +111,7 @@ void stage_operands(OperandView& a, OperandView& b, const LaunchScratch& scratch
     if (c.transposed) {
       transpose_to_k_major({v->ptr, v->ld, copy, c.ld, c.rows, c.cols}, s);
       v->k_major = true;
+      copied = true;
     } else {
       copies[n_copies++] = {v->ptr, v->ld, copy, c.ld, c.rows, c.cols};
     }
@@ -116,6 +121,7 @@ void stage_operands(OperandView& a, OperandView& b, const LaunchScratch& scratch
     used += staging_boundary(c.floats);
   }
   if (n_copies > 0) copy_rows_padded(copies[0], s, copies[1]);
+  return copied || n_copies > 0;
 }
 
 void copy_rows_padded(const PaddedCopy& first, cudaStream_t s, const PaddedCopy& second) {

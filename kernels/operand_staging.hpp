@@ -49,7 +49,8 @@ inline std::size_t staged_copies_floats(const OperandView& a, const OperandView&
 // Copies each of a, b that TMA cannot read, and an a stored MN-major (transposed into K-major), into scratch.staging
 // (a first, b after it, 256-byte aligned) and points the view at its copy. An operand whose copy does not fit the
 // scratch is left as it is (the cp.async pipeline reads it), except an MN-major a, which no wgmma kernel can read: an
-// InputError. Asynchronous on s: one kernel for the padded copies, one for a transposed a.
-void stage_operands(OperandView& a, OperandView& b, const LaunchScratch& scratch, cudaStream_t s);
+// InputError. Asynchronous on s: one kernel for the padded copies, one for a transposed a. True where it launched
+// any: the kernel that reads the copies may then be launched behind them (KernelLaunch's behind_previous).
+bool stage_operands(OperandView& a, OperandView& b, const LaunchScratch& scratch, cudaStream_t s);
 
 }  // namespace gemmtune::kernels

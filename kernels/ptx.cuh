@@ -57,4 +57,20 @@ __device__ __forceinline__ void mma_tf32(float (&d)[4], const std::uint32_t (&a)
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
 
+// Programmatic dependent launch (KernelLaunch's behind_previous, sm_90): a kernel launched so waits here until the
+// kernel before it has finished and its writes are visible; launched otherwise, it does not wait.
+__device__ __forceinline__ void wait_for_previous_grid() {
+#if __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;\n" ::: "memory");
+#endif
+}
+
+// Lets a kernel launched behind this one start its blocks once every block of this one has got here, instead of
+// after this one's last block has finished.
+__device__ __forceinline__ void let_next_grid_start() {
+#if __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;\n" ::);
+#endif
+}
+
 }  // namespace gemmtune::kernels::ptx

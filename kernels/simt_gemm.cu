@@ -8,7 +8,7 @@
 #include <mutex>
 
 #include "cuda/cuda_call.hpp"
-#include "kernels/cluster_launch.hpp"
+#include "kernels/kernel_launch.hpp"
 #include "kernels/cluster_split_k.cuh"
 #include "kernels/compiled_variant.hpp"
 #include "kernels/epilogue.cuh"
@@ -201,7 +201,7 @@ void launch_simt_kernel(const GemmProblem& p, const GemmOperands& x, int slices,
                                       static_cast<int>(kSmemBytes)));
   });
   if constexpr (T::cluster > 1) {
-    const ClusterLaunch launch(dim3(grouped_grid_size(T::bm, T::bn, p.m, p.n), 1, T::cluster), dim3(1, 1, T::cluster),
+    const KernelLaunch launch(dim3(grouped_grid_size(T::bm, T::bn, p.m, p.n), 1, T::cluster), dim3(1, 1, T::cluster),
                                T::threads, kSmemBytes, s);
     GT_CUDA_CALL(cudaLaunchKernelEx(&launch.config, simt_gemm_kernel<T, false>, operand_a(p, x), operand_b(p, x),
                                     make_epilogue_params(p, x), make_split_k(1, scratch)));

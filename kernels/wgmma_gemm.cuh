@@ -66,7 +66,7 @@
 
 #include "cuda/cuda_call.hpp"
 #include "kernels/cluster.cuh"
-#include "kernels/cluster_launch.hpp"
+#include "kernels/kernel_launch.hpp"
 #include "kernels/cluster_split_k.cuh"
 #include "kernels/compiled_variant.hpp"
 #include "kernels/epilogue.cuh"
@@ -555,6 +555,7 @@ __global__ void __launch_bounds__(T::threads + 128, T::threads == 128 && T::bm <
     cluster::sync();  // no copy or arrival reaches another block's barriers before they are initialized
   else
     __syncthreads();
+  ptx::wait_for_previous_grid();  // a staged variant's operand copies, where launched behind them
 
   // Producer and consumers count k tiles across all of the block's tiles: k tile g uses stage g % kStages in that
   // stage's phase g / kStages, so the next tile's copies start as soon as this tile's last stages are released.
@@ -798,7 +799,7 @@ unsigned resident_blocks(Kernel kernel, int threads, std::size_t smem_bytes, int
     GT_CUDA_CALL(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem_bytes));
     return static_cast<unsigned>(std::max(1, sms * per_sm));
   }
-  const ClusterLaunch launch(dim3(static_cast<unsigned>(cluster)), dim3(static_cast<unsigned>(cluster)), threads,
+  const KernelLaunch launch(dim3(static_cast<unsigned>(cluster)), dim3(static_cast<unsigned>(cluster)), threads,
                              smem_bytes, nullptr);
   int clusters = 0;
   GT_CUDA_CALL(cudaOccupancyMaxActiveClusters(&clusters, kernel, &launch.config));
@@ -809,7 +810,8 @@ unsigned resident_blocks(Kernel kernel, int threads, std::size_t smem_bytes, int
 // cluster of the slices (kClusterSlices). False, launching nothing, otherwise.
 template <class T, bool kBKMajor, bool kSplit3x, int... kSlices>
 bool launch_cluster_split(int slices, const CUtensorMap& map_a, const CUtensorMap& map_b, std::int64_t k,
-                          const EpilogueParams& e, const SplitK& split, unsigned grid, cudaStream_t s) {
+                          const EpilogueParams& e, const SplitK& split, unsigned grid, bool behind_copies,
+                          cudaStream_t s) {
   using Layout = WgmmaLayout<T, kBKMajor, kSplit3x>;
   const auto launch = [&](auto slices_constant) {
     constexpr int kS = decltype(slices_constant)::value;
@@ -818,7 +820,8 @@ bool launch_cluster_split(int slices, const CUtensorMap& map_a, const CUtensorMa
       const auto kernel = wgmma_tf32_tma_kernel<T, kBKMajor, kSplit3x, true, kS>;
       static std::once_flag attribute_set;
       raise_smem_limit_once(attribute_set, kernel, Layout::kTmaSmemBytes);
-      const ClusterLaunch cluster_launch(dim3(grid, 1, kS), dim3(1, 1, kS), T::threads + 128, Layout::kTmaSmemBytes, s);
+      const KernelLaunch cluster_launch(dim3(grid, 1, kS), dim3(1, 1, kS), T::threads + 128, Layout::kTmaSmemBytes, s,
+                                        behind_copies);
       // The Y and Z maps are placeholders: a split block finishes through OutputTile.
       GT_CUDA_CALL(cudaLaunchKernelEx(&cluster_launch.config, kernel, map_a, map_b, map_a, map_a, k, e, split));
       return true;
@@ -837,7 +840,7 @@ void launch_wgmma_layout(const GemmProblem& p, const GemmOperands& x, int slices
                          cudaStream_t s) {
   using Layout = WgmmaLayout<T, kBKMajor, kSplit3x>;
   OperandView a = operand_a(p, x), b = operand_b(p, x);
-  stage_operands(a, b, scratch, s);  // a staged variant's copies; nothing without staging scratch
+  const bool staged = stage_operands(a, b, scratch, s);  // a staged variant's copies; none without staging scratch
   const SplitK split = make_split_k(slices, scratch);
   if (a.vec4 && b.vec4) {
     // B's box is as wide as the padded tile row (BTile::kStride), so the copy lays out the padding itself. Each block
@@ -865,17 +868,16 @@ void launch_wgmma_layout(const GemmProblem& p, const GemmOperands& x, int slices
       if (e.z) map_z = tensor_map_2d(e.z, p.m, p.n, p.n, kOutputChunkRows, kOutputBoxCols, CU_TENSOR_MAP_SWIZZLE_128B);
     }
     if constexpr (kSplitK) {
-      if (launch_cluster_split<T, kBKMajor, kSplit3x, 2, 3, 4>(slices, map_a, map_b, p.k, e, split, grid, s)) {
+      if (launch_cluster_split<T, kBKMajor, kSplit3x, 2, 3, 4>(slices, map_a, map_b, p.k, e, split, grid, staged, s)) {
         GT_CUDA_CHECK_LAUNCH();
         return;
       }
     }
-    if constexpr (T::cluster > 1) {
-      const ClusterLaunch launch(dim3(persistent ? resident : grid), dim3(T::cluster), T::threads + 128,
-                                 Layout::kTmaSmemBytes, s);
+    const dim3 blocks(persistent ? resident : grid, 1, static_cast<unsigned>(slices));
+    if (T::cluster > 1 || staged) {
+      const KernelLaunch launch(blocks, dim3(T::cluster), T::threads + 128, Layout::kTmaSmemBytes, s, staged);
       GT_CUDA_CALL(cudaLaunchKernelEx(&launch.config, kernel, map_a, map_b, map_y, map_z, p.k, e, split));
     } else {
-      const dim3 blocks(persistent ? resident : grid, 1, static_cast<unsigned>(slices));
       kernel<<<blocks, T::threads + 128, Layout::kTmaSmemBytes, s>>>(map_a, map_b, map_y, map_z, p.k, e, split);
     }
   } else {
