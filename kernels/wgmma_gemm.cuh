@@ -259,6 +259,32 @@ struct NoRegisterRows {
   __device__ void fetch(int) {}
 };
 
+// A consumer thread's accumulators into the output tile (D (row, col) = Y (col, row): Y rows 8i + 2t + q % 2,
+// columns frag_row + 8·(q / 2)). Where Y's rows are not 16-byte aligned and shift_base ≥ 0 (Output::row_shift_base),
+// each row lands at its shift with the bias added, so the epilogue stores whole 16-byte words; a thread needs two
+// shifts, as 8i rows move a row's start in Y by a multiple of 4 floats.
+template <class Output, int kYRows>
+__device__ __forceinline__ void put_accumulators(float* smem, const float (&acc)[kYRows / 2], int t, int frag_row,
+                                                 int shift_base, const EpilogueParams& e, BlockTile block) {
+  if (shift_base < 0) {
+#pragma unroll
+    for (int i = 0; i < kYRows / 8; ++i)
+#pragma unroll
+      for (int q = 0; q < 4; ++q) Output::put(smem, 8 * i + 2 * t + q % 2, frag_row + 8 * (q / 2), acc[4 * i + q]);
+    return;
+  }
+  const int shift[2] = {Output::row_shift(shift_base, 2 * t, e.n), Output::row_shift(shift_base, 2 * t + 1, e.n)};
+  float bias[2] = {0.f, 0.f};
+#pragma unroll
+  for (int j = 0; j < 2; ++j)
+    if (e.bias && block.col0 + frag_row + 8 * j < e.n) bias[j] = __ldg(e.bias + block.col0 + frag_row + 8 * j);
+#pragma unroll
+  for (int i = 0; i < kYRows / 8; ++i)
+#pragma unroll
+    for (int q = 0; q < 4; ++q)
+      Output::put(smem, 8 * i + 2 * t + q % 2, frag_row + 8 * (q / 2) + shift[q % 2], acc[4 * i + q] + bias[q / 2]);
+}
+
 // kSplitK: blockIdx.z is a slice of k (kernels/split_k.cuh), in both kernels.
 template <class T, bool kBKMajor, bool kSplit3x, bool kSplitK>
 __global__ void __launch_bounds__(T::threads)
@@ -411,15 +437,15 @@ __global__ void __launch_bounds__(T::threads)
   using Output = OutputTile<T::bm, T::bn, T::threads>;
   ptx::cp_async_wait<0>();
   __syncthreads();  // every warp is done with the pipeline's shared memory before it holds the output tile
-#pragma unroll
-  for (int i = 0; i < T::bm / 8; ++i)
-#pragma unroll
-    for (int q = 0; q < 4; ++q)  // D (row, col) = Y (col, row)
-      Output::put(smem, 8 * i + 2 * t + q % 2, frag_row + 8 * (q / 2), acc[4 * i + q]);
+  const int shift_base = kSplitK ? -1 : Output::row_shift_base(e, block);  // split-k gathers the tile as put() lays it
+  put_accumulators<Output, T::bm>(smem, acc, t, frag_row, shift_base, e, block);
   __syncthreads();
   if constexpr (kSplitK)
     if (!gather_split_k<Output, T::bm, T::bn, T::threads, kGatherBatch>(smem, split, tid)) return;
-  Output::finish(smem, e, block, tid);
+  if (shift_base >= 0)
+    Output::finish_shifted(smem, e, block, tid, shift_base);
+  else
+    Output::finish(smem, e, block, tid);
 }
 
 // The TMA kernel's epilogue for row-major Y (and Z) that the copy engine can address (16-byte aligned, n % 4 == 0)
@@ -722,11 +748,9 @@ __global__ void __launch_bounds__(T::threads + 128, T::threads == 128 && T::bm <
         // consumer's wgmmas are complete the pipeline's shared memory becomes the output tile.
         using Output = OutputTile<T::bm, T::bn, T::threads>;
         pipeline::sync_first_threads<T::threads>();
-#pragma unroll
-        for (int i = 0; i < T::bm / 8; ++i)
-#pragma unroll
-          for (int q = 0; q < 4; ++q)  // D (row, col) = Y (col, row)
-            Output::put(smem, 8 * i + 2 * t + q % 2, frag_row + 8 * (q / 2), acc[4 * i + q]);
+        // Split-k and the cluster's slices add tiles up as put() lays them out, so only a whole tile is shifted.
+        const int shift_base = kSplitK || kClusterSlices > 1 ? -1 : Output::row_shift_base(e, block);
+        put_accumulators<Output, T::bm>(smem, acc, t, frag_row, shift_base, e, block);
         pipeline::sync_first_threads<T::threads>();
         if constexpr (kClusterSlices > 1) {
           ClusterSplitK<T::bm, T::bn, T::threads, kClusterSlices>::finish(smem, e, block, tid,
@@ -737,7 +761,10 @@ __global__ void __launch_bounds__(T::threads + 128, T::threads == 128 && T::bm <
           if (!gather_split_k<Output, T::bm, T::bn, T::threads, kGatherBatch>(smem, split, tid,
                                                                              ConsumerBarrier<T::threads>{}))
             return;
-        Output::finish(smem, e, block, tid);
+        if (shift_base >= 0)
+          Output::finish_shifted(smem, e, block, tid, shift_base);
+        else
+          Output::finish(smem, e, block, tid);
       }
     };
     if constexpr (kMayPersist) {
