@@ -38,8 +38,7 @@ struct OutputTile {
   // where the tile is not to be shifted: Y aligned (the vector walk), transposed or with dropout, or with save_z,
   // where the shifted walk ran slower than the scalar one (83.0 → 91.9 µs at that shape; not understood yet).
   __device__ static int row_shift_base(const EpilogueParams& e, BlockTile block) {
-    const bool vector_walk = e.n % 4 == 0 && aligned16(e.y) && (e.z == nullptr || aligned16(e.z));
-    if (e.transposed || e.dropout_p != 0.f || vector_walk || e.z) return -1;
+    if (e.transposed || e.dropout_p != 0.f || e.z || (e.n % 4 == 0 && aligned16(e.y))) return -1;
     return static_cast<int>((word(e.y) + block.row0 * e.n + block.col0) & 3);
   }
   // Tile row r's shift: the word offset of its first element in Y.

@@ -867,7 +867,7 @@ void launch_wgmma_layout(const GemmProblem& p, const GemmOperands& x, int slices
                          cudaStream_t s) {
   using Layout = WgmmaLayout<T, kBKMajor, kSplit3x>;
   OperandView a = operand_a(p, x), b = operand_b(p, x);
-  const bool staged = stage_operands(a, b, scratch, s);  // a staged variant's copies; none without staging scratch
+  const bool copied = stage_operands(a, b, scratch, s);  // a staged variant's copies; none without staging scratch
   const SplitK split = make_split_k(slices, scratch);
   if (a.vec4 && b.vec4) {
     // B's box is as wide as the padded tile row (BTile::kStride), so the copy lays out the padding itself. Each block
@@ -895,14 +895,14 @@ void launch_wgmma_layout(const GemmProblem& p, const GemmOperands& x, int slices
       if (e.z) map_z = tensor_map_2d(e.z, p.m, p.n, p.n, kOutputChunkRows, kOutputBoxCols, CU_TENSOR_MAP_SWIZZLE_128B);
     }
     if constexpr (kSplitK) {
-      if (launch_cluster_split<T, kBKMajor, kSplit3x, 2, 3, 4>(slices, map_a, map_b, p.k, e, split, grid, staged, s)) {
+      if (launch_cluster_split<T, kBKMajor, kSplit3x, 2, 3, 4>(slices, map_a, map_b, p.k, e, split, grid, copied, s)) {
         GT_CUDA_CHECK_LAUNCH();
         return;
       }
     }
     const dim3 blocks(persistent ? resident : grid, 1, static_cast<unsigned>(slices));
-    if (T::cluster > 1 || staged) {
-      const KernelLaunch launch(blocks, dim3(T::cluster), T::threads + 128, Layout::kTmaSmemBytes, s, staged);
+    if (T::cluster > 1 || copied) {
+      const KernelLaunch launch(blocks, dim3(T::cluster), T::threads + 128, Layout::kTmaSmemBytes, s, copied);
       GT_CUDA_CALL(cudaLaunchKernelEx(&launch.config, kernel, map_a, map_b, map_y, map_z, p.k, e, split));
     } else {
       kernel<<<blocks, T::threads + 128, Layout::kTmaSmemBytes, s>>>(map_a, map_b, map_y, map_z, p.k, e, split);
