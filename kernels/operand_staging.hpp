@@ -1,7 +1,8 @@
 // Staging: the TMA copy engine addresses a matrix only with a 16-byte row stride, so an operand whose leading
 // dimension is not a multiple of 4 floats (k = 690 for a row-major A) keeps the wgmma kernels on their cp.async
-// pipeline. A staged variant (KernelVariant::staged) first copies such an operand into launch scratch with its row
-// stride rounded up to 4 floats, then runs the TMA pipeline on the copy. The copy's extra columns are never read: the
+// pipeline, unless it is B, which the TMA kernel reads by class of rows (kernels/row_classes.hpp). A staged
+// variant (KernelVariant::staged) first copies any other such operand into launch scratch with its row stride rounded
+// up to 4 floats, then runs the TMA pipeline on the copy. The copy's extra columns are never read: the
 // tensor map still has the operand's own extent, and TMA fills past it with zeros.
 //
 // The same copy makes TN and TT runnable: tf32 wgmma reads its shared-memory operand (our A) K-major only, so a
@@ -17,12 +18,14 @@
 
 #include "kernels/compiled_variant.hpp"
 #include "kernels/operand_view.cuh"
+#include "kernels/row_classes.hpp"
 
 namespace gemmtune::kernels {
 
 // The copy a staged variant makes of v: K-major where v is, or where the kernel needs it so and v is not (transposed),
 // else as v is stored; `rows` stored rows of `cols` floats, `ld` apart (cols rounded up to 4). `floats` is 0 where TMA
-// can read v as it is: nothing is copied then.
+// can read v as it is: nothing is copied then. That includes B over at least 4 stored rows, which the TMA kernel reads
+// by class of rows (kernels/row_classes.hpp).
 struct StagedCopy {
   bool transposed;
   std::int64_t rows, cols, ld;
@@ -32,7 +35,8 @@ struct StagedCopy {
 inline StagedCopy staged_copy(const OperandView& v, bool needs_k_major) {
   const bool transposed = needs_k_major && !v.k_major, k_major_copy = v.k_major || transposed;
   const std::int64_t rows = k_major_copy ? v.rows : v.k, cols = k_major_copy ? v.k : v.rows, ld = (cols + 3) / 4 * 4;
-  const bool copied = transposed || !v.vec4;
+  const bool read_by_class = !needs_k_major && row_classes_fit(v.k_major ? v.rows : v.k);
+  const bool copied = transposed || (!v.vec4 && !read_by_class);
   return {transposed, rows, cols, ld, copied ? static_cast<std::size_t>(rows) * static_cast<std::size_t>(ld) : 0};
 }
 

@@ -139,8 +139,8 @@ std::string KernelVariant::unsupported_reason(const GemmProblem& p) const {
   if (limits.problem)
     if (std::string why = limits.problem(as_read); !why.empty()) return why;
   if (const std::size_t staging = staging_floats(p); staged && staging == 0)
-    return "its operands' leading dimensions are multiples of 4 floats and A is stored m×k already: the unstaged twin "
-           "runs the same kernel without the copy";
+    return "nothing to copy: A's leading dimension is a multiple of 4 floats and A is stored m×k already, and B's is "
+           "too or B is read in place by class of rows: the unstaged twin runs the same kernel without the copy";
   else if (staging > kMaxStagingFloats)
     return "staging would copy " + std::to_string(staging * sizeof(float) >> 20) + " MiB, more than " +
            std::to_string(kMaxStagingFloats * sizeof(float) >> 20);

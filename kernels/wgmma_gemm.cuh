@@ -78,11 +78,10 @@
 #include "kernels/split_k.cuh"
 #include "kernels/tile_loader.cuh"
 #include "kernels/tile_schedule.cuh"
+#include "kernels/tma_operand.cuh"
 #include "kernels/unit_loader.cuh"
 #include "kernels/wgmma.cuh"
 #include "kernels/wgmma_pipeline.cuh"
-
-#include <cudaTypedefs.h>
 
 namespace gemmtune::kernels {
 
@@ -128,6 +127,15 @@ struct WgmmaLayout {
   static_assert(T::stages >= 3, "a stage for the running wgmma group, one for the next tile, one or more loading");
   using ATile = SwizzledATile<T::bm>;
   using BTile = PaddedBTile<T::bn, kBKMajor>;
+  // B read by class of rows (kernels/row_classes.hpp). NN: class j's 8 rows of k (k0 + j, k0 + j + 4, ...) one after
+  // the other, in rows of bn + 4 floats that hold its rows' s_j floats before them too; a fragment load's lanes then
+  // read 4 classes × 8 columns 4 apart (FragmentColumns), so their banks differ wherever the classes' s_j do (n odd),
+  // and where n % 4 == 2 two classes share a shift and their loads two banks. Smaller than the plain tile: it fits.
+  // NT: class j's bn / 4 rows of n one after the other, in the plain tile's rows of 36 floats (32 of k and room for
+  // s_j); a warp's 8 columns 4 apart are one class's rows, one after the other, so a load's banks are 4g + t + s_w.
+  static constexpr int kClassBStride = kBKMajor ? BTile::kStride : T::bn + 4;
+  static constexpr int kClassBFloats = kBKMajor ? BTile::kFloats : kBk * kClassBStride;
+  static_assert(kClassBFloats <= BTile::kFloats, "the tile by class fits where the plain one does");
   // Each stage starts 1024-byte aligned, as the swizzle atoms of its A tiles need; 3xtf32 adds the small parts of A
   // as a second A tile after B.
   static constexpr int kSmallAOffset = (ATile::kFloats + BTile::kFloats + 255) / 256 * 256;
@@ -152,6 +160,7 @@ struct WgmmaLayout {
   static constexpr int kBarriersPerStage = kSplit3x ? 3 : 2;
   static constexpr std::size_t kTmaSmemBytes = kBarrierOffset + kAlignSlack + kBarriersPerStage * 8 * T::stages;
   static constexpr std::uint32_t kTileBytes = (ATile::kFloats + BTile::kFloats) * sizeof(float);
+  static constexpr std::uint32_t kClassTileBytes = (ATile::kFloats + kClassBFloats) * sizeof(float);
 };
 
 // A consumer thread's register operand for one k tile (4 k8 steps × 4 registers), from fp32 bits of the B tile. tf32:
@@ -259,30 +268,41 @@ struct NoRegisterRows {
   __device__ void fetch(int) {}
 };
 
+// The block-tile columns of Y a consumer thread's register operand rows g and g + 8 hold (g = lane / 4; D's rows are
+// Y's columns): frag_row and frag_row + 8 (frag_row = 16·warp + g), or, where B is read by class of rows
+// (kernels/row_classes.hpp), 64·(warp / 4) + 4g + warp % 4 and 32 more. Columns 4 apart put a fragment load's 8 lanes
+// of one class on banks 4 apart, and the classes' shifts (s_j % 4) fill the banks between.
+template <bool kByClass>
+struct FragmentColumns {
+  static constexpr int kSecond = kByClass ? 32 : 8;  // the second column, from the first
+  __device__ static int first(int warp, int g) { return kByClass ? 64 * (warp / 4) + 4 * g + warp % 4 : 16 * warp + g; }
+};
+
 // A consumer thread's accumulators into the output tile (D (row, col) = Y (col, row): Y rows 8i + 2t + q % 2,
-// columns frag_row + 8·(q / 2)). Where Y's rows are not 16-byte aligned and shift_base ≥ 0 (Output::row_shift_base),
-// each row lands at its shift with the bias added, so the epilogue stores whole 16-byte words; a thread needs two
-// shifts, as 8i rows move a row's start in Y by a multiple of 4 floats.
-template <class Output, int kYRows>
-__device__ __forceinline__ void put_accumulators(float* smem, const float (&acc)[kYRows / 2], int t, int frag_row,
+// columns col + Columns::kSecond·(q / 2)). Where Y's rows are not 16-byte aligned and shift_base ≥ 0
+// (Output::row_shift_base), each row lands at its shift with the bias added, so the epilogue stores whole 16-byte
+// words; a thread needs two shifts, as 8i rows move a row's start in Y by a multiple of 4 floats.
+template <class Output, int kYRows, class Columns>
+__device__ __forceinline__ void put_accumulators(float* smem, const float (&acc)[kYRows / 2], int t, int col,
                                                  int shift_base, const EpilogueParams& e, BlockTile block) {
+  constexpr int kSecond = Columns::kSecond;
   if (shift_base < 0) {
 #pragma unroll
     for (int i = 0; i < kYRows / 8; ++i)
 #pragma unroll
-      for (int q = 0; q < 4; ++q) Output::put(smem, 8 * i + 2 * t + q % 2, frag_row + 8 * (q / 2), acc[4 * i + q]);
+      for (int q = 0; q < 4; ++q) Output::put(smem, 8 * i + 2 * t + q % 2, col + kSecond * (q / 2), acc[4 * i + q]);
     return;
   }
   const int shift[2] = {Output::row_shift(shift_base, 2 * t, e.n), Output::row_shift(shift_base, 2 * t + 1, e.n)};
   float bias[2] = {0.f, 0.f};
 #pragma unroll
   for (int j = 0; j < 2; ++j)
-    if (e.bias && block.col0 + frag_row + 8 * j < e.n) bias[j] = __ldg(e.bias + block.col0 + frag_row + 8 * j);
+    if (e.bias && block.col0 + col + kSecond * j < e.n) bias[j] = __ldg(e.bias + block.col0 + col + kSecond * j);
 #pragma unroll
   for (int i = 0; i < kYRows / 8; ++i)
 #pragma unroll
     for (int q = 0; q < 4; ++q)
-      Output::put(smem, 8 * i + 2 * t + q % 2, frag_row + 8 * (q / 2) + shift[q % 2], acc[4 * i + q] + bias[q / 2]);
+      Output::put(smem, 8 * i + 2 * t + q % 2, col + kSecond * (q / 2) + shift[q % 2], acc[4 * i + q] + bias[q / 2]);
 }
 
 // kSplitK: blockIdx.z is a slice of k (kernels/split_k.cuh), in both kernels.
@@ -438,7 +458,7 @@ __global__ void __launch_bounds__(T::threads)
   ptx::cp_async_wait<0>();
   __syncthreads();  // every warp is done with the pipeline's shared memory before it holds the output tile
   const int shift_base = kSplitK ? -1 : Output::row_shift_base(e, block);  // split-k gathers the tile as put() lays it
-  put_accumulators<Output, T::bm>(smem, acc, t, frag_row, shift_base, e, block);
+  put_accumulators<Output, T::bm, FragmentColumns<false>>(smem, acc, t, frag_row, shift_base, e, block);
   __syncthreads();
   if constexpr (kSplitK)
     if (!gather_split_k<Output, T::bm, T::bn, T::threads, kGatherBatch>(smem, split, tid)) return;
@@ -524,9 +544,12 @@ struct ConsumerBarrier {
 // distributed shared memory (kernels/cluster_split_k.cuh), each block a share of the rows, instead of leaving them in
 // global memory for the last block (split_k.cuh). That last block's gather was latency-bound: at 176×4096×4096 the
 // 192×128 tile split four ways took 51 µs, against 28 µs for the same blocks' work unsplit (176×16384×1024).
-template <class T, bool kBKMajor, bool kSplit3x, bool kSplitK, int kClusterSlices = 1>
+//
+// kBByClass: B is read by class of rows (kernels/row_classes.hpp), in op_b's four maps; else op_b.map[0] is all of B. A
+// template parameter, not a run-time flag: with the flag the aligned tiles ran 0-3% slower.
+template <class T, bool kBKMajor, bool kSplit3x, bool kSplitK, bool kBByClass, int kClusterSlices = 1>
 __global__ void __launch_bounds__(T::threads + 128, T::threads == 128 && T::bm <= 128 ? 2 : 1)
-    wgmma_tf32_tma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
+    wgmma_tf32_tma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ TmaOperand op_b,
                           const __grid_constant__ CUtensorMap map_y, const __grid_constant__ CUtensorMap map_z,
                           std::int64_t k, EpilogueParams e, SplitK split) {
   using Layout = WgmmaLayout<T, kBKMajor, kSplit3x>;
@@ -540,6 +563,7 @@ __global__ void __launch_bounds__(T::threads + 128, T::threads == 128 && T::bm <
   static_assert(!kSplitK || kCluster == 1, "a split block computes one tile: no pair to share A with");
   static_assert(kClusterSlices == 1 || kSplitK, "a cluster of slices is a split-k launch");
   constexpr std::uint32_t kASliceBytes = ATile::kFloats / kCluster * sizeof(float);
+  constexpr std::uint32_t kBClassBytes = Layout::kClassBFloats / kRowClasses * sizeof(float);
   constexpr std::uint16_t kClusterMask = (1u << kCluster) - 1;
 
   extern __shared__ float4 shared_mem[];
@@ -597,17 +621,29 @@ __global__ void __launch_bounds__(T::threads + 128, T::threads == 128 && T::bm <
           if (g >= kStages) pipeline::mbarrier_wait(empty(s), (g / kStages - 1) & 1);
           const std::uint32_t stage = smem_base + static_cast<std::uint32_t>(s) * Layout::kStageBytes;
           const std::uint32_t stage_b = stage + ATile::kFloats * sizeof(float);
-          pipeline::mbarrier_arrive_expect_tx(full(s), Layout::kTileBytes);  // every slice of A lands here
+          // Every slice of A lands here.
+          pipeline::mbarrier_arrive_expect_tx(full(s), kBByClass ? Layout::kClassTileBytes : Layout::kTileBytes);
           const int k0 = (k_begin + kt) * kBk;
           if constexpr (kCluster > 1)
             pipeline::tma_multicast_2d(stage + static_cast<std::uint32_t>(rank) * kASliceBytes, map_a, full(s), k0,
                                        row0 + rank * (T::bm / kCluster), kClusterMask);
           else
             pipeline::tma_load_2d(stage, map_a, full(s), k0, row0);
-          if (kBKMajor)
-            pipeline::tma_load_2d(stage_b, map_b, full(s), k0, col0);
-          else
-            pipeline::tma_load_2d(stage_b, map_b, full(s), col0, k0);
+          if constexpr (kBKMajor && !kBByClass) {
+            pipeline::tma_load_2d(stage_b, op_b.map[0], full(s), k0, col0);
+          } else if constexpr (kBKMajor) {
+#pragma unroll
+            for (int j = 0; j < kRowClasses; ++j)
+              pipeline::tma_load_2d(stage_b + static_cast<std::uint32_t>(j) * kBClassBytes, op_b.map[j], full(s), k0,
+                                    col0 / kRowClasses);
+          } else if constexpr (!kBByClass) {
+            pipeline::tma_load_2d(stage_b, op_b.map[0], full(s), col0, k0);
+          } else {
+#pragma unroll
+            for (int j = 0; j < kRowClasses; ++j)
+              pipeline::tma_load_2d(stage_b + static_cast<std::uint32_t>(j) * kBClassBytes, op_b.map[j], full(s), col0,
+                                    k0 / kRowClasses);
+          }
         }
       }
       // The other blocks' consumers arrive on this block's empty barriers until they are done with its last stages:
@@ -644,6 +680,18 @@ __global__ void __launch_bounds__(T::threads + 128, T::threads == 128 && T::bm <
     // one group stays queued behind the running one and the tensor core never drains between k tiles. The buffer
     // index must be a compile-time constant (a run-time one moves the array to local memory): hence the
     // integral_constant and the loop unrolled by two.
+    using Columns = FragmentColumns<kBByClass>;
+    const int first_column = Columns::first(tid / 32, lane / 4);
+    // Where this thread's first B float (its first column, k row t) is. NN: k row t in the plain tile, or in the tile
+    // by class (Layout::kClassBStride) class t's first row, s_t floats right. NT: row first_column of the plain tile,
+    // or by class row i = first_column / 4 of class warp % 4, s_(warp % 4) floats right.
+    const int warp = tid / 32;
+    const int b_first =
+        kBKMajor ? (kBByClass ? (warp % 4 * (T::bn / 4) + first_column / 4) * BTile::kStride + op_b.shift(warp % 4)
+                               : first_column * BTile::kStride) +
+                       t
+        : kBByClass ? t * 8 * Layout::kClassBStride + op_b.shift(t) + first_column
+                     : t * BTile::kStride + first_column;
     // 3xtf32 waits for each group before the next (the promotion reads its accumulator), so it needs one operand
     // buffer, not two: the next tile's fp32 bits are loaded while the group runs and split once it is complete, which
     // holds 16 registers instead of a second split buffer's 32 (with those, m64n128 spilled at the 232 cap).
@@ -652,20 +700,33 @@ __global__ void __launch_bounds__(T::threads + 128, T::threads == 128 && T::bm <
     const auto fetch = [&](int g, auto buffer) {
       pipeline::mbarrier_wait(full(g % kStages), (g / kStages) & 1);
       if constexpr (kSplit3x) pipeline::mbarrier_wait(ready(g % kStages), (g / kStages) & 1);
-      const float* const tile_b = smem + (g % kStages) * Layout::kStageFloats + ATile::kFloats;
+      const float* const tile_b = smem + (g % kStages) * Layout::kStageFloats + ATile::kFloats + b_first;
+      // Offsets from b_first that are compile-time constants in each layout: computed from a run-time stride they
+      // cost registers, which spilled the accumulators. row_step: 4 rows of k further; col_step: to the second column.
+      const auto load = [&](auto row_step, auto col_step) {
 #pragma unroll
-      for (int s = 0; s < kSteps; ++s) {
-        const int k0 = 8 * s + t;
-        const int offsets[4] = {BTile::offset(frag_row, k0), BTile::offset(frag_row + 8, k0),
-                                BTile::offset(frag_row, k0 + 4), BTile::offset(frag_row + 8, k0 + 4)};
+        for (int s = 0; s < kSteps; ++s) {
+          const int offsets[4] = {
+              kBKMajor ? 8 * s : 2 * s * row_step.value,
+              kBKMajor ? 8 * s + col_step.value : 2 * s * row_step.value + col_step.value,
+              kBKMajor ? 8 * s + 4 : (2 * s + 1) * row_step.value,
+              kBKMajor ? 8 * s + 4 + col_step.value : (2 * s + 1) * row_step.value + col_step.value};
 #pragma unroll
-        for (int q = 0; q < 4; ++q) {
-          if constexpr (kSplit3x)
-            loaded[s][q] = __float_as_uint(tile_b[offsets[q]]);
-          else
-            frags[buffer].set(s, q, __float_as_uint(tile_b[offsets[q]]));
+          for (int q = 0; q < 4; ++q) {
+            if constexpr (kSplit3x)
+              loaded[s][q] = __float_as_uint(tile_b[offsets[q]]);
+            else
+              frags[buffer].set(s, q, __float_as_uint(tile_b[offsets[q]]));
+          }
         }
-      }
+      };
+      // NT: the second column is 8 rows on in either tile (32 columns on, by class, is 8 rows of the class).
+      if constexpr (kBKMajor)
+        load(std::integral_constant<int, 0>{}, std::integral_constant<int, 8 * BTile::kStride>{});
+      else if constexpr (kBByClass)
+        load(std::integral_constant<int, Layout::kClassBStride>{}, std::integral_constant<int, Columns::kSecond>{});
+      else
+        load(std::integral_constant<int, 4 * BTile::kStride>{}, std::integral_constant<int, Columns::kSecond>{});
     };
     const auto release = [&](int g) {
       __syncwarp();  // every lane's reads of the stage are done before it is released
@@ -750,7 +811,8 @@ __global__ void __launch_bounds__(T::threads + 128, T::threads == 128 && T::bm <
         pipeline::sync_first_threads<T::threads>();
         // Split-k and the cluster's slices add tiles up as put() lays them out, so only a whole tile is shifted.
         const int shift_base = kSplitK || kClusterSlices > 1 ? -1 : Output::row_shift_base(e, block);
-        put_accumulators<Output, T::bm>(smem, acc, t, frag_row, shift_base, e, block);
+        put_accumulators<Output, T::bm, Columns>(smem, acc, t, Columns::first(tid / 32, lane / 4), shift_base, e,
+                                                 block);
         pipeline::sync_first_threads<T::threads>();
         if constexpr (kClusterSlices > 1) {
           ClusterSplitK<T::bm, T::bn, T::threads, kClusterSlices>::finish(smem, e, block, tid,
@@ -775,36 +837,6 @@ __global__ void __launch_bounds__(T::threads + 128, T::threads == 128 && T::bm <
       run_tile(first_tile, 0);
     }
   }
-}
-
-// cuTensorMapEncodeTiled through the runtime's driver entry point, so the library needs no link against libcuda.
-inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
-  static const PFN_cuTensorMapEncodeTiled_v12000 encode = [] {
-    void* fn = nullptr;
-    cudaDriverEntryPointQueryResult found{};
-    GT_CUDA_CALL(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &found));
-    if (found != cudaDriverEntryPointSuccess || fn == nullptr)
-      throw CheckError("the CUDA driver has no cuTensorMapEncodeTiled, which the wgmma TMA pipeline needs");
-    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(fn);
-  }();
-  return encode;
-}
-
-// A row-major rows×cols fp32 matrix (row stride ld floats) read in boxes of box_rows × box_cols.
-inline CUtensorMap tensor_map_2d(const float* base, std::int64_t rows, std::int64_t cols, std::int64_t ld, int box_rows,
-                          int box_cols, CUtensorMapSwizzle swizzle) {
-  CUtensorMap map;
-  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};
-  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(ld) * sizeof(float)};
-  const cuuint32_t box[2] = {static_cast<cuuint32_t>(box_cols), static_cast<cuuint32_t>(box_rows)};
-  const cuuint32_t element_strides[2] = {1, 1};
-  const CUresult status = tensor_map_encoder()(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, const_cast<float*>(base), dims,
-                                               strides, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
-                                               CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  if (status != CUDA_SUCCESS)
-    throw CheckError("cuTensorMapEncodeTiled failed (CUresult " + std::to_string(static_cast<int>(status)) + ") for a " +
-                     std::to_string(rows) + "x" + std::to_string(cols) + " matrix, ld " + std::to_string(ld));
-  return map;
 }
 
 template <class Kernel>
@@ -835,8 +867,8 @@ unsigned resident_blocks(Kernel kernel, int threads, std::size_t smem_bytes, int
 
 // A split TMA launch whose slice count one of kSlices is, where the tile's rows split evenly that many ways: as a
 // cluster of the slices (kClusterSlices). False, launching nothing, otherwise.
-template <class T, bool kBKMajor, bool kSplit3x, int... kSlices>
-bool launch_cluster_split(int slices, const CUtensorMap& map_a, const CUtensorMap& map_b, std::int64_t k,
+template <class T, bool kBKMajor, bool kSplit3x, bool kBByClass, int... kSlices>
+bool launch_cluster_split(int slices, const CUtensorMap& map_a, const TmaOperand& op_b, std::int64_t k,
                           const EpilogueParams& e, const SplitK& split, unsigned grid, bool behind_copies,
                           cudaStream_t s) {
   using Layout = WgmmaLayout<T, kBKMajor, kSplit3x>;
@@ -844,13 +876,13 @@ bool launch_cluster_split(int slices, const CUtensorMap& map_a, const CUtensorMa
     constexpr int kS = decltype(slices_constant)::value;
     if constexpr (cluster_split_fits<T::bm, T::bn, T::threads, kS>()) {
       if (slices != kS) return false;
-      const auto kernel = wgmma_tf32_tma_kernel<T, kBKMajor, kSplit3x, true, kS>;
+      const auto kernel = wgmma_tf32_tma_kernel<T, kBKMajor, kSplit3x, true, kBByClass, kS>;
       static std::once_flag attribute_set;
       raise_smem_limit_once(attribute_set, kernel, Layout::kTmaSmemBytes);
       const KernelLaunch cluster_launch(dim3(grid, 1, kS), dim3(1, 1, kS), T::threads + 128, Layout::kTmaSmemBytes, s,
                                         behind_copies);
       // The Y and Z maps are placeholders: a split block finishes through OutputTile.
-      GT_CUDA_CALL(cudaLaunchKernelEx(&cluster_launch.config, kernel, map_a, map_b, map_a, map_a, k, e, split));
+      GT_CUDA_CALL(cudaLaunchKernelEx(&cluster_launch.config, kernel, map_a, op_b, map_a, map_a, k, e, split));
       return true;
     } else {
       return false;
@@ -859,9 +891,9 @@ bool launch_cluster_split(int slices, const CUtensorMap& map_a, const CUtensorMa
   return (launch(std::integral_constant<int, kSlices>{}) || ...);
 }
 
-// The copy engine needs 16-byte aligned bases and row strides (vec4 on both operands, after a staged variant's
-// copies); other problems take the cp.async pipeline of the same tile. slices > 1 only where the tile has a split
-// kernel (kSplitK).
+// The copy engine needs 16-byte aligned bases and row strides (vec4, or a staged variant's copies); B it also reads by
+// class of rows (kernels/row_classes.hpp), given 4 stored rows. Other problems (A unaligned, unstaged) take the
+// cp.async pipeline of the same tile. slices > 1 only where the tile has a split kernel (kSplitK).
 template <class T, bool kBKMajor, bool kSplit3x, bool kSplitK>
 void launch_wgmma_layout(const GemmProblem& p, const GemmOperands& x, int slices, const LaunchScratch& scratch,
                          cudaStream_t s) {
@@ -869,44 +901,56 @@ void launch_wgmma_layout(const GemmProblem& p, const GemmOperands& x, int slices
   OperandView a = operand_a(p, x), b = operand_b(p, x);
   const bool copied = stage_operands(a, b, scratch, s);  // a staged variant's copies; none without staging scratch
   const SplitK split = make_split_k(slices, scratch);
-  if (a.vec4 && b.vec4) {
-    // B's box is as wide as the padded tile row (BTile::kStride), so the copy lays out the padding itself. Each block
-    // of a cluster copies its slice of the A tile (for all of them).
-    constexpr int kBoxWidth = Layout::BTile::kStride;
+  const bool b_by_class = !b.vec4 && row_classes_fit(kBKMajor ? b.rows : b.k);
+  if (a.vec4 && (b.vec4 || b_by_class)) {
+    // B's box is as wide as the padded tile row (BTile::kStride, or kClassBStride by class), so the copy lays out the
+    // padding itself. Each block of a cluster copies its slice of the A tile (for all of them).
     const CUtensorMap map_a =
         tensor_map_2d(a.ptr, a.rows, a.k, a.ld, T::bm / T::cluster, kBk, CU_TENSOR_MAP_SWIZZLE_128B);
-    const CUtensorMap map_b =
-        kBKMajor ? tensor_map_2d(b.ptr, b.rows, b.k, b.ld, T::bn, kBoxWidth, CU_TENSOR_MAP_SWIZZLE_NONE)
-                 : tensor_map_2d(b.ptr, b.k, b.rows, b.ld, kBk, kBoxWidth, CU_TENSOR_MAP_SWIZZLE_NONE);
-    const auto kernel = wgmma_tf32_tma_kernel<T, kBKMajor, kSplit3x, kSplitK>;
-    static std::once_flag attribute_set;
-    raise_smem_limit_once(attribute_set, kernel, Layout::kTmaSmemBytes);
-    // Persistent (fewer blocks than tiles) only with more than one wave of tiles and a row-major output the copy
-    // engine can store, and never split (a split block's epilogue waits for the tile's other slices); the Y and Z
-    // maps are placeholders, never read, otherwise.
-    static const unsigned resident = resident_blocks(kernel, T::threads + 128, Layout::kTmaSmemBytes, T::cluster);
-    const unsigned grid = grouped_grid_size(T::bm, T::cluster * T::bn, p.m, p.n) * T::cluster;
-    const EpilogueParams e = make_epilogue_params(p, x);
-    const bool persistent = !kSplitK && Layout::kMayPersist && grid > resident && !e.transposed &&
-                            e.dropout_p == 0.f && e.n % 4 == 0 && aligned16(e.y) && (e.z == nullptr || aligned16(e.z));
-    CUtensorMap map_y = map_a, map_z = map_a;
-    if (persistent) {
-      map_y = tensor_map_2d(e.y, p.m, p.n, p.n, kOutputChunkRows, kOutputBoxCols, CU_TENSOR_MAP_SWIZZLE_128B);
-      if (e.z) map_z = tensor_map_2d(e.z, p.m, p.n, p.n, kOutputChunkRows, kOutputBoxCols, CU_TENSOR_MAP_SWIZZLE_128B);
-    }
-    if constexpr (kSplitK) {
-      if (launch_cluster_split<T, kBKMajor, kSplit3x, 2, 3, 4>(slices, map_a, map_b, p.k, e, split, grid, copied, s)) {
-        GT_CUDA_CHECK_LAUNCH();
-        return;
+    constexpr int kBoxWidth = Layout::BTile::kStride;
+    const TmaOperand op_b =
+        kBKMajor ? (b_by_class ? rows_by_class(b.ptr, b.rows, b.k, b.ld, T::bn / kRowClasses, kBoxWidth)
+                               : whole_rows(b.ptr, b.rows, b.k, b.ld, T::bn, kBoxWidth, CU_TENSOR_MAP_SWIZZLE_NONE))
+        : b_by_class ? rows_by_class(b.ptr, b.k, b.rows, b.ld, kBk / kRowClasses, Layout::kClassBStride)
+                     : whole_rows(b.ptr, b.k, b.rows, b.ld, kBk, kBoxWidth, CU_TENSOR_MAP_SWIZZLE_NONE);
+    const auto launch_tma = [&](auto by_class) {
+      constexpr bool kBByClass = decltype(by_class)::value;
+      const auto kernel = wgmma_tf32_tma_kernel<T, kBKMajor, kSplit3x, kSplitK, kBByClass>;
+      static std::once_flag attribute_set;
+      raise_smem_limit_once(attribute_set, kernel, Layout::kTmaSmemBytes);
+      // Persistent (fewer blocks than tiles) only with more than one wave of tiles and a row-major output the copy
+      // engine can store, and never split (a split block's epilogue waits for the tile's other slices) nor with B by
+      // class (its fragments' columns are not the staged epilogue's); the Y and Z maps are placeholders, never read,
+      // otherwise.
+      static const unsigned resident = resident_blocks(kernel, T::threads + 128, Layout::kTmaSmemBytes, T::cluster);
+      const unsigned grid = grouped_grid_size(T::bm, T::cluster * T::bn, p.m, p.n) * T::cluster;
+      const EpilogueParams e = make_epilogue_params(p, x);
+      const bool persistent = !kSplitK && Layout::kMayPersist && grid > resident && !kBByClass && !e.transposed &&
+                              e.dropout_p == 0.f && e.n % 4 == 0 && aligned16(e.y) &&
+                              (e.z == nullptr || aligned16(e.z));
+      CUtensorMap map_y = map_a, map_z = map_a;
+      if (persistent) {
+        map_y = tensor_map_2d(e.y, p.m, p.n, p.n, kOutputChunkRows, kOutputBoxCols, CU_TENSOR_MAP_SWIZZLE_128B);
+        if (e.z)
+          map_z = tensor_map_2d(e.z, p.m, p.n, p.n, kOutputChunkRows, kOutputBoxCols, CU_TENSOR_MAP_SWIZZLE_128B);
       }
-    }
-    const dim3 blocks(persistent ? resident : grid, 1, static_cast<unsigned>(slices));
-    if (T::cluster > 1 || copied) {
-      const KernelLaunch launch(blocks, dim3(T::cluster), T::threads + 128, Layout::kTmaSmemBytes, s, copied);
-      GT_CUDA_CALL(cudaLaunchKernelEx(&launch.config, kernel, map_a, map_b, map_y, map_z, p.k, e, split));
-    } else {
-      kernel<<<blocks, T::threads + 128, Layout::kTmaSmemBytes, s>>>(map_a, map_b, map_y, map_z, p.k, e, split);
-    }
+      if constexpr (kSplitK) {
+        if (launch_cluster_split<T, kBKMajor, kSplit3x, kBByClass, 2, 3, 4>(slices, map_a, op_b, p.k, e, split, grid,
+                                                                            copied, s))
+          return;
+      }
+      const dim3 blocks(persistent ? resident : grid, 1, static_cast<unsigned>(slices));
+      if (T::cluster > 1 || copied) {
+        const KernelLaunch launch(blocks, dim3(T::cluster), T::threads + 128, Layout::kTmaSmemBytes, s, copied);
+        GT_CUDA_CALL(cudaLaunchKernelEx(&launch.config, kernel, map_a, op_b, map_y, map_z, p.k, e, split));
+      } else {
+        kernel<<<blocks, T::threads + 128, Layout::kTmaSmemBytes, s>>>(map_a, op_b, map_y, map_z, p.k, e, split);
+      }
+    };
+    if (b_by_class)
+      launch_tma(std::true_type{});
+    else
+      launch_tma(std::false_type{});
   } else {
     // The copy engine cannot address these operands, so there is nothing to multicast: the cluster-less kernel (the
     // layout does not depend on the cluster).

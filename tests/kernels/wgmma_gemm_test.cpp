@@ -147,18 +147,19 @@ TEST_P(WgmmaGemm, StagedVariantsMatchFp64ReferenceWithAStoredKByM) {
   }
 }
 
-// The launcher picks the TMA pipeline when both leading dimensions are multiples of 4 floats (with cudaMalloc'd
-// operands), else the cp.async one, or for a staged variant the TMA one on copies. Edge tiles in every dimension for
-// each: the TMA shapes keep lda and ldb aligned (k = 4 is a single partial k tile); the cp.async ones have an odd k, so
-// lda is not (and 261 columns: nor is NN's ldb, so a staged variant copies both), or an even k and n that are not
-// multiples of 4 (8-byte copies in the interior tiles, 4-byte ones at the edges).
+// The launcher picks the TMA pipeline when A's leading dimension is a multiple of 4 floats (with cudaMalloc'd
+// operands) and B's is too or B, stored k×n (NN), is read by class of rows (kernels/row_classes.hpp); else the
+// cp.async one; a staged variant the TMA one on its copies. Edge tiles in every dimension for each: the aligned shapes
+// keep lda and ldb aligned (k = 4 is a single partial k tile); the others have an odd k (lda unaligned, and NT's
+// ldb), n not a multiple of 4 with k aligned (NN: B by class), or 3 rows of k (too few for four classes).
 TEST_P(WgmmaGemm, BothPipelinesMatchFp64ReferenceOnEdgeTiles) {
   GT_REQUIRE_WGMMA_FAMILY();
   struct Shape {
     std::int64_t m, n, k;
   };
-  const Shape tma_shapes[] = {{5, 132, 4}, {300, 68, 1028}, {77, 260, 36}};
-  const Shape cp_async_shapes[] = {{300, 68, 1029}, {77, 261, 37}, {300, 70, 1030}, {260, 262, 134}};
+  const Shape aligned_shapes[] = {{5, 132, 4}, {300, 68, 1028}, {77, 260, 36}};
+  const Shape unaligned_shapes[] = {{300, 68, 1029}, {77, 261, 37}, {300, 70, 1030}, {260, 262, 134},
+                                     {260, 262, 132}, {77, 261, 3}};
   std::vector<GemmProblem> problems;
   for (const bool trans_b : {false, true}) {
     const auto add = [&](const Shape& s, bool epilogue) {
@@ -167,15 +168,16 @@ TEST_P(WgmmaGemm, BothPipelinesMatchFp64ReferenceOnEdgeTiles) {
       p.epi.act = epilogue ? Activation::Relu : Activation::None;
       problems.push_back(p);
     };
-    for (const Shape& s : tma_shapes) add(s, true);
-    for (const Shape& s : cp_async_shapes) add(s, false);
+    for (const Shape& s : aligned_shapes) add(s, true);
+    for (const Shape& s : unaligned_shapes) add(s, false);
   }
   test::check_family_against_reference(GetParam().family, problems);
 }
 
-// Operands that start 1-3 floats past a 16-byte boundary (a view into a larger array) go through the cp.async
-// pipeline whatever their leading dimensions, and the in-place tiles (kernels/unit_loader.cuh) read their rows in
-// aligned units from below the base: every variant, odd and aligned leading dimensions, edge tiles, both layouts.
+// Operands that start 1-3 floats past a 16-byte boundary (a view into a larger array): the cp.async pipeline reads
+// their rows in aligned units from below the base (kernels/unit_loader.cuh), and the TMA one NN's B by class from maps
+// based below it (kernels/row_classes.hpp), where A is aligned: every variant, odd and aligned leading dimensions,
+// edge tiles, both layouts.
 TEST_P(WgmmaGemm, EveryVariantReadsOperandsWhoseBasesAreOffA16ByteBoundary) {
   GT_REQUIRE_WGMMA_FAMILY();
   struct Shape {
