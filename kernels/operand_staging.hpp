@@ -35,8 +35,7 @@ struct StagedCopy {
 inline StagedCopy staged_copy(const OperandView& v, bool needs_k_major) {
   const bool transposed = needs_k_major && !v.k_major, k_major_copy = v.k_major || transposed;
   const std::int64_t rows = k_major_copy ? v.rows : v.k, cols = k_major_copy ? v.k : v.rows, ld = (cols + 3) / 4 * 4;
-  const bool read_by_class = !needs_k_major && row_classes_fit(v.k_major ? v.rows : v.k);
-  const bool copied = transposed || (!v.vec4 && !read_by_class);
+  const bool copied = transposed || (!v.vec4 && (needs_k_major || !b_read_by_class(v)));
   return {transposed, rows, cols, ld, copied ? static_cast<std::size_t>(rows) * static_cast<std::size_t>(ld) : 0};
 }
 

@@ -16,11 +16,17 @@
 
 #include <cstdint>
 
+#include "kernels/operand_view.cuh"
+
 namespace gemmtune::kernels {
 
 inline constexpr int kRowClasses = 4;
 
 // Each class needs a row of its own.
 inline bool row_classes_fit(std::int64_t rows) { return rows >= kRowClasses; }
+
+// Whether the wgmma TMA kernel reads B by class: B's rows do not allow a plain map, and it has a stored row per class
+// (n rows for NT, k rows for NN). Staging (what it leaves uncopied) and the launcher (which maps it builds) ask this.
+inline bool b_read_by_class(const OperandView& b) { return !b.vec4 && row_classes_fit(b.k_major ? b.rows : b.k); }
 
 }  // namespace gemmtune::kernels

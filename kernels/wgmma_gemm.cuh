@@ -901,7 +901,7 @@ void launch_wgmma_layout(const GemmProblem& p, const GemmOperands& x, int slices
   OperandView a = operand_a(p, x), b = operand_b(p, x);
   const bool copied = stage_operands(a, b, scratch, s);  // a staged variant's copies; none without staging scratch
   const SplitK split = make_split_k(slices, scratch);
-  const bool b_by_class = !b.vec4 && row_classes_fit(kBKMajor ? b.rows : b.k);
+  const bool b_by_class = b_read_by_class(b);
   if (a.vec4 && (b.vec4 || b_by_class)) {
     // B's box is as wide as the padded tile row (BTile::kStride, or kClassBStride by class), so the copy lays out the
     // padding itself. Each block of a cluster copies its slice of the A tile (for all of them).
