@@ -46,10 +46,10 @@ inline CUtensorMap tensor_map_2d(const float* base, std::int64_t rows, std::int6
 }
 
 struct TmaOperand {
-  CUtensorMap map[kRowClasses];  // whole_rows: map[0] is the whole matrix; rows_by_class: map[j], rows j, j + 4, ...
-  unsigned shifts = 0;            // rows_by_class: s_j in bits 2j, 2j + 1
+  CUtensorMap map[kMaxRowClasses];  // whole_rows: map[0] is the whole matrix; rows_by_class(c): map[j], rows j, j + c...
+  unsigned shifts = 0;               // rows_by_class: s_j in bits 3j .. 3j + 2
 
-  __host__ __device__ int shift(int j) const { return static_cast<int>(shifts >> (2 * j)) & 3; }
+  __host__ __device__ int shift(int j) const { return static_cast<int>(shifts >> (3 * j)) & 7; }
 };
 
 // The whole matrix in one map: its base and ld must be 16-byte aligned.
@@ -60,16 +60,17 @@ inline TmaOperand whole_rows(const float* base, std::int64_t rows, std::int64_t 
   return op;
 }
 
-// Any rows (at least 4) of floats: a map per class, boxes of class_box_rows × box_cols, unswizzled.
-inline TmaOperand rows_by_class(const float* base, std::int64_t rows, std::int64_t cols, std::int64_t ld,
+// Any rows (at least `classes`, 4 or 8) of floats: a map per class, each class's rows aligned to 4·classes bytes,
+// boxes of class_box_rows × box_cols, unswizzled.
+inline TmaOperand rows_by_class(const float* base, std::int64_t rows, std::int64_t cols, std::int64_t ld, int classes,
                                 int class_box_rows, int box_cols) {
   TmaOperand op;
-  for (int j = 0; j < kRowClasses; ++j) {
+  for (int j = 0; j < classes; ++j) {
     const float* const row = base + j * ld;
-    const int s = static_cast<int>((reinterpret_cast<std::uintptr_t>(row) >> 2) & 3);
-    op.map[j] = tensor_map_2d(row - s, (rows - j + kRowClasses - 1) / kRowClasses, cols + s, kRowClasses * ld,
-                              class_box_rows, box_cols, CU_TENSOR_MAP_SWIZZLE_NONE);
-    op.shifts |= static_cast<unsigned>(s) << (2 * j);
+    const int s = static_cast<int>((reinterpret_cast<std::uintptr_t>(row) >> 2) & static_cast<unsigned>(classes - 1));
+    op.map[j] = tensor_map_2d(row - s, (rows - j + classes - 1) / classes, cols + s, classes * ld, class_box_rows,
+                              box_cols, CU_TENSOR_MAP_SWIZZLE_NONE);
+    op.shifts |= static_cast<unsigned>(s) << (3 * j);
   }
   return op;
 }

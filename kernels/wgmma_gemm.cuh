@@ -127,15 +127,14 @@ struct WgmmaLayout {
   static_assert(T::stages >= 3, "a stage for the running wgmma group, one for the next tile, one or more loading");
   using ATile = SwizzledATile<T::bm>;
   using BTile = PaddedBTile<T::bn, kBKMajor>;
-  // B read by class of rows (kernels/row_classes.hpp). NN: class j's 8 rows of k (k0 + j, k0 + j + 4, ...) one after
-  // the other, in rows of bn + 4 floats that hold its rows' s_j floats before them too; a fragment load's lanes then
-  // read 4 classes × 8 columns 4 apart (FragmentColumns), so their banks differ wherever the classes' s_j do (n odd),
-  // and where n % 4 == 2 two classes share a shift and their loads two banks. Smaller than the plain tile: it fits.
-  // NT: class j's bn / 4 rows of n one after the other, in the plain tile's rows of 36 floats (32 of k and room for
-  // s_j); a warp's 8 columns 4 apart are one class's rows, one after the other, so a load's banks are 4g + t + s_w.
-  static constexpr int kClassBStride = kBKMajor ? BTile::kStride : T::bn + 4;
-  static constexpr int kClassBFloats = kBKMajor ? BTile::kFloats : kBk * kClassBStride;
-  static_assert(kClassBFloats <= BTile::kFloats, "the tile by class fits where the plain one does");
+  // B read by class of rows (kernels/row_classes.hpp), in the plain tile's rows, which have room for the shifts. NN:
+  // class j's 4 rows of k (k0 + j, k0 + j + 8, ...) one after the other, in rows of bn + 8 floats (s_j < 8); a
+  // fragment load's lanes read row i of 4 classes (t or t + 4) × 8 columns 4 apart (FragmentColumns), on banks
+  // s_j + 4g + c (class boxes lie 4 rows = 0 mod 32 banks apart), so they differ wherever the classes' s_j % 4 do (n
+  // odd), and where n % 4 == 2 two classes share them and their loads two banks. NT: class j's bn / 4 rows of n one
+  // after the other, in rows of 36 floats (32 of k and s_j < 4); a warp's 8 columns 4 apart are one class's rows, one
+  // after the other, so a load's banks are 4g + t + s_w.
+  static constexpr int kClasses = row_classes(kBKMajor);
   // Each stage starts 1024-byte aligned, as the swizzle atoms of its A tiles need; 3xtf32 adds the small parts of A
   // as a second A tile after B.
   static constexpr int kSmallAOffset = (ATile::kFloats + BTile::kFloats + 255) / 256 * 256;
@@ -160,7 +159,6 @@ struct WgmmaLayout {
   static constexpr int kBarriersPerStage = kSplit3x ? 3 : 2;
   static constexpr std::size_t kTmaSmemBytes = kBarrierOffset + kAlignSlack + kBarriersPerStage * 8 * T::stages;
   static constexpr std::uint32_t kTileBytes = (ATile::kFloats + BTile::kFloats) * sizeof(float);
-  static constexpr std::uint32_t kClassTileBytes = (ATile::kFloats + kClassBFloats) * sizeof(float);
 };
 
 // A consumer thread's register operand for one k tile (4 k8 steps × 4 registers), from fp32 bits of the B tile. tf32:
@@ -545,8 +543,8 @@ struct ConsumerBarrier {
 // global memory for the last block (split_k.cuh). That last block's gather was latency-bound: at 176×4096×4096 the
 // 192×128 tile split four ways took 51 µs, against 28 µs for the same blocks' work unsplit (176×16384×1024).
 //
-// kBByClass: B is read by class of rows (kernels/row_classes.hpp), in op_b's four maps; else op_b.map[0] is all of B. A
-// template parameter, not a run-time flag: with the flag the aligned tiles ran 0-3% slower.
+// kBByClass: B is read by class of rows (kernels/row_classes.hpp), in op_b's Layout::kClasses maps; else op_b.map[0]
+// is all of B. A template parameter, not a run-time flag: with the flag the aligned tiles ran 0-3% slower.
 template <class T, bool kBKMajor, bool kSplit3x, bool kSplitK, bool kBByClass, int kClusterSlices = 1>
 __global__ void __launch_bounds__(T::threads + 128, T::threads == 128 && T::bm <= 128 ? 2 : 1)
     wgmma_tf32_tma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ TmaOperand op_b,
@@ -563,7 +561,8 @@ __global__ void __launch_bounds__(T::threads + 128, T::threads == 128 && T::bm <
   static_assert(!kSplitK || kCluster == 1, "a split block computes one tile: no pair to share A with");
   static_assert(kClusterSlices == 1 || kSplitK, "a cluster of slices is a split-k launch");
   constexpr std::uint32_t kASliceBytes = ATile::kFloats / kCluster * sizeof(float);
-  constexpr std::uint32_t kBClassBytes = Layout::kClassBFloats / kRowClasses * sizeof(float);
+  constexpr int kClasses = Layout::kClasses;
+  constexpr std::uint32_t kBClassBytes = BTile::kFloats / kClasses * sizeof(float);
   constexpr std::uint16_t kClusterMask = (1u << kCluster) - 1;
 
   extern __shared__ float4 shared_mem[];
@@ -622,7 +621,7 @@ __global__ void __launch_bounds__(T::threads + 128, T::threads == 128 && T::bm <
           const std::uint32_t stage = smem_base + static_cast<std::uint32_t>(s) * Layout::kStageBytes;
           const std::uint32_t stage_b = stage + ATile::kFloats * sizeof(float);
           // Every slice of A lands here.
-          pipeline::mbarrier_arrive_expect_tx(full(s), kBByClass ? Layout::kClassTileBytes : Layout::kTileBytes);
+          pipeline::mbarrier_arrive_expect_tx(full(s), Layout::kTileBytes);
           const int k0 = (k_begin + kt) * kBk;
           if constexpr (kCluster > 1)
             pipeline::tma_multicast_2d(stage + static_cast<std::uint32_t>(rank) * kASliceBytes, map_a, full(s), k0,
@@ -633,16 +632,16 @@ __global__ void __launch_bounds__(T::threads + 128, T::threads == 128 && T::bm <
             pipeline::tma_load_2d(stage_b, op_b.map[0], full(s), k0, col0);
           } else if constexpr (kBKMajor) {
 #pragma unroll
-            for (int j = 0; j < kRowClasses; ++j)
+            for (int j = 0; j < kClasses; ++j)
               pipeline::tma_load_2d(stage_b + static_cast<std::uint32_t>(j) * kBClassBytes, op_b.map[j], full(s), k0,
-                                    col0 / kRowClasses);
+                                    col0 / kClasses);
           } else if constexpr (!kBByClass) {
             pipeline::tma_load_2d(stage_b, op_b.map[0], full(s), col0, k0);
           } else {
 #pragma unroll
-            for (int j = 0; j < kRowClasses; ++j)
+            for (int j = 0; j < kClasses; ++j)
               pipeline::tma_load_2d(stage_b + static_cast<std::uint32_t>(j) * kBClassBytes, op_b.map[j], full(s), col0,
-                                    k0 / kRowClasses);
+                                    k0 / kClasses);
           }
         }
       }
@@ -683,15 +682,20 @@ __global__ void __launch_bounds__(T::threads + 128, T::threads == 128 && T::bm <
     using Columns = FragmentColumns<kBByClass>;
     const int first_column = Columns::first(tid / 32, lane / 4);
     // Where this thread's first B float (its first column, k row t) is. NN: k row t in the plain tile, or in the tile
-    // by class (Layout::kClassBStride) class t's first row, s_t floats right. NT: row first_column of the plain tile,
-    // or by class row i = first_column / 4 of class warp % 4, s_(warp % 4) floats right.
+    // by class class t's first row, s_t floats right. NT: row first_column of the plain tile, or by class row
+    // i = first_column / 4 of class warp % 4, s_(warp % 4) floats right.
     const int warp = tid / 32;
+    constexpr int kClassRows = kBk / Layout::kClasses;  // NN: a class's k rows in the tile
     const int b_first =
         kBKMajor ? (kBByClass ? (warp % 4 * (T::bn / 4) + first_column / 4) * BTile::kStride + op_b.shift(warp % 4)
                                : first_column * BTile::kStride) +
                        t
-        : kBByClass ? t * 8 * Layout::kClassBStride + op_b.shift(t) + first_column
+        : kBByClass ? t * kClassRows * BTile::kStride + op_b.shift(t) + first_column
                      : t * BTile::kStride + first_column;
+    // NN by class: k row t + 4 is class t + 4's, from b_first.
+    const int b_class_hi =
+        kBByClass && !kBKMajor ? 4 * kClassRows * BTile::kStride + op_b.shift((t + 4) % Layout::kClasses) - op_b.shift(t)
+                               : 0;
     // 3xtf32 waits for each group before the next (the promotion reads its accumulator), so it needs one operand
     // buffer, not two: the next tile's fp32 bits are loaded while the group runs and split once it is complete, which
     // holds 16 registers instead of a second split buffer's 32 (with those, m64n128 spilled at the 232 cap).
@@ -703,14 +707,14 @@ __global__ void __launch_bounds__(T::threads + 128, T::threads == 128 && T::bm <
       const float* const tile_b = smem + (g % kStages) * Layout::kStageFloats + ATile::kFloats + b_first;
       // Offsets from b_first that are compile-time constants in each layout: computed from a run-time stride they
       // cost registers, which spilled the accumulators. row_step: 4 rows of k further; col_step: to the second column.
-      const auto load = [&](auto row_step, auto col_step) {
+      // NN: k rows 8s + t and 8s + t + 4 are row_step(s) and hi + row_step(s) (hi: 4 rows on, or the next classes).
+      const auto load = [&](auto row_step, auto col_step, int hi) {
 #pragma unroll
         for (int s = 0; s < kSteps; ++s) {
-          const int offsets[4] = {
-              kBKMajor ? 8 * s : 2 * s * row_step.value,
-              kBKMajor ? 8 * s + col_step.value : 2 * s * row_step.value + col_step.value,
-              kBKMajor ? 8 * s + 4 : (2 * s + 1) * row_step.value,
-              kBKMajor ? 8 * s + 4 + col_step.value : (2 * s + 1) * row_step.value + col_step.value};
+          const int offsets[4] = {kBKMajor ? 8 * s : s * row_step.value,
+                                  kBKMajor ? 8 * s + col_step.value : s * row_step.value + col_step.value,
+                                  kBKMajor ? 8 * s + 4 : hi + s * row_step.value,
+                                  kBKMajor ? 8 * s + 4 + col_step.value : hi + s * row_step.value + col_step.value};
 #pragma unroll
           for (int q = 0; q < 4; ++q) {
             if constexpr (kSplit3x)
@@ -722,11 +726,13 @@ __global__ void __launch_bounds__(T::threads + 128, T::threads == 128 && T::bm <
       };
       // NT: the second column is 8 rows on in either tile (32 columns on, by class, is 8 rows of the class).
       if constexpr (kBKMajor)
-        load(std::integral_constant<int, 0>{}, std::integral_constant<int, 8 * BTile::kStride>{});
+        load(std::integral_constant<int, 0>{}, std::integral_constant<int, 8 * BTile::kStride>{}, 0);
       else if constexpr (kBByClass)
-        load(std::integral_constant<int, Layout::kClassBStride>{}, std::integral_constant<int, Columns::kSecond>{});
+        load(std::integral_constant<int, BTile::kStride>{}, std::integral_constant<int, Columns::kSecond>{},
+             b_class_hi);
       else
-        load(std::integral_constant<int, 4 * BTile::kStride>{}, std::integral_constant<int, Columns::kSecond>{});
+        load(std::integral_constant<int, 8 * BTile::kStride>{}, std::integral_constant<int, Columns::kSecond>{},
+             4 * BTile::kStride);
     };
     const auto release = [&](int g) {
       __syncwarp();  // every lane's reads of the stage are done before it is released
@@ -903,15 +909,16 @@ void launch_wgmma_layout(const GemmProblem& p, const GemmOperands& x, int slices
   const SplitK split = make_split_k(slices, scratch);
   const bool b_by_class = b_read_by_class(b);
   if (a.vec4 && (b.vec4 || b_by_class)) {
-    // B's box is as wide as the padded tile row (BTile::kStride, or kClassBStride by class), so the copy lays out the
-    // padding itself. Each block of a cluster copies its slice of the A tile (for all of them).
+    // B's box is as wide as the padded tile row (BTile::kStride, by class too), so the copy lays out the padding
+    // itself. Each block of a cluster copies its slice of the A tile (for all of them).
     const CUtensorMap map_a =
         tensor_map_2d(a.ptr, a.rows, a.k, a.ld, T::bm / T::cluster, kBk, CU_TENSOR_MAP_SWIZZLE_128B);
     constexpr int kBoxWidth = Layout::BTile::kStride;
     const TmaOperand op_b =
-        kBKMajor ? (b_by_class ? rows_by_class(b.ptr, b.rows, b.k, b.ld, T::bn / kRowClasses, kBoxWidth)
+        kBKMajor ? (b_by_class ? rows_by_class(b.ptr, b.rows, b.k, b.ld, Layout::kClasses, T::bn / Layout::kClasses,
+                                               kBoxWidth)
                                : whole_rows(b.ptr, b.rows, b.k, b.ld, T::bn, kBoxWidth, CU_TENSOR_MAP_SWIZZLE_NONE))
-        : b_by_class ? rows_by_class(b.ptr, b.k, b.rows, b.ld, kBk / kRowClasses, Layout::kClassBStride)
+        : b_by_class ? rows_by_class(b.ptr, b.k, b.rows, b.ld, Layout::kClasses, kBk / Layout::kClasses, kBoxWidth)
                      : whole_rows(b.ptr, b.k, b.rows, b.ld, kBk, kBoxWidth, CU_TENSOR_MAP_SWIZZLE_NONE);
     const auto launch_tma = [&](auto by_class) {
       constexpr bool kBByClass = decltype(by_class)::value;

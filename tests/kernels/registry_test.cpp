@@ -198,10 +198,13 @@ TEST(KernelRegistry, AStagedVariantCopiesOnlyUnalignedOrTransposedOperandsAndRef
     return p;
   };
   EXPECT_EQ(plain->staging_floats(shape(1477, 3072, 690)), 1477u * 692u);               // A: m rows of k
-  // B is read by class of rows (kernels/row_classes.hpp) wherever it has 4 stored rows: never copied then.
+  // B is read by class of rows (kernels/row_classes.hpp) wherever it has a stored row per class, 8 rows of k (NN) or
+  // 4 of n (NT): never copied then.
   EXPECT_EQ(plain->staging_floats(shape(664, 1115, 1024)), 0u);
   EXPECT_EQ(plain->staging_floats(shape(968, 81, 9677)), 968u * 9680u);  // A alone
   EXPECT_EQ(plain->staging_floats(shape(968, 81, 3)), (968u * 4u + 63) / 64 * 64 + 3u * 84u);  // 3 rows of k: both
+  EXPECT_EQ(plain->staging_floats(shape(968, 81, 7)), 968u * 8u + 7u * 84u);  // 7 rows of k: both (968·8 % 64 == 0)
+  EXPECT_EQ(plain->staging_floats(shape(968, 81, 9)), 968u * 12u);            // 9 rows of k: A alone
   GemmProblem nt = shape(50, 30, 70);
   nt.trans_b = true;  // B stored n×k: 30 rows of k, read by class
   EXPECT_EQ(plain->staging_floats(nt), 50u * 72u);

@@ -151,7 +151,8 @@ TEST_P(WgmmaGemm, StagedVariantsMatchFp64ReferenceWithAStoredKByM) {
 // operands) and B's is too or B, stored k×n (NN), is read by class of rows (kernels/row_classes.hpp); else the
 // cp.async one; a staged variant the TMA one on its copies. Edge tiles in every dimension for each: the aligned shapes
 // keep lda and ldb aligned (k = 4 is a single partial k tile); the others have an odd k (lda unaligned, and NT's
-// ldb), n not a multiple of 4 with k aligned (NN: B by class), or 3 rows of k (too few for four classes).
+// ldb), n not a multiple of 4 with k aligned (NN: B by class; 12 rows of k: classes of 2 and 1 rows), or 3 and 7 rows
+// of k (too few for NN's eight classes).
 TEST_P(WgmmaGemm, BothPipelinesMatchFp64ReferenceOnEdgeTiles) {
   GT_REQUIRE_WGMMA_FAMILY();
   struct Shape {
@@ -159,7 +160,7 @@ TEST_P(WgmmaGemm, BothPipelinesMatchFp64ReferenceOnEdgeTiles) {
   };
   const Shape aligned_shapes[] = {{5, 132, 4}, {300, 68, 1028}, {77, 260, 36}};
   const Shape unaligned_shapes[] = {{300, 68, 1029}, {77, 261, 37}, {300, 70, 1030}, {260, 262, 134},
-                                     {260, 262, 132}, {77, 261, 3}};
+                                     {260, 262, 132}, {77, 261, 3},   {77, 261, 7},   {77, 261, 12}};
   std::vector<GemmProblem> problems;
   for (const bool trans_b : {false, true}) {
     const auto add = [&](const Shape& s, bool epilogue) {
