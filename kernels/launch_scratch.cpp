@@ -4,12 +4,14 @@
 
 namespace gemmtune::kernels {
 
-LaunchScratch place_launch_scratch(const KernelVariant& v, const GemmProblem& p, float* floats, unsigned* tickets) {
+LaunchScratch place_launch_scratch(const KernelVariant& v, const GemmProblem& p, float* floats, unsigned* tickets,
+                                   float* staging) {
   LaunchScratch view;
   view.partial_floats = v.split_k_partial_floats(p);
   if (view.partial_floats > 0) view.partials = floats;
   view.staging_floats = v.staging_floats(p);
-  if (view.staging_floats > 0) view.staging = floats + KernelVariant::staging_offset(view.partial_floats);
+  if (view.staging_floats > 0)
+    view.staging = staging ? staging : floats + KernelVariant::staging_offset(view.partial_floats);
   view.ticket_count = v.split_k_tickets(p);
   if (view.ticket_count > 0) view.tickets = tickets;
   return view;

@@ -14,9 +14,11 @@ namespace gemmtune::kernels {
 struct KernelVariant;
 
 // Where v's launches for p keep their scratch: partials then staged copies in `floats` (v.scratch_floats(p) of them),
+// or, where `staging` is given (v.staging_floats(p) of it), the partials alone in `floats` and the copies there,
 // and v.split_k_tickets(p) tickets, zero before the first launch (kernels leave them at zero). The runtime keeps such
 // scratch per stream and places it at each launch; LaunchScratchBuffer places its own once.
-LaunchScratch place_launch_scratch(const KernelVariant& v, const GemmProblem& p, float* floats, unsigned* tickets);
+LaunchScratch place_launch_scratch(const KernelVariant& v, const GemmProblem& p, float* floats, unsigned* tickets,
+                                   float* staging = nullptr);
 
 class LaunchScratchBuffer {
  public:

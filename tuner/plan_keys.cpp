@@ -17,14 +17,14 @@ std::string own_id(const std::string& variant) {
 }
 
 // Whether the variant could run the problem on a GPU that meets its family's device limit: the checks of
-// CandidateLauncher::unsupported_reason (the variant's own, then its split-k or staging scratch against the
-// workspace) with the device limit taken away.
+// CandidateLauncher::unsupported_reason (the variant's own, then its split-k scratch against the workspace) with the
+// device limit taken away.
 bool runs_but_for_the_device(const kernels::KernelVariant& v, const GemmProblem& p, std::size_t workspace_bytes) {
   kernels::KernelVariant any_device = v;
   any_device.limits.device = nullptr;
   const GemmProblem g = pass_gemm(p);
   return any_device.unsupported_reason(g).empty() &&
-         any_device.scratch_floats(g) * sizeof(float) <= workspace_bytes;
+         any_device.split_k_partial_floats(g) * sizeof(float) <= workspace_bytes;
 }
 
 }  // namespace

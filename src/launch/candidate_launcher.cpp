@@ -32,10 +32,12 @@ std::string CandidateLauncher::unsupported_reason(const GemmProblem& p, const Ca
     if (!v) return "no kernel variant named '" + c.own_variant + "' in this build";
     const GemmProblem vg = variant_gemm(g, *v);
     if (std::string why = v->unsupported_reason(vg); !why.empty()) return why;
-    const std::size_t scratch_bytes = v->scratch_floats(vg) * sizeof(float);
-    if (scratch_bytes > max_workspace)
-      return "needs " + std::to_string(scratch_bytes) + " bytes of " +
-             (v->split_k_tickets(vg) > 0 ? "split-k " : "staging ") + "scratch, more than the " +
+    // A staged variant's copies are scratch of its own, as a padded cuBLASLt candidate's are (padding_floats), which
+    // the variant bounds itself (kernels/registry.cu): with them in the workspace, a 92 MB copy of A at
+    // 7677x1023x2995 refused every staged variant and left the problem to +pad cuBLASLt's copies of A and B.
+    const std::size_t partial_bytes = v->split_k_partial_floats(vg) * sizeof(float);
+    if (partial_bytes > max_workspace)
+      return "needs " + std::to_string(partial_bytes) + " bytes of split-k scratch, more than the " +
              std::to_string(max_workspace) + "-byte workspace";
     return "";
   }
@@ -76,8 +78,8 @@ CandidateLauncher::CandidateLauncher(const GemmProblem& p, const Candidate& c, c
     variant_ = kernels::find_kernel_variant(c.own_variant);
     variant_gemm_ = variant_gemm(gemm_, *variant_);
     slices_ = variant_->slices_for(variant_gemm_);
-    workspace_needed_ = variant_->scratch_floats(variant_gemm_) * sizeof(float);
-    needs_scratch_ = workspace_needed_ > 0 || variant_->split_k_tickets(variant_gemm_) > 0;
+    workspace_needed_ = variant_->split_k_partial_floats(variant_gemm_) * sizeof(float);
+    needs_scratch_ = variant_->scratch_floats(variant_gemm_) > 0 || variant_->split_k_tickets(variant_gemm_) > 0;
     if (bind_scratch)
       scratch_ = kernels::LaunchScratchBuffer(*variant_, variant_gemm_, static_cast<float*>(workspace.ptr),
                                               workspace.bytes / sizeof(float));
@@ -118,7 +120,7 @@ void CandidateLauncher::launch(const GemmOperands& x, cudaStream_t s, BorrowedWo
     variant_->launch(variant_gemm_, x, slices_,
                      needs_scratch_
                          ? kernels::place_launch_scratch(*variant_, variant_gemm_, static_cast<float*>(workspace.ptr),
-                                                         tickets)
+                                                         tickets, padding)
                          : kernels::LaunchScratch{},
                      s);
     return;
@@ -130,7 +132,10 @@ void CandidateLauncher::launch(const GemmOperands& x, cudaStream_t s, BorrowedWo
   lt_->run(algo_, x, workspace.ptr, workspace.bytes, s, padding);
 }
 
-std::size_t CandidateLauncher::padding_floats() const { return lt_ ? lt_->padding_floats() : 0; }
+std::size_t CandidateLauncher::padding_floats() const {
+  if (variant_) return variant_->staging_floats(variant_gemm_);
+  return lt_ ? lt_->padding_floats() : 0;
+}
 
 std::size_t CandidateLauncher::ticket_count() const { return variant_ ? variant_->split_k_tickets(variant_gemm_) : 0; }
 

@@ -58,10 +58,11 @@ class CandidateLauncher {
   void launch(const GemmOperands& x, cudaStream_t s, BorrowedWorkspace workspace, unsigned* tickets,
               float* padding) const;
   // How many split-k tickets a launch needs (0: none), and how much workspace: what the cuBLASLt algo asks for, what
-  // cuBLAS is given (BlasGemm::kWorkspaceBytes at most), or our variant's split-k partials and staged copies.
+  // cuBLAS is given (BlasGemm::kWorkspaceBytes at most), or our variant's split-k partials.
   std::size_t ticket_count() const;
   std::size_t workspace_needed() const { return workspace_needed_; }
-  // A padded cuBLASLt candidate's copies and padded output (lt/lt_padding.hpp), in floats; 0 for any other.
+  // A padded cuBLASLt candidate's copies and padded output (lt/lt_padding.hpp), or a staged variant's copies
+  // (kernels/operand_staging.hpp), in floats; 0 for any other.
   std::size_t padding_floats() const;
 
   const Candidate& candidate() const { return candidate_; }
