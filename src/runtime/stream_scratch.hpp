@@ -1,10 +1,10 @@
 // StreamScratch: the device memory one caller stream's calls write besides their outputs. Calls on two streams may
 // run at the same time, so every stream a Runtime is called on has its own; calls on one stream run in order, so they
 // share it:
-//   - the cuBLASLt workspace, where our split-k partials and staged operand copies go too (workspace_bytes, shared
-//     by every call on the stream);
-//   - each split-k GEMM's tickets, and each backward's gZ, bias-gradient partial sums and tickets, made at the first
-//     call of that GEMM or backward on this stream;
+//   - the cuBLASLt workspace, where our split-k partials go too (workspace_bytes, shared by every call on the stream);
+//   - each split-k GEMM's tickets, each padded cuBLASLt candidate's copies or staged variant's operand copies
+//     (ScratchUse::Padding), and each backward's gZ, bias-gradient partial sums and tickets, made at the first call
+//     of that GEMM or backward on this stream;
 //   - for backwards whose two GEMMs run side by side, a side stream, its own workspace and the events that fork it
 //     from the caller's stream and join it back.
 // Nothing is freed before the pool is: a captured graph keeps the addresses it was captured with.
