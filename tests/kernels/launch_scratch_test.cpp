@@ -7,23 +7,17 @@
 #include <gtest/gtest.h>
 
 #include "kernels/registry.hpp"
+#include "support/tuning_fixtures.hpp"
 
 namespace gemmtune::kernels {
 namespace {
 
-GemmProblem problem(std::int64_t m, std::int64_t n, std::int64_t k) {
-  GemmProblem p;
-  p.m = m;
-  p.n = n;
-  p.k = k;
-  p.mode = MathMode::Tf32;
-  return p;
-}
+using test::test_problem;
 
 TEST(LaunchScratch, PartialsComeFirstAndTheCopiesAfterThemAtABoundaryWithinOneRegion) {
   const KernelVariant* v = find_kernel_variant("wgmma_tf32_192x128x32_s4_split2_staged");
   if (!v) GTEST_SKIP() << "this build has no sm_90a code, so no staged wgmma variants";
-  const GemmProblem p = problem(3463, 261, 2782);
+  const GemmProblem p = test_problem(3463, 261, 2782);
   ASSERT_GT(v->split_k_partial_floats(p), 0u);
   ASSERT_GT(v->staging_floats(p), 0u);
   float* const region = reinterpret_cast<float*>(std::uintptr_t{1} << 20);
@@ -43,14 +37,14 @@ TEST(LaunchScratch, PartialsComeFirstAndTheCopiesAfterThemAtABoundaryWithinOneRe
 TEST(LaunchScratch, CopiesGivenScratchOfTheirOwnLeaveTheRegionToThePartials) {
   const KernelVariant* v = find_kernel_variant("wgmma_tf32_192x128x32_s4_split2_staged");
   if (!v) GTEST_SKIP() << "this build has no sm_90a code, so no staged wgmma variants";
-  const GemmProblem p = problem(3463, 261, 2782);
+  const GemmProblem p = test_problem(3463, 261, 2782);
   float* const region = reinterpret_cast<float*>(std::uintptr_t{1} << 20);
   float* const copies = reinterpret_cast<float*>(std::uintptr_t{1} << 30);
   const LaunchScratch s = place_launch_scratch(*v, p, region, nullptr, copies);
   EXPECT_EQ(s.partials, region);
   EXPECT_EQ(s.staging, copies);
   EXPECT_EQ(s.staging_floats, v->staging_floats(p));
-  const LaunchScratch unstaged = place_launch_scratch(*v, problem(3464, 264, 2784), region, nullptr, copies);
+  const LaunchScratch unstaged = place_launch_scratch(*v, test_problem(3464, 264, 2784), region, nullptr, copies);
   EXPECT_EQ(unstaged.staging, nullptr) << "aligned operands: nothing is copied, wherever copies would go";
 }
 
