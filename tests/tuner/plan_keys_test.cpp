@@ -9,6 +9,7 @@
 
 #include "kernels/registry.hpp"
 #include "profile/sweep_profile.hpp"
+#include "support/tuning_fixtures.hpp"
 #include "tuner/plan.hpp"
 
 namespace gemmtune {
@@ -25,11 +26,7 @@ TEST(PlanKeys, AStagedVariantWhoseCopiesExceedTheWorkspaceIsStillPlanned) {
       R"({"name": "staging_scratch", "shapes": [[7677, 1023, 2995]], "epilogues": ["bias+gelu"],
           "lt": {"workspace_mib": 64}})",
       "test");
-  GemmProblem p;
-  p.m = 7677;
-  p.n = 1023;
-  p.k = 2995;
-  ASSERT_GT(v->staging_floats(p) * sizeof(float), profile.lt.workspace_bytes);
+  ASSERT_GT(v->staging_floats(test::test_problem(7677, 1023, 2995)) * sizeof(float), profile.lt.workspace_bytes);
   const PlannedKeys keys = planned_keys(make_sweep_plan(profile, {}, {}), profile.lt.workspace_bytes);
   ASSERT_EQ(keys.problems.size(), 1u);
   const PlannedProblemKeys& planned = keys.problems.front();
