@@ -32,9 +32,9 @@ struct BorrowedWorkspace {
   std::size_t bytes = 0;
 };
 
-// A launcher whose scratch (workspace, split-k tickets, a padded candidate's copies) is the caller's at each launch,
-// the workspace of workspace_bytes at most: the runtime keeps scratch per stream, so one launcher serves calls on
-// several streams at once.
+// A launcher whose scratch (workspace, split-k tickets, a padded or staged candidate's copies) is the caller's at each
+// launch, the workspace of workspace_bytes at most: the runtime keeps scratch per stream, so one launcher serves calls
+// on several streams at once.
 struct ScratchAtLaunch {
   std::size_t workspace_bytes = 0;
 };

@@ -64,8 +64,8 @@ unsigned char* StreamScratch::buffer(const void* owner, ScratchUse use, std::siz
   const auto key = std::make_pair(owner, use);
   if (const auto it = buffers_.find(key); it != buffers_.end()) return it->second.get();
   const RelaxedCaptureMode relaxed;
-  DeviceBuffer<unsigned char> b = budget_->allocate(bytes, use == ScratchUse::Padding ? "a padded candidate's copies"
-                                                                                     : "a call's scratch");
+  DeviceBuffer<unsigned char> b = budget_->allocate(
+      bytes, use == ScratchUse::Padding ? "a padded or staged candidate's operand copies" : "a call's scratch");
   if (zeroed) {
     // Finished before any of the caller's streams can use it: the kernels only ever leave their tickets at zero.
     GT_CUDA_CALL(cudaMemsetAsync(b.get(), 0, bytes, zeroing_));
