@@ -36,6 +36,8 @@ struct CompiledVariant {
   LaunchFn launch;
   bool split_k;  // the registry lists a `_split<slices>` variant per count (kernels/split_k.cuh has_split_k)
   SlicesFn slices_for = nullptr;  // non-null: one variant, split as this says for each problem
+  // Non-null: the registry lists a `_streamk` variant of the tile too, which this launches (kernels/stream_k.cuh).
+  LaunchFn stream_k_launch = nullptr;
 };
 
 // What a family cannot run beyond the checks every variant makes (mode, pass, shape): each says why not, or is empty.

@@ -18,13 +18,8 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "kernels/host_device.hpp"
 #include "problem/gemm_problem.hpp"
-
-#if defined(__CUDACC__)
-#define GT_HOST_DEVICE __host__ __device__ __forceinline__
-#else
-#define GT_HOST_DEVICE inline
-#endif
 
 namespace gemmtune::kernels {
 

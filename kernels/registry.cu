@@ -4,6 +4,7 @@
 
 #include "common/error.hpp"
 #include "kernels/operand_staging.hpp"
+#include "kernels/stream_k.cuh"
 
 namespace gemmtune::kernels {
 namespace {
@@ -47,8 +48,10 @@ const std::vector<int> kWgmmaSplitSlices = {2, 3, 4, 5, 8};
 // A staged variant copies at most 256 MiB per call (at ~3 TB/s, ~170 us of copy), a bound on its scratch too.
 constexpr std::size_t kMaxStagingFloats = std::size_t{64} << 20;
 
-// What names a staged twin: "<its unstaged twin's name>_staged".
+// What names a staged twin: "<its unstaged twin's name>_staged", and a Stream-K variant: "<its tile's name>_streamk".
 const std::string kStagedSuffix = "_staged";
+const std::string kStreamKSuffix = "_streamk";
+
 
 // Clustered variants of a family that runs anywhere else (SIMT's k split over a cluster) need thread-block clusters.
 std::string cluster_device_limits() {
@@ -76,6 +79,10 @@ void add_family(std::vector<KernelVariant>& registry, Family family, MathMode mo
       const int slices = c.slices_for ? KernelVariant::kSlicesPerProblem : 1;
       registry.push_back(KernelVariant{name + suffix, family, c.tile, mode, 1, slices, staged, c.launch,
                                        variant_limits, c.slices_for});
+      // No staged twin: what Stream-K needs aligned, a copy would not make so (Y).
+      if (c.stream_k_launch && !staged)
+        registry.push_back(KernelVariant{name + kStreamKSuffix, family, c.tile, mode, 1, 1, false,
+                                         c.stream_k_launch, variant_limits, nullptr, true});
       if (!c.split_k) continue;
       for (int slices : wgmma ? kWgmmaSplitSlices : kSplitSlices)
         registry.push_back(KernelVariant{name + "_split" + std::to_string(slices) + suffix, family, c.tile, mode, 1,
@@ -104,6 +111,14 @@ std::vector<KernelVariant> build_registry() {
 }
 
 }  // namespace
+
+// The copy engine needs rows of a multiple of 4 floats (A's k, B's n or k) and has no place for a dropout mask.
+std::string stream_k_problem_limits(const GemmProblem& p) {
+  if (p.k % 4 != 0 || p.n % 4 != 0 || p.out != OutputLayout::RowMajor || p.epi.dropout())
+    return "Stream-K stores Y and reads A and B through the copy engine: it needs k and n multiples of 4, a row-major "
+           "Y and no dropout (the tile's other variants run the rest)";
+  return "";
+}
 
 const char* to_string(Family f) {
   switch (f) {
@@ -138,6 +153,8 @@ std::string KernelVariant::unsupported_reason(const GemmProblem& p) const {
   if (staged) as_read.trans_a = false;
   if (limits.problem)
     if (std::string why = limits.problem(as_read); !why.empty()) return why;
+  if (stream_k)
+    if (std::string why = stream_k_problem_limits(p); !why.empty()) return why;
   if (const std::size_t staging = staging_floats(p); staged && staging == 0)
     return "nothing to copy: A's leading dimension is a multiple of 4 floats and A is stored m×k already, and B's is "
            "too or B is read in place by class of rows: the unstaged twin runs the same kernel without the copy";
@@ -150,12 +167,14 @@ std::string KernelVariant::unsupported_reason(const GemmProblem& p) const {
 std::string KernelVariant::device_unsupported_reason() const { return limits.device ? limits.device() : ""; }
 
 std::size_t KernelVariant::tickets_at(const GemmProblem& p, int split) const {
+  if (stream_k) return kStreamKSlots;
   if (split == 1) return 0;
   const auto tiles_m = static_cast<std::size_t>((p.m + tile.bm - 1) / tile.bm);
   return tiles_m * static_cast<std::size_t>((p.n + tile.bn - 1) / tile.bn);
 }
 
 std::size_t KernelVariant::partial_floats_at(const GemmProblem& p, int split) const {
+  if (stream_k) return std::size_t{kStreamKSlots} * static_cast<std::size_t>(tile.bm * tile.bn);
   return tickets_at(p, split) * static_cast<std::size_t>(split) * static_cast<std::size_t>(tile.bm * tile.bn);
 }
 
@@ -191,8 +210,9 @@ void KernelVariant::launch(const GemmProblem& p, const GemmOperands& x, int spli
   const std::int64_t k_tiles = (p.k + tile.bk - 1) / tile.bk;
   if (slices_fn ? split < 1 || split > k_tiles : split != slices)
     throw InputError("kernel " + name + " cannot split " + p.key() + " into " + std::to_string(split) + " slices");
-  if (split > 1 && (!scratch.partials || !scratch.tickets || scratch.partial_floats < partial_floats_at(p, split) ||
-                    scratch.ticket_count < tickets_at(p, split)))
+  if ((split > 1 || stream_k) &&
+      (!scratch.partials || !scratch.tickets || scratch.partial_floats < partial_floats_at(p, split) ||
+       scratch.ticket_count < tickets_at(p, split)))
     throw InputError("kernel " + name + ": split-k scratch too small for " + p.key() + " (needs " +
                      std::to_string(partial_floats_at(p, split)) + " floats and " +
                      std::to_string(tickets_at(p, split)) + " tickets)");
@@ -208,6 +228,11 @@ const std::vector<KernelVariant>& kernel_registry() {
 }
 
 const KernelVariant& alignment_twin(const KernelVariant& v, const GemmProblem& p) {
+  if (v.stream_k) {  // where the copy engine cannot take p, the tile's own variant (staged as p asks)
+    if (stream_k_problem_limits(p).empty()) return v;
+    const KernelVariant* tile = find_kernel_variant(v.name.substr(0, v.name.size() - kStreamKSuffix.size()));
+    return tile ? alignment_twin(*tile, p) : v;
+  }
   const std::string unstaged = v.staged ? v.name.substr(0, v.name.size() - kStagedSuffix.size()) : v.name;
   const KernelVariant* staged = find_kernel_variant(unstaged + kStagedSuffix);
   if (!staged) return v;  // a family without staging

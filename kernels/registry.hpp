@@ -41,6 +41,10 @@ struct KernelVariant {
   LaunchFn launch_fn;
   FamilyLimits limits;
   SlicesFn slices_fn = nullptr;  // set exactly when slices == kSlicesPerProblem
+  // A "_streamk" variant (kernels/stream_k.cuh): one block per SM, each taking an even share of all output tiles' k
+  // tiles, and shares of one tile added up in scratch (two partial slots per block, a ticket per streamed tile). For
+  // problems whose tiles quantize badly against the SMs; the copy engine stores its Y, so it runs aligned problems.
+  bool stream_k = false;
 
   static constexpr int kSlicesPerProblem = 0;
   // How many blocks share each output tile's k when this variant runs p.
@@ -52,9 +56,9 @@ struct KernelVariant {
   // Empty when the current device can run this variant at all; otherwise why not. Families that need no particular
   // GPU answer empty even on a machine without one.
   std::string device_unsupported_reason() const;
-  // Split-k scratch a launch of p needs (LaunchScratch); both 0 where p runs unsplit. Reserved for a wgmma split that
-  // sums in its cluster too (kernels/cluster_split_k.cuh, no scratch): an operand base that is not 16-byte aligned,
-  // known only at launch, sends it to the cp.async pipeline, which sums through these.
+  // Split-k (or Stream-K) scratch a launch of p needs (LaunchScratch); both 0 where p runs unsplit. Reserved for a
+  // wgmma split that sums in its cluster too (kernels/cluster_split_k.cuh, no scratch): an operand base that is not
+  // 16-byte aligned, known only at launch, sends it to the cp.async pipeline, which sums through these.
   std::size_t split_k_partial_floats(const GemmProblem& p) const;
   std::size_t split_k_tickets(const GemmProblem& p) const;
   // The staged copies of p's operands (0 unless staged), and where they start in a launch's scratch: after the
@@ -79,10 +83,14 @@ struct KernelVariant {
   std::size_t partial_floats_at(const GemmProblem& p, int split) const;
 };
 
+// Why a Stream-K variant cannot run p (its Y stored and its operands read by the copy engine), or empty.
+std::string stream_k_problem_limits(const GemmProblem& p);
+
 const std::vector<KernelVariant>& kernel_registry();
 const KernelVariant* find_kernel_variant(const std::string& name);  // nullptr if unknown
 // v, or its staged or unstaged twin: the one of the pair that p's alignment and layout ask for (staged exactly where an
-// operand needs the copy). What carries a variant chosen at one shape over to another, whose alignment may differ.
+// operand needs the copy); for a Stream-K variant where p's rows are not the copy engine's, its tile's own variant (or
+// that one's staged twin). What carries a variant chosen at one shape over to another, whose alignment may differ.
 const KernelVariant& alignment_twin(const KernelVariant& v, const GemmProblem& p);
 
 }  // namespace gemmtune::kernels

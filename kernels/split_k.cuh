@@ -16,6 +16,7 @@ struct SplitK {
   int slices;
   float* partials;  // [tile][slice][kRows·kCols]
   unsigned* tickets;  // [tile]
+  int streamed_blocks = 0;  // Stream-K (kernels/stream_k.cuh): StreamKSchedule::streamed_blocks_for, worked out once
 };
 
 inline SplitK make_split_k(int slices, const LaunchScratch& scratch) {
@@ -23,7 +24,7 @@ inline SplitK make_split_k(int slices, const LaunchScratch& scratch) {
 }
 
 // Split-k pays only where the unsplit grid leaves SMs idle: only tiles up to kMaxTileFloats (each family's choice; the
-// wgmma family lists its split tiles instead, wgmma_gemm.cuh HasWgmmaSplit) get a split instantiation, and the
+// wgmma family lists its split tiles instead, wgmma_tf32_gemm.cu WgmmaSplitTiles) get a split instantiation, and the
 // registry a variant per slice count.
 template <class T, int kMaxTileFloats>
 constexpr bool has_split_k() {

@@ -40,13 +40,14 @@ inline CUtensorMap tensor_map_2d(const float* base, std::int64_t rows, std::int6
                                                strides, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
                                                CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (status != CUDA_SUCCESS)
-    throw CheckError("cuTensorMapEncodeTiled failed (CUresult " + std::to_string(static_cast<int>(status)) + ") for a " +
-                     std::to_string(rows) + "x" + std::to_string(cols) + " matrix, ld " + std::to_string(ld));
+    throw CheckError("cuTensorMapEncodeTiled failed (CUresult " + std::to_string(static_cast<int>(status)) +
+                     ") for a " + std::to_string(rows) + "x" + std::to_string(cols) + " matrix, ld " +
+                     std::to_string(ld));
   return map;
 }
 
 struct TmaOperand {
-  CUtensorMap map[kMaxRowClasses];  // whole_rows: map[0] is the whole matrix; rows_by_class(c): map[j], rows j, j + c...
+  CUtensorMap map[kMaxRowClasses];  // whole_rows: map[0] is the whole matrix; rows_by_class(c): map[j], rows j, j + c…
   unsigned shifts = 0;               // rows_by_class: s_j in bits 3j .. 3j + 2
 
   __host__ __device__ int shift(int j) const { return static_cast<int>(shifts >> (3 * j)) & 7; }

@@ -21,7 +21,8 @@ using Wgmma3xTf32Tiles = TileList<Tile<128, 128, 32, 128, 16, 0, 0, 4>,     // 2
 }  // namespace
 
 std::vector<CompiledVariant> wgmma_3xtf32_variants() {
-  return compile_wgmma_variants</*kSplit3x=*/true>(Wgmma3xTf32Tiles{}, TileList<>{});  // no split kernels
+  // No split kernels and no Stream-K.
+  return compile_wgmma_variants</*kSplit3x=*/true>(Wgmma3xTf32Tiles{}, TileList<>{}, TileList<>{});
 }
 
 }  // namespace gemmtune::kernels

@@ -14,6 +14,7 @@
 #include "kernels/kernel_test_support.hpp"
 #include "kernels/reference_gemm.hpp"
 #include "kernels/launch_scratch.hpp"
+#include "kernels/stream_k.cuh"
 #include "support/gpu_test.hpp"
 
 namespace gemmtune::kernels {
@@ -43,7 +44,8 @@ TEST(KernelRegistry, HasAtLeastEightVariantsPerModeWithUniqueStableNames) {
   int per_mode[3] = {0, 0, 0};  // unsplit variants: each a tile shape of its own
   const std::regex name_format(
       R"((fp32|tf32|3xtf32)_\d+x\d+x\d+_w\d+x\d+(_t\d+x\d+)?_s\d(_split\d|_c\d)?|)"
-      R"(wgmma_(tf32|3xtf32)_\d+x\d+x\d+_s\d(_split\d|_c\d)?(_staged)?|skinny_(mma_|stream_)?(fp32|tf32)_\d+x\d+x\d+_s\d)");
+      R"(wgmma_(tf32|3xtf32)_\d+x\d+x\d+_s\d(_split\d|_c\d|_streamk)?(_staged)?|)"
+      R"(skinny_(mma_|stream_)?(fp32|tf32)_\d+x\d+x\d+_s\d)");
   for (const KernelVariant& v : kernel_registry()) {
     EXPECT_TRUE(names.insert(v.name).second) << "duplicate " << v.name;
     EXPECT_TRUE(std::regex_match(v.name, name_format)) << v.name;
@@ -88,6 +90,7 @@ TEST(KernelRegistry, SplitVariantsShareTheirTwinsKernelAndNeedScratchPerTileAndS
     const std::size_t tiles = static_cast<std::size_t>((p.m + v.tile.bm - 1) / v.tile.bm) *
                               static_cast<std::size_t>((p.n + v.tile.bn - 1) / v.tile.bn);
     if (v.slices == KernelVariant::kSlicesPerProblem) continue;  // tests/kernels/skinny_gemm_test.cpp
+    if (v.stream_k) continue;  // KernelRegistry.StreamKVariants…
     if (v.slices == 1) {
       EXPECT_EQ(v.split_k_tickets(p), 0u) << v.name;
       EXPECT_EQ(v.split_k_partial_floats(p), 0u) << v.name;
@@ -113,7 +116,7 @@ TEST(KernelRegistry, SplitVariantLaunchRefusesScratchSmallerThanItNeeds) {
   for (const KernelVariant& v : kernel_registry()) {
     GemmProblem p = problem_for(v);
     if (v.slices == KernelVariant::kSlicesPerProblem) p.k = 11008;  // 30×200: 2 or 4 tiles, so k is split
-    if (v.slices_for(p) == 1) continue;
+    if (v.slices_for(p) == 1 && !v.stream_k) continue;
     const GemmOperands x{reinterpret_cast<const float*>(16), reinterpret_cast<const float*>(16),
                          reinterpret_cast<const float*>(16), reinterpret_cast<float*>(16)};
     LaunchScratch scratch{reinterpret_cast<float*>(16), v.split_k_partial_floats(p) - 1,
@@ -122,6 +125,56 @@ TEST(KernelRegistry, SplitVariantLaunchRefusesScratchSmallerThanItNeeds) {
     EXPECT_THROW(v.launch(p, x, scratch, nullptr), InputError) << v.name;
     EXPECT_THROW(v.launch(p, x, {}, nullptr), InputError) << v.name;
   }
+}
+
+// Stream-K (kernels/stream_k.cuh) is compiled for three unclustered two-warpgroup tf32 tiles, each a "_streamk" variant
+// of its tile with a launcher of its own and no staged twin. Its scratch does not depend on the problem: two partial
+// tiles per block and a ticket per streamed tile, for up to kStreamKMaxBlocks blocks. It runs what the copy engine
+// reads and stores (k and n multiples of 4, a row-major Y, no dropout), says so of the rest, and hands it to its tile.
+TEST(KernelRegistry, StreamKVariantsOfThreeTf32TilesNeedSlotsPerBlockAndRefuseWhatTheCopyEngineCannotAddress) {
+  const std::string suffix = "_streamk";
+  std::set<std::string> found;
+  for (const KernelVariant& v : kernel_registry()) {
+    if (!v.stream_k) continue;
+    found.insert(v.name);
+    EXPECT_EQ(v.family, Family::WgmmaTf32) << v.name;
+    EXPECT_EQ(v.slices, 1) << v.name;
+    EXPECT_FALSE(v.staged) << v.name;
+    EXPECT_EQ(v.tile.cluster, 1) << v.name;
+    ASSERT_GT(v.name.size(), suffix.size());
+    ASSERT_EQ(v.name.substr(v.name.size() - suffix.size()), suffix);
+    const KernelVariant* tile = find_kernel_variant(v.name.substr(0, v.name.size() - suffix.size()));
+    ASSERT_NE(tile, nullptr) << v.name;
+    EXPECT_FALSE(tile->stream_k) << v.name;
+    EXPECT_NE(tile->launch_fn, v.launch_fn) << v.name;
+    GemmProblem p = problem_in(v.mode);
+    GemmProblem large = p;
+    large.m = large.n = large.k = 8192;
+    for (const GemmProblem& q : {p, large}) {
+      EXPECT_EQ(v.split_k_tickets(q), static_cast<std::size_t>(kStreamKSlots)) << v.name;
+      EXPECT_EQ(v.split_k_partial_floats(q), static_cast<std::size_t>(kStreamKSlots * v.tile.bm * v.tile.bn))
+          << v.name;
+    }
+    EXPECT_EQ(v.unsupported_reason(p), v.device_unsupported_reason()) << v.name;
+    GemmProblem refused[4] = {p, p, p, p};
+    refused[0].k = 101;
+    refused[1].n = 201;
+    refused[2].out = OutputLayout::Transposed;
+    refused[3].epi.dropout_p = 0.1f;
+    for (const GemmProblem& q : refused)
+      EXPECT_NE(v.unsupported_reason(q).find("copy engine"), std::string::npos) << v.name << " " << q.key();
+    // Chosen at an aligned shape and carried to one whose rows are not: the tile's own variant, staged where A is.
+    EXPECT_EQ(&alignment_twin(v, p), &v);
+    EXPECT_EQ(&alignment_twin(v, refused[1]), tile) << v.name;  // B by class, no copy
+    EXPECT_EQ(alignment_twin(v, refused[0]).name, tile->name + "_staged");
+  }
+#if defined(GEMMTUNE_HAVE_WGMMA)
+  EXPECT_EQ(found, (std::set<std::string>{"wgmma_tf32_256x128x32_s4_streamk", "wgmma_tf32_192x128x32_s4_streamk",
+                                          "wgmma_tf32_128x128x32_s4_streamk"}));
+#else
+  EXPECT_TRUE(found.empty());
+  GTEST_SKIP() << "this build has no sm_90a code, so no Stream-K variants";
+#endif
 }
 
 // A launcher works out the slice count once per problem and passes it to every launch; a count the kernel cannot run
@@ -146,8 +199,8 @@ TEST(KernelRegistry, LaunchRefusesASliceCountTheVariantCannotRun) {
   }
 }
 
-// Staging exists for the TMA pipeline alone: every wgmma variant (split and clustered ones too) has a "_staged" twin
-// that launches the same kernel, and no other family has any.
+// Staging exists for the TMA pipeline alone: every wgmma variant (split and clustered ones too, not Stream-K's) has a
+// "_staged" twin that launches the same kernel, and no other family has any.
 TEST(KernelRegistry, EveryWgmmaVariantAndNoOtherHasAStagedTwinOfTheSameKernel) {
   int staged = 0;
   for (const KernelVariant& v : kernel_registry()) {
@@ -156,6 +209,10 @@ TEST(KernelRegistry, EveryWgmmaVariantAndNoOtherHasAStagedTwinOfTheSameKernel) {
     const bool named = v.name.size() > suffix.size() && v.name.compare(v.name.size() - suffix.size(), suffix.size(),
                                                                         suffix) == 0;
     EXPECT_EQ(v.staged, named) << v.name;
+    if (v.stream_k) {  // what it needs aligned (Y), no copy makes so
+      EXPECT_EQ(find_kernel_variant(v.name + suffix), nullptr) << v.name;
+      continue;
+    }
     if (!wgmma) {
       EXPECT_FALSE(v.staged) << v.name;
       continue;
@@ -297,6 +354,10 @@ TEST(KernelRegistry, EveryVariantReadsTheDropoutOffsetFromDeviceMemoryWhenItRuns
     GemmProblem p = problem_for(v);
     p.epi.act = Activation::None;  // Y is 0 exactly where an element was dropped: the mask can be read off Y
     p.epi.dropout_p = 0.3f;
+    if (v.stream_k) {  // the copy engine stores its Y, which leaves no place for the mask
+      EXPECT_NE(v.unsupported_reason(p).find("no dropout"), std::string::npos) << v.name;
+      continue;
+    }
     ASSERT_EQ(v.unsupported_reason(p), "") << v.name;
     test::ProblemData d(p, 500 + static_cast<std::uint32_t>(checked));
     GemmOperands by_value = d.operands();

@@ -105,6 +105,16 @@ TEST_P(WgmmaGemm, EveryVariantMatchesFp64ReferenceOnEdgeShapesBothLayoutsAndEpil
   // every activation and shape.
   std::vector<GemmProblem> problems = test::coverage_problems(GetParam().mode);
   for (GemmProblem& p : problems) p.trans_a = false;
+  // Stream-K variants run row-major Y without dropout where k and n are multiples of 4, which no coverage problem is
+  // (its aligned shapes store Y transposed): those shapes so too, with and without an epilogue.
+  for (const bool trans_b : {false, true}) {
+    GemmProblem p = problem(512, 384, 1000, trans_b);
+    p.epi.bias = true;
+    p.epi.act = Activation::GeluErf;
+    p.epi.save_z = true;
+    problems.push_back(p);
+    problems.push_back(problem(132, 260, 516, trans_b));
+  }
   test::check_family_against_reference(GetParam().family, problems);
 }
 
@@ -194,7 +204,7 @@ TEST_P(WgmmaGemm, EveryVariantReadsOperandsWhoseBasesAreOffA16ByteBoundary) {
           GemmProblem p = problem(s.m, s.n, s.k, trans_b);
           p.epi.bias = true;
           p.epi.act = Activation::Gelu;
-          if (v->staged && v->staging_floats(p) == 0) continue;  // aligned leading dimensions: nothing to stage
+          if (test::left_to_its_twin(*v, p)) continue;
           const test::VariantErrors e = test::run_against_reference(*v, p, seed++, skew);
           ASSERT_LE(e.y, test::gemm_tolerance(p)) << v->name << " " << p.key() << " skew " << skew;
           worst = std::max(worst, e.y);
@@ -226,7 +236,7 @@ TEST_P(WgmmaGemm, EveryVariantWritesOutputRowsThatAreNotSixteenByteAligned) {
         p.epi.bias = true;
         p.epi.act = c.act;
         p.epi.save_z = c.act == Activation::Gelu || c.act == Activation::Relu;
-        if (v->staged && v->staging_floats(p) == 0) continue;  // aligned leading dimensions: nothing to stage
+        if (test::left_to_its_twin(*v, p)) continue;
         const test::VariantErrors e = test::run_against_reference(*v, p, seed++, 0, c.y_skew);
         ASSERT_LE(e.y, test::gemm_tolerance(p)) << v->name << " Y of " << p.key() << " y_skew " << c.y_skew;
         ASSERT_LE(e.z, test::gemm_tolerance(p)) << v->name << " Z of " << p.key() << " y_skew " << c.y_skew;
@@ -261,6 +271,54 @@ TEST_P(WgmmaGemm, PersistentPathMatchesFp64ReferenceWithSaveZAndEdgeTiles) {
   test::check_family_against_reference(GetParam().family, problems);
 }
 
+// Stream-K (kernels/stream_k.cuh) on each kind of schedule: fewer k tiles than blocks (132×260×516: 3 or 6 tiles of 17
+// k tiles, most blocks idle), tiles shared by several blocks (1000×1000×2000), more tiles than blocks but fewer than
+// two waves, all streamed (2304×2304×264), and more than two waves, whose first tiles go whole (4100×2052×200); edge
+// tiles in m, n and k, bias+gelu with save_z. Each runs twice on the same inputs: the two Y are equal bit for bit (the
+// shares add in block order whichever block finishes a tile, and the tickets are back at zero for the next launch).
+TEST_P(WgmmaGemm, StreamKMatchesFp64ReferenceAndRepeatsBitForBit) {
+  GT_REQUIRE_WGMMA_FAMILY();
+  struct Shape {
+    std::int64_t m, n, k;
+  };
+  const Shape shapes[] = {{132, 260, 516}, {1000, 1000, 2000}, {2304, 2304, 264}, {4100, 2052, 200}};
+  std::uint32_t seed = 7600;
+  int checked = 0;
+  for (const KernelVariant* v : variants()) {
+    if (!v->stream_k) continue;
+    for (const bool trans_b : {false, true})
+      for (const Shape& shape : shapes) {
+        GemmProblem p = problem(shape.m, shape.n, shape.k, trans_b);
+        p.epi.bias = true;
+        p.epi.act = Activation::Gelu;
+        p.epi.save_z = true;
+        ASSERT_EQ(v->unsupported_reason(p), "") << v->name << " " << p.key();
+        test::ProblemData d(p, seed++);
+        const std::size_t count = static_cast<std::size_t>(p.m * p.n);
+        DeviceBuffer<double> y_ref(count), z_ref(count);
+        reference_gemm(p, d.operands(), y_ref.get(), z_ref.get(), nullptr);
+        const LaunchScratchBuffer scratch(*v, p);
+        v->launch(p, d.operands(), scratch.view(), nullptr);
+        GT_CUDA_CALL(cudaGetLastError());
+        const auto count64 = static_cast<std::int64_t>(count);
+        const double y_error = relative_frobenius_error(d.Y.get(), y_ref.get(), count64, nullptr);
+        const double z_error = relative_frobenius_error(d.Z.get(), z_ref.get(), count64, nullptr);
+        ASSERT_LE(y_error, test::gemm_tolerance(p)) << v->name << " Y of " << p.key();
+        ASSERT_LE(z_error, test::gemm_tolerance(p)) << v->name << " Z of " << p.key();
+        const std::vector<float> first = test::to_host(d.Y.get(), count);
+        test::poison(d.Y);
+        v->launch(p, d.operands(), scratch.view(), nullptr);
+        GT_CUDA_CALL(cudaGetLastError());
+        ASSERT_EQ(test::to_host(d.Y.get(), count), first) << v->name << " " << p.key() << ": a second launch";
+        std::cout << "[ checked  ] " << v->name << " " << p.key() << ": relative error " << y_error << "\n";
+        ++checked;
+      }
+  }
+#if defined(GEMMTUNE_HAVE_WGMMA)
+  EXPECT_EQ(checked, GetParam().mode == MathMode::Tf32 ? 3 * 2 * 4 : 0);
+#endif
+}
+
 // The tensor core truncates the shared-memory operand; were the register operand rounded to nearest, every product
 // would err by −½ ulp on average and every output share a gain of about −3.5e-4, which a training step accumulates
 // (cuBLASLt's tf32 has none). The gain Σ y·ref / Σ ref·ref − 1 over a problem's outputs averages the random part of
@@ -272,7 +330,7 @@ TEST_P(WgmmaGemm, EveryVariantsOutputsCarryNoSystematicGainAgainstFp64) {
     const GemmProblem p = problem(512, 384, 1024, trans_b);
     std::uint32_t seed = 7100 + (trans_b ? 100 : 0);
     for (const KernelVariant* v : variants()) {
-      if (v->staged && v->staging_floats(p) == 0) continue;  // nothing to stage: its unstaged twin runs this
+      if (test::left_to_its_twin(*v, p)) continue;
       ASSERT_EQ(v->unsupported_reason(p), "") << v->name << " " << p.key();
       test::ProblemData d(p, seed++);
       const std::size_t count = static_cast<std::size_t>(p.m * p.n);
