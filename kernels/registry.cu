@@ -113,10 +113,16 @@ std::vector<KernelVariant> build_registry() {
 }  // namespace
 
 // The copy engine needs rows of a multiple of 4 floats (A's k, B's n or k) and has no place for a dropout mask.
-std::string stream_k_problem_limits(const GemmProblem& p) {
+std::string stream_k_unsupported_reason(const KernelVariant& v, const GemmProblem& p) {
   if (p.k % 4 != 0 || p.n % 4 != 0 || p.out != OutputLayout::RowMajor || p.epi.dropout())
     return "Stream-K stores Y and reads A and B through the copy engine: it needs k and n multiples of 4, a row-major "
            "Y and no dropout (the tile's other variants run the rest)";
+  const std::int64_t tiles = ((p.m + v.tile.bm - 1) / v.tile.bm) * ((p.n + v.tile.bn - 1) / v.tile.bn);
+  const auto k_tiles = static_cast<int>((p.k + v.tile.bk - 1) / v.tile.bk);
+  if (StreamKSchedule::streamed_blocks_for(tiles, k_tiles, kStreamKMaxBlocks) <= tiles % kStreamKMaxBlocks)
+    return "Stream-K would not stream " + std::to_string(tiles) + " tiles of " + std::to_string(k_tiles) +
+           " k tiles on " + std::to_string(kStreamKMaxBlocks) + " SMs (no block count finishes sooner than whole "
+           "tiles): the tile's own variant runs the same kernel";
   return "";
 }
 
@@ -154,7 +160,7 @@ std::string KernelVariant::unsupported_reason(const GemmProblem& p) const {
   if (limits.problem)
     if (std::string why = limits.problem(as_read); !why.empty()) return why;
   if (stream_k)
-    if (std::string why = stream_k_problem_limits(p); !why.empty()) return why;
+    if (std::string why = stream_k_unsupported_reason(*this, p); !why.empty()) return why;
   if (const std::size_t staging = staging_floats(p); staged && staging == 0)
     return "nothing to copy: A's leading dimension is a multiple of 4 floats and A is stored m×k already, and B's is "
            "too or B is read in place by class of rows: the unstaged twin runs the same kernel without the copy";
@@ -228,8 +234,8 @@ const std::vector<KernelVariant>& kernel_registry() {
 }
 
 const KernelVariant& alignment_twin(const KernelVariant& v, const GemmProblem& p) {
-  if (v.stream_k) {  // where the copy engine cannot take p, the tile's own variant (staged as p asks)
-    if (stream_k_problem_limits(p).empty()) return v;
+  if (v.stream_k) {  // where it does not stream p, the tile's own variant (staged as p asks)
+    if (stream_k_unsupported_reason(v, p).empty()) return v;
     const KernelVariant* tile = find_kernel_variant(v.name.substr(0, v.name.size() - kStreamKSuffix.size()));
     return tile ? alignment_twin(*tile, p) : v;
   }

@@ -83,14 +83,16 @@ struct KernelVariant {
   std::size_t partial_floats_at(const GemmProblem& p, int split) const;
 };
 
-// Why a Stream-K variant cannot run p (its Y stored and its operands read by the copy engine), or empty.
-std::string stream_k_problem_limits(const GemmProblem& p);
+// Why Stream-K variant v does not run p, or empty: the copy engine cannot read or store p (k or n not a multiple of 4,
+// a transposed Y, dropout), or p's leftover tiles would not be streamed on kStreamKMaxBlocks SMs
+// (StreamKSchedule::streamed_blocks_for), where v would launch its tile's own kernel, which that tile's variant times.
+std::string stream_k_unsupported_reason(const KernelVariant& v, const GemmProblem& p);
 
 const std::vector<KernelVariant>& kernel_registry();
 const KernelVariant* find_kernel_variant(const std::string& name);  // nullptr if unknown
 // v, or its staged or unstaged twin: the one of the pair that p's alignment and layout ask for (staged exactly where an
-// operand needs the copy); for a Stream-K variant where p's rows are not the copy engine's, its tile's own variant (or
-// that one's staged twin). What carries a variant chosen at one shape over to another, whose alignment may differ.
+// operand needs the copy); for a Stream-K variant that would not stream p, its tile's own variant (or that one's
+// staged twin). What carries a variant chosen at one shape over to another, whose alignment may differ.
 const KernelVariant& alignment_twin(const KernelVariant& v, const GemmProblem& p);
 
 }  // namespace gemmtune::kernels

@@ -31,11 +31,16 @@ GemmProblem problem_in(MathMode mode) {
   return p;
 }
 
-// problem_in, with k = 101 for a staged variant: A's rows (ld 101) are what it stages; m = 30 for the skinny families.
+// problem_in, with k = 101 for a staged variant: A's rows (ld 101) are what it stages; m = 30 for the skinny families;
+// 1024×1024×8192 for a Stream-K variant, which streams its 32-64 tiles of 256 k tiles over 132 SMs.
 GemmProblem problem_for(const KernelVariant& v) {
   GemmProblem p = problem_in(v.mode);
   if (v.staged) p.k = 101;
   if (is_skinny(v.family)) p.m = 30;
+  if (v.stream_k) {
+    p.m = p.n = 1024;
+    p.k = 8192;
+  }
   return p;
 }
 
@@ -130,7 +135,8 @@ TEST(KernelRegistry, SplitVariantLaunchRefusesScratchSmallerThanItNeeds) {
 // Stream-K (kernels/stream_k.cuh) is compiled for three unclustered two-warpgroup tf32 tiles, each a "_streamk" variant
 // of its tile with a launcher of its own and no staged twin. Its scratch does not depend on the problem: two partial
 // tiles per block and a ticket per streamed tile, for up to kStreamKMaxBlocks blocks. It runs what the copy engine
-// reads and stores (k and n multiples of 4, a row-major Y, no dropout), says so of the rest, and hands it to its tile.
+// reads and stores (k and n multiples of 4, a row-major Y, no dropout) where its tiles are streamed, says why not of the
+// rest, and hands those to its tile's own variant.
 TEST(KernelRegistry, StreamKVariantsOfThreeTf32TilesNeedSlotsPerBlockAndRefuseWhatTheCopyEngineCannotAddress) {
   const std::string suffix = "_streamk";
   std::set<std::string> found;
@@ -147,7 +153,7 @@ TEST(KernelRegistry, StreamKVariantsOfThreeTf32TilesNeedSlotsPerBlockAndRefuseWh
     ASSERT_NE(tile, nullptr) << v.name;
     EXPECT_FALSE(tile->stream_k) << v.name;
     EXPECT_NE(tile->launch_fn, v.launch_fn) << v.name;
-    GemmProblem p = problem_in(v.mode);
+    const GemmProblem p = problem_for(v);
     GemmProblem large = p;
     large.m = large.n = large.k = 8192;
     for (const GemmProblem& q : {p, large}) {
@@ -157,14 +163,19 @@ TEST(KernelRegistry, StreamKVariantsOfThreeTf32TilesNeedSlotsPerBlockAndRefuseWh
     }
     EXPECT_EQ(v.unsupported_reason(p), v.device_unsupported_reason()) << v.name;
     GemmProblem refused[4] = {p, p, p, p};
-    refused[0].k = 101;
-    refused[1].n = 201;
+    refused[0].k = 8191;
+    refused[1].n = 1025;
     refused[2].out = OutputLayout::Transposed;
     refused[3].epi.dropout_p = 0.1f;
     for (const GemmProblem& q : refused)
       EXPECT_NE(v.unsupported_reason(q).find("copy engine"), std::string::npos) << v.name << " " << q.key();
-    // Chosen at an aligned shape and carried to one whose rows are not: the tile's own variant, staged where A is.
+    // 512³ has 8-16 tiles of 16 k tiles: streaming them would not finish sooner.
+    GemmProblem unstreamed = p;
+    unstreamed.m = unstreamed.n = unstreamed.k = 512;
+    EXPECT_NE(v.unsupported_reason(unstreamed).find("would not stream"), std::string::npos) << v.name;
+    // Chosen where it streams and carried to a shape where it does not: the tile's own variant, staged where A is.
     EXPECT_EQ(&alignment_twin(v, p), &v);
+    EXPECT_EQ(&alignment_twin(v, unstreamed), tile) << v.name;
     EXPECT_EQ(&alignment_twin(v, refused[1]), tile) << v.name;  // B by class, no copy
     EXPECT_EQ(alignment_twin(v, refused[0]).name, tile->name + "_staged");
   }

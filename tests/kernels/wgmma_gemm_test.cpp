@@ -105,15 +105,15 @@ TEST_P(WgmmaGemm, EveryVariantMatchesFp64ReferenceOnEdgeShapesBothLayoutsAndEpil
   // every activation and shape.
   std::vector<GemmProblem> problems = test::coverage_problems(GetParam().mode);
   for (GemmProblem& p : problems) p.trans_a = false;
-  // Stream-K variants run row-major Y without dropout where k and n are multiples of 4, which no coverage problem is
-  // (its aligned shapes store Y transposed): those shapes so too, with and without an epilogue.
+  // Stream-K variants run row-major Y without dropout where k and n are multiples of 4 and their tiles are streamed,
+  // which no coverage problem is: two such shapes, edge tiles in m and n, with and without an epilogue.
   for (const bool trans_b : {false, true}) {
-    GemmProblem p = problem(512, 384, 1000, trans_b);
+    GemmProblem p = problem(600, 1000, 6000, trans_b);
     p.epi.bias = true;
     p.epi.act = Activation::GeluErf;
     p.epi.save_z = true;
     problems.push_back(p);
-    problems.push_back(problem(132, 260, 516, trans_b));
+    problems.push_back(problem(1550, 324, 6876, trans_b));
   }
   test::check_family_against_reference(GetParam().family, problems);
 }
@@ -271,28 +271,31 @@ TEST_P(WgmmaGemm, PersistentPathMatchesFp64ReferenceWithSaveZAndEdgeTiles) {
   test::check_family_against_reference(GetParam().family, problems);
 }
 
-// Stream-K (kernels/stream_k.cuh) on each kind of schedule: fewer k tiles than blocks (132×260×516: 3 or 6 tiles of 17
-// k tiles, most blocks idle), tiles shared by several blocks (1000×1000×2000), more tiles than blocks but fewer than
-// two waves, all streamed (2304×2304×264), and more than two waves, whose first tiles go whole (4100×2052×200); edge
-// tiles in m, n and k, bias+gelu with save_z. Each runs twice on the same inputs: the two Y are equal bit for bit (the
-// shares add in block order whichever block finishes a tile, and the tickets are back at zero for the next launch).
+// Stream-K (kernels/stream_k.cuh) where it streams: one partial wave (1030×1030×8200, 1550×324×6876: edge tiles in m,
+// n and k) and whole waves before the streamed tiles (3000³ in 256×128 and 128×128 tiles; 192×128 would not stream it
+// and refuses it); bias+gelu with save_z, both layouts. Each runs twice on the same inputs: the two Y are equal bit for
+// bit (the shares add in a fixed order whichever block finishes a tile, and the tickets are back at zero).
 TEST_P(WgmmaGemm, StreamKMatchesFp64ReferenceAndRepeatsBitForBit) {
   GT_REQUIRE_WGMMA_FAMILY();
   struct Shape {
     std::int64_t m, n, k;
   };
-  const Shape shapes[] = {{132, 260, 516}, {1000, 1000, 2000}, {2304, 2304, 264}, {4100, 2052, 200}};
+  const Shape shapes[] = {{1030, 1030, 8200}, {1550, 324, 6876}, {3000, 3000, 3000}};
   std::uint32_t seed = 7600;
-  int checked = 0;
+  int variants_checked = 0;
   for (const KernelVariant* v : variants()) {
     if (!v->stream_k) continue;
+    int checked = 0;
     for (const bool trans_b : {false, true})
       for (const Shape& shape : shapes) {
         GemmProblem p = problem(shape.m, shape.n, shape.k, trans_b);
         p.epi.bias = true;
         p.epi.act = Activation::Gelu;
         p.epi.save_z = true;
-        ASSERT_EQ(v->unsupported_reason(p), "") << v->name << " " << p.key();
+        if (const std::string why = v->unsupported_reason(p); !why.empty()) {
+          ASSERT_NE(why.find("would not stream"), std::string::npos) << v->name << " " << p.key() << ": " << why;
+          continue;
+        }
         test::ProblemData d(p, seed++);
         const std::size_t count = static_cast<std::size_t>(p.m * p.n);
         DeviceBuffer<double> y_ref(count), z_ref(count);
@@ -313,9 +316,11 @@ TEST_P(WgmmaGemm, StreamKMatchesFp64ReferenceAndRepeatsBitForBit) {
         std::cout << "[ checked  ] " << v->name << " " << p.key() << ": relative error " << y_error << "\n";
         ++checked;
       }
+    EXPECT_GE(checked, 4) << v->name;
+    ++variants_checked;
   }
 #if defined(GEMMTUNE_HAVE_WGMMA)
-  EXPECT_EQ(checked, GetParam().mode == MathMode::Tf32 ? 3 * 2 * 4 : 0);
+  EXPECT_EQ(variants_checked, GetParam().mode == MathMode::Tf32 ? 3 : 0);
 #endif
 }
 
