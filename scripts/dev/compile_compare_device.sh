@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Issue 49's torch.compile comparison on the GPU machine, from a carried build (scripts/dev/prebuilt.sh): runs
 # scripts/bench_compile.sh on every GPU there (GPUS defaults to all of them), then leaves compile_compare.json, the
-# run's log and its per-part work (shapes, profiles, sweep/bench/torch logs and JSONs, no dbs) in OUT_DIR.
+# run's log and its per-part work (shapes, profiles, sweep/bench/torch logs and JSONs, no dbs) in OUT_DIR; a run cut
+# short by LIMIT_S leaves what finished joined as compile_compare_partial.json instead.
 #   usage: [FP32_COUNT=N] scripts/dev/compile_compare_device.sh OUT_DIR [SEED=4901] [COUNT=24] [LIMIT_S=560]
 set -uo pipefail
 out=${1:?usage: scripts/dev/compile_compare_device.sh OUT_DIR [SEED] [COUNT] [LIMIT_S]}
@@ -19,6 +20,20 @@ if ((rc != 0)); then
   for f in "$work"/compile/seed*/part*/{sweep.log,bench.txt,torch.log}; do
     [[ -f $f ]] && { echo "== $f"; tail -5 "$f"; }
   done
+  # A run cut short (Inductor's fp32 autotuning can outlast a device call) still leaves the parts whose runtime and
+  # PyTorch sides were written: joined as compile_compare_partial.json, the shapes without a compiled timing named.
+  parts=()
+  for p in "$work"/compile/seed*/part*/; do
+    [[ -f $p/bench.json && -f $p/torch.json && -f $p/sweep.json ]] &&
+      parts+=(--bench "$p/bench.json" --torch "$p/torch.json" --sweep "$p/sweep.json")
+  done
+  if ((${#parts[@]})); then
+    cat "$work"/compile/seed*/part*/clocks.txt > "$work/clocks.txt" 2> /dev/null
+    python3 scripts/compile_report.py "${parts[@]}" --shapes "$work/compile/seed$seed/shapes.json" \
+      --clocks "$work/clocks.txt" --allow-missing --out "$out/compile_compare_partial.json" > "$out/partial_report.txt" 2>&1
+    echo "partial join rc=$?: $out/compile_compare_partial.json"
+    grep -E "geomean|left out" "$out/partial_report.txt"
+  fi
 fi
 cp "$work/compile_compare.json" "$out/" 2> /dev/null
 tar -C "$work" -czf "$out/compile_work.tgz" --exclude='*.db' compile
