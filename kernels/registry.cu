@@ -52,6 +52,10 @@ constexpr std::size_t kMaxStagingFloats = std::size_t{64} << 20;
 const std::string kStagedSuffix = "_staged";
 const std::string kStreamKSuffix = "_streamk";
 
+// Output tiles of a tile shape over p's Y: split-k's tickets, and the tiles a Stream-K launch shares out.
+std::int64_t output_tiles(const GemmProblem& p, const TileConfig& tile) {
+  return ((p.m + tile.bm - 1) / tile.bm) * ((p.n + tile.bn - 1) / tile.bn);
+}
 
 // Clustered variants of a family that runs anywhere else (SIMT's k split over a cluster) need thread-block clusters.
 std::string cluster_device_limits() {
@@ -117,7 +121,7 @@ std::string stream_k_unsupported_reason(const KernelVariant& v, const GemmProble
   if (p.k % 4 != 0 || p.n % 4 != 0 || p.out != OutputLayout::RowMajor || p.epi.dropout())
     return "Stream-K stores Y and reads A and B through the copy engine: it needs k and n multiples of 4, a row-major "
            "Y and no dropout (the tile's other variants run the rest)";
-  const std::int64_t tiles = ((p.m + v.tile.bm - 1) / v.tile.bm) * ((p.n + v.tile.bn - 1) / v.tile.bn);
+  const std::int64_t tiles = output_tiles(p, v.tile);
   const auto k_tiles = static_cast<int>((p.k + v.tile.bk - 1) / v.tile.bk);
   if (StreamKSchedule::streamed_blocks_for(tiles, k_tiles, kStreamKMaxBlocks) <= tiles % kStreamKMaxBlocks)
     return "Stream-K would not stream " + std::to_string(tiles) + " tiles of " + std::to_string(k_tiles) +
@@ -175,8 +179,7 @@ std::string KernelVariant::device_unsupported_reason() const { return limits.dev
 std::size_t KernelVariant::tickets_at(const GemmProblem& p, int split) const {
   if (stream_k) return kStreamKSlots;
   if (split == 1) return 0;
-  const auto tiles_m = static_cast<std::size_t>((p.m + tile.bm - 1) / tile.bm);
-  return tiles_m * static_cast<std::size_t>((p.n + tile.bn - 1) / tile.bn);
+  return static_cast<std::size_t>(output_tiles(p, tile));
 }
 
 std::size_t KernelVariant::partial_floats_at(const GemmProblem& p, int split) const {

@@ -41,9 +41,11 @@ struct KernelVariant {
   LaunchFn launch_fn;
   FamilyLimits limits;
   SlicesFn slices_fn = nullptr;  // set exactly when slices == kSlicesPerProblem
-  // A "_streamk" variant (kernels/stream_k.cuh): one block per SM, each taking an even share of all output tiles' k
-  // tiles, and shares of one tile added up in scratch (two partial slots per block, a ticket per streamed tile). For
-  // problems whose tiles quantize badly against the SMs; the copy engine stores its Y, so it runs aligned problems.
+  // A "_streamk" variant (kernels/stream_k.cuh): one block per SM; the tiles left after the whole waves are split by k
+  // (each one's bulk on a block of its own, the tails shared by the other blocks), and the shares of a tile added up
+  // in scratch (fewer than 2 × kStreamKMaxBlocks partial slots, a ticket per tile left). For problems whose tiles
+  // quantize badly against the SMs; it runs only those it streams, with rows the copy engine can read and store
+  // (stream_k_unsupported_reason).
   bool stream_k = false;
 
   static constexpr int kSlicesPerProblem = 0;

@@ -16,7 +16,7 @@ struct SplitK {
   int slices;
   float* partials;  // [tile][slice][kRows·kCols]
   unsigned* tickets;  // [tile]
-  int streamed_blocks = 0;  // Stream-K (kernels/stream_k.cuh): StreamKSchedule::streamed_blocks_for, worked out once
+  int streamed_blocks = 0;  // Stream-K (kernels/stream_k.cuh): StreamKSchedule::streamed_blocks_for, on the host
 };
 
 inline SplitK make_split_k(int slices, const LaunchScratch& scratch) {
