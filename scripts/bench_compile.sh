@@ -120,18 +120,9 @@ status=0
 for pid in "${pids[@]}"; do wait "$pid" || status=$?; done
 ((status == 0)) || { echo "bench_compile: a part failed (see $dir/part*/)" >&2; exit "$status"; }
 
-python3 - "$dir" << 'PY'
-import glob, json, sys
-parts = sorted(glob.glob(sys.argv[1] + "/part*/"))
-bench = json.load(open(parts[0] + "bench.json"))
-bench["records"] = [r for p in parts for r in json.load(open(p + "bench.json"))["records"]]
-json.dump(bench, open(sys.argv[1] + "/bench.json", "w"))
-problems = [q for p in parts for q in json.load(open(p + "sweep.json"))["problems"]]
-json.dump({"problems": problems}, open(sys.argv[1] + "/sweep.json", "w"))
-PY
 cat "$dir"/part*/clocks.txt > "$dir/clocks.txt"
-torch_args=()
-for f in "$dir"/part*/torch.json; do torch_args+=(--torch "$f"); done
-python3 scripts/compile_report.py --bench "$dir/bench.json" "${torch_args[@]}" --sweep "$dir/sweep.json" \
-  --shapes "$dir/shapes.json" --clocks "$dir/clocks.txt" --out "$out/compile_compare.json"
+part_args=()  # compile_report.py joins the parts' files itself
+for p in "$dir"/part*/; do part_args+=(--bench "$p/bench.json" --torch "$p/torch.json" --sweep "$p/sweep.json"); done
+python3 scripts/compile_report.py "${part_args[@]}" --shapes "$dir/shapes.json" --clocks "$dir/clocks.txt" \
+  --out "$out/compile_compare.json"
 echo "bench_compile: done in $((SECONDS - start)) s" >&2
