@@ -299,11 +299,16 @@ using SkinnyFfmaTiles = TileList<Tile<8, 128, 32, 8, 16, 0, 0, 4>,
 // and 16, 0.95-0.98x at others (results/nvidia-h200/decode_skinny_tiles_sweep.txt). What counts there is 3 blocks per
 // SM: 8×256×32 at 2 stages was 2-4% faster still, at 3 stages (2 blocks) 5% slower, but at 2 stages its split
 // instantiation spilled under the 80-register cap (9 unit copies a thread). 16-row chunks need 5: 72-78 registers.
+// 512 and 1024 columns (2 and 4 KB runs of a row, one block per SM) on vocabulary heads of 0.5-1 GB: 1.02-1.07x the
+// best of the rest at m = 1 and 4 of 32001×4096 and 50257×4096 (8×512) and m = 4 and 16 of 250002×1024 (16×1024);
+// 16×512, 8×1024, and 6 or 12 stages of the 256- and 512-column tiles never were (decode_weights_sweep.txt).
 using SkinnyMmaTiles = TileList<Tile<8, 128, 32, 8, 16, 0, 0, 4>,
                                 Tile<16, 128, 32, 16, 16, 0, 0, 4>,
                                 Tile<32, 128, 32, 32, 16, 0, 0, 4>,
                                 Tile<8, 256, 16, 8, 32, 0, 0, 4>,
-                                Tile<16, 256, 32, 16, 32, 0, 0, 4>>;
+                                Tile<16, 256, 32, 16, 32, 0, 0, 4>,
+                                Tile<8, 512, 16, 8, 64, 0, 0, 4>,
+                                Tile<16, 1024, 8, 16, 128, 0, 0, 4>>;
 
 template <template <class, bool> class Math, class... Tiles>
 std::vector<CompiledVariant> compile_all(TileList<Tiles...>) {

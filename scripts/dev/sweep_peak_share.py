@@ -3,25 +3,36 @@
 bandwidth for the bytes it must move at least (A, B, bias and Y once); beside an earlier sweep's best where --before
 names one (the same problem keys). H200 peaks from ../shared/DEVICE.md. --family PREFIX reports the fastest verified
 candidate whose id starts with PREFIX instead (own/skinny: how a kernel family moved between two builds' sweeps).
-usage: sweep_peak_share.py SWEEP.json [--before OLD.json] [--family PREFIX] [--json OUT]"""
+--without V1,V2 leaves those own variants (and their _splitN forms) out of the sweep's side, --before-without out of the
+before side: with --before naming the same sweep, what the registry without them would have picked.
+usage: sweep_peak_share.py SWEEP.json [--before OLD.json] [--family PREFIX] [--without V,..] [--before-without V,..]
+                           [--json OUT]"""
 import argparse
 import json
+import re
 
 PEAK_TF32, DRAM = 494.7e12, 4.8e12
 
 
-def best(path, family):
+def variant_of(candidate_id):
+    return re.sub(r"_split\d+$", "", candidate_id.split("/", 1)[-1])
+
+
+def best(path, family, without=frozenset()):
     with open(path) as f:
         sweep = json.load(f)
-    if not family:
+    if not family and not without:
         return {p["problem_key"]: p for p in sweep["problems"]}
+    heuristic = {p["problem_key"]: p.get("heuristic_first_us") for p in sweep["problems"]}
     fastest = {}
     for r in sweep["results"]:
-        if r["status"] != "ok" or not r["candidate"]["id"].startswith(family):
+        cid = r["candidate"]["id"]
+        if r["status"] != "ok" or not cid.startswith(family or "") or variant_of(cid) in without:
             continue
         kept = fastest.get(r["problem_key"])
         if kept is None or r["median_us"] < kept["best_us"]:
-            fastest[r["problem_key"]] = {"best_us": r["median_us"], "best_candidate": r["candidate"]["id"]}
+            fastest[r["problem_key"]] = {"best_us": r["median_us"], "best_candidate": cid,
+                                         "heuristic_first_us": heuristic.get(r["problem_key"])}
     return fastest
 
 
@@ -30,9 +41,13 @@ def main():
     ap.add_argument("sweep")
     ap.add_argument("--before")
     ap.add_argument("--family")
+    ap.add_argument("--without", default="")
+    ap.add_argument("--before-without", default="")
     ap.add_argument("--json")
     args = ap.parse_args()
-    now, before = best(args.sweep, args.family), best(args.before, args.family) if args.before else {}
+    names = lambda text: frozenset(v for v in text.split(",") if v)
+    now = best(args.sweep, args.family, names(args.without))
+    before = best(args.before, args.family, names(args.before_without)) if args.before else {}
     rows = []
     for key, p in now.items():
         m, n, k = (int(d) for d in key.split(":")[1].split("x"))
