@@ -9,10 +9,21 @@ __device__ __forceinline__ std::uint32_t smem_address(const void* p) {
   return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
 }
 
+// Which way a 16-byte async copy goes. Around L1 (.cg) by default: GEMM tiles are reused from L2, not L1. Through L1
+// (.ca) where a kernel measured faster so. Around L1, a skinny tile streaming B asked L2 for 1.5-2x the sectors DRAM
+// delivered (ncu, H200, 4×50257×4096: 24-31 sectors per warp copy of 512 bytes), through L1 once each; a bare panel
+// stream of that 823 MB matrix ran at 82.0-88.6% of 4.8 TB/s around L1 and 91.4-91.9% through it
+// (results/nvidia-h200/panel_stream_probe.txt). In the GEMM kernels it is a per-tile matter (kernels/skinny_gemm.cu).
+enum class CopyPath { BypassL1, ThroughL1 };
+
 // 16-byte async copy global → shared; only the first src_bytes (0..16) are read, the rest of dst is zero-filled, so
 // edge tiles load zeros without reading past the operand.
+template <CopyPath kPath = CopyPath::BypassL1>
 __device__ __forceinline__ void cp_async_16(void* dst, const void* src, int src_bytes) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_address(dst)), "l"(src), "r"(src_bytes));
+  if constexpr (kPath == CopyPath::ThroughL1)
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_address(dst)), "l"(src), "r"(src_bytes));
+  else
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_address(dst)), "l"(src), "r"(src_bytes));
 }
 
 // 8-byte async copy for operands whose rows are 8- but not 16-byte aligned (an even leading dimension).

@@ -32,6 +32,18 @@ namespace {
 
 constexpr int kSkinnyThreads = 256;  // 8 warps: the tiles' warp fields below only size the block
 
+// A tile whose B copies go through L1 (ptx::CopyPath::ThroughL1) rather than around it; it also splits k counting
+// the blocks its shared memory fits per SM (resident_blocks below), since it streams from three. On cold-L2 vocabulary
+// heads (results/nvidia-h200/decode_weights_sweep.txt) the 4-stage mma tiles switched to L1 ran 0.87-1.03x as fast,
+// all but 16×128×32 (1.04-1.25x), and the FFMA tiles lost too; 3-stage tiles of 52-59 KB, three per SM, through L1
+// and split for three, are 1.05-1.18x the rest of the registry on all twelve shapes. So the path is the tile's.
+template <class T>
+struct BThroughL1 : T {};
+template <class T>
+struct TakesBThroughL1 : std::false_type {};
+template <class T>
+struct TakesBThroughL1<BThroughL1<T>> : std::true_type {};
+
 // FFMA, exact fp32: 256 threads = bn/4 column groups (a float4 of B each) × kLanes k-lanes; lane l sums the 4-row
 // groups l, l + kLanes, … of each chunk, reading A's 4 floats of each of bm rows as one broadcast float4: per 4 rows
 // of B a thread issues 4 + bm 16-byte loads for 16·bm FFMAs. The lanes add up in shared memory in lane order, so
@@ -216,13 +228,14 @@ __global__ void __launch_bounds__(kSkinnyThreads, SkinnyLayout<T, Math>::kMinBlo
       std::conditional_t<kUnitsB, UnitCursor<T::bk, T::bn, Math::kBStride, kSkinnyThreads, true>, NoUnitCursor>;
   const Units units_b(b, block.col0, k_first, T::bk, tid);
   const RowShifts shift = kUnitsB ? RowShifts(b, block.col0) : RowShifts();
+  constexpr ptx::CopyPath kBPath = TakesBThroughL1<T>::value ? ptx::CopyPath::ThroughL1 : ptx::CopyPath::BypassL1;
   const auto load_stage = [&](int t) {
     float* const stage = smem + (t % T::stages) * L::kStageFloats;
     const std::int64_t k0 = k_first + std::int64_t{t} * T::bk;
     if constexpr (kUnitsB)
-      units_b.load(stage, b, t);
+      units_b.template load<kBPath>(stage, b, t);
     else
-      load_tile_async<BLayout>(stage, cursor_b, b, k0);
+      load_tile_async<BLayout, kBPath>(stage, cursor_b, b, k0);
     if (loads_a) load_tile_async<ALayout>(stage + L::kBFloats, cursor_a, a, k0);
   };
   // Groups are committed even when empty, so wait_group's count always means "all but the newest stages − 2".
@@ -299,20 +312,33 @@ using SkinnyFfmaTiles = TileList<Tile<8, 128, 32, 8, 16, 0, 0, 4>,
 // and 16, 0.95-0.98x at others (results/nvidia-h200/decode_skinny_tiles_sweep.txt). What counts there is 3 blocks per
 // SM: 8×256×32 at 2 stages was 2-4% faster still, at 3 stages (2 blocks) 5% slower, but at 2 stages its split
 // instantiation spilled under the 80-register cap (9 unit copies a thread). 16-row chunks need 5: 72-78 registers.
-// 512 and 1024 columns (2 and 4 KB runs of a row, one block per SM) on vocabulary heads of 0.5-1 GB: 1.02-1.07x the
-// best of the rest at m = 1 and 4 of 32001×4096 and 50257×4096 (8×512) and m = 4 and 16 of 250002×1024 (16×1024);
-// 16×512, 8×1024, and 6 or 12 stages of the 256- and 512-column tiles never were (decode_weights_sweep.txt).
+// 8×512 (2 KB runs of a row, one block per SM) was 1.02-1.07x the rest at m = 1 and 4 of 0.5-0.8 GB vocabulary heads
+// before the tiles through L1; 16×512, 8×1024, 16×1024 and 6 or 12 stages never stayed the fastest. Through L1, three
+// blocks per SM of 3 stages (BThroughL1): 8 and 16 rows × 128 and 256 columns. Other L1 tiles that never were: 4 or 5
+// stages of 16×128×32 (2 blocks), 16×128×16 at 4 and 6, 16×256×16 at 4, 8×512×16 at 3, 32×128×32 at 3
+// (decode_weights_sweep.txt).
 using SkinnyMmaTiles = TileList<Tile<8, 128, 32, 8, 16, 0, 0, 4>,
                                 Tile<16, 128, 32, 16, 16, 0, 0, 4>,
                                 Tile<32, 128, 32, 32, 16, 0, 0, 4>,
                                 Tile<8, 256, 16, 8, 32, 0, 0, 4>,
                                 Tile<16, 256, 32, 16, 32, 0, 0, 4>,
                                 Tile<8, 512, 16, 8, 64, 0, 0, 4>,
-                                Tile<16, 1024, 8, 16, 128, 0, 0, 4>>;
+                                BThroughL1<Tile<8, 128, 32, 8, 16, 0, 0, 3>>,
+                                BThroughL1<Tile<16, 128, 32, 16, 16, 0, 0, 3>>,
+                                BThroughL1<Tile<8, 256, 16, 8, 32, 0, 0, 3>>,
+                                BThroughL1<Tile<16, 256, 16, 16, 32, 0, 0, 3>>>;
+
+// The blocks per SM a tile's slices count (skinny_slices): as many as its shared memory holds where it streams B
+// through L1, which is what those tiles are built for; one for the others.
+template <class T, template <class, bool> class Math>
+constexpr int resident_blocks() {
+  return TakesBThroughL1<T>::value ? SkinnyLayout<T, Math<T, true>>::kMinBlocks : 1;
+}
 
 template <template <class, bool> class Math, class... Tiles>
 std::vector<CompiledVariant> compile_all(TileList<Tiles...>) {
-  return {CompiledVariant{Tiles::config(), &launch_skinny_gemm<Tiles, Math>, false, &skinny_slices<Tiles>}...};
+  return {CompiledVariant{Tiles::config(), &launch_skinny_gemm<Tiles, Math>, false,
+                          &skinny_slices<Tiles, resident_blocks<Tiles, Math>()>}...};
 }
 
 }  // namespace

@@ -46,12 +46,13 @@ inline int sm_count() {
 // bound, resident blocks per SM share its bandwidth, so the busiest SM's share is what a launch takes. Counting waves
 // of the blocks an SM holds at once instead (3 for the 8×128 mma tile) split more, and measured mixed on the H200's
 // decode shapes: 1.04-1.14x faster at some, 0.77-0.96x at others (4×8192×3001: 384 blocks of 16 chunks ran slower
-// than 128 of 47).
-template <class T>
+// than 128 of 47). A tile built to stream from several blocks per SM (kResidentBlocks) counts them: a wave is that
+// many blocks per SM.
+template <class T, int kResidentBlocks = 1>
 int skinny_slices(const GemmProblem& p) {
   const std::int64_t tiles = ((p.m + T::bm - 1) / T::bm) * ((p.n + T::bn - 1) / T::bn);
   const std::int64_t k_tiles = (p.k + T::bk - 1) / T::bk;
-  const std::int64_t sms = sm_count();
+  const std::int64_t sms = std::int64_t{sm_count()} * kResidentBlocks;
   const int most = static_cast<int>(std::min<std::int64_t>(kMaxSkinnySlices, k_tiles));
   int best = 1;
   std::int64_t best_floats = 0;

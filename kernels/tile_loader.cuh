@@ -12,8 +12,9 @@ namespace gemmtune::kernels {
 // each float (the 4 floats of a chunk must stay adjacent and 16-byte aligned): 16-byte chunks where the operand allows,
 // else two 8-byte or four 4-byte copies; floats outside the matrix are zero-filled (src-size < copy size) and never
 // read. Interior tiles skip the bounds in every case, 4-byte copies too, which computed a bound and a select per
-// float (kernels/PERFORMANCE.md: 0-4% on issue 49's shapes, 12-34% on the 128×128 s3 tile).
-template <class Layout, int kRows, int kBk, int kThreads, bool kKMajorOnly>
+// float (kernels/PERFORMANCE.md: 0-4% on issue 49's shapes, 12-34% on the 128×128 s3 tile). kPath: ptx::CopyPath.
+template <class Layout, ptx::CopyPath kPath = ptx::CopyPath::BypassL1, int kRows, int kBk, int kThreads,
+          bool kKMajorOnly>
 __device__ __forceinline__ void load_tile_async(float* tile,
                                                 const ChunkCursor<kRows, kBk, kThreads, kKMajorOnly>& cursor,
                                                 const OperandView& op, std::int64_t k0) {
@@ -24,7 +25,7 @@ __device__ __forceinline__ void load_tile_async(float* tile,
       float* const dst = tile + Layout::offset(cursor.tile_r(c), cursor.tile_kk(c));
       const float* const src = cursor.src(c, k0);
       if (op.vec4) {
-        ptx::cp_async_16(dst, src, 16);
+        ptx::cp_async_16<kPath>(dst, src, 16);
       } else if (op.vec2) {
         ptx::cp_async_8(dst, src);
         ptx::cp_async_8(dst + 2, src + 2);
@@ -41,7 +42,7 @@ __device__ __forceinline__ void load_tile_async(float* tile,
     const float* const src = cursor.src(c, k0);
     float* const dst = tile + Layout::offset(cursor.tile_r(c), cursor.tile_kk(c));
     if (op.vec4) {
-      ptx::cp_async_16(dst, valid > 0 ? src : op.ptr, valid * 4);
+      ptx::cp_async_16<kPath>(dst, valid > 0 ? src : op.ptr, valid * 4);
     } else {
 #pragma unroll
       for (int i = 0; i < 4; ++i) ptx::cp_async_4(dst + i, i < valid ? src + i : op.ptr, i < valid ? 4 : 0);

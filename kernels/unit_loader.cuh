@@ -97,13 +97,14 @@ struct UnitCursor {
     return Copy{bytes > 0 ? src[c] + kt * step : first_unit, dst[c], bytes};
   }
 
-  // Issues the copies of the k tile kt tiles after the first into raw.
+  // Issues the copies of the k tile kt tiles after the first into raw. kPath: ptx::CopyPath.
+  template <ptx::CopyPath kPath = ptx::CopyPath::BypassL1>
   __device__ void load(float* raw, const OperandView& op, int kt) const {
 #pragma unroll
     for (int c = 0; c < kCopies; ++c) {
       if (kRows * kUnits % kThreads != 0 && dst[c] < 0) continue;
       const Copy u = copy(op, c, kt);
-      ptx::cp_async_16(raw + u.dst, u.src, u.bytes);
+      ptx::cp_async_16<kPath>(raw + u.dst, u.src, u.bytes);
     }
   }
 };
