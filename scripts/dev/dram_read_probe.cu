@@ -2,6 +2,8 @@
 // target (a GEMM with m <= 16 must stream its k x n weight, L2 flushed before every call, at >= 80% of the nominal
 // DRAM bandwidth). A decode GEMM reads at least those bytes, so this probe's best time is a floor for it as far as
 // this probe's reading is the best there is; a GEMM that streams the same bytes faster shows the floor lies lower.
+// It does: its loads go around L1, and the skinny GEMMs that copy B through L1 beat it (85.4% of 4.8 TB/s at 322 MB
+// against its 79.6%; panel_stream_probe.cu compares the copy instructions).
 //
 //   dram_read_probe [--flush read|memset] MB...
 //       default sizes 82 98 308: issue 49's three weights (4096x5003, 3001x8192, 11081x6953 floats)
