@@ -35,14 +35,34 @@ constexpr int kSkinnyThreads = 256;  // 8 warps: the tiles' warp fields below on
 // A tile whose B copies go through L1 (ptx::CopyPath::ThroughL1) rather than around it; it also splits k counting
 // the blocks its shared memory fits per SM (resident_blocks below), since it streams from three. On cold-L2 vocabulary
 // heads (results/nvidia-h200/decode_weights_sweep.txt) the 4-stage mma tiles switched to L1 ran 0.87-1.03x as fast,
-// all but 16×128×32 (1.04-1.25x), and the FFMA tiles lost too; 3-stage tiles of 52-59 KB, three per SM, through L1
-// and split for three, are 1.05-1.18x the rest of the registry on all twelve shapes. So the path is the tile's.
+// all but 16×128×32 (1.04-1.25x), and the FFMA tiles lost too; 3-stage tiles of 52-59 KB, two or three per SM,
+// through L1 and split for them, are 1.05-1.18x the rest of the registry on all twelve shapes in tf32, and FFMA's
+// 8-row ones (multiplying the problem's rows only) 1.0-1.12x at m = 1 and 4 in fp32. So the path is the tile's.
 template <class T>
 struct BThroughL1 : T {};
 template <class T>
 struct TakesBThroughL1 : std::false_type {};
 template <class T>
 struct TakesBThroughL1<BThroughL1<T>> : std::true_type {};
+
+// Tile T run for a problem of at most kRows rows: FFMA multiplies only those rows, where T's other rows would be
+// padding (at m = 1 an 8-row tile issued 8 FFMAs per float of B where 1 was needed). The launch picks it by m
+// (with_rows_for), so the row loop stays unrolled with no branch in it.
+template <class T, int kRows>
+struct RowsComputed : T {
+  static constexpr int rows_computed = kRows;
+};
+template <class T, int kRows>
+struct TakesBThroughL1<RowsComputed<T, kRows>> : TakesBThroughL1<T> {};
+
+template <class T, class = void>
+struct RowsOf {
+  static constexpr int value = T::bm;
+};
+template <class T>
+struct RowsOf<T, std::void_t<decltype(T::rows_computed)>> {
+  static constexpr int value = T::rows_computed;
+};
 
 // FFMA, exact fp32: 256 threads = bn/4 column groups (a float4 of B each) × kLanes k-lanes; lane l sums the 4-row
 // groups l, l + kLanes, … of each chunk, reading A's 4 floats of each of bm rows as one broadcast float4: per 4 rows
@@ -52,6 +72,10 @@ template <class T, bool kUnitsB>
 struct FfmaMath {
   static constexpr bool kUnits = kUnitsB;
   static constexpr bool kRegisterLight = false;
+  static constexpr int kRows = RowsOf<T>::value;  // rows multiplied; the tile's others stay 0
+  // Blocks per SM a tile through L1 asks ptxas to leave registers for: 1 row fits 3 blocks' 80 registers (64-79);
+  // 4 rows spilled 16 bytes there and ran 1.03-1.47x slower at m = 4 than with 2 blocks' 128 (no spill).
+  static constexpr int kMaxBlocksThroughL1 = kRows <= 1 ? 3 : 2;
   static constexpr int kColGroups = T::bn / 4;
   static constexpr int kLanes = kSkinnyThreads / kColGroups;
   static_assert(kSkinnyThreads % kColGroups == 0, "column groups split the block evenly");
@@ -79,7 +103,7 @@ struct FfmaMath {
         bv[i] = kUnits ? shifted_float4(unit[0], unit[1], shift[i]) : unit[0];
       }
 #pragma unroll
-      for (int r = 0; r < T::bm; ++r) {
+      for (int r = 0; r < kRows; ++r) {
         const float4 av = *reinterpret_cast<const float4*>(a + r * kAStride + g * 4);
         const float ak[4] = {av.x, av.y, av.z, av.w};
 #pragma unroll
@@ -114,6 +138,7 @@ template <class T, bool kUnitsB>
 struct MmaMath {
   static constexpr bool kUnits = kUnitsB;
   static constexpr bool kRegisterLight = true;
+  static constexpr int kMaxBlocksThroughL1 = 3;
   static constexpr int kWarps = kSkinnyThreads / 32;
   static constexpr int kNTiles = T::bn / kWarps / 16;  // 16-column mma tiles per warp
   static constexpr int kMTiles = T::bm / 8;
@@ -191,9 +216,10 @@ struct SkinnyLayout {
   // 160-230. Without it the 8×128 mma tile reading raw units took 81 registers, one more than 3 blocks allow: 2
   // blocks per SM, 2.5 waves at 4×6953×11081, DRAM at 62.6% against 67.9% for the same tile on aligned rows (ncu).
   static constexpr int kSharedBytesPerSm = 228 << 10, kReservedBytesPerBlock = 1 << 10;  // sm_90
-  static constexpr int kMinBlocks =
-      Math::kRegisterLight ? std::min<int>(3, kSharedBytesPerSm / static_cast<int>(kBytes + kReservedBytesPerBlock))
-                           : 1;
+  static constexpr int kSharedBlocks = kSharedBytesPerSm / static_cast<int>(kBytes + kReservedBytesPerBlock);
+  static constexpr int kMinBlocks = TakesBThroughL1<T>::value ? std::min(Math::kMaxBlocksThroughL1, kSharedBlocks)
+                                    : Math::kRegisterLight    ? std::min(3, kSharedBlocks)
+                                                              : 1;
 };
 
 // A panel copied in place: nothing to hold.
@@ -277,10 +303,28 @@ void launch_skinny_split_or_not(const GemmProblem& p, const GemmOperands& x, int
 }
 
 template <class T, template <class, bool> class Math>
-void launch_skinny_gemm(const GemmProblem& p, const GemmOperands& x, int slices, const LaunchScratch& scratch,
-                        cudaStream_t s) {
+void launch_skinny_units_or_not(const GemmProblem& p, const GemmOperands& x, int slices, const LaunchScratch& scratch,
+                                cudaStream_t s) {
   if (operand_b(p, x).vec4) return launch_skinny_split_or_not<T, Math<T, false>>(p, x, slices, scratch, s);
   launch_skinny_split_or_not<T, Math<T, true>>(p, x, slices, scratch, s);
+}
+
+// f(tile) for the tile a launch for p runs: FFMA's 8-row tiles multiply only the rows p has, 1 or up to 4.
+template <class T, template <class, bool> class Math, class F>
+auto with_rows_for(const GemmProblem& p, F&& f) {
+  if constexpr (std::is_same_v<Math<T, false>, FfmaMath<T, false>> && T::bm == 8) {
+    if (p.m == 1) return f(RowsComputed<T, 1>{});
+    if (p.m <= 4) return f(RowsComputed<T, 4>{});
+  }
+  return f(T{});
+}
+
+template <class T, template <class, bool> class Math>
+void launch_skinny_gemm(const GemmProblem& p, const GemmOperands& x, int slices, const LaunchScratch& scratch,
+                        cudaStream_t s) {
+  with_rows_for<T, Math>(p, [&](auto tile) {
+    launch_skinny_units_or_not<decltype(tile), Math>(p, x, slices, scratch, s);
+  });
 }
 
 // Beyond 64 rows a tile of 8 or 16 reads B four or more times, and the tensor-core tiles win.
@@ -299,13 +343,22 @@ std::string skinny_problem_limits(const GemmProblem& p) {
 // FFMAs per 16-byte load of B: 74 per SM per clock of the 128 it has); 8 rows halve the padding where m ≤ 8. 128
 // columns give narrow n more tiles, 256 fewer lanes to add up. 32-row chunks fit two blocks per SM. On the H200, 6 and
 // 8 stages ran no faster than 4 (ncu at 1×14336×11008: DRAM 77%, L2 throughput 89%: the stream, not latency, is the
-// limit), and skipping a tile's padded rows inside the unrolled row loop made the 16-row tiles 10% slower.
+// limit), and skipping a tile's padded rows inside the unrolled row loop made the 16-row tiles 10% slower; the 8-row
+// tiles instead compile 1- and 4-row forms the launch picks by m (RowsComputed): at m = 1 and 4 with a cold L2 the
+// 4-stage 8×128×64 and 8×256×32 ran 1.08-1.27x faster (8×256×32 at 1×32001×4096: 163 -> 128 us), 8×128×32 0.92-1.09x
+// (the same in two runs; not chosen at these shapes either way). Through L1 at 3 stages the 8-row
+// tiles stream m = 1 from three blocks per SM and m = 4 from two (80 registers spilled at 4 rows): 83-87% of
+// 4.8 TB/s at m = 1 and 76-88% at m = 4 on the decode heads, where cuBLAS's GEMV streams 75-81%. 16 rows through L1
+// (128 registers, two blocks) ran 1.15-1.6x slower than 16×128×64_s4, whose FFMA issue is the limit at m = 16
+// (50-53% of 4.8 TB/s: 19-20 TFLOP/s of the 38 that 16 rows need). (results/nvidia-h200/decode_fp32_rows_sweep.txt)
 //                                bm   bn  bk  wm  wn tm tn stages
 using SkinnyFfmaTiles = TileList<Tile<8, 128, 32, 8, 16, 0, 0, 4>,
                                  Tile<8, 128, 64, 8, 16, 0, 0, 4>,
                                  Tile<16, 128, 64, 16, 16, 0, 0, 4>,
                                  Tile<8, 256, 32, 8, 32, 0, 0, 4>,
-                                 Tile<16, 256, 32, 16, 32, 0, 0, 4>>;
+                                 Tile<16, 256, 32, 16, 32, 0, 0, 4>,
+                                 BThroughL1<Tile<8, 128, 32, 8, 16, 0, 0, 3>>,
+                                 BThroughL1<Tile<8, 256, 16, 8, 32, 0, 0, 3>>>;
 // mma: on the H200 (kernels/PERFORMANCE.md) 8 rows were the best of our kernels at m = 1-8 (3-7% ahead of FFMA's 8
 // rows), 16 and 32 rows at some m of 9-32. 64 rows never were (8 warps issuing mma.sync fall behind the 64-row wgmma
 // from m = 32). 256 columns read each row of B in 1 KB runs: with a cold L2, up to 1.16x the 128-column tiles at m ≤ 4
@@ -335,10 +388,18 @@ constexpr int resident_blocks() {
   return TakesBThroughL1<T>::value ? SkinnyLayout<T, Math<T, true>>::kMinBlocks : 1;
 }
 
+template <class T, template <class, bool> class Math>
+int skinny_tile_slices(const GemmProblem& p) {
+  return with_rows_for<T, Math>(p, [&](auto tile) {
+    using R = decltype(tile);
+    return skinny_slices<R, resident_blocks<R, Math>()>(p);
+  });
+}
+
 template <template <class, bool> class Math, class... Tiles>
 std::vector<CompiledVariant> compile_all(TileList<Tiles...>) {
   return {CompiledVariant{Tiles::config(), &launch_skinny_gemm<Tiles, Math>, false,
-                          &skinny_slices<Tiles, resident_blocks<Tiles, Math>()>}...};
+                          &skinny_tile_slices<Tiles, Math>}...};
 }
 
 }  // namespace

@@ -98,6 +98,26 @@ TEST(SkinnyGemm, SplitsKWhereTilesAreFewAndSizesScratchForEverySlice) {
   }
 }
 
+// FFMA's 8-row tiles through L1 multiply only a problem's rows: 1 row runs from three blocks per SM, up to 4 or 8 from
+// two (their registers), and k is split for the blocks that run, so where tiles are few m = 1 takes more slices.
+TEST(SkinnyGemm, FfmaTilesThroughL1SplitForTheBlocksPerSmThatTheProblemsRowsRunFrom) {
+  int checked = 0;
+  for (const KernelVariant* v : skinny_variants()) {
+    if (v->family != Family::Skinny || v->tile.bm != 8 || v->tile.stages != 3) continue;
+    ++checked;
+    const std::size_t tiles = static_cast<std::size_t>(16384 / v->tile.bn);
+    const int one = v->slices_for(nn(1, 16384, 8192, v->mode));
+    const int four = v->slices_for(nn(4, 16384, 8192, v->mode));
+    const int eight = v->slices_for(nn(8, 16384, 8192, v->mode));
+    EXPECT_GT(one, four) << v->name;
+    EXPECT_EQ(four, eight) << v->name;
+    EXPECT_LE(tiles * static_cast<std::size_t>(one), 3u * 132) << v->name;
+    EXPECT_GT(tiles * static_cast<std::size_t>(one), 2u * 132) << v->name;
+    EXPECT_LE(tiles * static_cast<std::size_t>(four), 2u * 132) << v->name;
+  }
+  EXPECT_EQ(checked, 4);  // 8×128×32 and 8×256×16, for fp32 and for tf32 problems
+}
+
 TEST(SkinnyGemm, RefusesOtherLayoutsAndMoreThan64RowsSayingWhy) {
   for (const KernelVariant* v : skinny_variants()) {
     EXPECT_EQ(v->unsupported_reason(nn(64, 100, 100, v->mode)), "") << v->name;
