@@ -57,6 +57,7 @@ std::vector<CompiledVariant> wgmma_3xtf32_variants();
 FamilyLimits wgmma_limits();  // both wgmma families'
 std::vector<CompiledVariant> skinny_variants();      // FFMA: one list, registered for fp32 and for tf32 problems
 std::vector<CompiledVariant> skinny_mma_variants();  // tf32 mma.sync, for tf32 problems
+std::vector<CompiledVariant> skinny_mma_3xtf32_variants();  // 3xtf32 mma.sync, for 3xtf32 problems
 std::vector<CompiledVariant> skinny_stream_variants();  // FFMA on B streamed into registers: fp32 and tf32 problems
 FamilyLimits skinny_limits();                        // every skinny family's
 

@@ -105,6 +105,7 @@ std::vector<KernelVariant> build_registry() {
   add_family(registry, Family::Skinny, MathMode::Fp32, skinny_variants(), skinny_limits());
   add_family(registry, Family::Skinny, MathMode::Tf32, skinny_variants(), skinny_limits());
   add_family(registry, Family::SkinnyMma, MathMode::Tf32, skinny_mma_variants(), skinny_limits());
+  add_family(registry, Family::SkinnyMma, MathMode::Tf32x3, skinny_mma_3xtf32_variants(), skinny_limits());
   add_family(registry, Family::SkinnyStream, MathMode::Fp32, skinny_stream_variants(), skinny_limits());
   add_family(registry, Family::SkinnyStream, MathMode::Tf32, skinny_stream_variants(), skinny_limits());
 #if defined(GEMMTUNE_HAVE_WGMMA)

@@ -22,6 +22,7 @@
 #include "kernels/operand_view.cuh"
 #include "kernels/output_tile.cuh"
 #include "kernels/skinny_launch.cuh"
+#include "kernels/split3x_promotion.cuh"
 #include "kernels/split_k.cuh"
 #include "kernels/tile_loader.cuh"
 #include "kernels/tile_schedule.cuh"
@@ -134,16 +135,24 @@ struct FfmaMath {
 // columns. m pads to a multiple of 8, not to a 64-row wgmma, and FFMA no longer bounds m = 9-64 (at 16 rows FFMA
 // needs half the SM's fp32 peak to keep up with the B stream). Warp w owns bn/8 columns over the whole chunk, so no
 // lanes add up. Per k8 step a thread loads its 4 elements of the 16×8 fragment of Bᵀ and 2 of Aᵀ per 8 rows of m.
-template <class T, bool kUnitsB>
-struct MmaMath {
+// kSplit3x: 3xtf32, as the mma family does it (kernels/mma_gemm.cuh): x = big + small, acc += small·big + big·small
+// + big·big, the products of kSplit3xPromoteSteps k8 steps in a fresh accumulator added into acc with FADD, and the
+// outputs scaled back once for the truncation those accumulators still take (kernels/split3x_promotion.cuh). At
+// m = 16 exact FFMA cannot keep up with B (50-53% of 4.8 TB/s), and three mma per step still can.
+template <class T, bool kUnitsB, bool kSplit3x>
+struct MmaMathOf {
   static constexpr bool kUnits = kUnitsB;
   static constexpr bool kRegisterLight = true;
-  static constexpr int kMaxBlocksThroughL1 = 3;
   static constexpr int kWarps = kSkinnyThreads / 32;
   static constexpr int kNTiles = T::bn / kWarps / 16;  // 16-column mma tiles per warp
   static constexpr int kMTiles = T::bm / 8;
-  static_assert(kNTiles >= 1 && T::bn % (kWarps * 16) == 0 && T::bm % 8 == 0 && T::bk % 8 == 0,
-                "warps own whole 16-column tiles of whole 8-row groups of m");
+  // 3xtf32's doubled fragments of four mma tiles a warp (16×256) spilled under three blocks' 80 registers and took
+  // 1.45-1.77x as long as at two blocks' 128; two tiles (16×128, 8×256) stay at three, where 16×128 ran 0.94-1.11x
+  // as fast as at two (results/nvidia-h200/decode_3xtf32_sweep.txt).
+  static constexpr int kMaxBlocksThroughL1 = kSplit3x && kNTiles * kMTiles > 2 ? 2 : 3;
+  static constexpr int kSteps = kSplit3x ? kSplit3xPromoteSteps : 1;  // k8 steps per fresh accumulator
+  static_assert(kNTiles >= 1 && T::bn % (kWarps * 16) == 0 && T::bm % 8 == 0 && T::bk % (8 * kSteps) == 0,
+                "warps own whole 16-column tiles of whole 8-row groups of m, and whole promotions of k");
   // The Bᵀ fragment reads (k = t, n = g) and (k = t + 4, …): bank 8t + g with 8 floats of padding, conflict-free.
   static constexpr int kBStride = T::bn + 8;
   static constexpr int kAStride = T::bk + 4;  // the Aᵀ fragment reads (m = g, k = t): bank 4g + t
@@ -153,32 +162,87 @@ struct MmaMath {
     float v[kNTiles][kMTiles][4];
   };
 
+  // One k8 step's fragment elements as floats: Bᵀ's (n = g and g + 8, k = t and t + 4) and Aᵀ's (m = g, k = t and
+  // t + 4) for every tile of the warp.
+  struct StepValues {
+    float b[kNTiles][4], a[kMTiles][2];
+  };
+  __device__ static void load_step(StepValues& v, const float* bw, const float* a, int k8, int g, int t) {
+#pragma unroll
+    for (int i = 0; i < kNTiles; ++i) {
+      const float* const col = bw + i * 16 + (k8 + t) * kBStride;
+      v.b[i][0] = col[0];
+      v.b[i][1] = col[8];
+      v.b[i][2] = col[4 * kBStride];
+      v.b[i][3] = col[4 * kBStride + 8];
+    }
+#pragma unroll
+    for (int j = 0; j < kMTiles; ++j) {
+      const float* const row = a + (j * 8 + g) * kAStride + k8 + t;
+      v.a[j][0] = row[0];
+      v.a[j][1] = row[4];
+    }
+  }
+
+  // big = tf32(x) with its low bits cleared, small = x − big (exact in fp32; the mma reads its top 19 bits).
+  template <int kRegs>
+  __device__ static void split(const float (&x)[kRegs], std::uint32_t (&big)[kRegs], std::uint32_t (&small)[kRegs]) {
+#pragma unroll
+    for (int r = 0; r < kRegs; ++r) {
+      big[r] = ptx::to_tf32_exact(x[r]);
+      small[r] = __float_as_uint(x[r] - __uint_as_float(big[r]));
+    }
+  }
+
   // kUnits: b holds raw rows (the 8 floats of padding hold the extra unit); this thread reads rows k8 + t and
   // k8 + t + 4 only, which share shift[t].
   __device__ static void chunk(Acc& acc, const float* b, const float* a, int tid, const RowShifts& shift) {
     const int warp = tid / 32, g = tid % 32 / 4, t = tid % 4;
     const float* const bw = b + warp * kNTiles * 16 + g + (kUnits ? shift[t] : 0);
 #pragma unroll
-    for (int k8 = 0; k8 < T::bk; k8 += 8) {
-      std::uint32_t bt[kNTiles][4], at[kMTiles][2];
+    for (int k8 = 0; k8 < T::bk; k8 += 8 * kSteps) {
+      StepValues v[kSteps];
 #pragma unroll
-      for (int i = 0; i < kNTiles; ++i) {
-        const float* const col = bw + i * 16 + (k8 + t) * kBStride;
-        bt[i][0] = ptx::to_tf32(col[0]);
-        bt[i][1] = ptx::to_tf32(col[8]);
-        bt[i][2] = ptx::to_tf32(col[4 * kBStride]);
-        bt[i][3] = ptx::to_tf32(col[4 * kBStride + 8]);
+      for (int s = 0; s < kSteps; ++s) load_step(v[s], bw, a, k8 + 8 * s, g, t);
+      if constexpr (!kSplit3x) {
+        std::uint32_t bt[kNTiles][4], at[kMTiles][2];
+#pragma unroll
+        for (int i = 0; i < kNTiles; ++i)
+#pragma unroll
+          for (int r = 0; r < 4; ++r) bt[i][r] = ptx::to_tf32(v[0].b[i][r]);
+#pragma unroll
+        for (int j = 0; j < kMTiles; ++j)
+#pragma unroll
+          for (int r = 0; r < 2; ++r) at[j][r] = ptx::to_tf32(v[0].a[j][r]);
+#pragma unroll
+        for (int i = 0; i < kNTiles; ++i)
+#pragma unroll
+          for (int j = 0; j < kMTiles; ++j) ptx::mma_tf32(acc.v[i][j], bt[i], at[j]);
+      } else {
+        std::uint32_t bt[kSteps][kNTiles][4], bs[kSteps][kNTiles][4], at[kSteps][kMTiles][2], as[kSteps][kMTiles][2];
+#pragma unroll
+        for (int s = 0; s < kSteps; ++s) {
+#pragma unroll
+          for (int i = 0; i < kNTiles; ++i) split(v[s].b[i], bt[s][i], bs[s][i]);
+#pragma unroll
+          for (int j = 0; j < kMTiles; ++j) split(v[s].a[j], at[s][j], as[s][j]);
+        }
+#pragma unroll
+        for (int i = 0; i < kNTiles; ++i)
+#pragma unroll
+          for (int j = 0; j < kMTiles; ++j) {
+            float part[4] = {0.f, 0.f, 0.f, 0.f};  // small products first, while the sum is small
+#pragma unroll
+            for (int s = 0; s < kSteps; ++s) {
+              ptx::mma_tf32(part, bs[s][i], at[s][j]);
+              ptx::mma_tf32(part, bt[s][i], as[s][j]);
+            }
+#pragma unroll
+            for (int s = 0; s < kSteps; ++s) ptx::mma_tf32(part, bt[s][i], at[s][j]);
+#pragma unroll
+            for (int q = 0; q < 4; ++q) acc.v[i][j][q] += part[q];
+          }
       }
-#pragma unroll
-      for (int j = 0; j < kMTiles; ++j) {
-        const float* const row = a + (j * 8 + g) * kAStride + k8 + t;
-        at[j][0] = ptx::to_tf32(row[0]);
-        at[j][1] = ptx::to_tf32(row[4]);
-      }
-#pragma unroll
-      for (int i = 0; i < kNTiles; ++i)
-#pragma unroll
-        for (int j = 0; j < kMTiles; ++j) ptx::mma_tf32(acc.v[i][j], bt[i], at[j]);
     }
   }
 
@@ -186,19 +250,24 @@ struct MmaMath {
   template <class Output>
   __device__ static void to_tile(const Acc& acc, float*, float* tile, int tid) {
     const int warp = tid / 32, g = tid % 32 / 4, t = tid % 4;
+    const auto y = [](float v) { return kSplit3x ? split3x_unshrink(v) : v; };
 #pragma unroll
     for (int i = 0; i < kNTiles; ++i)
 #pragma unroll
       for (int j = 0; j < kMTiles; ++j) {
         const int n = warp * kNTiles * 16 + i * 16 + g, m = j * 8 + 2 * t;
-        Output::put(tile, m, n, acc.v[i][j][0]);
-        Output::put(tile, m + 1, n, acc.v[i][j][1]);
-        Output::put(tile, m, n + 8, acc.v[i][j][2]);
-        Output::put(tile, m + 1, n + 8, acc.v[i][j][3]);
+        Output::put(tile, m, n, y(acc.v[i][j][0]));
+        Output::put(tile, m + 1, n, y(acc.v[i][j][1]));
+        Output::put(tile, m, n + 8, y(acc.v[i][j][2]));
+        Output::put(tile, m + 1, n + 8, y(acc.v[i][j][3]));
       }
     __syncthreads();
   }
 };
+template <class T, bool kUnitsB>
+using MmaMath = MmaMathOf<T, kUnitsB, false>;
+template <class T, bool kUnitsB>
+using Mma3xMath = MmaMathOf<T, kUnitsB, true>;
 
 // Shared memory of one tile shape: the pipeline's stages (B's panel chunk [k][n], then A's rows [m][k]), and after the
 // loop the math's partial sums followed by the output tile, in the same bytes.
@@ -381,6 +450,12 @@ using SkinnyMmaTiles = TileList<Tile<8, 128, 32, 8, 16, 0, 0, 4>,
                                 BThroughL1<Tile<8, 256, 16, 8, 32, 0, 0, 3>>,
                                 BThroughL1<Tile<16, 256, 16, 16, 32, 0, 0, 3>>>;
 
+// 3xtf32: the tiles through L1, for fp32-level accuracy where FFMA cannot keep up with B (m = 9-16).
+using SkinnyMma3xTiles = TileList<BThroughL1<Tile<8, 128, 32, 8, 16, 0, 0, 3>>,
+                                  BThroughL1<Tile<16, 128, 32, 16, 16, 0, 0, 3>>,
+                                  BThroughL1<Tile<8, 256, 16, 8, 32, 0, 0, 3>>,
+                                  BThroughL1<Tile<16, 256, 16, 16, 32, 0, 0, 3>>>;
+
 // The blocks per SM a tile's slices count (skinny_slices): as many as its shared memory holds where it streams B
 // through L1, which is what those tiles are built for; one for the others.
 template <class T, template <class, bool> class Math>
@@ -407,6 +482,8 @@ std::vector<CompiledVariant> compile_all(TileList<Tiles...>) {
 std::vector<CompiledVariant> skinny_variants() { return compile_all<FfmaMath>(SkinnyFfmaTiles{}); }
 
 std::vector<CompiledVariant> skinny_mma_variants() { return compile_all<MmaMath>(SkinnyMmaTiles{}); }
+
+std::vector<CompiledVariant> skinny_mma_3xtf32_variants() { return compile_all<Mma3xMath>(SkinnyMma3xTiles{}); }
 
 FamilyLimits skinny_limits() { return {&skinny_problem_limits, nullptr}; }
 

@@ -53,17 +53,23 @@ TEST(SkinnyGemm, FfmaServesFp32AndTf32ProblemsWithOneVariantPerTileAndMode) {
   EXPECT_EQ(fp32, tf32);
 }
 
-// tf32's tensor cores round the operands, which an fp32 problem does not allow.
-TEST(SkinnyGemm, MmaServesTf32ProblemsOnly) {
-  int mma = 0;
+// tf32's tensor cores round the operands, which an fp32 problem does not allow; 3xtf32 serves fp32 problems only
+// through the fp32-equivalent policy (problem/fp32_equivalent.hpp), which the sweep applies, not the variant.
+TEST(SkinnyGemm, MmaServesTf32And3xTf32ProblemsOnlyEachUnderItsModesName) {
+  int tf32 = 0, tf32x3 = 0;
   for (const KernelVariant* v : skinny_variants()) {
     if (v->family != Family::SkinnyMma) continue;
-    ++mma;
-    EXPECT_EQ(v->mode, MathMode::Tf32) << v->name;
-    EXPECT_EQ(v->name.rfind("skinny_mma_tf32_", 0), 0u) << v->name;
+    ASSERT_TRUE(v->mode == MathMode::Tf32 || v->mode == MathMode::Tf32x3) << v->name;
+    const bool x3 = v->mode == MathMode::Tf32x3;
+    tf32 += !x3;
+    tf32x3 += x3;
+    EXPECT_EQ(v->name.rfind(x3 ? "skinny_mma_3xtf32_" : "skinny_mma_tf32_", 0), 0u) << v->name;
     EXPECT_NE(v->unsupported_reason(nn(8, 100, 100, MathMode::Fp32)), "") << v->name;
+    EXPECT_NE(v->unsupported_reason(nn(8, 100, 100, x3 ? MathMode::Tf32 : MathMode::Tf32x3)), "") << v->name;
+    EXPECT_EQ(v->unsupported_reason(nn(8, 100, 100, v->mode)), "") << v->name;
   }
-  EXPECT_GE(mma, 3);
+  EXPECT_GE(tf32, 3);
+  EXPECT_GE(tf32x3, 2);
 }
 
 // Few tiles: k is split over enough blocks to occupy at least half of 132 SMs, a quarter for the largest partial tiles
@@ -128,7 +134,8 @@ TEST(SkinnyGemm, RefusesOtherLayoutsAndMoreThan64RowsSayingWhy) {
     p = nn(8, 100, 100, v->mode);
     p.trans_a = true;
     EXPECT_NE(v->unsupported_reason(p).find("layout nn only"), std::string::npos) << v->name;
-    EXPECT_NE(v->unsupported_reason(nn(8, 100, 100, MathMode::Tf32x3)), "") << v->name;
+    const MathMode other = v->mode == MathMode::Tf32x3 ? MathMode::Tf32 : MathMode::Tf32x3;
+    EXPECT_NE(v->unsupported_reason(nn(8, 100, 100, other)), "") << v->name;
   }
 }
 
