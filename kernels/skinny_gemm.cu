@@ -5,8 +5,9 @@
 // waits on B, and few output tiles leave most SMs idle (2×824×11008 is 7 tiles of 128 columns). So a block takes bm
 // rows × bn columns, streams its k×bn panel of B through a cp.async pipeline (`stages` chunks of bk rows in flight),
 // and the family splits k over as many blocks as fill the GPU (skinny_slices), the slices adding up through
-// split_k.cuh's tickets. Two kinds of math consume the stream: exact FFMA (FfmaMath, fp32 and tf32 problems) and tf32
-// mma.sync with n in the mma's rows (MmaMath, tf32 problems), for m where FFMA cannot keep up with B.
+// split_k.cuh's tickets. Two kinds of math consume the stream: exact FFMA (FfmaMath, fp32 and tf32 problems) and
+// mma.sync with n in the mma's rows, for m where FFMA cannot keep up with B: tf32 (MmaMath, tf32 problems) and 3xtf32
+// (Mma3xMath, 3xtf32 problems, and fp32 ones under the fp32-equivalent policy).
 // Where they stand on the H200: kernels/PERFORMANCE.md.
 //
 // A must be K-major and B MN-major (NN): the one layout where both are read as 16-byte chunks along memory; the others
