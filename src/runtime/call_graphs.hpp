@@ -16,6 +16,12 @@
 //   - a replay runs exactly what a launch with the same pointers and values would, so a call is exact only where
 //     every one of them is equal: A, B, bias, Y, Z, seed, offset, offset_ptr, the stream's handle and its scratch
 //     (whose memory the graph holds the addresses of, and which lives as long as the runtime).
+// What a replay costs the GPU beside a launch (H200, results/nvidia-h200/launch_host_probe.txt): nothing for the same
+// one-kernel graph replayed again; 0.2-0.4 us a call where each call replays a different one (calls on rotating
+// buffers) or cuBLASLt's split-k call with its reduction kernel; 0.4-1.7 us less for three-kernel calls (+epi, +pad).
+// Where the GPU is ahead of the host that cost is what the replay adds (held-out m = 1 GEMVs in stream/cold ran
+// 0.971-0.980x heuristic-first's launches); telling that case apart per call would need the GPU's lead over the host,
+// which a 0.2-0.5 us stream query does not give (busy says nothing of how much is queued).
 // Bounded: kMaxGraphs graphs per plan, kMaxSeen remembered first sights (forgotten all at once when full); a plan
 // that holds kMaxGraphs launches its other calls as before. Where a capture fails, the plan's calls launch as before
 // from then on. The caller launches as before where its stream is capturing (its calls go into its own graph).
