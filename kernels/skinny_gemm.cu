@@ -283,7 +283,7 @@ struct SkinnyLayout {
                                                  Math::kSumFloats * sizeof(float) + Output::kBytes);
   // Blocks per SM that ptxas must leave registers for: as many as the shared memory holds (228 KiB per SM on sm_90,
   // 1 KiB of it reserved per block), up to 3, for the mma math (70-100 registers); 1 for FFMA, whose 16-row tiles need
-  // 160-230. Without it the 8×128 mma tile reading raw units took 81 registers, one more than 3 blocks allow: 2
+  // 160-230; for tiles through L1, what their math fits (kMaxBlocksThroughL1). Without it the 8×128 mma tile reading raw units took 81 registers, one more than 3 blocks allow: 2
   // blocks per SM, 2.5 waves at 4×6953×11081, DRAM at 62.6% against 67.9% for the same tile on aligned rows (ncu).
   static constexpr int kSharedBytesPerSm = 228 << 10, kReservedBytesPerBlock = 1 << 10;  // sm_90
   static constexpr int kSharedBlocks = kSharedBytesPerSm / static_cast<int>(kBytes + kReservedBytesPerBlock);
@@ -418,8 +418,8 @@ std::string skinny_problem_limits(const GemmProblem& p) {
 // 4-stage 8×128×64 and 8×256×32 ran 1.08-1.27x faster (8×256×32 at 1×32001×4096: 163 -> 128 us), 8×128×32 0.92-1.09x
 // (the same in two runs; not chosen at these shapes either way). Through L1 at 3 stages the 8-row
 // tiles stream m = 1 from three blocks per SM and m = 4 from two (80 registers spilled at 4 rows): 83-87% of
-// 4.8 TB/s at m = 1 and 76-88% at m = 4 on the decode heads, where cuBLAS's GEMV streams 75-81%. 16 rows through L1
-// (128 registers, two blocks) ran 1.15-1.6x slower than 16×128×64_s4, whose FFMA issue is the limit at m = 16
+// 4.8 TB/s at m = 1 and 76-88% at m = 4 on the decode heads, where cuBLAS's GEMV streams 76-82%. 16 rows through L1
+// (128 registers, two blocks) took 1.15-1.7x as long as 16×128×64_s4, whose FFMA issue is the limit at m = 16
 // (50-53% of 4.8 TB/s: 19-20 TFLOP/s of the 38 that 16 rows need). (results/nvidia-h200/decode_fp32_rows_sweep.txt)
 //                                bm   bn  bk  wm  wn tm tn stages
 using SkinnyFfmaTiles = TileList<Tile<8, 128, 32, 8, 16, 0, 0, 4>,
