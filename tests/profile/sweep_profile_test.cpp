@@ -94,7 +94,7 @@ TEST(SweepProfile, ADescriptionThatIsNotAStringIsAnInputError) {
 
 TEST(SweepProfile, CheckedInProfilesAllParse) {
   for (const char* name :
-       {"quick", "ci", "default", "full", "kernels", "dev_3xtf32", "runtime_bench_fp32_equivalent"}) {
+       {"quick", "ci", "default", "full", "kernels", "dev_3xtf32", "runtime_bench_fp32_equivalent", "decode_heads"}) {
     const SweepProfile p = load_sweep_profile(name, std::string(GEMMTUNE_SOURCE_DIR) + "/profiles");
     EXPECT_EQ(p.name, name);
     EXPECT_FALSE(p.problems.empty()) << name;
