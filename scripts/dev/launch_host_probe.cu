@@ -34,7 +34,7 @@
 namespace gemmtune {
 namespace {
 
-constexpr int kCalls = 50, kRounds = 41;
+constexpr int kCalls = 50, kRounds = 41, kRotating = 8;
 constexpr std::size_t kWorkspace = std::size_t{64} << 20;
 
 __global__ void spin(long long cycles) {
@@ -124,6 +124,23 @@ void probe(const GemmProblem& p, const std::string& id, cudaStream_t s) {
                 whole.launch(x, s, ws, nullptr, padding.get());
               }));
   std::printf("  GPU: as one graph         %7.2f us\n", gpu_us_per_call(s, [&] { graph.launch(s); }));
+  // Calls on rotating buffers (a model's layers, each its own weights) are graphs of their own: the same rows with
+  // each call on the next of kRotating input sets, launched, and replayed from a graph per set.
+  const auto set_bytes = static_cast<std::size_t>(4 * (p.m * p.k + p.k * p.n + (p.epi.bias ? p.n : 0)));
+  const ProblemBuffers rotating(p, set_bytes * (kRotating - 1) / 2, 13, s);  // input_set_count: kRotating sets
+  const int sets = std::min(rotating.sets(), kRotating);
+  std::vector<CudaGraphExec> per_set;
+  for (int i = 0; i < sets; ++i) {
+    const GemmOperands xi = rotating.operands(i);
+    per_set.push_back(CudaGraphExec::capture(s, [&] { whole.launch(xi, s, ws, nullptr, padding.get()); }));
+    per_set.back().upload(s);
+  }
+  int next = 0;
+  std::printf("  GPU: launch, %d sets       %7.2f us\n", sets, gpu_us_per_call(s, [&] {
+                whole.launch(rotating.operands(next++ % sets), s, ws, nullptr, padding.get());
+              }));
+  std::printf("  GPU: a graph per set      %7.2f us\n",
+              gpu_us_per_call(s, [&] { per_set[static_cast<std::size_t>(next++ % sets)].launch(s); }));
   std::printf("  cudaStreamQuery, busy     %7.2f us\n", host_us_per_call(s, [&] {
                 if (cudaStreamQuery(s) == cudaErrorNotReady) (void)cudaGetLastError();
               }));
