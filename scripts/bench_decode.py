@@ -51,6 +51,11 @@ def shape_of(problem_key):
     return m, n, k, parts[-1]
 
 
+def min_dram_bytes(m, n, k):
+    """What a GEMM with bias must move at least: A, B and bias read once, Y written once (fp32)."""
+    return 4.0 * (m * k + k * n + n + m * n)
+
+
 def records_from_sweep(sweep, policy, dram_gbps):
     """One record per problem of a sweep's JSON: its fastest verified candidate and heuristic-first, as shares of
     dram_gbps. policy: 'exact', or 'fp32_equivalent' for a sweep run with the policy (only its fp32 problems)."""
@@ -66,7 +71,7 @@ def records_from_sweep(sweep, policy, dram_gbps):
         best_us = p.get("best_us")
         if not isinstance(best_us, (int, float)) or best_us <= 0:
             raise BenchError(f"{p['problem_key']}: no verified candidate in the sweep")
-        min_bytes = 4.0 * (m * k + k * n + n + m * n)
+        min_bytes = min_dram_bytes(m, n, k)
         share = lambda us: 100.0 * min_bytes / (us * 1e-6) / (dram_gbps * 1e9) if us else None
         heuristic_us = p.get("heuristic_first_us")
         out.append({"shape": f"{m}x{n}x{k}", "m": m, "n": n, "k": k, "weight_mb": 4.0 * n * k / 1e6, "mode": mode,

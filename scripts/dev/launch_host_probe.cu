@@ -26,6 +26,7 @@
 #include "kernels/epilogue_kernel.hpp"
 #include "kernels/padded_copy.hpp"
 #include "launch/candidate_launcher.hpp"
+#include "launch/device_footprint.hpp"
 #include "launch/problem_buffers.hpp"
 #include "lt/lt_handles.hpp"
 #include "lt/lt_padding.hpp"
@@ -126,7 +127,7 @@ void probe(const GemmProblem& p, const std::string& id, cudaStream_t s) {
   std::printf("  GPU: as one graph         %7.2f us\n", gpu_us_per_call(s, [&] { graph.launch(s); }));
   // Calls on rotating buffers (a model's layers, each its own weights) are graphs of their own: the same rows with
   // each call on the next of kRotating input sets, launched, and replayed from a graph per set.
-  const auto set_bytes = static_cast<std::size_t>(4 * (p.m * p.k + p.k * p.n + (p.epi.bias ? p.n : 0)));
+  const auto set_bytes = static_cast<std::size_t>(verify_and_time_bytes(p, 2, 0) - verify_and_time_bytes(p, 1, 0));
   const ProblemBuffers rotating(p, set_bytes * (kRotating - 1) / 2, 13, s);  // input_set_count: kRotating sets
   const int sets = std::min(rotating.sets(), kRotating);
   std::vector<CudaGraphExec> per_set;

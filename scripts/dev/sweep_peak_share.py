@@ -9,7 +9,12 @@ usage: sweep_peak_share.py SWEEP.json [--before OLD.json] [--family PREFIX] [--w
                            [--json OUT]"""
 import argparse
 import json
+import os
 import re
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir))
+from bench_decode import min_dram_bytes, shape_of  # noqa: E402
 
 PEAK_TF32, DRAM = 494.7e12, 4.8e12
 
@@ -50,9 +55,9 @@ def main():
     before = best(args.before, args.family, names(args.before_without)) if args.before else {}
     rows = []
     for key, p in now.items():
-        m, n, k = (int(d) for d in key.split(":")[1].split("x"))
+        m, n, k, _ = shape_of(key)
         us = p["best_us"]
-        min_bytes = 4.0 * (m * k + k * n + n + m * n)
+        min_bytes = min_dram_bytes(m, n, k)
         row = {"problem": key, "best_us": us, "candidate": p["best_candidate"],
                "heuristic_first_us": p.get("heuristic_first_us"),
                "tflops": 2.0 * m * n * k / (us * 1e-6) / 1e12,
