@@ -3,6 +3,7 @@
 // one call's kernels that a stream launch leaves shrink to almost nothing.
 #pragma once
 
+#include <cstddef>
 #include <utility>
 
 #include "cuda/cuda_call.hpp"
@@ -24,12 +25,13 @@ class CudaGraphExec {
       throw;
     }
     GT_CUDA_CALL(cudaStreamEndCapture(s, &out.graph_));
+    GT_CUDA_CALL(cudaGraphGetNodes(out.graph_, nullptr, &out.nodes_));
     GT_CUDA_CALL(cudaGraphInstantiate(&out.exec_, out.graph_, 0));
     return out;
   }
 
   CudaGraphExec(CudaGraphExec&& o) noexcept
-      : graph_(std::exchange(o.graph_, nullptr)), exec_(std::exchange(o.exec_, nullptr)) {}
+      : graph_(std::exchange(o.graph_, nullptr)), exec_(std::exchange(o.exec_, nullptr)), nodes_(o.nodes_) {}
   CudaGraphExec& operator=(CudaGraphExec&&) = delete;
   CudaGraphExec(const CudaGraphExec&) = delete;
   CudaGraphExec& operator=(const CudaGraphExec&) = delete;
@@ -41,11 +43,14 @@ class CudaGraphExec {
   void launch(cudaStream_t s) const { GT_CUDA_CALL(cudaGraphLaunch(exec_, s)); }
   // Puts the graph on the device ahead of its first launch, which otherwise does it (stream-ordered on s).
   void upload(cudaStream_t s) const { GT_CUDA_CALL(cudaGraphUpload(exec_, s)); }
+  // The nodes the capture recorded: a call's kernels, copies and event waits.
+  std::size_t nodes() const { return nodes_; }
 
  private:
   CudaGraphExec() = default;
   cudaGraph_t graph_ = nullptr;
   cudaGraphExec_t exec_ = nullptr;
+  std::size_t nodes_ = 0;
 };
 
 }  // namespace gemmtune

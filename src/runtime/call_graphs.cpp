@@ -1,5 +1,6 @@
 #include "runtime/call_graphs.hpp"
 
+#include <cmath>
 #include <functional>
 #include <tuple>
 
@@ -31,6 +32,55 @@ std::size_t ExactCallHash::operator()(const ExactCall& c) const {
   };
   std::apply([&](const auto&... f) { (mix(word_of(f)), ...); }, fields(c));
   return h;
+}
+
+bool replay_may_cost_more(std::size_t graph_nodes, bool replayed_last) { return graph_nodes <= 2 && !replayed_last; }
+
+bool launch_hides_under_gpu(const CallCosts& costs) {
+  const double gpu_at_least = costs.replay_gpu_us - costs.replay_host_us;  // NaN or infinite until both are measured
+  return std::isfinite(gpu_at_least) && costs.launch_host_us < gpu_at_least;
+}
+
+bool CallGraphs::launch_ahead(const ExactCall& call, const CudaGraphExec& graph) {
+  if (!replay_may_cost_more(graph.nodes(), last_ && *last_ == call)) return false;
+  read_replay_timer();
+  if (!launch_hides_under_gpu(costs_) || stream_drained(call.stream)) return false;
+  ++launches_ahead_;
+  return true;
+}
+
+// Replays are sampled between two events at the plan's first four replays and then at every power of two (the clocks
+// may still be rising at the first), one sample in flight at a time; the least is kept.
+void CallGraphs::replay(const ExactCall& call, const CudaGraphExec& graph) {
+  bool sampled = false;
+  if (!timer_ || timer_->samples < 4 || (replays_ & (replays_ - 1)) == 0) {
+    read_replay_timer();
+    if (!timer_) timer_ = std::make_unique<ReplayTimer>();
+    sampled = !timer_->pending;
+  }
+  if (sampled) timer_->start.record(call.stream);
+  const auto start = std::chrono::steady_clock::now();
+  graph.launch(call.stream);
+  costs_.replay_host_us = std::min(costs_.replay_host_us, us_since(start));
+  if (sampled) {
+    timer_->end.record(call.stream);
+    timer_->pending = true;
+  }
+  last_ = call;
+  ++replays_;
+}
+
+void CallGraphs::read_replay_timer() {
+  if (!timer_ || !timer_->pending) return;
+  const cudaError_t end_event_query = cudaEventQuery(timer_->end.get());
+  if (end_event_query == cudaErrorNotReady) {
+    (void)cudaGetLastError();  // an answer, not an error, as in stream_drained
+    return;
+  }
+  GT_CUDA_CALL(end_event_query);
+  timer_->pending = false;
+  ++timer_->samples;
+  costs_.replay_gpu_us = std::min(costs_.replay_gpu_us, 1000.0 * timer_->end.elapsed_ms_since(timer_->start));
 }
 
 // A first sight is remembered; a later one is ready where its stream has no work left.

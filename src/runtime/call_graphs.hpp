@@ -16,26 +16,34 @@
 //   - a replay runs exactly what a launch with the same pointers and values would, so a call is exact only where
 //     every one of them is equal: A, B, bias, Y, Z, seed, offset, offset_ptr, the stream's handle and its scratch
 //     (whose memory the graph holds the addresses of, and which lives as long as the runtime).
-// What a replay costs the GPU beside a launch (H200, results/nvidia-h200/launch_host_probe.txt): nothing for the same
-// one-kernel graph replayed again; 0.2-0.4 us a call where each call replays a different one (calls on rotating
-// buffers) or cuBLASLt's split-k call with its reduction kernel; 0.4-1.7 us less for three-kernel calls (+epi, +pad).
-// Where the GPU is ahead of the host that cost is what the replay adds (held-out m = 1 GEMVs in stream/cold ran
-// 0.971-0.980x heuristic-first's launches); telling that case apart per call would need the GPU's lead over the host,
-// which a 0.2-0.5 us stream query does not give (busy says nothing of how much is queued).
+// What a replay costs the GPU beside a launch (H200, results/nvidia-h200/launch_host_probe.txt): nothing for the
+// graph the plan replayed last time again; 0.4-1.7 us less for three-node calls (+epi, +pad); 0.13-0.46 us more where
+// each call replays another one- or two-node graph than the last (calls on rotating buffers, as a model's layers are,
+// or heldout_bench's stream/cold: 0.971-0.980x heuristic-first's launches at m = 1 there). A launch's host time is
+// free only where the GPU is ahead of the host. So where a call would replay another one- or two-node graph than the
+// last, its stream still has work queued and the plan's launch takes less host time than its replay takes the GPU
+// (both measured here: a launch by the host clock, a sample of replays between two events), the call is launched:
+// the host stays ahead while it launches. Anywhere else it is replayed (replay_may_cost_more, launch_hides_under_gpu).
 // Bounded: kMaxGraphs graphs per plan, kMaxSeen remembered first sights (forgotten all at once when full); a plan
 // that holds kMaxGraphs launches its other calls as before. Where a capture fails, the plan's calls launch as before
 // from then on. The caller launches as before where its stream is capturing (its calls go into its own graph).
 #pragma once
 
+#include <algorithm>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <exception>
+#include <limits>
+#include <memory>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
 #include <cuda_runtime_api.h>
 
 #include "cuda/graph.hpp"
+#include "cuda/stream.hpp"
 #include "problem/gemm_problem.hpp"
 
 namespace gemmtune::runtime {
@@ -52,33 +60,58 @@ struct ExactCallHash {
   std::size_t operator()(const ExactCall& c) const;
 };
 
+// What a plan's calls were measured to cost, in microseconds: the least of each kind seen, infinity until then.
+struct CallCosts {
+  static constexpr double kUnmeasured = std::numeric_limits<double>::infinity();
+  double launch_host_us = kUnmeasured;  // a launch, host clock around it
+  double replay_host_us = kUnmeasured;  // a replay, host clock around cudaGraphLaunch
+  // A replay between two events recorded on its stream. Where the stream was idle the first event ran before the
+  // graph was enqueued, so this exceeds the GPU's own time by at most replay_host_us.
+  double replay_gpu_us = kUnmeasured;
+};
+
+// Whether replaying a held graph may cost the GPU more than launching its call: a graph of one or two nodes other than
+// the one this plan replayed last.
+bool replay_may_cost_more(std::size_t graph_nodes, bool replayed_last);
+
+// Whether the plan's launch takes less host time than the least its replay took the GPU: then, where the stream still
+// has work queued, launching keeps the host ahead of a GPU that was ahead already. False until both are measured.
+bool launch_hides_under_gpu(const CallCosts& costs);
+
 class CallGraphs {
  public:
   static constexpr std::size_t kMaxGraphs = 64;
   static constexpr std::size_t kMaxSeen = 1024;
 
-  // Runs `call` as a replay of its graph, capturing that first where this is its second sight, and returns true; or
-  // returns false, having enqueued nothing, where the caller must launch it itself. launch(stream) enqueues the call
-  // on `stream`: what a capture on `capture_on` records.
+  // Runs `call`: as a replay of its graph (capturing that first where this is its second sight), returning true; or
+  // by launch(call.stream), returning false. launch(stream) enqueues the call on `stream`: what a capture on
+  // `capture_on` records.
   template <class Launch>
   bool run(const ExactCall& call, cudaStream_t capture_on, Launch&& launch) {
-    if (off_) return false;
-    if (const auto it = graphs_.find(call); it != graphs_.end()) {
-      it->second.launch(call.stream);
-      ++replays_;
-      return true;
+    if (!off_) {
+      if (const auto it = graphs_.find(call); it != graphs_.end()) {
+        if (!launch_ahead(call, it->second)) {
+          replay(call, it->second);
+          return true;
+        }
+      } else if (graphs_.size() < kMaxGraphs && ready_to_capture(call)) {
+        try {
+          CudaGraphExec graph = CudaGraphExec::capture(capture_on, [&] { launch(capture_on); });
+          graph.upload(capture_on);  // there, not at the first replay on the caller's stream, which may wait for the GPU
+          graphs_.emplace(call, std::move(graph)).first->second.launch(call.stream);
+          last_ = call;
+          ++replays_;
+          return true;
+        } catch (const std::exception&) {
+          turn_off();
+        }
+      }
     }
-    if (graphs_.size() >= kMaxGraphs || !ready_to_capture(call)) return false;
-    try {
-      CudaGraphExec graph = CudaGraphExec::capture(capture_on, [&] { launch(capture_on); });
-      graph.upload(capture_on);  // there, not at the first replay on the caller's stream, which may wait for the GPU
-      graphs_.emplace(call, std::move(graph)).first->second.launch(call.stream);
-    } catch (const std::exception&) {
-      turn_off();
-      return false;
-    }
-    ++replays_;
-    return true;
+    const auto start = std::chrono::steady_clock::now();
+    launch(call.stream);
+    costs_.launch_host_us = std::min(costs_.launch_host_us, us_since(start));
+    last_ = call;
+    return false;
   }
 
   // Whether run() of this call, where its stream has drained, would replay it: its graph is held, or it was seen
@@ -88,14 +121,34 @@ class CallGraphs {
 
   std::size_t graphs() const { return graphs_.size(); }
   std::size_t replays() const { return replays_; }
+  // Calls whose graph was held but that were launched, the GPU being ahead.
+  std::size_t launches_ahead() const { return launches_ahead_; }
+  const CallCosts& costs() const { return costs_; }
 
  private:
+  // Two events around a sampled replay, read at a later call.
+  struct ReplayTimer {
+    CudaEvent start, end;
+    bool pending = false;
+    std::size_t samples = 0;
+  };
+
+  static double us_since(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
+  }
+  bool launch_ahead(const ExactCall& call, const CudaGraphExec& graph);
+  void replay(const ExactCall& call, const CudaGraphExec& graph);
+  void read_replay_timer();
   bool ready_to_capture(const ExactCall& call);
   void remember(const ExactCall& call);
   void turn_off();
 
   bool off_ = false;
   std::size_t replays_ = 0;
+  std::size_t launches_ahead_ = 0;
+  CallCosts costs_;
+  std::optional<ExactCall> last_;  // the call this plan ran last, launched or replayed
+  std::unique_ptr<ReplayTimer> timer_;  // made at the first sampled replay
   std::unordered_set<ExactCall, ExactCallHash> seen_;
   std::unordered_map<ExactCall, CudaGraphExec, ExactCallHash> graphs_;
 };

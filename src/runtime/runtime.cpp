@@ -134,11 +134,11 @@ class Runtime::Impl {
     const GemmPlan& gp = plan(p, s);
     runtime::StreamScratch& scratch = scratch_.of(s);
     const PlanScratch ps = scratch_of(gp, scratch, false);
-    if (options_.replay_repeated_calls && !scratch.capture() &&
-        gp.graphs.run(runtime::ExactCall{x, s, &scratch}, capture_stream(),
-                      [&](cudaStream_t on) { launch_in(gp, x, on, ps); }))
-      return;
-    launch_in(gp, x, s, ps);
+    if (options_.replay_repeated_calls && !scratch.capture())
+      gp.graphs.run(runtime::ExactCall{x, s, &scratch}, capture_stream(),
+                    [&](cudaStream_t on) { launch_in(gp, x, on, ps); });
+    else
+      launch_in(gp, x, s, ps);
   }
 
   bool replays(const GemmProblem& p, const GemmOperands& x, cudaStream_t s) {
@@ -156,6 +156,7 @@ class Runtime::Impl {
     for (const auto& [problem, plan] : plans_) {
       use.graphs += plan->graphs.graphs();
       use.replays += plan->graphs.replays();
+      use.launches_ahead += plan->graphs.launches_ahead();
     }
     return use;
   }

@@ -68,5 +68,33 @@ TEST(CallGraphs, AskingAboutACallRemembersItsFirstSightAndItsRepeatReplays) {
   EXPECT_EQ(graphs.replays(), 0u);
 }
 
+// Replaying costs the GPU 0.13-0.46 us more than launching only for another one- or two-node graph than the last
+// (results/nvidia-h200/launch_host_probe.txt); the same graph again, or a three-node one (+epi, +pad), costs it no more.
+TEST(ReplayPolicy, OnlyAnotherOneOrTwoNodeGraphThanTheLastMayCostTheGpuMoreReplayed) {
+  EXPECT_TRUE(replay_may_cost_more(1, false));
+  EXPECT_TRUE(replay_may_cost_more(2, false));
+  EXPECT_FALSE(replay_may_cost_more(3, false));
+  EXPECT_FALSE(replay_may_cost_more(1, true));
+  EXPECT_FALSE(replay_may_cost_more(2, true));
+}
+
+// A replay's GPU sample exceeds the GPU's own time by at most the replay's host time (its first event may run before
+// the graph is enqueued), so a launch hides under the GPU only where it takes less than the sample less that.
+TEST(ReplayPolicy, ALaunchHidesUnderTheGpuOnlyWhereItTakesLessHostTimeThanTheReplaysLeastGpuTime) {
+  CallCosts c;
+  EXPECT_FALSE(launch_hides_under_gpu(c)) << "nothing measured";
+  c.launch_host_us = 6.0;
+  EXPECT_FALSE(launch_hides_under_gpu(c)) << "no replay measured";
+  c.replay_host_us = 1.3;
+  EXPECT_FALSE(launch_hides_under_gpu(c)) << "no replay sampled on the GPU";
+  c.replay_gpu_us = 12.0;
+  EXPECT_TRUE(launch_hides_under_gpu(c));
+  c.replay_gpu_us = 7.0;
+  EXPECT_FALSE(launch_hides_under_gpu(c)) << "7.0 us less the replay's 1.3 us of host time is under the launch's 6.0";
+  c.replay_gpu_us = 12.0;
+  c.launch_host_us = CallCosts::kUnmeasured;
+  EXPECT_FALSE(launch_hides_under_gpu(c)) << "no launch measured";
+}
+
 }  // namespace
 }  // namespace gemmtune::runtime

@@ -154,6 +154,9 @@ struct StreamScratchUse {
 struct CallGraphUse {
   std::size_t graphs = 0;   // exact calls captured, over every problem
   std::size_t replays = 0;  // calls that ran as a replay
+  // Calls with a graph held that were launched instead: another one- or two-kernel graph than the last, queued behind
+  // work while the GPU was ahead, where a launch is free to the host and a replay is not to the GPU.
+  std::size_t launches_ahead = 0;
 };
 
 // The db a Runtime, the CLI and Python use where none is named: $GEMMTUNE_DB where it is set, else
