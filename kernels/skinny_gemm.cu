@@ -139,7 +139,9 @@ struct FfmaMath {
 // kSplit3x: 3xtf32, as the mma family does it (kernels/mma_gemm.cuh): x = big + small, acc += small·big + big·small
 // + big·big, the products of kSplit3xPromoteSteps k8 steps in a fresh accumulator added into acc with FADD, and the
 // outputs scaled back once for the truncation those accumulators still take (kernels/split3x_promotion.cuh). At
-// m = 16 exact FFMA cannot keep up with B (50-53% of 4.8 TB/s), and three mma per step still can.
+// m = 16 exact FFMA cannot keep up with B (50-53% of 4.8 TB/s), and three mma per step still can. Three independent
+// accumulators a step (small·big, big·small, big·big) instead of one chain ran 0.88-0.97x as fast at m = 16
+// (results/nvidia-h200/decode_m16_tries.txt): the chain's latency is not what holds these tiles at 64-72%.
 template <class T, bool kUnitsB, bool kSplit3x>
 struct MmaMathOf {
   static constexpr bool kUnits = kUnitsB;
@@ -421,6 +423,8 @@ std::string skinny_problem_limits(const GemmProblem& p) {
 // 4.8 TB/s at m = 1 and 76-88% at m = 4 on the decode heads, where cuBLAS's GEMV streams 76-82%. 16 rows through L1
 // (128 registers, two blocks) took 1.15-1.7x as long as 16×128×64_s4, whose FFMA issue is the limit at m = 16
 // (50-53% of 4.8 TB/s: 19-20 TFLOP/s of the 38 that 16 rows need). (results/nvidia-h200/decode_fp32_rows_sweep.txt)
+// Off L1 at two blocks per SM (16×128×32 and 16×256×16 at 4 stages, 128 registers, k split for both blocks) 16 rows
+// reached 49.9-54.6%, 1.00-1.05x: more warps barely moved it (results/nvidia-h200/decode_m16_tries.txt).
 //                                bm   bn  bk  wm  wn tm tn stages
 using SkinnyFfmaTiles = TileList<Tile<8, 128, 32, 8, 16, 0, 0, 4>,
                                  Tile<8, 128, 64, 8, 16, 0, 0, 4>,
