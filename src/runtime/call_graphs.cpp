@@ -49,8 +49,8 @@ bool CallGraphs::launch_ahead(const ExactCall& call, const CudaGraphExec& graph)
   return true;
 }
 
-// Replays are sampled between two events at the plan's first four replays and then at every power of two (the clocks
-// may still be rising at the first), one sample in flight at a time; the least is kept.
+// Replays are sampled between two events until four samples are read, then at every power of two of the plan's
+// replays (the clocks may still be rising at the first), one sample in flight at a time; the least is kept.
 void CallGraphs::replay(const ExactCall& call, const CudaGraphExec& graph) {
   bool sampled = false;
   if (!timer_ || timer_->samples < 4 || (replays_ & (replays_ - 1)) == 0) {

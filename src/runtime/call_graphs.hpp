@@ -123,7 +123,6 @@ class CallGraphs {
   std::size_t replays() const { return replays_; }
   // Calls whose graph was held but that were launched, the GPU being ahead.
   std::size_t launches_ahead() const { return launches_ahead_; }
-  const CallCosts& costs() const { return costs_; }
 
  private:
   // Two events around a sampled replay, read at a later call.
