@@ -86,20 +86,6 @@ double gpu_us_per_call(cudaStream_t s, const std::function<void()>& call) {
   return us[us.size() / 2];
 }
 
-// How many nodes a capture of the call records (a replay of a one-kernel graph costs the GPU nothing beside a launch;
-// asked whether more nodes do).
-std::size_t graph_nodes(cudaStream_t s, const std::function<void()>& call) {
-  GT_CUDA_CALL(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
-  call();
-  cudaGraph_t g = nullptr;
-  GT_CUDA_CALL(cudaStreamEndCapture(s, &g));
-  std::size_t n = 0;
-  const cudaError_t e = cudaGraphGetNodes(g, nullptr, &n);
-  GT_CUDA_CALL(cudaGraphDestroy(g));
-  GT_CUDA_CALL(e);
-  return n;
-}
-
 void probe(const GemmProblem& p, const std::string& id, cudaStream_t s) {
   const LtHandle lt = make_lt_handle();
   const Candidate c = Candidate::parse_id(id);
@@ -158,7 +144,7 @@ void probe(const GemmProblem& p, const std::string& id, cudaStream_t s) {
                 GT_CUDA_CALL(cudaEventRecord(mark, s));
               }));
   GT_CUDA_CALL(cudaEventDestroy(mark));
-  std::printf("  graph nodes               %7zu\n", graph_nodes(s, [&] { whole.launch(x, s, ws, nullptr, padding.get()); }));
+  std::printf("  graph nodes               %7zu\n", graph.nodes());
   const std::optional<LtPadding> pad = lt_padding(pass_gemm(p));
   if (!c.lt_padded || !pad) return;
 
