@@ -285,8 +285,9 @@ struct SkinnyLayout {
                                                  Math::kSumFloats * sizeof(float) + Output::kBytes);
   // Blocks per SM that ptxas must leave registers for: as many as the shared memory holds (228 KiB per SM on sm_90,
   // 1 KiB of it reserved per block), up to 3, for the mma math (70-100 registers); 1 for FFMA, whose 16-row tiles need
-  // 160-230; for tiles through L1, what their math fits (kMaxBlocksThroughL1). Without it the 8×128 mma tile reading raw units took 81 registers, one more than 3 blocks allow: 2
-  // blocks per SM, 2.5 waves at 4×6953×11081, DRAM at 62.6% against 67.9% for the same tile on aligned rows (ncu).
+  // 160-230; for tiles through L1, what their math fits (kMaxBlocksThroughL1). Without it the 8×128 mma tile reading
+  // raw units took 81 registers, one more than 3 blocks allow: 2 blocks per SM, 2.5 waves at 4×6953×11081, DRAM at
+  // 62.6% against 67.9% for the same tile on aligned rows (ncu).
   static constexpr int kSharedBytesPerSm = 228 << 10, kReservedBytesPerBlock = 1 << 10;  // sm_90
   static constexpr int kSharedBlocks = kSharedBytesPerSm / static_cast<int>(kBytes + kReservedBytesPerBlock);
   static constexpr int kMinBlocks = TakesBThroughL1<T>::value ? std::min(Math::kMaxBlocksThroughL1, kSharedBlocks)

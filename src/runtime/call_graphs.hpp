@@ -97,7 +97,8 @@ class CallGraphs {
       } else if (graphs_.size() < kMaxGraphs && ready_to_capture(call)) {
         try {
           CudaGraphExec graph = CudaGraphExec::capture(capture_on, [&] { launch(capture_on); });
-          graph.upload(capture_on);  // there, not at the first replay on the caller's stream, which may wait for the GPU
+          // Uploaded there, not at the first replay on the caller's stream, which may wait for the GPU.
+          graph.upload(capture_on);
           graphs_.emplace(call, std::move(graph)).first->second.launch(call.stream);
           last_ = call;
           ++replays_;

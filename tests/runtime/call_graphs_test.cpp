@@ -69,7 +69,8 @@ TEST(CallGraphs, AskingAboutACallRemembersItsFirstSightAndItsRepeatReplays) {
 }
 
 // Replaying costs the GPU 0.13-0.46 us more than launching only for another one- or two-node graph than the last
-// (results/nvidia-h200/launch_host_probe.txt); the same graph again, or a three-node one (+epi, +pad), costs it no more.
+// (results/nvidia-h200/launch_host_probe.txt); the same graph again, or a three-node one (+epi, +pad), costs it no
+// more.
 TEST(ReplayPolicy, OnlyAnotherOneOrTwoNodeGraphThanTheLastMayCostTheGpuMoreReplayed) {
   EXPECT_TRUE(replay_may_cost_more(1, false));
   EXPECT_TRUE(replay_may_cost_more(2, false));
