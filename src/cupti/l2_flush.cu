@@ -20,11 +20,13 @@ L2Flush::L2Flush(std::size_t l2_bytes) : buffer_((2 * l2_bytes + sizeof(int4) - 
   GT_CUDA_CALL(cudaMemset(buffer_.get(), 0, buffer_.bytes()));
 }
 
-void L2Flush::run(cudaStream_t s) const {
+void read_to_evict_l2(const void* data, std::size_t bytes, int* sink, cudaStream_t s) {
   constexpr int kThreads = 256;
   constexpr int kBlocks = 1024;
-  read_every_line<<<kBlocks, kThreads, 0, s>>>(buffer_.get(), buffer_.size(), sink_.get());
+  read_every_line<<<kBlocks, kThreads, 0, s>>>(static_cast<const int4*>(data), bytes / sizeof(int4), sink);
   GT_CUDA_CHECK_LAUNCH();
 }
+
+void L2Flush::run(cudaStream_t s) const { read_to_evict_l2(buffer_.get(), buffer_.bytes(), sink_.get(), s); }
 
 }  // namespace gemmtune

@@ -12,6 +12,10 @@
 
 namespace gemmtune {
 
+// Enqueues reads of every 16-byte unit of `data` (`bytes` long, 16-byte aligned) on s; `sink` (one int of device
+// memory) keeps the reads from being optimized away. Over 2× L2 or more, the last reads evict the first ones.
+void read_to_evict_l2(const void* data, std::size_t bytes, int* sink, cudaStream_t s);
+
 class L2Flush {
  public:
   explicit L2Flush(std::size_t l2_bytes);

@@ -16,10 +16,12 @@ double median(std::vector<double> v) {
 }
 
 // The conditions in the order the trial runs them: stream cold first, where a slower challenger shows most plainly.
-enum Condition { kStreamCold, kStreamWarm, kGraphWarm, kConditions };
+enum Condition { kStreamCold, kStreamWarm, kGraphWarm, kGraphCold, kConditions };
 const char* name_of(int c) {
-  return c == kStreamCold ? "stream cold" : c == kStreamWarm ? "stream warm" : "graph warm";
+  static const char* const names[] = {"stream cold", "stream warm", "graph warm", "graph cold"};
+  return names[c];
 }
+bool is_graph(int c) { return c == kGraphWarm || c == kGraphCold; }
 
 // Per condition, the GPU time of the rounds of one challenger's pairs: about 500 us (3 to 9 rounds).
 constexpr double kRoundsUs = 500;
@@ -29,7 +31,8 @@ class Trial {
   Trial(TrialGpu& gpu, const std::vector<ChallengerRule>& rules)
       : gpu_(gpu), rules_(rules), challengers_(std::max(gpu.sides() - 1, 0)),
         times_(static_cast<std::size_t>(challengers_)), stopped_(static_cast<std::size_t>(challengers_)),
-        graph_ready_(static_cast<std::size_t>(gpu.sides()), false) {
+        graph_ready_{std::vector<bool>(static_cast<std::size_t>(gpu.sides()), false),
+                     std::vector<bool>(static_cast<std::size_t>(gpu.sides()), false)} {
     if (rules_.size() != static_cast<std::size_t>(challengers_))
       throw CheckError("a first-use trial of " + std::to_string(challengers_) + " challengers was given " +
                        std::to_string(rules_.size()) + " rules");
@@ -71,18 +74,21 @@ class Trial {
     gpu_.wait();
   }
 
-  // A graph is captured, uploaded and replayed once outside any batch: instantiating it allocates.
-  void prepare_graph(int side) {
-    if (graph_ready_[static_cast<std::size_t>(side)]) return;
-    gpu_.capture_graph(side, calls_);
-    gpu_.replay_graph(side);
+  // A graph is captured, uploaded and replayed once outside any batch: instantiating it allocates. So is the first
+  // eviction, whose kernel loads like any other.
+  void prepare_graph(int side, bool cold) {
+    std::vector<bool>& ready = graph_ready_[cold ? 1 : 0];
+    if (ready[static_cast<std::size_t>(side)]) return;
+    gpu_.capture_graph(side, calls_, cold);
+    gpu_.replay_graph(side, cold);
+    if (cold) gpu_.evict_l2();
     gpu_.wait();
-    graph_ready_[static_cast<std::size_t>(side)] = true;
+    ready[static_cast<std::size_t>(side)] = true;
   }
 
   void enqueue(int side, int condition, int calls) {
-    if (condition == kGraphWarm) {
-      gpu_.replay_graph(side);
+    if (is_graph(condition)) {
+      gpu_.replay_graph(side, condition == kGraphCold);
       return;
     }
     for (int i = 0; i < calls; ++i) gpu_.launch(side, condition == kStreamCold ? next_set_++ : 0);
@@ -95,8 +101,10 @@ class Trial {
       gpu_.block();
       try {
         // A warm batch starts with its inputs in L2, as a program's repeated calls find them: the cold batches
-        // before it evicted them, and one untimed call reloads them (tuner/program_timing.hpp).
-        if (condition != kStreamCold) gpu_.launch(side, 0);
+        // before it evicted them, and one untimed call reloads them (tuner/program_timing.hpp). A cold graph replays
+        // the same sets each batch, so they are evicted first, as the finalist stage flushes L2.
+        if (condition == kStreamWarm || condition == kGraphWarm) gpu_.launch(side, 0);
+        if (condition == kGraphCold) gpu_.evict_l2();
         gpu_.start_timer();
         enqueue(side, condition, calls);
         gpu_.stop_timer();
@@ -127,9 +135,9 @@ class Trial {
   // One round of challenger c against heuristic-first in `condition`, the side that goes first alternating.
   void pair(int c, int condition, int round) {
     const int side = c + 1;
-    if (condition == kGraphWarm) {
-      prepare_graph(0);
-      prepare_graph(side);
+    if (is_graph(condition)) {
+      prepare_graph(0, condition == kGraphCold);
+      prepare_graph(side, condition == kGraphCold);
     }
     const bool challenger_first = round % 2 == 0;
     const double first = batch_us(challenger_first ? side : 0, condition, calls_);
@@ -170,6 +178,7 @@ class Trial {
       p.cold = summary(t[kStreamCold], rule(c).noise_floor);
       p.warm = summary(t[kStreamWarm], rule(c).noise_floor);
       p.graph = summary(t[kGraphWarm], rule(c).noise_floor);
+      p.graph_cold = summary(t[kGraphCold], rule(c).noise_floor);
       p.own_pairs = rule(c).own_pairs;
       out.challengers.push_back({p, stopped_[static_cast<std::size_t>(c)]});
     }
@@ -183,7 +192,7 @@ class Trial {
   int challengers_;
   std::vector<std::array<Batches, kConditions>> times_;
   std::vector<std::string> stopped_;
-  std::vector<bool> graph_ready_;
+  std::array<std::vector<bool>, 2> graph_ready_;  // per side: its warm graph, its cold one
   std::array<double, kConditions> fastest_default_;  // over every challenger's pairs; 0 before the first
   int calls_ = 1, rounds_ = 3;
   int next_set_ = 1;  // set 0 is the warm set; cold calls rotate over the others
@@ -211,6 +220,7 @@ DefaultFastest fastest_default(const std::vector<ProgramTrial>& trials) {
     take(d.warm_us, t.warm);
     take(d.cold_us, t.cold);
     take(d.graph_us, t.graph);
+    take(d.graph_cold_us, t.graph_cold);
   }
   return d;  // zeros where no trial reached a condition, which no challenger beats
 }

@@ -5,14 +5,17 @@
 //
 // On scratch inputs and a stream of its own (trial_gpu.hpp), with batches of back-to-back calls queued behind a
 // blocking kernel and each challenger's batches paired with heuristic-first's, the side that goes first alternating,
-// as the tuner's finalist stage does, in three conditions, and the challenger must win each:
+// as the tuner's finalist stage does, in the four conditions it times, and the challenger must win each:
 //   stream warm (the same inputs every call) and stream cold (inputs rotating past 2× L2): a cold-only trial kept an
 //     fp32 split-k variant at 92×3072×359 bias+gelu that was 1.05-1.10× cold and 0.85-0.91× warm, where
 //     heuristic-first gains more from resident inputs (H200);
 //   graph warm (the warm batch captured as one CUDA graph and replayed): a graph closes the gaps between a cuBLASLt
 //     call's kernels, so a multi-kernel heuristic-first gains more there than one kernel does; a stream-only trial
 //     kept own/fp32_64x64x16_w32x32_t8x4_s2_split4 at 79×2048×520 bias+gelu fp32, 1.06× in a stream and 0.96×
-//     from a graph (H200). Graph cold is left out: the gaps are the same microseconds, a smaller part of a cold call.
+//     from a graph (H200);
+//   graph cold (a graph of calls rotating over input sets, replayed after L2 is evicted by reading past 2× L2): a
+//     trial without it kept a stand-in at 106×1376×277 fp32 (held-out seed 9637) that won the other three and ran
+//     0.970× heuristic-first from a cold graph in the benchmark (H200).
 //
 // What a first use costs (issue 37): one trial per problem, not one per challenger. Every side is launched once, and
 // waited for, before anything is queued behind the blocking kernel, so no first launch (which loads a module under
@@ -78,12 +81,12 @@ ChallengerRule challenger_rule(const Candidate& heuristic_first, const Candidate
 
 // Heuristic-first's fastest batch per call in each condition over some trials of one problem.
 struct DefaultFastest {
-  double warm_us = 0, cold_us = 0, graph_us = 0;
+  double warm_us = 0, cold_us = 0, graph_us = 0, graph_cold_us = 0;
 };
 
-// One challenger's trial in its three conditions.
+// One challenger's trial in its four conditions.
 struct ProgramTrial {
-  TrialResult warm, cold, graph;  // stream warm, stream cold, graph warm
+  TrialResult warm, cold, graph, graph_cold;  // stream warm, stream cold, graph warm, graph cold
   bool own_pairs = false;         // its ChallengerRule's
   // Against heuristic-first's fastest batches over every challenger of the problem (fastest_default), or in its own
   // pairs (own_pairs); a condition the challenger did not reach is a loss.
@@ -92,10 +95,12 @@ struct ProgramTrial {
       return own_pairs ? r.default_fastest_us : fastest;
     };
     return warm.beats(against(warm, d.warm_us)) && cold.beats(against(cold, d.cold_us)) &&
-           graph.beats(against(graph, d.graph_us));
+           graph.beats(against(graph, d.graph_us)) && graph_cold.beats(against(graph_cold, d.graph_cold_us));
   }
-  // What ranks winners against each other: the challenger's per-call time over the three.
-  double challenger_us() const { return warm.challenger_us + cold.challenger_us + graph.challenger_us; }
+  // What ranks winners against each other: the challenger's per-call time over the four.
+  double challenger_us() const {
+    return warm.challenger_us + cold.challenger_us + graph.challenger_us + graph_cold.challenger_us;
+  }
 };
 
 // The default's fastest batch in each condition over `trials` (every challenger of one problem), from the conditions
@@ -114,9 +119,13 @@ class TrialGpu {
   virtual void launch(int side, int set) = 0;
   // Waits until everything queued has run.
   virtual void wait() = 0;
-  // Captures `calls` calls of `side` on the warm set as a graph and instantiates and uploads it: allocates.
-  virtual void capture_graph(int side, int calls) = 0;
-  virtual void replay_graph(int side) = 0;
+  // Captures `calls` calls of `side` as a graph and instantiates and uploads it: allocates. On the warm set, or
+  // (cold) on sets 1, 2, … in turn; a side has one graph of each kind.
+  virtual void capture_graph(int side, int calls, bool cold) = 0;
+  virtual void replay_graph(int side, bool cold) = 0;
+  // Queues reads that evict L2 (every input set, which together exceed 2× L2): a cold graph's inputs are the same
+  // sets at every replay, and the other side's batch just read them.
+  virtual void evict_l2() = 0;
   // Queues the blocking kernel, which holds the stream until release_and_wait().
   virtual void block() = 0;
   virtual void start_timer() = 0;

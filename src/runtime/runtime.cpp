@@ -358,7 +358,8 @@ class Runtime::Impl {
   static std::string trial_times_text(const runtime::ProgramTrial& t) {
     std::string out;
     const std::pair<const char*, const runtime::TrialResult*> conditions[] = {
-        {"stream warm", &t.warm}, {"stream cold", &t.cold}, {"graph warm", &t.graph}};
+        {"stream warm", &t.warm}, {"stream cold", &t.cold}, {"graph warm", &t.graph},
+        {"graph cold", &t.graph_cold}};
     for (const auto& [name, r] : conditions) {
       if (r->batches == 0) continue;
       char text[200];
@@ -463,11 +464,11 @@ class Runtime::Impl {
                            : " was not faster in a ") +
                   t.text;
     if (!times.empty()) {
-      char text[240];
+      char text[280];
       std::snprintf(text, sizeof(text),
                     "; each challenger's slowest batch was held against heuristic-first's fastest over the %zu "
-                    "trials (stream warm %.2f us, stream cold %.2f, graph warm %.2f)",
-                    times.size(), fastest.warm_us, fastest.cold_us, fastest.graph_us);
+                    "trials (stream warm %.2f us, stream cold %.2f, graph warm %.2f, graph cold %.2f)",
+                    times.size(), fastest.warm_us, fastest.cold_us, fastest.graph_us, fastest.graph_cold_us);
       others += text;
       // What the trial held the challengers to (runtime::challenger_rule), read back from their results.
       const auto percent = [](double floor) { return std::to_string(std::lround((floor - 1) * 100)) + "%"; };

@@ -1,6 +1,9 @@
 #include "runtime/trial_gpu.hpp"
 
+#include <algorithm>
 #include <random>
+
+#include "cupti/l2_flush.hpp"
 
 #include "launch/device_footprint.hpp"
 #include "launch/random_fill.hpp"
@@ -28,7 +31,7 @@ bool grow(DeviceBuffer<unsigned char>& buffer, std::size_t bytes) {
 }  // namespace
 
 TrialScratch::TrialScratch(std::size_t l2_bytes, std::size_t workspace_bytes)
-    : l2_bytes_(l2_bytes), workspace_(workspace_bytes), dropout_offset_(1) {
+    : l2_bytes_(l2_bytes), workspace_(workspace_bytes), dropout_offset_(1), eviction_sink_(1) {
   GT_CUDA_CALL(cudaMemsetAsync(dropout_offset_.get(), 0, sizeof(std::uint64_t), stream_.get()));
 }
 
@@ -38,7 +41,7 @@ std::vector<GemmOperands> TrialScratch::operands_for(const GemmProblem& gemm) {
   const std::size_t y = aligned(floats(gemm.m, gemm.n));
   const std::size_t set_bytes = a + b + bias;
   const int sets = input_set_count(gemm, l2_bytes_);
-  if (grow(inputs_, set_bytes * static_cast<std::size_t>(sets)))
+  if (grow(inputs_, std::max(set_bytes * static_cast<std::size_t>(sets), 2 * l2_bytes_)))
     fill_uniform(reinterpret_cast<float*>(inputs_.get()), inputs_.size() / sizeof(float),
                  (std::uint64_t{std::random_device{}()} << 32) | 1u, -1.f, 1.f, stream_.get());
   grow(outputs_, gemm.epi.save_z ? 2 * y : y);
@@ -58,6 +61,8 @@ std::vector<GemmOperands> TrialScratch::operands_for(const GemmProblem& gemm) {
   return out;
 }
 
+void TrialScratch::evict_l2() { read_to_evict_l2(inputs_.get(), inputs_.size(), eviction_sink_.get(), stream_.get()); }
+
 void TrialScratch::trim() {
   if (inputs_.size() + outputs_.size() <= kept_bytes()) return;
   inputs_ = DeviceBuffer<unsigned char>();
@@ -65,7 +70,8 @@ void TrialScratch::trim() {
 }
 
 CudaTrialGpu::CudaTrialGpu(TrialScratch& scratch, std::vector<const CandidateLauncher*> sides)
-    : scratch_(scratch), sides_(std::move(sides)), graphs_(sides_.size()) {
+    : scratch_(scratch), sides_(std::move(sides)), graphs_{std::vector<std::optional<CudaGraphExec>>(sides_.size()),
+                                                          std::vector<std::optional<CudaGraphExec>>(sides_.size())} {
   if (!sides_.empty()) sets_ = scratch_.operands_for(sides_.front()->gemm());
 }
 
@@ -76,15 +82,19 @@ void CudaTrialGpu::launch(int side, int set) {
 
 void CudaTrialGpu::wait() { GT_CUDA_CALL(cudaStreamSynchronize(scratch_.stream())); }
 
-void CudaTrialGpu::capture_graph(int side, int calls) {
-  std::optional<CudaGraphExec>& g = graphs_[static_cast<std::size_t>(side)];
+void CudaTrialGpu::capture_graph(int side, int calls, bool cold) {
+  std::optional<CudaGraphExec>& g = graphs_[cold ? 1 : 0][static_cast<std::size_t>(side)];
   g.emplace(CudaGraphExec::capture(scratch_.stream(), [&] {
-    for (int i = 0; i < calls; ++i) launch(side, 0);
+    for (int i = 0; i < calls; ++i) launch(side, cold ? 1 + i : 0);
   }));
   g->upload(scratch_.stream());
 }
 
-void CudaTrialGpu::replay_graph(int side) { graphs_[static_cast<std::size_t>(side)]->launch(scratch_.stream()); }
+void CudaTrialGpu::replay_graph(int side, bool cold) {
+  graphs_[cold ? 1 : 0][static_cast<std::size_t>(side)]->launch(scratch_.stream());
+}
+
+void CudaTrialGpu::evict_l2() { scratch_.evict_l2(); }
 
 void CudaTrialGpu::block() { scratch_.blocker().block(scratch_.stream()); }
 

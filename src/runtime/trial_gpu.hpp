@@ -26,7 +26,10 @@ class TrialScratch {
   // Operand sets for `gemm` (what the trial's launchers run): input_set_count(gemm, l2) of them, rotating past 2× L2,
   // sharing one Y (and Z). The inputs hold uniform values in [-1, 1), filled when the memory is allocated: a trial
   // times, it does not verify, so the next problem reuses them. Allocates only where gemm needs more than is held.
+  // The inputs' memory is at least 2× L2 even where the sets need less, so that reading it all evicts L2.
   std::vector<GemmOperands> operands_for(const GemmProblem& gemm);
+  // Enqueues reads of all the inputs' memory: L2 then holds none of the first sets (a cold graph's).
+  void evict_l2();
   // After a trial: frees the operands' memory if a large problem grew it past kept_bytes(), so the runtime does not
   // hold it for the rest of the program.
   void trim();
@@ -47,6 +50,7 @@ class TrialScratch {
   DeviceBuffer<unsigned char> workspace_;
   DeviceBuffer<unsigned char> inputs_, outputs_;
   DeviceBuffer<std::uint64_t> dropout_offset_;  // the counter word a dropout problem's kernels read
+  DeviceBuffer<int> eviction_sink_;
 };
 
 // One problem's sides on a TrialScratch: sides[0] heuristic-first, then the challengers, all of one problem and all
@@ -58,8 +62,9 @@ class CudaTrialGpu final : public TrialGpu {
   int sides() const override { return static_cast<int>(sides_.size()); }
   void launch(int side, int set) override;
   void wait() override;
-  void capture_graph(int side, int calls) override;
-  void replay_graph(int side) override;
+  void capture_graph(int side, int calls, bool cold) override;
+  void replay_graph(int side, bool cold) override;
+  void evict_l2() override;
   void block() override;
   void start_timer() override;
   void stop_timer() override;
@@ -70,7 +75,7 @@ class CudaTrialGpu final : public TrialGpu {
   TrialScratch& scratch_;
   std::vector<const CandidateLauncher*> sides_;
   std::vector<GemmOperands> sets_;
-  std::vector<std::optional<CudaGraphExec>> graphs_;
+  std::vector<std::optional<CudaGraphExec>> graphs_[2];  // per side: on the warm set, on the cold sets
 };
 
 }  // namespace gemmtune::runtime

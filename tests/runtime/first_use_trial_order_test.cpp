@@ -17,16 +17,18 @@
 namespace gemmtune::runtime {
 namespace {
 
-enum Kind { kWarm, kCold, kGraph };
+enum Kind { kWarm, kCold, kGraph, kGraphCold };
 
 // Times each side per call by condition, and checks every step against the rules of the blocking kernel
 // (launch/blocking_kernel.hpp) as it is taken. L2 is modelled: a call on set 0 is warm only where the call before it
-// read set 0 too (any other set evicts it); a replay is the graph's time on warm inputs, cold ones' otherwise. Only
-// calls between start_timer and stop_timer count into a batch's time.
+// read set 0 too (any other set evicts it); a replay of the warm graph is the graph's time on warm inputs, cold ones'
+// otherwise; a replay of the cold graph is its cold time unless its sets are still in L2 from the replay before (an
+// eviction clears them), then the warm graph's. Only calls between start_timer and stop_timer count into a batch's
+// time.
 class FakeTrialGpu final : public TrialGpu {
  public:
-  // us[side] = {warm, cold, graph} per-call microseconds.
-  explicit FakeTrialGpu(std::vector<std::array<double, 3>> us) : us_(std::move(us)) {}
+  // us[side] = {warm, cold, graph warm, graph cold} per-call microseconds.
+  explicit FakeTrialGpu(std::vector<std::array<double, 4>> us) : us_(std::move(us)) {}
 
   int sides() const override { return static_cast<int>(us_.size()); }
 
@@ -50,26 +52,36 @@ class FakeTrialGpu final : public TrialGpu {
     launched_unwaited_.clear();
     replayed_.insert(replayed_unwaited_.begin(), replayed_unwaited_.end());
     replayed_unwaited_.clear();
+    eviction_loaded_ = eviction_loaded_ || eviction_unwaited_;
   }
-  void capture_graph(int side, int calls) override {
+  void capture_graph(int side, int calls, bool cold) override {
     log("capture " + std::to_string(side));
     if (blocked_) violation("a graph captured (an allocation) behind the blocking kernel");
     if (!loaded_.count(side)) violation("a graph of side " + std::to_string(side) + " captured before it was loaded");
-    graph_calls_[side] = calls;
+    graph_calls_[{side, cold}] = calls;
   }
-  void replay_graph(int side) override {
-    log("replay " + std::to_string(side));
-    if (!graph_calls_.count(side)) violation("a replay of a graph never captured");
+  void replay_graph(int side, bool cold) override {
+    log("replay " + std::to_string(side) + (cold ? " cold" : ""));
+    if (!graph_calls_.count({side, cold})) violation("a replay of a graph never captured");
     if (!blocked_) {
-      replayed_unwaited_.insert(side);
+      replayed_unwaited_.insert({side, cold});
       return;
     }
-    if (!replayed_.count(side))
+    if (!replayed_.count({side, cold}))
       violation("the first replay (upload) of side " + std::to_string(side) + "'s graph behind the blocking kernel");
-    for (int i = 0; i < graph_calls_[side]; ++i) {
-      if (timing_) batch_.push_back({side, set0_in_l2_ ? kGraph : kCold});
-      set0_in_l2_ = true;
+    for (int i = 0; i < graph_calls_[{side, cold}]; ++i) {  // a cold graph's calls each read a set of their own
+      const Kind kind = cold ? (cold_sets_in_l2_ ? kGraph : kGraphCold) : set0_in_l2_ ? kGraph : kCold;
+      if (timing_) batch_.push_back({side, kind});
+      set0_in_l2_ = !cold;
     }
+    cold_sets_in_l2_ = cold_sets_in_l2_ || cold;
+  }
+  void evict_l2() override {
+    log("evict");
+    if (blocked_ && !eviction_loaded_) violation("the first eviction behind the blocking kernel");
+    if (timing_) violation("an eviction inside a timed batch");
+    if (!blocked_) eviction_unwaited_ = true;
+    set0_in_l2_ = cold_sets_in_l2_ = false;
   }
   void block() override {
     log("block");
@@ -112,10 +124,13 @@ class FakeTrialGpu final : public TrialGpu {
     violations_.push_back(what + " (step " + std::to_string(steps_.size()) + ")");
   }
 
-  std::vector<std::array<double, 3>> us_;
+  std::vector<std::array<double, 4>> us_;
   bool blocked_ = false, timing_ = false;
-  std::set<int> loaded_, launched_unwaited_, replayed_, replayed_unwaited_;
-  std::map<int, int> graph_calls_;
+  std::set<int> loaded_, launched_unwaited_;
+  std::set<std::pair<int, bool>> replayed_, replayed_unwaited_;  // (side, cold graph)
+  std::map<std::pair<int, bool>, int> graph_calls_;
+  bool eviction_loaded_ = false, eviction_unwaited_ = false;
+  bool cold_sets_in_l2_ = false;
   std::vector<std::pair<int, Kind>> batch_;
   bool set0_in_l2_ = false;
   double batch_us_ = 0;
@@ -130,7 +145,7 @@ std::vector<ChallengerRule> floors(const TrialGpu& gpu) {
 
 TEST(FirstUseTrialOrder, NothingIsLoadedCapturedOrWaitedForBehindTheBlockingKernel) {
   // heuristic-first, a challenger that wins everywhere, and one that wins cold only.
-  FakeTrialGpu gpu({{10, 12, 9}, {8, 9, 7}, {11, 10, 9.5}});
+  FakeTrialGpu gpu({{10, 12, 9, 12}, {8, 9, 7, 9}, {11, 10, 9.5, 10}});
   const FirstUseTrial t = run_first_use_trial(gpu, floors(gpu));
   EXPECT_TRUE(gpu.violations_.empty()) << ::testing::PrintToString(gpu.violations_);
   // Every side launched, then one wait, before the first block.
@@ -149,7 +164,7 @@ TEST(FirstUseTrialOrder, NothingIsLoadedCapturedOrWaitedForBehindTheBlockingKern
 }
 
 TEST(FirstUseTrialOrder, AChallengerThatCanNoLongerWinStopsAfterItsFirstPairOfBatches) {
-  FakeTrialGpu gpu({{10, 12, 9}, {20, 24, 18}, {8, 9, 7}});
+  FakeTrialGpu gpu({{10, 12, 9, 12}, {20, 24, 18, 24}, {8, 9, 7, 9}});
   const FirstUseTrial t = run_first_use_trial(gpu, floors(gpu));
   EXPECT_TRUE(gpu.violations_.empty()) << ::testing::PrintToString(gpu.violations_);
   const ChallengerTrial& slow = t.challengers[0];
@@ -169,7 +184,7 @@ TEST(FirstUseTrialOrder, AChallengerThatCanNoLongerWinStopsAfterItsFirstPairOfBa
 }
 
 TEST(FirstUseTrialOrder, AChallengerThatLosesOnlyFromAGraphStopsThereAndDoesNotWin) {
-  FakeTrialGpu gpu({{10, 12, 9}, {8, 9, 9.5}});
+  FakeTrialGpu gpu({{10, 12, 9, 12}, {8, 9, 9.5, 9}});
   const FirstUseTrial t = run_first_use_trial(gpu, floors(gpu));
   const ChallengerTrial& c = t.challengers[0];
   EXPECT_EQ(c.times.graph.batches, 1);
@@ -177,14 +192,39 @@ TEST(FirstUseTrialOrder, AChallengerThatLosesOnlyFromAGraphStopsThereAndDoesNotW
   EXPECT_FALSE(c.times.challenger_wins(fastest_default({c.times})));
 }
 
+TEST(FirstUseTrialOrder, AChallengerThatLosesOnlyFromAColdGraphStopsThereAndDoesNotWin) {
+  FakeTrialGpu gpu({{10, 12, 9, 12}, {8, 9, 7, 12.5}});
+  const FirstUseTrial t = run_first_use_trial(gpu, floors(gpu));
+  EXPECT_TRUE(gpu.violations_.empty()) << ::testing::PrintToString(gpu.violations_);
+  const ChallengerTrial& c = t.challengers[0];
+  EXPECT_GE(c.times.graph.batches, 3);
+  EXPECT_EQ(c.times.graph_cold.batches, 1);
+  EXPECT_NE(c.stopped.find("graph cold"), std::string::npos) << c.stopped;
+  EXPECT_FALSE(c.times.challenger_wins(fastest_default({c.times})));
+}
+
+TEST(FirstUseTrialOrder, EveryColdGraphBatchStartsWithItsInputsEvictedNotLeftInL2ByTheBatchBefore) {
+  // From a cold graph the challenger (10 us) beats heuristic-first cold (12) but not warm (9): heuristic-first's
+  // batches, which follow the challenger's in every other pair, must not find the graph's inputs in L2.
+  FakeTrialGpu gpu({{10, 12, 9, 12}, {8, 9, 7, 10}});
+  const FirstUseTrial t = run_first_use_trial(gpu, floors(gpu));
+  EXPECT_TRUE(gpu.violations_.empty()) << ::testing::PrintToString(gpu.violations_);
+  const ProgramTrial& c = t.challengers[0].times;
+  EXPECT_TRUE(t.challengers[0].stopped.empty()) << t.challengers[0].stopped;
+  EXPECT_GE(c.graph_cold.batches, 3);
+  EXPECT_DOUBLE_EQ(c.graph_cold.challenger_slowest_us, 10);
+  EXPECT_DOUBLE_EQ(c.graph_cold.default_fastest_us, 12);
+  EXPECT_TRUE(c.challenger_wins(fastest_default({c})));
+}
+
 TEST(FirstUseTrialOrder, ABatchWhoseBlockingKernelTimedOutIsDiscardedAndTimedAgain) {
-  FakeTrialGpu gpu({{10, 12, 9}, {8, 9, 7}});
+  FakeTrialGpu gpu({{10, 12, 9, 12}, {8, 9, 7, 9}});
   gpu.time_out_batches_ = {4};
   const FirstUseTrial t = run_first_use_trial(gpu, floors(gpu));
   EXPECT_TRUE(gpu.violations_.empty()) << ::testing::PrintToString(gpu.violations_);
   EXPECT_EQ(t.discarded_batches, 1);
   const ProgramTrial& c = t.challengers[0].times;
-  for (const TrialResult* r : {&c.warm, &c.cold, &c.graph}) {
+  for (const TrialResult* r : {&c.warm, &c.cold, &c.graph, &c.graph_cold}) {
     EXPECT_LT(r->challenger_slowest_us, 100);
     EXPECT_LT(r->default_us, 100);
   }
@@ -192,13 +232,13 @@ TEST(FirstUseTrialOrder, ABatchWhoseBlockingKernelTimedOutIsDiscardedAndTimedAga
 }
 
 TEST(FirstUseTrialOrder, ABlockingKernelThatTimesOutAgainFailsTheTrial) {
-  FakeTrialGpu gpu({{10, 12, 9}, {8, 9, 7}});
+  FakeTrialGpu gpu({{10, 12, 9, 12}, {8, 9, 7, 9}});
   gpu.time_out_batches_ = {2, 5};
   EXPECT_THROW(run_first_use_trial(gpu, floors(gpu)), CheckError);
 }
 
 TEST(FirstUseTrialOrder, ALaunchThatFailsBehindTheBlockingKernelReleasesItBeforeTheErrorGoesOn) {
-  FakeTrialGpu gpu({{10, 12, 9}, {8, 9, 7}});
+  FakeTrialGpu gpu({{10, 12, 9, 12}, {8, 9, 7, 9}});
   gpu.fail_launch_in_batch_ = 3;
   EXPECT_THROW(run_first_use_trial(gpu, floors(gpu)), CheckError);
   EXPECT_FALSE(gpu.blocked());
@@ -207,8 +247,8 @@ TEST(FirstUseTrialOrder, ALaunchThatFailsBehindTheBlockingKernelReleasesItBefore
 
 TEST(FirstUseTrialOrder, OneProblemsBatchesStopAtTheBudgetAndTheLaterChallengersDoNotWin) {
   // Calls of 1 ms: one call a batch, so each pair costs 2 ms; 20 challengers that would all win.
-  std::vector<std::array<double, 3>> us = {{1000, 1000, 1000}};
-  for (int i = 0; i < 20; ++i) us.push_back({900, 900, 900});
+  std::vector<std::array<double, 4>> us = {{1000, 1000, 1000, 1000}};
+  for (int i = 0; i < 20; ++i) us.push_back({900, 900, 900, 900});
   FakeTrialGpu gpu(us);
   const FirstUseTrial t = run_first_use_trial(gpu, floors(gpu));
   EXPECT_LE(t.gpu_us, kTrialBudgetUs + 2000);
@@ -225,7 +265,7 @@ TEST(FirstUseTrialOrder, AWarmBatchIsTimedOnInputsAlreadyInL2NotAfterTheColdBatc
   // Calls of 100-200 us: one call a batch. The challenger is faster than heuristic-first in every condition, but
   // slower on cold inputs than heuristic-first on warm ones: the first warm batch, which it runs first, must not
   // start on the inputs the cold batches before it evicted, or its slowest batch would lose.
-  FakeTrialGpu gpu({{130, 200, 115}, {100, 140, 90}});
+  FakeTrialGpu gpu({{130, 200, 115, 200}, {100, 140, 90, 140}});
   const FirstUseTrial t = run_first_use_trial(gpu, floors(gpu));
   EXPECT_TRUE(gpu.violations_.empty()) << ::testing::PrintToString(gpu.violations_);
   const ProgramTrial& c = t.challengers[0].times;
@@ -236,7 +276,7 @@ TEST(FirstUseTrialOrder, AWarmBatchIsTimedOnInputsAlreadyInL2NotAfterTheColdBatc
 
 TEST(FirstUseTrialOrder, EachChallengerIsStoppedAndJudgedByItsOwnRule) {
   // Two challengers 5% faster than heuristic-first everywhere: one held to 1%, the other to 12%.
-  FakeTrialGpu gpu({{10, 10, 10}, {9.5, 9.5, 9.5}, {9.5, 9.5, 9.5}});
+  FakeTrialGpu gpu({{10, 10, 10, 10}, {9.5, 9.5, 9.5, 9.5}, {9.5, 9.5, 9.5, 9.5}});
   const FirstUseTrial t = run_first_use_trial(gpu, {{1.01, false}, {1.12, false}});
   EXPECT_TRUE(gpu.violations_.empty()) << ::testing::PrintToString(gpu.violations_);
   ASSERT_EQ(t.challengers.size(), 2u);
@@ -254,14 +294,14 @@ TEST(FirstUseTrialOrder, EachChallengerIsStoppedAndJudgedByItsOwnRule) {
 }
 
 TEST(FirstUseTrialOrder, RulesThatAreNotOnePerChallengerAreRefusedBeforeAnyStep) {
-  FakeTrialGpu gpu({{10, 12, 9}, {8, 9, 7}});
+  FakeTrialGpu gpu({{10, 12, 9, 12}, {8, 9, 7, 9}});
   EXPECT_THROW(run_first_use_trial(gpu, {}), CheckError);
   EXPECT_THROW(run_first_use_trial(gpu, {{1.01, false}, {1.01, false}}), CheckError);
   EXPECT_TRUE(gpu.steps_.empty());
 }
 
 TEST(FirstUseTrialOrder, NoChallengersNoSteps) {
-  FakeTrialGpu gpu({{10, 12, 9}});
+  FakeTrialGpu gpu({{10, 12, 9, 12}});
   const FirstUseTrial t = run_first_use_trial(gpu, floors(gpu));
   EXPECT_TRUE(t.challengers.empty());
   EXPECT_TRUE(gpu.steps_.empty());

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -77,6 +78,7 @@ TEST(TrialGpu, TrialsOfTheNoEntryChallengersOneAfterAnotherDiscardNothingAndTake
       EXPECT_GT(c.cold.default_fastest_us, 0) << p.key();
       if (challenger.stopped.empty()) {
         EXPECT_GE(c.graph.batches, 3) << p.key();
+        EXPECT_GE(c.graph_cold.batches, 3) << p.key();
       }
     }
   }
@@ -100,6 +102,43 @@ TEST(TrialGpu, TheScratchHoldsEveryInputSetAlignedAndIsReusedForASmallerProblem)
   EXPECT_EQ(b[0].Y, a[0].Y);
   scratch.trim();  // within kept_bytes(): kept
   EXPECT_EQ(scratch.operands_for(small)[0].A, a[0].A);
+}
+
+// 32x2048x4096 tf32: a set's B is 32 MiB, inside the H200's L2. A cold graph replays the same sets every batch, so
+// without the eviction between batches the second finds them in L2.
+TEST(TrialGpu, AColdGraphAfterAnEvictionReadsItsInputsFromDramNotFromTheReplayBefore) {
+  GT_REQUIRE_GPU();
+  const DeviceInfo device = query_device(0);
+  const GemmProblem p = problem(32, 2048, 4096, MathMode::Tf32, "none");
+  if (std::size_t{2048} * 4096 * sizeof(float) * 2 > device.l2_bytes)
+    GTEST_SKIP() << "this GPU's L2 (" << device.l2_bytes << " bytes) holds less than two of the problem's B";
+  const LtHandle lt = make_lt_handle();
+  TrialScratch scratch(device.l2_bytes, kWorkspace);
+  const std::optional<NoEntryCandidates> set = no_entry_candidates(p, lt_heuristic_first_of(p, lt.get()), kWorkspace);
+  ASSERT_TRUE(set);
+  const CandidateLauncher launcher(p, set->heuristic_first, lt.get(), scratch.workspace());
+  CudaTrialGpu gpu(scratch, {&launcher});
+  constexpr int kCalls = 1;  // one set: in L2 after one replay
+  gpu.launch(0, 0);
+  gpu.capture_graph(0, kCalls, true);
+  gpu.replay_graph(0, true);
+  gpu.evict_l2();
+  gpu.wait();
+  const auto batch_us = [&](bool evict) {
+    gpu.block();
+    if (evict) gpu.evict_l2();
+    gpu.start_timer();
+    gpu.replay_graph(0, true);
+    gpu.stop_timer();
+    EXPECT_TRUE(gpu.release_and_wait());
+    return gpu.timed_us();
+  };
+  double evicted = 1e9, again = 1e9;
+  for (int i = 0; i < 5; ++i) {
+    evicted = std::min(evicted, batch_us(true));
+    again = std::min(again, batch_us(false));
+  }
+  EXPECT_GT(evicted, 1.2 * again) << "after an eviction " << evicted << " us, replayed again " << again << " us";
 }
 
 }  // namespace
