@@ -22,9 +22,9 @@
 // CUDA's lazy loading, and may wait for the GPU) and no allocation ever waits for it; a batch whose blocking kernel
 // timed out anyway is discarded, counted and timed again. Stream cold runs first for every challenger (one pair of
 // batches each), and a challenger stops as soon as one of its batches is no faster than heuristic-first's fastest so
-// far: it can no longer win (beats() below), so stopping changes no decision. The timed batches of one problem stop at
-// kTrialBudgetUs of GPU time (the first pairs keep back what one challenger needs to finish); a challenger not timed
-// in full by then does not win.
+// far: it can no longer win (beats() below), so stopping changes no decision. The batches of one problem stop at
+// kTrialBudgetUs of GPU time, counting the untimed call that reloads a warm batch's inputs (the first pairs keep back
+// what one challenger needs to finish); a challenger not timed in full by then does not win.
 #pragma once
 
 #include <cstddef>

@@ -40,7 +40,7 @@ class FakeTrialGpu final : public TrialGpu {
     if (blocked_) {
       if (!loaded_.count(side))
         violation("first launch of side " + std::to_string(side) + " behind the blocking kernel");
-      if (timing_) batch_.push_back({side, kind});
+      (timing_ ? batch_ : untimed_).push_back({side, kind});
     } else {
       launched_unwaited_.insert(side);
     }
@@ -88,6 +88,7 @@ class FakeTrialGpu final : public TrialGpu {
     if (blocked_) violation("blocked twice");
     blocked_ = true;
     batch_.clear();
+    untimed_.clear();
     timing_ = false;
   }
   void start_timer() override {
@@ -102,6 +103,8 @@ class FakeTrialGpu final : public TrialGpu {
     ++batches_;
     batch_us_ = 0;
     for (const auto& [side, kind] : batch_) batch_us_ += us_[static_cast<std::size_t>(side)][kind];
+    queued_us_ += batch_us_;
+    for (const auto& [side, kind] : untimed_) queued_us_ += us_[static_cast<std::size_t>(side)][kind];
     per_side_batches_[batch_.empty() ? -1 : batch_.front().first]++;
     const bool timed_out = time_out_batches_.count(batches_) > 0;
     if (timed_out) batch_us_ = 1e9;  // a timed-out batch's time is wrong: it must never reach a result
@@ -117,6 +120,7 @@ class FakeTrialGpu final : public TrialGpu {
   std::vector<std::string> steps_;
   std::map<int, int> per_side_batches_;
   int batches_ = 0;
+  double queued_us_ = 0;  // GPU time of every call queued behind the blocking kernel, timed or not
 
  private:
   void log(const std::string& s) { steps_.push_back(s); }
@@ -131,7 +135,7 @@ class FakeTrialGpu final : public TrialGpu {
   std::map<std::pair<int, bool>, int> graph_calls_;
   bool eviction_loaded_ = false, eviction_unwaited_ = false;
   bool cold_sets_in_l2_ = false;
-  std::vector<std::pair<int, Kind>> batch_;
+  std::vector<std::pair<int, Kind>> batch_, untimed_;
   bool set0_in_l2_ = false;
   double batch_us_ = 0;
 };
@@ -245,13 +249,15 @@ TEST(FirstUseTrialOrder, ALaunchThatFailsBehindTheBlockingKernelReleasesItBefore
   EXPECT_EQ(gpu.steps_.back(), "release");
 }
 
-TEST(FirstUseTrialOrder, OneProblemsBatchesStopAtTheBudgetAndTheLaterChallengersDoNotWin) {
+TEST(FirstUseTrialOrder, OneProblemsBatchesStopAtTheBudgetUntimedCallsIncludedAndTheLaterChallengersDoNotWin) {
   // Calls of 1 ms: one call a batch, so each pair costs 2 ms; 20 challengers that would all win.
   std::vector<std::array<double, 4>> us = {{1000, 1000, 1000, 1000}};
   for (int i = 0; i < 20; ++i) us.push_back({900, 900, 900, 900});
   FakeTrialGpu gpu(us);
   const FirstUseTrial t = run_first_use_trial(gpu, floors(gpu));
   EXPECT_LE(t.gpu_us, kTrialBudgetUs + 2000);
+  // The untimed call that reloads a warm batch's inputs costs as much as the timed one here: the budget counts it.
+  EXPECT_LE(gpu.queued_us_, kTrialBudgetUs + 4000);
   EXPECT_TRUE(t.challengers.front().stopped.empty()) << t.challengers.front().stopped;
   const ChallengerTrial& last = t.challengers.back();
   EXPECT_NE(last.stopped.find("not timed in full"), std::string::npos) << last.stopped;
