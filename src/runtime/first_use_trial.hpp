@@ -87,7 +87,7 @@ struct DefaultFastest {
 // One challenger's trial in its four conditions.
 struct ProgramTrial {
   TrialResult warm, cold, graph, graph_cold;  // stream warm, stream cold, graph warm, graph cold
-  bool own_pairs = false;         // its ChallengerRule's
+  bool own_pairs = false;                     // its ChallengerRule's
   // Against heuristic-first's fastest batches over every challenger of the problem (fastest_default), or in its own
   // pairs (own_pairs); a condition the challenger did not reach is a loss.
   bool challenger_wins(const DefaultFastest& d) const {

@@ -4,7 +4,6 @@
 #include <random>
 
 #include "cupti/l2_flush.hpp"
-
 #include "launch/device_footprint.hpp"
 #include "launch/random_fill.hpp"
 
