@@ -78,8 +78,8 @@ struct RuntimeOptions {
   // Confirm each stand-in on first use: time it against cuBLASLt's heuristic-first on the real problem (on scratch
   // inputs, a stream and a workspace of the trial's own, kept for the next untuned problem, at prepare() or the
   // problem's first call, outside any capture) and keep it only where it is faster by more than 1% in a stream with
-  // warm inputs, in a stream with cold ones and replayed from a CUDA graph (runtime/first_use_trial.hpp); explain()
-  // gives the times and what the first use cost (docs/runtime-first-use.md).
+  // warm inputs, in a stream with cold ones, and replayed from CUDA graphs with warm and with cold inputs
+  // (runtime/first_use_trial.hpp); explain() gives the times and what the first use cost (docs/runtime-first-use.md).
   // With the trial as the guard, up to max_trial_candidates distinct own variants are tried: those the sweeps measured
   // fastest over heuristic-first at the kind's tuned shapes, weighted toward the nearest (runtime/variant_ranking.hpp),
   // then those tuned shapes chose (no x1.10, no agreement of the neighbours needed); and where the default is
@@ -88,8 +88,8 @@ struct RuntimeOptions {
   // by default, as the held-out benchmark asks (scripts/bench_heldout.sh CONFIRM=both, H200, seeds 1-4): without it
   // the runtime ran heuristic-first at every untuned shape; with it tf32 rose by 0.05-0.07 and fp32 by 0.02-0.04 in
   // geomean in every condition. One trial per problem: a challenger stops at its first batch that is no faster than
-  // heuristic-first's fastest, and the timed batches stop at 50 ms of GPU time; it holds a second 64 MiB workspace
-  // and up to 2x L2 + 128 MiB of scratch operands between first uses. Its choice may differ between runs where two
+  // heuristic-first's fastest, and the batches stop at 50 ms of GPU time; it holds a second 64 MiB workspace and
+  // from 2x L2 up to 2x L2 + 128 MiB of scratch operands between first uses. Its choice may differ between runs where two
   // candidates are within noise. Off: the evidence rules alone decide (no timing at first use), and the db's
   // measurements of every own variant are not read.
   bool confirm_standins = true;
