@@ -48,6 +48,18 @@ class CudaEvent {
   cudaEvent_t get() const { return event_; }
   void record(cudaStream_t s) const { GT_CUDA_CALL(cudaEventRecord(event_, s)); }
 
+  // Whether the work before its last record() has run. cudaErrorNotReady is an answer, cleared as stream_drained
+  // clears it; any other error throws.
+  bool done() const {
+    const cudaError_t e = cudaEventQuery(event_);
+    if (e == cudaErrorNotReady) {
+      (void)cudaGetLastError();
+      return false;
+    }
+    GT_CUDA_CALL(e);
+    return true;
+  }
+
   // Milliseconds from `start` to this event; both must have completed.
   float elapsed_ms_since(const CudaEvent& start) const {
     float ms = 0.f;

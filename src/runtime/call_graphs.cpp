@@ -71,13 +71,7 @@ void CallGraphs::replay(const ExactCall& call, const CudaGraphExec& graph) {
 }
 
 void CallGraphs::read_replay_timer() {
-  if (!timer_ || !timer_->pending) return;
-  const cudaError_t end_event_query = cudaEventQuery(timer_->end.get());
-  if (end_event_query == cudaErrorNotReady) {
-    (void)cudaGetLastError();  // an answer, not an error, as in stream_drained
-    return;
-  }
-  GT_CUDA_CALL(end_event_query);
+  if (!timer_ || !timer_->pending || !timer_->end.done()) return;
   timer_->pending = false;
   ++timer_->samples;
   costs_.replay_gpu_us = std::min(costs_.replay_gpu_us, 1000.0 * timer_->end.elapsed_ms_since(timer_->start));

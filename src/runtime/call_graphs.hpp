@@ -83,16 +83,15 @@ class CallGraphs {
   static constexpr std::size_t kMaxGraphs = 64;
   static constexpr std::size_t kMaxSeen = 1024;
 
-  // Runs `call`: as a replay of its graph (capturing that first where this is its second sight), returning true; or
-  // by launch(call.stream), returning false. launch(stream) enqueues the call on `stream`: what a capture on
-  // `capture_on` records.
+  // Runs `call`: as a replay of its graph (capturing that first where this is its second sight), or by
+  // launch(call.stream). launch(stream) enqueues the call on `stream`: what a capture on `capture_on` records.
   template <class Launch>
-  bool run(const ExactCall& call, cudaStream_t capture_on, Launch&& launch) {
+  void run(const ExactCall& call, cudaStream_t capture_on, Launch&& launch) {
     if (!off_) {
       if (const auto it = graphs_.find(call); it != graphs_.end()) {
         if (!launch_ahead(call, it->second)) {
           replay(call, it->second);
-          return true;
+          return;
         }
       } else if (graphs_.size() < kMaxGraphs && ready_to_capture(call)) {
         try {
@@ -102,7 +101,7 @@ class CallGraphs {
           graphs_.emplace(call, std::move(graph)).first->second.launch(call.stream);
           last_ = call;
           ++replays_;
-          return true;
+          return;
         } catch (const std::exception&) {
           turn_off();
         }
@@ -112,7 +111,6 @@ class CallGraphs {
     launch(call.stream);
     costs_.launch_host_us = std::min(costs_.launch_host_us, us_since(start));
     last_ = call;
-    return false;
   }
 
   // Whether run() of this call, where its stream has drained, would replay it: its graph is held, or it was seen
