@@ -216,9 +216,8 @@ class Trial {
 ChallengerRule challenger_rule(const Candidate& heuristic_first, const Candidate& challenger) {
   const bool same_gemm = challenger.backend == Backend::Lt && heuristic_first.backend == Backend::Lt &&
                          !challenger.lt_padded && challenger.lt == heuristic_first.lt;
-  if (same_gemm) return {kTrialNoiseFloor, true};
-  const bool two_speed = heuristic_first.lt_clustered() || challenger.lt_clustered();
-  return {two_speed ? kClusteredTrialNoiseFloor : kTrialNoiseFloor, false};
+  const bool clustered = heuristic_first.lt_clustered() || challenger.lt_clustered();
+  return {kTrialNoiseFloor, same_gemm || clustered};
 }
 
 DefaultFastest fastest_default(const std::vector<ProgramTrial>& trials) {

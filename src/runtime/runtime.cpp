@@ -131,7 +131,7 @@ class Runtime::Impl {
   // (allocation, SQLite-free algo build) only on a problem's first call; a stream's scratch at its first call.
   void gemm(const GemmProblem& p, const GemmOperands& x, cudaStream_t s) {
     const auto held = lock();
-    const GemmPlan& gp = plan(p, s);
+    const GemmPlan& gp = plan(p, s, runtime::caller_inputs(x, p.epi.bias, s));
     runtime::StreamScratch& scratch = scratch_.of(s);
     const PlanScratch ps = scratch_of(gp, scratch, false);
     if (options_.replay_repeated_calls && !scratch.capture())
@@ -252,11 +252,13 @@ class Runtime::Impl {
   std::size_t cache_size() const { return cache_.index.size(); }
 
  private:
-  // The plan of p, resolved at its first call; the caller holds mutex_.
-  const GemmPlan& plan(const GemmProblem& p, std::optional<cudaStream_t> s) {
+  // The plan of p, resolved at its first call; the caller holds mutex_. `inputs`: the call's, where a first-use trial
+  // may time them (runtime/trial_gpu.hpp: CallerInputs).
+  const GemmPlan& plan(const GemmProblem& p, std::optional<cudaStream_t> s,
+                       const std::optional<runtime::CallerInputs>& inputs = std::nullopt) {
     const auto it = plans_.find(p);
     if (it != plans_.end()) return *it->second;
-    return resolve(p, s);
+    return resolve(p, s, inputs);
   }
 
   const BackwardPlan& backward_plan(const GemmProblem& p, std::optional<cudaStream_t> s) {
@@ -299,7 +301,8 @@ class Runtime::Impl {
     }
   }
 
-  const GemmPlan& resolve(const GemmProblem& p, std::optional<cudaStream_t> s) {
+  const GemmPlan& resolve(const GemmProblem& p, std::optional<cudaStream_t> s,
+                          const std::optional<runtime::CallerInputs>& inputs) {
     const auto began = std::chrono::steady_clock::now();
     p.validate();
     refuse_during_capture(p, s);
@@ -313,7 +316,7 @@ class Runtime::Impl {
     Choice choice = runtime::select_candidate(
         cache_.index, p, rules_, [this](const GemmProblem& q, const Candidate& c) { return unsupported(q, c); },
         default_of, &alignment_twin);
-    if (options_.confirm_standins) decide_by_trial(p, choice, default_of, began);
+    if (options_.confirm_standins) decide_by_trial(p, choice, default_of, began, inputs);
     if (choice.is_miss()) misses_.record(p.key());
     return add_plan(p, choice);
   }
@@ -377,7 +380,8 @@ class Runtime::Impl {
   // trial's scratch (trial_gpu.hpp: a stream, a workspace and operands of its own, kept across problems, since the
   // shared workspace may be in use by work already queued on the caller's stream). A challenger that cannot be
   // launched is left out; a trial that fails leaves every challenger untried. Returns the trial's GPU time.
-  double trial(const GemmProblem& p, const Candidate& heuristic_first, std::vector<Tried>& tried) {
+  double trial(const GemmProblem& p, const Candidate& heuristic_first, std::vector<Tried>& tried,
+               const std::optional<runtime::CallerInputs>& inputs) {
     try {
       if (!trial_scratch_)
         trial_scratch_ = std::make_unique<runtime::TrialScratch>(device_.l2_bytes, options_.workspace_bytes);
@@ -399,7 +403,7 @@ class Runtime::Impl {
         side_of.push_back(&t);
         rules.push_back(runtime::challenger_rule(heuristic_first, t.candidate));
       }
-      runtime::CudaTrialGpu gpu(*trial_scratch_, sides);
+      runtime::CudaTrialGpu gpu(*trial_scratch_, sides, inputs);
       const runtime::FirstUseTrial result = runtime::run_first_use_trial(gpu, rules);
       trial_scratch_->trim();
       if (result.discarded_batches > 0)
@@ -430,7 +434,8 @@ class Runtime::Impl {
   // challengers (first_use_trial.hpp: fastest_default) runs; none: the default. explain() says what it cost.
   template <class DefaultOf>
   void decide_by_trial(const GemmProblem& p, Choice& choice, DefaultOf&& default_of,
-                       std::chrono::steady_clock::time_point began) {
+                       std::chrono::steady_clock::time_point began,
+                       const std::optional<runtime::CallerInputs>& inputs) {
     if (choice.source != ChoiceSource::Nearest && choice.source != ChoiceSource::Default) return;  // tuned, pinned
     const runtime::DefaultCandidate d = default_of(p);
     if (!d.heuristic_first) return;  // nothing measured to confirm against: the default would be a guess
@@ -447,7 +452,7 @@ class Runtime::Impl {
                                                    options_.workspace_bytes))
       tried.push_back({c, c.id() + " (" + no_entry_challenger_kind(c) + ")", true, {}, {}});
     if (tried.empty()) return;
-    const double gpu_us = trial(p, d.candidate, tried);
+    const double gpu_us = trial(p, d.candidate, tried, inputs);
     std::vector<runtime::ProgramTrial> times;
     for (const Tried& t : tried)
       if (t.times) times.push_back(*t.times);
@@ -467,24 +472,14 @@ class Runtime::Impl {
       char text[280];
       std::snprintf(text, sizeof(text),
                     "; each challenger's slowest batch was held against heuristic-first's fastest over the %zu "
-                    "trials (stream warm %.2f us, stream cold %.2f, graph warm %.2f, graph cold %.2f)",
-                    times.size(), fastest.warm_us, fastest.cold_us, fastest.graph_us, fastest.graph_cold_us);
+                    "trials (stream warm %.2f us, stream cold %.2f, graph warm %.2f, graph cold %.2f), by %.0f%%",
+                    times.size(), fastest.warm_us, fastest.cold_us, fastest.graph_us, fastest.graph_cold_us,
+                    (runtime::kTrialNoiseFloor - 1) * 100);
       others += text;
       // What the trial held the challengers to (runtime::challenger_rule), read back from their results.
-      const auto percent = [](double floor) { return std::to_string(std::lround((floor - 1) * 100)) + "%"; };
-      double floor = runtime::kTrialNoiseFloor;
-      bool own_pairs = false;
-      for (const Tried& t : tried)
-        if (t.times) {
-          own_pairs = own_pairs || t.times->own_pairs;
-          if (!t.times->own_pairs) floor = std::max(floor, t.times->cold.noise_floor);
-        }
-      if (floor > runtime::kTrialNoiseFloor)
-        others += ", by " + percent(floor) + " in each where it or heuristic-first is a clustered cuBLASLt algo (two "
-                  "speeds)";
-      if (own_pairs)
-        others += "; a challenger that runs heuristic-first's own algo with another epilogue was held against "
-                  "heuristic-first's batches in its own pairs only, by " + percent(runtime::kTrialNoiseFloor);
+      if (std::any_of(tried.begin(), tried.end(), [](const Tried& t) { return t.times && t.times->own_pairs; }))
+        others += "; a challenger that runs heuristic-first's own algo with another epilogue, or where either is a "
+                  "clustered cuBLASLt algo, was held against heuristic-first's batches in its own pairs only";
     }
     char cost[160];
     std::snprintf(cost, sizeof(cost), "; this first use took %.1f ms (%zu challenger%s, %.1f ms of GPU time timed)",

@@ -1,6 +1,7 @@
 #include "runtime/trial_gpu.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <random>
 
 #include "cupti/l2_flush.hpp"
@@ -60,6 +61,17 @@ std::vector<GemmOperands> TrialScratch::operands_for(const GemmProblem& gemm) {
   return out;
 }
 
+void TrialScratch::wait_for(cudaStream_t producer) {
+  inputs_written_.record(producer);
+  GT_CUDA_CALL(cudaStreamWaitEvent(stream_.get(), inputs_written_.get(), 0));
+}
+
+std::optional<CallerInputs> caller_inputs(const GemmOperands& x, bool bias, cudaStream_t s) {
+  const auto on_256 = [](const void* p) { return p && reinterpret_cast<std::uintptr_t>(p) % 256 == 0; };
+  if (!on_256(x.A) || !on_256(x.B) || (bias && !on_256(x.bias))) return std::nullopt;
+  return CallerInputs{x.A, x.B, bias ? x.bias : nullptr, s};
+}
+
 void TrialScratch::evict_l2() { read_to_evict_l2(inputs_.get(), inputs_.size(), eviction_sink_.get(), stream_.get()); }
 
 void TrialScratch::trim() {
@@ -68,10 +80,17 @@ void TrialScratch::trim() {
   outputs_ = DeviceBuffer<unsigned char>();
 }
 
-CudaTrialGpu::CudaTrialGpu(TrialScratch& scratch, std::vector<const CandidateLauncher*> sides)
+CudaTrialGpu::CudaTrialGpu(TrialScratch& scratch, std::vector<const CandidateLauncher*> sides,
+                           const std::optional<CallerInputs>& caller)
     : scratch_(scratch), sides_(std::move(sides)), graphs_{std::vector<std::optional<CudaGraphExec>>(sides_.size()),
                                                           std::vector<std::optional<CudaGraphExec>>(sides_.size())} {
-  if (!sides_.empty()) sets_ = scratch_.operands_for(sides_.front()->gemm());
+  if (sides_.empty()) return;
+  sets_ = scratch_.operands_for(sides_.front()->gemm());
+  if (!caller) return;
+  sets_.front().A = caller->A;
+  sets_.front().B = caller->B;
+  sets_.front().bias = caller->bias;
+  scratch_.wait_for(caller->stream);
 }
 
 void CudaTrialGpu::launch(int side, int set) {

@@ -41,23 +41,43 @@ class TrialScratch {
   BlockingKernel& blocker() { return blocker_; }
   const CudaEvent& start() const { return start_; }
   const CudaEvent& stop() const { return stop_; }
+  // Makes the trial's stream wait for the work queued on `producer` so far.
+  void wait_for(cudaStream_t producer);
 
  private:
   std::size_t l2_bytes_;
   CudaStream stream_;
   BlockingKernel blocker_;
-  CudaEvent start_, stop_;
+  CudaEvent start_, stop_, inputs_written_;
   DeviceBuffer<unsigned char> workspace_;
   DeviceBuffer<unsigned char> inputs_, outputs_;
   DeviceBuffer<std::uint64_t> dropout_offset_;  // the counter word a dropout problem's kernels read
   DeviceBuffer<int> eviction_sink_;
 };
 
+// The call's own inputs, which the trial's warm set (set 0) reads in place of the scratch's where given: how fast a
+// GEMM runs depends on where its operands lie. On the H200, with A and Y fixed and B read from 16 allocations in turn,
+// 144x2704x8192 bias+gelu tf32 ran at one of two speeds by B's allocation: cuBLASLt's a43 cl12 (PyTorch eager's algo
+// there) 58.5-58.6 us from 5 of them and 62.9-65.8 from the other 11, heuristic-first's a43 cl8 60.9-61.6 and
+// 63.4-65.1 (results/nvidia-h200/address_speed_probe.txt); the trial's scratch, one buffer of sets laid A then B,
+// had timed cl8 at 58.2-58.8 in stream cold (held-out seed 9638). The outputs stay the scratch's: the call writes its
+// own after the trial.
+struct CallerInputs {
+  const float* A = nullptr;
+  const float* B = nullptr;
+  const float* bias = nullptr;
+  cudaStream_t stream = nullptr;  // where they are written: the trial's stream waits for it first
+};
+// x's inputs, where every one starts on a 256-byte boundary as the scratch's do (cuBLASLt's algos and our launchers
+// choose their paths by alignment); none otherwise, and the trial times the scratch alone.
+std::optional<CallerInputs> caller_inputs(const GemmOperands& x, bool bias, cudaStream_t s);
+
 // One problem's sides on a TrialScratch: sides[0] heuristic-first, then the challengers, all of one problem and all
 // running in the scratch's workspace. Allocates its operand sets here, before any step.
 class CudaTrialGpu final : public TrialGpu {
  public:
-  CudaTrialGpu(TrialScratch& scratch, std::vector<const CandidateLauncher*> sides);
+  CudaTrialGpu(TrialScratch& scratch, std::vector<const CandidateLauncher*> sides,
+               const std::optional<CallerInputs>& caller = std::nullopt);
 
   int sides() const override { return static_cast<int>(sides_.size()); }
   void launch(int side, int set) override;

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <memory>
@@ -15,6 +16,7 @@
 #include "cupti/l2_flush.hpp"
 #include "lt/no_entry_candidates.hpp"
 #include "support/gpu_test.hpp"
+#include "launch/blocking_kernel.hpp"
 #include "launch/device_footprint.hpp"
 
 namespace gemmtune::runtime {
@@ -140,6 +142,92 @@ TEST(TrialGpu, TheScratchsEvictionLeavesNoneOfTheFirstSetsInL2) {
   }
   std::printf("reading 24 MiB of set 1: %.2f us after the eviction, %.2f us read again\n", evicted, resident);
   EXPECT_GT(evicted, 1.2 * resident);
+}
+
+// The call's inputs are the trial's only where each starts on 256 bytes, as the scratch's do: a launcher or cuBLASLt
+// algo chosen for aligned operands must not be timed on others.
+TEST(TrialGpu, TheCallersInputsAreTakenOnlyWhereEveryOneStartsOn256Bytes) {
+  alignas(256) static float memory[3 * 256];
+  GemmOperands x;
+  x.A = memory;
+  x.B = memory + 256;
+  x.bias = memory + 512;
+  const cudaStream_t s = reinterpret_cast<cudaStream_t>(std::uintptr_t{0x100});
+  const std::optional<CallerInputs> all = caller_inputs(x, true, s);
+  ASSERT_TRUE(all);
+  EXPECT_EQ(all->A, x.A);
+  EXPECT_EQ(all->B, x.B);
+  EXPECT_EQ(all->bias, x.bias);
+  EXPECT_EQ(all->stream, s);
+  EXPECT_EQ(caller_inputs(x, false, s)->bias, nullptr) << "a problem without a bias reads none";
+  GemmOperands shifted = x;
+  shifted.B = memory + 256 + 4;  // 16-byte aligned, not 256
+  EXPECT_FALSE(caller_inputs(shifted, true, s));
+  shifted = x;
+  shifted.bias = memory + 513;
+  EXPECT_FALSE(caller_inputs(shifted, true, s));
+  EXPECT_TRUE(caller_inputs(shifted, false, s)) << "the bias of a problem without one is not read";
+  shifted = x;
+  shifted.A = nullptr;
+  EXPECT_FALSE(caller_inputs(shifted, true, s));
+}
+
+// The warm set reads the call's A and B once the work queued before them on the call's stream has run, and writes
+// the scratch's Y, not the call's.
+TEST(TrialGpu, TheWarmSetReadsTheCallersInputsAfterTheirStreamAndWritesTheScratchsOutput) {
+  GT_REQUIRE_GPU();
+  const DeviceInfo device = query_device(0);
+  const LtHandle lt = make_lt_handle();
+  TrialScratch scratch(device.l2_bytes, kWorkspace);
+  const GemmProblem p = problem(64, 256, 128, MathMode::Fp32, "none");
+  const std::optional<NoEntryCandidates> set = no_entry_candidates(p, lt_heuristic_first_of(p, lt.get()), kWorkspace);
+  ASSERT_TRUE(set);
+  const CandidateLauncher heuristic_first(p, set->heuristic_first, lt.get(), scratch.workspace());
+  std::vector<float> a(static_cast<std::size_t>(p.m * p.k)), b(static_cast<std::size_t>(p.k * p.n));
+  std::uint32_t state = 12345;
+  const auto uniform = [&] {
+    state = state * 1664525u + 1013904223u;
+    return static_cast<float>(state >> 8) / 16777216.0f * 2 - 1;
+  };
+  for (float& v : a) v = uniform();
+  for (float& v : b) v = uniform();
+  const DeviceBuffer<float> A(a.size()), B(b.size()), staged_a(a.size()), staged_b(b.size()),
+      callers_y(static_cast<std::size_t>(p.m * p.n));
+  GT_CUDA_CALL(cudaMemcpy(staged_a.get(), a.data(), a.size() * sizeof(float), cudaMemcpyHostToDevice));
+  GT_CUDA_CALL(cudaMemcpy(staged_b.get(), b.data(), b.size() * sizeof(float), cudaMemcpyHostToDevice));
+  GT_CUDA_CALL(cudaMemset(A.get(), 0xff, a.size() * sizeof(float)));  // NaN until the caller's stream writes them
+  GT_CUDA_CALL(cudaMemset(B.get(), 0xff, b.size() * sizeof(float)));
+  GT_CUDA_CALL(cudaMemset(callers_y.get(), 0xff, callers_y.size() * sizeof(float)));
+  const CudaStream caller;
+  BlockingKernel blocker;
+  blocker.block(caller.get());  // the inputs' writes wait behind it
+  GT_CUDA_CALL(cudaMemcpyAsync(A.get(), staged_a.get(), a.size() * sizeof(float), cudaMemcpyDeviceToDevice,
+                               caller.get()));
+  GT_CUDA_CALL(cudaMemcpyAsync(B.get(), staged_b.get(), b.size() * sizeof(float), cudaMemcpyDeviceToDevice,
+                               caller.get()));
+  GemmOperands x;
+  x.A = A.get();
+  x.B = B.get();
+  x.Y = callers_y.get();
+  CudaTrialGpu gpu(scratch, {&heuristic_first}, caller_inputs(x, false, caller.get()));
+  gpu.launch(0, 0);
+  EXPECT_FALSE(stream_drained(scratch.stream())) << "the trial's first call ran before the inputs were written";
+  blocker.release();
+  gpu.wait();
+  ASSERT_FALSE(blocker.timed_out());
+  GT_CUDA_CALL(cudaStreamSynchronize(caller.get()));
+  std::vector<float> y(static_cast<std::size_t>(p.m * p.n)), untouched(y.size());
+  GT_CUDA_CALL(cudaMemcpy(y.data(), scratch.operands_for(p).front().Y, y.size() * sizeof(float),
+                          cudaMemcpyDeviceToHost));
+  GT_CUDA_CALL(cudaMemcpy(untouched.data(), callers_y.get(), y.size() * sizeof(float), cudaMemcpyDeviceToHost));
+  for (std::int64_t i = 0; i < p.m; ++i)
+    for (std::int64_t j = 0; j < p.n; ++j) {
+      double want = 0;
+      for (std::int64_t l = 0; l < p.k; ++l)
+        want += static_cast<double>(a[static_cast<std::size_t>(i * p.k + l)]) * b[static_cast<std::size_t>(l * p.n + j)];
+      ASSERT_NEAR(y[static_cast<std::size_t>(i * p.n + j)], want, 1e-4) << "Y(" << i << ", " << j << ")";
+    }
+  for (float v : untouched) ASSERT_TRUE(std::isnan(v)) << "the trial wrote the call's Y";
 }
 
 }  // namespace
