@@ -180,9 +180,10 @@ struct Bench {
 
 struct SideBySide {
   double a_us, b_us;  // each side's median per-call time over the rounds
-  // Median over the rounds of b / a within a round. Some cuBLASLt kernels (clustered ones) run in one of two speeds
-  // for tens of ms at a time, so the same call timed on both sides came out 0.95x or 1.2x as ratios of the sides'
-  // medians (144x3072x13824 tf32: 94.8 and 112.9 us in one run); a round's two batches share that state.
+  // Median over the rounds of b / a within a round. Under the power cap the SM clock moves for tens of ms at a time
+  // (results/nvidia-h200/address_speed_probe.txt), so the same call timed on both sides came out 0.95x or 1.2x as
+  // ratios of the sides' medians (144x3072x13824 tf32: 94.8 and 112.9 us in one run); a round's two batches share
+  // that clock.
   double b_over_a;
   double ratio_low, ratio_high;  // the 95% interval of b_over_a (order statistics of the rounds' ratios)
   int rounds;

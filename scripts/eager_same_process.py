@@ -3,9 +3,10 @@
 
 bench/heldout_bench.cu times the runtime in one process and scripts/compare_torch.py times PyTorch eager in another,
 minutes apart. On the H200 that put one cuBLASLt kernel at 114.5 us in a 24-shape run and at 92.6 us when the bench
-ran its shape alone, while PyTorch's process measured 93-94 us for its own kernel (4754x3072x1024 tf32): clustered
-cuBLASLt algos run at one of two speeds for tens of ms at a time (runtime/first_use_trial.hpp), so two processes'
-conditions differ by more than the 1% the comparison allows. Here each case runs through gemmtune.Runtime (a db, the
+ran its shape alone, while PyTorch's process measured 93-94 us for its own kernel (4754x3072x1024 tf32): a GEMM's
+speed follows where its operands lie, by up to 13% between allocations, and the clock under the power cap
+(results/nvidia-h200/address_speed_probe.txt), so two processes' conditions differ by more than the 1% the
+comparison allows. Here each case runs through gemmtune.Runtime (a db, the
 first-use trial on, as heldout_bench --confirm) and through PyTorch eager (torch.mm, or addmm + gelu(tanh), as
 compare_torch.py) on the same tensors in the same process, alternating, CUDA events around back-to-back calls, warm
 (stream/warm), median of the rounds: a ratio that both sides' drift hits alike. Each batch is queued behind ~1 ms of

@@ -1,11 +1,11 @@
 // address_speed_probe: is a cuBLASLt algo's slow speed a matter of when it runs, or of where its operands lie? (issue 48)
 //
-// The first-use trial holds a clustered default to a 12% floor because clustered algos were seen at one of two speeds
-// about 20% apart (runtime/first_use_trial.hpp). The trial times candidates on its own scratch inputs; the program and
-// the benchmark on theirs. One clustered challenger ran 121.1 us per call in the trial and 137.2 in the benchmark
+// Until d936b37 the first-use trial held a clustered default to a 12% floor because clustered algos were seen at one of
+// two speeds about 20% apart. The trial timed candidates on its own scratch inputs; the program and the benchmark on
+// theirs. One clustered challenger ran 121.1 us per call in the trial and 137.2 in the benchmark
 // (160x13824x5120 tf32, seed 9619), and a 1x1x1 twin was as unsteady as its clustered algo (cluster_twin_probe.txt).
 // If speed follows the allocation, every set of buffers has a speed of its own and keeps it; if it follows time, all
-// sets slow down together in the same rounds.
+// sets slow down together in the same rounds. Both, it found: results/nvidia-h200/address_speed_probe.txt.
 //
 //   address_speed_probe PROBLEM_KEY [SETS=8 [TOP_K=3 [ROUNDS=30 [VARY=all|a|b|y]]]]
 //
