@@ -45,6 +45,7 @@ class Trial {
     warm_up();
     const double call_us = std::max(batch_us(0, kStreamCold, 2), 1.0);
     calls_ = std::clamp(static_cast<int>(kTrialBatchUs / call_us), 1, 20);
+    calls_ = std::max(calls_, std::min(kTrialMinCalls, static_cast<int>(kTrialMinCalls * kTrialBatchUs / call_us)));
     rounds_ = std::clamp(static_cast<int>(kRoundsUs / (2 * calls_ * call_us)), 3, 9);
     call_us_ = call_us;
     // One pair in stream cold for every challenger first, keeping back what one challenger needs to finish, so a

@@ -144,6 +144,13 @@ class TrialGpu {
 
 // A batch's per-call target and the GPU time one problem's timed batches may take.
 inline constexpr double kTrialBatchUs = 100;
+// And at least this many calls where they take no more than 4× kTrialBatchUs, as the sweep's finalist stage times at
+// least 4 (tuner/program_timing.hpp): a call queued alone shows its launch and tail, which back-to-back calls hide. At
+// 64x8192x8192 bias+gelu tf32 (H200) the heuristic's 1 MiB algo with cuBLASLt's bias and our gelu ran 0.955x
+// heuristic-first's time one call a batch and 0.891x twenty calls a batch (0.903x at five); at 88x5120x16384 1.012x and
+// 0.969x, so a trial of single calls kept heuristic-first where PyTorch eager, running that algo, was 3-10% faster
+// (results/nvidia-h200/batch_size_probe.txt).
+inline constexpr int kTrialMinCalls = 4;
 inline constexpr double kTrialBudgetUs = 50'000;
 // A blocking kernel that times out this often on one problem fails the trial (an Error; the default then runs): one
 // timeout is discarded and its batch timed again, a second says the cause was no one-off first load.

@@ -106,6 +106,7 @@ class FakeTrialGpu final : public TrialGpu {
     queued_us_ += batch_us_;
     for (const auto& [side, kind] : untimed_) queued_us_ += us_[static_cast<std::size_t>(side)][kind];
     per_side_batches_[batch_.empty() ? -1 : batch_.front().first]++;
+    timed_calls_.push_back(static_cast<int>(batch_.size()));
     const bool timed_out = time_out_batches_.count(batches_) > 0;
     if (timed_out) batch_us_ = 1e9;  // a timed-out batch's time is wrong: it must never reach a result
     return !timed_out;
@@ -119,6 +120,7 @@ class FakeTrialGpu final : public TrialGpu {
   std::vector<std::string> violations_;
   std::vector<std::string> steps_;
   std::map<int, int> per_side_batches_;
+  std::vector<int> timed_calls_;  // per batch, in order
   int batches_ = 0;
   double queued_us_ = 0;  // GPU time of every call queued behind the blocking kernel, timed or not
 
@@ -267,8 +269,23 @@ TEST(FirstUseTrialOrder, OneProblemsBatchesStopAtTheBudgetUntimedCallsIncludedAn
   EXPECT_TRUE(t.challengers.front().times.challenger_wins(fastest_default(all)));
 }
 
+// A call alone shows its launch and tail, which back-to-back calls hide (kTrialMinCalls): a batch holds 4 calls where
+// 4 take no more than 400 us, else as many as do, one at least; short calls fill 100 us as before, 20 at most.
+TEST(FirstUseTrialOrder, ABatchHoldsFourCallsWhereTheyFitIn400UsElseAsManyAsFitAndShortCallsFill100Us) {
+  for (const auto& [call_us, calls] :
+       {std::pair{75.0, 4}, {99.0, 4}, {150.0, 2}, {210.0, 1}, {500.0, 1}, {20.0, 5}, {2.0, 20}}) {
+    FakeTrialGpu gpu({{call_us, call_us, call_us, call_us}, {0.9 * call_us, 0.9 * call_us, 0.9 * call_us, 0.9 * call_us}});
+    const FirstUseTrial t = run_first_use_trial(gpu, floors(gpu));
+    EXPECT_TRUE(t.challengers[0].stopped.empty()) << call_us << " us: " << t.challengers[0].stopped;
+    ASSERT_GE(gpu.timed_calls_.size(), 2u);
+    EXPECT_EQ(gpu.timed_calls_.front(), 2) << "the batch that sizes the others";
+    for (std::size_t i = 1; i < gpu.timed_calls_.size(); ++i)
+      ASSERT_EQ(gpu.timed_calls_[i], calls) << call_us << " us a call, batch " << i;
+  }
+}
+
 TEST(FirstUseTrialOrder, AWarmBatchIsTimedOnInputsAlreadyInL2NotAfterTheColdBatchesEvictedThem) {
-  // Calls of 100-200 us: one call a batch. The challenger is faster than heuristic-first in every condition, but
+  // Calls of 100-200 us: two calls a batch. The challenger is faster than heuristic-first in every condition, but
   // slower on cold inputs than heuristic-first on warm ones: the first warm batch, which it runs first, must not
   // start on the inputs the cold batches before it evicted, or its slowest batch would lose.
   FakeTrialGpu gpu({{130, 200, 115, 200}, {100, 140, 90, 140}});
