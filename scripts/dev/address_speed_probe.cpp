@@ -27,6 +27,7 @@
 #include "cuda/cuda_call.hpp"
 #include "cuda/device_buffer.hpp"
 #include "cuda/stream.hpp"
+#include "launch/blocked_batch.hpp"
 #include "launch/blocking_kernel.hpp"
 #include "launch/problem_buffers.hpp"
 #include "lt/lt_gemm.hpp"
@@ -77,14 +78,9 @@ void probe(const GemmProblem& p, int sets, int top_k, int rounds, const std::str
     if (vary == "a") x.A = own.A;
     if (vary == "b") x.B = own.B;
     if (vary == "y") x.Y = own.Y;
-    blocker.block(s);
-    start.record(s);
-    for (int call = 0; call < kCalls; ++call) gemm.run(algos[static_cast<std::size_t>(algo)], x, workspace.get(), kWorkspace, s);
-    stop.record(s);
-    blocker.release();
-    GT_CUDA_CALL(cudaStreamSynchronize(s));
-    if (blocker.timed_out()) throw CheckError("the blocking kernel timed out: the batch waited for the GPU");
-    return 1e3 * static_cast<double>(stop.elapsed_ms_since(start)) / kCalls;
+    return blocked_batch_us(blocker, start, stop, s, kCalls, [&](int) {
+      gemm.run(algos[static_cast<std::size_t>(algo)], x, workspace.get(), kWorkspace, s);
+    });
   };
   for (int a = 0; a < n_algos; ++a) {  // loads each kernel (not behind the blocking kernel), then touches every set
     gemm.run(algos[static_cast<std::size_t>(a)], buffers.front()->operands(0), workspace.get(), kWorkspace, s);

@@ -21,6 +21,7 @@
 #include "cuda/cuda_call.hpp"
 #include "cuda/device_buffer.hpp"
 #include "cuda/stream.hpp"
+#include "launch/blocked_batch.hpp"
 #include "launch/blocking_kernel.hpp"
 #include "launch/candidate_launcher.hpp"
 #include "launch/problem_buffers.hpp"
@@ -50,14 +51,7 @@ void probe(const GemmProblem& p, const Candidate& a, const Candidate& b, int rou
     GT_CUDA_CALL(cudaStreamSynchronize(s));
   }
   const auto batch_us = [&](int side, int calls) {
-    blocker.block(s);
-    start.record(s);
-    for (int i = 0; i < calls; ++i) sides[side].launch(x, s);
-    stop.record(s);
-    blocker.release();
-    GT_CUDA_CALL(cudaStreamSynchronize(s));
-    if (blocker.timed_out()) throw CheckError("the blocking kernel timed out: the batch waited for the GPU");
-    return 1e3 * static_cast<double>(stop.elapsed_ms_since(start)) / calls;
+    return blocked_batch_us(blocker, start, stop, s, calls, [&](int) { sides[side].launch(x, s); });
   };
   std::printf("%s: A %s, B %s, %d rounds per batch size\n", p.key().c_str(), a.id().c_str(), b.id().c_str(), rounds);
   for (const int calls : {1, 2, 3, 5, 10, 20}) {

@@ -22,6 +22,7 @@
 #include "cuda/cuda_call.hpp"
 #include "cuda/device_buffer.hpp"
 #include "cuda/stream.hpp"
+#include "launch/blocked_batch.hpp"
 #include "launch/blocking_kernel.hpp"
 #include "launch/problem_buffers.hpp"
 #include "lt/lt_gemm.hpp"
@@ -72,14 +73,8 @@ void probe(const GemmProblem& p, const std::string& candidate_id, cudaStream_t s
   BlockingKernel blocker;
   const CudaEvent start, stop;
   const auto batch_us = [&](int side) {
-    blocker.block(s);
-    start.record(s);
-    for (int call = 0; call < kCalls; ++call) gemm.run(algos[side], x, workspace.get(), kWorkspace, s);
-    stop.record(s);
-    blocker.release();
-    GT_CUDA_CALL(cudaStreamSynchronize(s));
-    if (blocker.timed_out()) throw CheckError("the blocking kernel timed out: the batch waited for the GPU");
-    return 1e3 * static_cast<double>(stop.elapsed_ms_since(start)) / kCalls;
+    return blocked_batch_us(blocker, start, stop, s, kCalls,
+                            [&](int) { gemm.run(algos[side], x, workspace.get(), kWorkspace, s); });
   };
   for (int side = 0; side < 2; ++side) {  // loads each kernel before anything waits behind the blocking kernel
     gemm.run(algos[side], x, workspace.get(), kWorkspace, s);
