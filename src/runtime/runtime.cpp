@@ -131,7 +131,7 @@ class Runtime::Impl {
   // (allocation, SQLite-free algo build) only on a problem's first call; a stream's scratch at its first call.
   void gemm(const GemmProblem& p, const GemmOperands& x, cudaStream_t s) {
     const auto held = lock();
-    const GemmPlan& gp = plan(p, s, runtime::caller_inputs(x, p.epi.bias, s));
+    const GemmPlan& gp = plan(p, s, &x);
     runtime::StreamScratch& scratch = scratch_.of(s);
     const PlanScratch ps = scratch_of(gp, scratch, false);
     if (options_.replay_repeated_calls && !scratch.capture())
@@ -252,13 +252,12 @@ class Runtime::Impl {
   std::size_t cache_size() const { return cache_.index.size(); }
 
  private:
-  // The plan of p, resolved at its first call; the caller holds mutex_. `inputs`: the call's, where a first-use trial
-  // may time them (runtime/trial_gpu.hpp: CallerInputs).
-  const GemmPlan& plan(const GemmProblem& p, std::optional<cudaStream_t> s,
-                       const std::optional<runtime::CallerInputs>& inputs = std::nullopt) {
+  // The plan of p, resolved at its first call; the caller holds mutex_. `x`: the call's operands on s, whose inputs a
+  // first-use trial may time (runtime/trial_gpu.hpp: CallerInputs).
+  const GemmPlan& plan(const GemmProblem& p, std::optional<cudaStream_t> s, const GemmOperands* x = nullptr) {
     const auto it = plans_.find(p);
     if (it != plans_.end()) return *it->second;
-    return resolve(p, s, inputs);
+    return resolve(p, s, x && s ? runtime::caller_inputs(*x, p.epi.bias, *s) : std::nullopt);
   }
 
   const BackwardPlan& backward_plan(const GemmProblem& p, std::optional<cudaStream_t> s) {
@@ -378,8 +377,9 @@ class Runtime::Impl {
 
   // The first-use trial (runtime/first_use_trial.hpp) of `tried` against heuristic-first on this problem, on the
   // trial's scratch (trial_gpu.hpp: a stream, a workspace and operands of its own, kept across problems, since the
-  // shared workspace may be in use by work already queued on the caller's stream). A challenger that cannot be
-  // launched is left out; a trial that fails leaves every challenger untried. Returns the trial's GPU time.
+  // shared workspace may be in use by work already queued on the caller's stream), its warm set the call's `inputs`
+  // where given. A challenger that cannot be launched is left out; a trial that fails leaves every challenger untried.
+  // Returns the trial's GPU time.
   double trial(const GemmProblem& p, const Candidate& heuristic_first, std::vector<Tried>& tried,
                const std::optional<runtime::CallerInputs>& inputs) {
     try {
