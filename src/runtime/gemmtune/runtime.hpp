@@ -75,11 +75,12 @@ struct RuntimeOptions {
   // held-out shapes (scripts/bench_heldout.sh), 5 of 8 stand-ins vouched for by one shape, or by two that disagreed,
   // ran 7-27% slower than heuristic-first.
   int min_agreeing_neighbours = 2;
-  // Confirm each stand-in on first use: time it against cuBLASLt's heuristic-first on the real problem (on scratch
-  // inputs, a stream and a workspace of the trial's own, kept for the next untuned problem, at prepare() or the
-  // problem's first call, outside any capture) and keep it only where it is faster by more than 1% in a stream with
-  // warm inputs, in a stream with cold ones, and replayed from CUDA graphs with warm and with cold inputs
-  // (runtime/first_use_trial.hpp); explain() gives the times and what the first use cost (docs/runtime-first-use.md).
+  // Confirm each stand-in on first use: time it against cuBLASLt's heuristic-first on the real problem (on a stream, a
+  // workspace and scratch operands of the trial's own, kept for the next untuned problem, its warm inputs the call's
+  // own where they start on 256 bytes; at prepare() or the problem's first call, outside any capture) and keep it
+  // only where it is faster by more than 1% in a stream with warm inputs, in a stream with cold ones, and replayed
+  // from CUDA graphs with warm and with cold inputs (runtime/first_use_trial.hpp); explain() gives the times and what
+  // the first use cost (docs/runtime-first-use.md).
   // With the trial as the guard, up to max_trial_candidates distinct own variants are tried: those the sweeps measured
   // fastest over heuristic-first at the kind's tuned shapes, weighted toward the nearest (runtime/variant_ranking.hpp),
   // then those tuned shapes chose (no x1.10, no agreement of the neighbours needed); and where the default is
