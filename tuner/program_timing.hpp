@@ -6,10 +6,13 @@
 // near-ties. Here each finalist runs batches of N back-to-back calls queued behind the blocking kernel, timed with
 // CUDA events around the whole batch and divided by N, in each condition the profile asks for:
 //   stream  the N calls launched into the stream;   graph  one captured graph of those N calls, replayed;
-//   warm    every call on the same buffers;         cold   L2 evicted (read) before the batch, the N calls rotate
-//                                                          over input sets larger than 2× L2 together.
+//   warm    every call of a batch on the same       cold   L2 evicted (read) before the batch, the N calls rotate
+//           buffers, one input set a repeat                over input sets larger than 2× L2 together.
+// A warm batch reads one input set, a different one each repeat (up to kWarmPlacements of them): where an allocation
+// lies moves a kernel by up to 13% and each allocation keeps its speed (results/nvidia-h200/address_speed_probe.txt),
+// so a choice timed on one set alone held for that allocation and not for the program's.
 // One condition after the other, its warm-up round first (a warm condition's inputs then stay in L2 as in a program's
-// loop); within it the finalists take turns each repeat (the order rotating), so a clock drift hits them all alike.
+// loop; a warm repeat on another set than the last starts with one untimed batch on it); within it the finalists take turns each repeat (the order rotating), so a clock drift hits them all alike.
 #pragma once
 
 #include <string>
@@ -31,6 +34,11 @@ struct ProgramCondition {
 
 // The conditions a profile's timing asks for, stream before graph, warm before cold.
 std::vector<ProgramCondition> program_conditions(const TimingSettings& t);
+
+// How many input sets a warm condition's repeats take turns on, and which one repeat r reads.
+inline constexpr int kWarmPlacements = 3;
+int warm_placements(int input_sets);
+int warm_input_set(int repeat, int input_sets);
 
 // Batch size and repeats for calls of about `typical_call_us`: 20 calls per batch (down to 4 for calls near a
 // millisecond) and 3 to 9 repeats, so the stage takes about 150 ms of GPU time per problem.

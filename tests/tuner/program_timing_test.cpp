@@ -33,6 +33,18 @@ TEST(ProgramBatching, TwentyCallsForShortCallsFewerNearAMillisecondAndBoundedRep
   EXPECT_EQ(program_batching(2000, 4, 4).repeats, 3);
 }
 
+TEST(WarmInputSet, WarmRepeatsTakeTurnsOnThreeAllocationsSoNoOneAllocationDecides) {
+  EXPECT_EQ(warm_placements(1), 1);  // a set over 2x L2: only one allocation exists
+  EXPECT_EQ(warm_placements(2), 2);
+  EXPECT_EQ(warm_placements(64), kWarmPlacements);
+  std::vector<int> sets;
+  for (int r = 0; r < 7; ++r) sets.push_back(warm_input_set(r, 64));
+  EXPECT_EQ(sets, (std::vector<int>{0, 1, 2, 0, 1, 2, 0}));
+  for (int r = 0; r < 7; ++r) EXPECT_EQ(warm_input_set(r, 1), 0);
+  // The fewest repeats a stage runs still reach every allocation.
+  EXPECT_GE(program_batching(1e6, 4, 8).repeats, kWarmPlacements);
+}
+
 void expect_margins_follow_the_keep_rule(const std::string& db_path, const std::string& conditions) {
   const std::string device_key = query_device(0).identity.key();
   const TuningDb db(db_path, TuningDb::Access::ReadOnly);
