@@ -14,8 +14,13 @@ the record holds:
                     (the side going first alternating): the host's speed drifts within one run by as much as the gap
                     between the two (H200 machine, 2026-11-29), so two times taken apart cannot be compared;
   rt_gpu_us         GPU time per call: 20 back-to-back calls between CUDA events, median of 7 rounds, warm;
-  cpp_gpu_us        `gemmtune run` on the same problem pinned to the candidate the Python call runs (--candidate):
-                    CUDA events around back-to-back calls;
+  cpp_gpu_us        the C++ runtime's own: the same Runtime's 20 forward calls on the same arrays issued back to back
+                    from C++ (its binding's time_forward), CUDA events around them, in rounds interleaved with
+                    rt_gpu_us's (the side going first alternating). Until 2026-11-30 this was `gemmtune run` in a
+                    process of its own, whose other allocations and clock moved 4096^3 by more than the target
+                    (348 to 368 us against the Python call's 348; results/nvidia-h200/python_gpu_gap_probe.json);
+  run_gpu_us        `gemmtune run` on the same problem pinned to the candidate the Python call runs (--candidate), in
+                    its own process: what cpp_gpu_us was, kept beside it;
   kernel_us         the kernels' own time per Python call (torch.profiler's CUDA activity: CUPTI), every launch
                     of one call summed, taken after every other time of the run (a profiler block slows the
                     process's later launches);
@@ -57,7 +62,7 @@ def summarize(records):
     }
 
 
-def cpp_gpu_us(gemmtune_bin, m, n, k, candidate, db):
+def run_gpu_us(gemmtune_bin, m, n, k, candidate, db):
     """Microseconds per call of the C++ runtime on the problem, pinned to `candidate` (gemmtune run's 'time' line)."""
     out = subprocess.run([gemmtune_bin, "run", "--m", str(m), "--n", str(n), "--k", str(k), "--mode", "tf32",
                           "--candidate", candidate, "--db", db, "--iters", "200", "--warmup", "20"],
@@ -102,6 +107,26 @@ def main():
                 times.append(host_us(fn))
         return statistics.median(mine), statistics.median(other)
 
+    def gpu_pair_us(ours, cpp_us, rounds=7, calls=20):
+        """GPU us per call of ours (a Python call, timed by events around `calls` of it) and of cpp_us(calls) (the
+        C++ runtime's own timing), round by round, the side going first alternating: medians."""
+        ours()
+        torch.cuda.synchronize()
+        mine, cpp = [], []
+        for r in range(rounds):
+            for side in ((0, 1) if r % 2 == 0 else (1, 0)):
+                if side == 1:
+                    cpp.append(cpp_us(calls))
+                    continue
+                start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                start.record()
+                for _ in range(calls):
+                    ours()
+                end.record()
+                end.synchronize()
+                mine.append(start.elapsed_time(end) * 1000 / calls)
+        return statistics.median(mine), statistics.median(cpp)
+
     def kernel_us(fn, calls=20):
         torch.cuda.synchronize()
         with profile(activities=[ProfilerActivity.CUDA]) as prof:
@@ -126,7 +151,11 @@ def main():
             candidate = rt.explain(A, B, mode="tf32").split(": ", 1)[1].split(" ")[0]
             shape = {"shape": f"{m}x{n}x{k}", "mode": "tf32", "candidate": candidate,
                      "torch_mm_gpu_us": gpu_us(theirs),
-                     "cpp_gpu_us": cpp_gpu_us(args.gemmtune, m, n, k, candidate, os.path.join(tmp, "cpp.db"))}
+                     "run_gpu_us": run_gpu_us(args.gemmtune, m, n, k, candidate, os.path.join(tmp, "cpp.db"))}
+            problem = gemmtune.Problem(m, n, k, mode="tf32")
+            stream = torch.cuda.current_stream().cuda_stream
+            cpp_us = functools.partial(rt._rt.time_forward, problem, A.data_ptr(), B.data_ptr(), 0, Y.data_ptr(),
+                                       stream)
             profiled.append((len(records), functools.partial(rt.forward, A, B, out=Y, mode="tf32")))
             kinds = {"torch": (A, B, Y), "dlpack": (DlpackOnly(A), DlpackOnly(B), DlpackOnly(Y)),
                      "cai": (InterfaceOnly(A), InterfaceOnly(B), InterfaceOnly(Y))}
@@ -137,8 +166,9 @@ def main():
                 call()
                 read = protocols[kind]
                 rt_host, torch_host = host_pair_us(call, theirs)
+                rt_gpu, cpp_gpu = gpu_pair_us(call, cpp_us)
                 records.append({**shape, "arrays": kind, "rt_host_us": rt_host, "torch_mm_host_us": torch_host,
-                                "rt_gpu_us": gpu_us(call),
+                                "rt_gpu_us": rt_gpu, "cpp_gpu_us": cpp_gpu,
                                 "protocol_host_us": host_us(lambda: (read(a), read(b), read(y)))})
         # The profiler last: a launch after a torch.profiler block costs the host more for the rest of the process
         # (scripts/dev/profiler_launch_cost.py, H200 machine: torch.mm at 256^3 9.3 -> 18.4 us a call). Taken first,
@@ -152,7 +182,7 @@ def main():
         print(f"{r['shape']:>16} {r['arrays']:<6} host {r['rt_host_us']:7.1f} us "
               f"(protocol {r['protocol_host_us']:5.1f}) "
               f"(torch.mm {r['torch_mm_host_us']:6.1f})  gpu {r['rt_gpu_us']:8.1f} us "
-              f"(C++ {r['cpp_gpu_us']:8.1f}, kernels {r['kernel_us']:8.1f}, "
+              f"(C++ {r['cpp_gpu_us']:8.1f}, gemmtune run {r['run_gpu_us']:8.1f}, kernels {r['kernel_us']:8.1f}, "
               f"torch.mm {r['torch_mm_gpu_us']:8.1f})  {r['candidate']}", flush=True)
     summary = summarize(records)
     print(f"rt host <= torch.mm host on every record: {'met' if summary['host_not_above_torch_mm'] else 'MISSED'} "

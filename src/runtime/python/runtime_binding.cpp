@@ -119,6 +119,28 @@ class PyRuntime {
     return true;
   }
 
+  // GPU microseconds per call of `calls` forward calls issued back to back from C++ between two events on `stream`:
+  // the C++ runtime's own cost on these arrays in this process, with no Python between its calls. A benchmark sets a
+  // Python call's time beside it (scripts/bench_python_overhead.py): a `gemmtune run` in another process had other
+  // allocations and another clock, and timed 4096^3 from 348 to 368 us against 348 here (H200).
+  double time_forward(const GemmProblem& p, Address a, Address b, Address bias, Address y, Address stream, int calls) {
+    if (calls < 1) throw InputError("time_forward: calls must be at least 1, got " + std::to_string(calls));
+    GemmOperands x;
+    x.A = to_pointer<const float>(a);
+    x.B = to_pointer<const float>(b);
+    x.bias = to_pointer<const float>(bias);
+    x.Y = to_pointer<float>(y);
+    const std::lock_guard<std::mutex> lock(mutex_);
+    const ScopedDevice on(device_);
+    const cudaStream_t s = to_stream(stream);
+    const CudaEvent start, stop;
+    start.record(s);
+    for (int i = 0; i < calls; ++i) rt_.forward(p, x, s);
+    stop.record(s);
+    GT_CUDA_CALL(cudaEventSynchronize(stop.get()));
+    return 1e3 * static_cast<double>(stop.elapsed_ms_since(start)) / calls;
+  }
+
   void backward(const GemmProblem& p, Address a, Address b, Address z, Address gy, Address ga, Address gb,
                 Address gbias, std::uint64_t seed, std::uint64_t offset, Address offset_ptr, Address stream) {
     BackwardOperands x;
@@ -261,6 +283,8 @@ void bind_runtime(py::module_& m) {
            release_gil())
       .def("forward_read", &PyRuntime::forward_read, py::arg("problem"), py::arg("arrays"), py::arg("seed"),
            py::arg("offset"), py::arg("stream"), release_gil())
+      .def("time_forward", &PyRuntime::time_forward, py::arg("problem"), py::arg("a"), py::arg("b"), py::arg("bias"),
+           py::arg("y"), py::arg("stream"), py::arg("calls"), release_gil())
       .def("backward", &PyRuntime::backward, py::arg("problem"), py::arg("a"), py::arg("b"), py::arg("z"),
            py::arg("gy"), py::arg("ga"), py::arg("gb"), py::arg("gbias"), py::arg("seed"), py::arg("offset"),
            py::arg("offset_ptr"), py::arg("stream"), release_gil())

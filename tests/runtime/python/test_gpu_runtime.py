@@ -291,6 +291,18 @@ class RuntimeGpuTest(RuntimeTestCase):
             off.forward(A, B, bias, act="gelu", out=out)
         self.assertEqual(off.call_graphs, (0, 0))
 
+    def test_time_forward_times_calls_that_compute_the_forward_and_refuses_none(self):
+        rt = gemmtune.Runtime(os.path.join(self.tmp.name, "timed.db"))
+        A, B, bias, out = randn(M, K), randn(K, N), randn(N), poisoned(M, N)
+        problem = gemmtune.Problem(M, N, K, bias=True, act="gelu")
+        stream = torch.cuda.current_stream().cuda_stream
+        us = rt._rt.time_forward(problem, A.data_ptr(), B.data_ptr(), bias.data_ptr(), out.data_ptr(), stream, 5)
+        self.assertGreater(us, 0)
+        y_ref, _, _ = self.reference(A, B, bias, "gelu")
+        self.assert_close(out, y_ref, "tf32", (K,), "Y of the timed calls")
+        with self.assertRaisesRegex(gemmtune.InputError, "calls must be at least 1"):
+            rt._rt.time_forward(problem, A.data_ptr(), B.data_ptr(), bias.data_ptr(), out.data_ptr(), stream, 0)
+
     def test_prepare_and_explain(self):
         problem = gemmtune.Problem(77, 99, 55, bias=True, act="sigmoid", save_z=True)
         self.assertFalse(self.rt.prepared(problem))
