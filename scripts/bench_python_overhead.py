@@ -13,10 +13,11 @@ the record holds:
   torch_mm_host_us  the same for torch.mm(A, B, out=Y) on the same tensors, in rounds interleaved with rt_host_us's
                     (the side going first alternating): the host's speed drifts within one run by as much as the gap
                     between the two (H200 machine, 2026-11-29), so two times taken apart cannot be compared;
-  rt_gpu_us         GPU time per call: 20 back-to-back calls between CUDA events, median of 7 rounds, warm;
+  rt_gpu_us         GPU time per call: 20 back-to-back calls between CUDA events, median of 7 rounds, warm; in
+                    each round cpp_gpu_us's and torch_mm_gpu_us's batches too, the order rotating;
+  torch_mm_gpu_us   the same for torch.mm(A, B, out=Y) on the same tensors;
   cpp_gpu_us        the C++ runtime's own: the same Runtime's 20 forward calls on the same arrays issued back to back
-                    from C++ (its binding's time_forward), CUDA events around them, in rounds interleaved with
-                    rt_gpu_us's (the side going first alternating). Until 2026-11-30 this was `gemmtune run` in a
+                    from C++ (its binding's time_forward), CUDA events around them, in rt_gpu_us's rounds. Until 2026-11-30 this was `gemmtune run` in a
                     process of its own, whose other allocations and clock moved 4096^3 by more than the target
                     (348 to 368 us against the Python call's 348; results/nvidia-h200/python_gpu_gap_probe.json);
   run_gpu_us        `gemmtune run` on the same problem pinned to the candidate the Python call runs (--candidate), in
@@ -51,12 +52,16 @@ def summarize(records):
     """The targets over the records: which records miss them, and whether each target holds on all of them."""
     slower_host = [r for r in records if r["rt_host_us"] > r["torch_mm_host_us"]]
     gpu_gap = [r for r in records if r["rt_gpu_us"] - r["cpp_gpu_us"] > GPU_GAP_US]
+    # A call issued every rt_host_us cannot run back to back in less: where that is more than the C++ calls' GPU time
+    # (plus the target's 2 us), the gap is the host's, whichever path issues the call (torch.mm's too).
+    host_bound = [r for r in gpu_gap if r["rt_host_us"] > r["cpp_gpu_us"] + GPU_GAP_US]
     return {
         "records": len(records),
         "host_not_above_torch_mm": not slower_host,
         "host_above_torch_mm": [f"{r['shape']} {r['arrays']}" for r in slower_host],
         "gpu_within_2us_of_cpp": not gpu_gap,
         "gpu_more_than_2us_above_cpp": [f"{r['shape']} {r['arrays']}" for r in gpu_gap],
+        "of_those_host_bound": [f"{r['shape']} {r['arrays']}" for r in host_bound],
         "max_host_ratio_to_torch_mm": max(r["rt_host_us"] / r["torch_mm_host_us"] for r in records),
         "max_gpu_gap_us": max(r["rt_gpu_us"] - r["cpp_gpu_us"] for r in records),
     }
@@ -86,7 +91,6 @@ def main():
 
     import gemmtune
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "dev"))
-    from event_timing import per_call_us as gpu_us  # the dev probes' event timing: one copy
     from protocol_only import DlpackOnly, InterfaceOnly
 
     def host_us(fn, calls=200):
@@ -107,25 +111,26 @@ def main():
                 times.append(host_us(fn))
         return statistics.median(mine), statistics.median(other)
 
-    def gpu_pair_us(ours, cpp_us, rounds=7, calls=20):
-        """GPU us per call of ours (a Python call, timed by events around `calls` of it) and of cpp_us(calls) (the
-        C++ runtime's own timing), round by round, the side going first alternating: medians."""
-        ours()
-        torch.cuda.synchronize()
-        mine, cpp = [], []
+    def events_us(fn, calls):
+        """GPU us per call of `calls` calls of fn issued back to back, between two CUDA events."""
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        for _ in range(calls):
+            fn()
+        end.record()
+        end.synchronize()
+        return start.elapsed_time(end) * 1000 / calls
+
+    def gpu_rounds_us(sides, rounds=7, calls=20):
+        """Per side (a function of the call count returning GPU us per call), the median over `rounds` rounds in
+        which every side runs once, the order rotating: a clock that drifts over a run (the 700 W cap at 4096^3)
+        moves every side alike."""
+        times = [[] for _ in sides]
         for r in range(rounds):
-            for side in ((0, 1) if r % 2 == 0 else (1, 0)):
-                if side == 1:
-                    cpp.append(cpp_us(calls))
-                    continue
-                start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-                start.record()
-                for _ in range(calls):
-                    ours()
-                end.record()
-                end.synchronize()
-                mine.append(start.elapsed_time(end) * 1000 / calls)
-        return statistics.median(mine), statistics.median(cpp)
+            for j in range(len(sides)):
+                i = (j + r) % len(sides)
+                times[i].append(sides[i](calls))
+        return [statistics.median(t) for t in times]
 
     def kernel_us(fn, calls=20):
         torch.cuda.synchronize()
@@ -150,7 +155,6 @@ def main():
             torch.cuda.synchronize()
             candidate = rt.explain(A, B, mode="tf32").split(": ", 1)[1].split(" ")[0]
             shape = {"shape": f"{m}x{n}x{k}", "mode": "tf32", "candidate": candidate,
-                     "torch_mm_gpu_us": gpu_us(theirs),
                      "run_gpu_us": run_gpu_us(args.gemmtune, m, n, k, candidate, os.path.join(tmp, "cpp.db"))}
             problem = gemmtune.Problem(m, n, k, mode="tf32")
             stream = torch.cuda.current_stream().cuda_stream
@@ -166,9 +170,12 @@ def main():
                 call()
                 read = protocols[kind]
                 rt_host, torch_host = host_pair_us(call, theirs)
-                rt_gpu, cpp_gpu = gpu_pair_us(call, cpp_us)
+                theirs()
+                torch.cuda.synchronize()
+                rt_gpu, cpp_gpu, torch_gpu = gpu_rounds_us(
+                    [functools.partial(events_us, call), cpp_us, functools.partial(events_us, theirs)])
                 records.append({**shape, "arrays": kind, "rt_host_us": rt_host, "torch_mm_host_us": torch_host,
-                                "rt_gpu_us": rt_gpu, "cpp_gpu_us": cpp_gpu,
+                                "rt_gpu_us": rt_gpu, "cpp_gpu_us": cpp_gpu, "torch_mm_gpu_us": torch_gpu,
                                 "protocol_host_us": host_us(lambda: (read(a), read(b), read(y)))})
         # The profiler last: a launch after a torch.profiler block costs the host more for the rest of the process
         # (scripts/dev/profiler_launch_cost.py, H200 machine: torch.mm at 256^3 9.3 -> 18.4 us a call). Taken first,
@@ -189,7 +196,9 @@ def main():
           f"(above: {', '.join(summary['host_above_torch_mm']) or 'none'}; "
           f"worst x{summary['max_host_ratio_to_torch_mm']:.2f})")
     print(f"rt gpu within {GPU_GAP_US:g} us of C++: {'met' if summary['gpu_within_2us_of_cpp'] else 'MISSED'} "
-          f"(worst gap {summary['max_gpu_gap_us']:.1f} us)")
+          f"(worst gap {summary['max_gpu_gap_us']:.1f} us; above it: "
+          f"{', '.join(summary['gpu_more_than_2us_above_cpp']) or 'none'}; of those host-bound, the Python call's host "
+          f"time above the C++ calls' GPU time: {', '.join(summary['of_those_host_bound']) or 'none'})")
     if args.out:
         with open(args.out, "w") as f:
             json.dump({"device": torch.cuda.get_device_name(), "torch": torch.__version__, "method": __doc__,

@@ -1,5 +1,5 @@
 """What the dev probes time a call with: CUDA events around back-to-back calls, warm, the median of the rounds' means
-per call (METHOD.md). One copy for scripts/bench_python_overhead.py and scripts/dev/unaligned_padding_probe.py."""
+per call (METHOD.md). One copy for scripts/eager_same_process.py and scripts/dev/unaligned_padding_probe.py."""
 import statistics
 
 import torch

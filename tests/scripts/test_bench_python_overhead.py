@@ -31,6 +31,12 @@ class Targets(unittest.TestCase):
         self.assertEqual(s["gpu_more_than_2us_above_cpp"], ["256x256x256 dlpack"])
         self.assertAlmostEqual(s["max_host_ratio_to_torch_mm"], 1.2)
 
+    def test_a_gap_whose_call_is_issued_slower_than_the_cpp_calls_run_is_named_host_bound(self):
+        s = bench.summarize([record("64x64x64", "torch", 9.0, 14.0, 9.5, 3.7),
+                             record("4096x4096x4096", "cai", 7.0, 15.0, 394.2, 391.8)])
+        self.assertEqual(s["gpu_more_than_2us_above_cpp"], ["64x64x64 torch", "4096x4096x4096 cai"])
+        self.assertEqual(s["of_those_host_bound"], ["64x64x64 torch"])
+
 
 if __name__ == "__main__":
     unittest.main()
