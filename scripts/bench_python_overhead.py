@@ -13,13 +13,17 @@ the record holds:
   torch_mm_host_us  the same for torch.mm(A, B, out=Y) on the same tensors, in rounds interleaved with rt_host_us's
                     (the side going first alternating): the host's speed drifts within one run by as much as the gap
                     between the two (H200 machine, 2026-11-29), so two times taken apart cannot be compared;
-  rt_gpu_us         GPU time per call: 20 back-to-back calls between CUDA events, median of 7 rounds, warm; in
+  rt_gpu_us         GPU time per call: 20 back-to-back calls between CUDA events, queued behind ~2 ms of GPU spin
+                    (the host ahead, as compare_torch.py and heldout_bench time a call), median of 7 rounds, warm; in
                     each round cpp_gpu_us's and torch_mm_gpu_us's batches too, the order rotating;
   torch_mm_gpu_us   the same for torch.mm(A, B, out=Y) on the same tensors;
   cpp_gpu_us        the C++ runtime's own: the same Runtime's 20 forward calls on the same arrays issued back to back
-                    from C++ (its binding's time_forward), CUDA events around them, in rt_gpu_us's rounds. Until 2026-11-30 this was `gemmtune run` in a
-                    process of its own, whose other allocations and clock moved 4096^3 by more than the target
-                    (348 to 368 us against the Python call's 348; results/nvidia-h200/python_gpu_gap_probe.json);
+                    from C++ (its binding's time_forward), CUDA events around them, in rt_gpu_us's rounds. Until
+                    2026-11-30 this was `gemmtune run` in a process of its own, whose other allocations and clock moved
+                    4096^3 by more than the target (348 to 368 us against the Python call's 348;
+                    results/nvidia-h200/python_gpu_gap_probe.json);
+  *_loop_us         rt_gpu_us, cpp_gpu_us and torch_mm_gpu_us again with nothing queued: the batch as a loop issues
+                    it, where a call whose host time exceeds its GPU time is timed by the host;
   run_gpu_us        `gemmtune run` on the same problem pinned to the candidate the Python call runs (--candidate), in
                     its own process: what cpp_gpu_us was, kept beside it;
   kernel_us         the kernels' own time per Python call (torch.profiler's CUDA activity: CUPTI), every launch
@@ -46,21 +50,24 @@ import time
 SHAPES = [(64, 64, 64), (256, 256, 256), (1500, 1079, 799), (1024, 1024, 1024), (3282, 1131, 4835),
           (4096, 4096, 4096)]
 GPU_GAP_US = 2.0
+SPIN_CYCLES = 4_000_000  # torch.cuda._sleep: about 2 ms at 1980 MHz, longer than 20 of the slowest Python calls
 
 
 def summarize(records):
     """The targets over the records: which records miss them, and whether each target holds on all of them."""
     slower_host = [r for r in records if r["rt_host_us"] > r["torch_mm_host_us"]]
     gpu_gap = [r for r in records if r["rt_gpu_us"] - r["cpp_gpu_us"] > GPU_GAP_US]
-    # A call issued every rt_host_us cannot run back to back in less: where that is more than the C++ calls' GPU time
-    # (plus the target's 2 us), the gap is the host's, whichever path issues the call (torch.mm's too).
-    host_bound = [r for r in gpu_gap if r["rt_host_us"] > r["cpp_gpu_us"] + GPU_GAP_US]
+    loop_gap = [r for r in records if r["rt_loop_us"] - r["cpp_loop_us"] > GPU_GAP_US]
+    # A call issued every rt_host_us cannot run back to back in less: where that is more than the C++ loop's time per
+    # call (plus 2 us), the loop's gap is the host's, whichever path issues the call (torch.mm's too).
+    host_bound = [r for r in loop_gap if r["rt_host_us"] > r["cpp_loop_us"] + GPU_GAP_US]
     return {
         "records": len(records),
         "host_not_above_torch_mm": not slower_host,
         "host_above_torch_mm": [f"{r['shape']} {r['arrays']}" for r in slower_host],
         "gpu_within_2us_of_cpp": not gpu_gap,
         "gpu_more_than_2us_above_cpp": [f"{r['shape']} {r['arrays']}" for r in gpu_gap],
+        "loop_more_than_2us_above_cpp": [f"{r['shape']} {r['arrays']}" for r in loop_gap],
         "of_those_host_bound": [f"{r['shape']} {r['arrays']}" for r in host_bound],
         "max_host_ratio_to_torch_mm": max(r["rt_host_us"] / r["torch_mm_host_us"] for r in records),
         "max_gpu_gap_us": max(r["rt_gpu_us"] - r["cpp_gpu_us"] for r in records),
@@ -111,8 +118,11 @@ def main():
                 times.append(host_us(fn))
         return statistics.median(mine), statistics.median(other)
 
-    def events_us(fn, calls):
-        """GPU us per call of `calls` calls of fn issued back to back, between two CUDA events."""
+    def events_us(fn, calls, queued):
+        """GPU us per call of `calls` calls of fn issued back to back, between two CUDA events; queued: behind ~2 ms
+        of GPU spin, so the host is ahead and the GPU's own time is timed, else as a loop issues them."""
+        if queued:
+            torch.cuda._sleep(SPIN_CYCLES)
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         start.record()
         for _ in range(calls):
@@ -121,15 +131,15 @@ def main():
         end.synchronize()
         return start.elapsed_time(end) * 1000 / calls
 
-    def gpu_rounds_us(sides, rounds=7, calls=20):
-        """Per side (a function of the call count returning GPU us per call), the median over `rounds` rounds in
-        which every side runs once, the order rotating: a clock that drifts over a run (the 700 W cap at 4096^3)
-        moves every side alike."""
+    def gpu_rounds_us(sides, queued, rounds=7, calls=20):
+        """Per side (a function of the call count and `queued` returning GPU us per call), the median over `rounds`
+        rounds in which every side runs once, the order rotating: a clock that drifts over a run (the 700 W cap at
+        4096^3) moves every side alike."""
         times = [[] for _ in sides]
         for r in range(rounds):
             for j in range(len(sides)):
                 i = (j + r) % len(sides)
-                times[i].append(sides[i](calls))
+                times[i].append(sides[i](calls, queued))
         return [statistics.median(t) for t in times]
 
     def kernel_us(fn, calls=20):
@@ -158,8 +168,12 @@ def main():
                      "run_gpu_us": run_gpu_us(args.gemmtune, m, n, k, candidate, os.path.join(tmp, "cpp.db"))}
             problem = gemmtune.Problem(m, n, k, mode="tf32")
             stream = torch.cuda.current_stream().cuda_stream
-            cpp_us = functools.partial(rt._rt.time_forward, problem, A.data_ptr(), B.data_ptr(), 0, Y.data_ptr(),
-                                       stream)
+
+            def cpp_us(calls, queued):
+                if queued:
+                    torch.cuda._sleep(SPIN_CYCLES)  # on the stream time_forward records its events on
+                return rt._rt.time_forward(problem, A.data_ptr(), B.data_ptr(), 0, Y.data_ptr(), stream, calls)
+
             profiled.append((len(records), functools.partial(rt.forward, A, B, out=Y, mode="tf32")))
             kinds = {"torch": (A, B, Y), "dlpack": (DlpackOnly(A), DlpackOnly(B), DlpackOnly(Y)),
                      "cai": (InterfaceOnly(A), InterfaceOnly(B), InterfaceOnly(Y))}
@@ -172,10 +186,12 @@ def main():
                 rt_host, torch_host = host_pair_us(call, theirs)
                 theirs()
                 torch.cuda.synchronize()
-                rt_gpu, cpp_gpu, torch_gpu = gpu_rounds_us(
-                    [functools.partial(events_us, call), cpp_us, functools.partial(events_us, theirs)])
+                sides = [functools.partial(events_us, call), cpp_us, functools.partial(events_us, theirs)]
+                rt_gpu, cpp_gpu, torch_gpu = gpu_rounds_us(sides, queued=True)
+                rt_loop, cpp_loop, torch_loop = gpu_rounds_us(sides, queued=False)
                 records.append({**shape, "arrays": kind, "rt_host_us": rt_host, "torch_mm_host_us": torch_host,
                                 "rt_gpu_us": rt_gpu, "cpp_gpu_us": cpp_gpu, "torch_mm_gpu_us": torch_gpu,
+                                "rt_loop_us": rt_loop, "cpp_loop_us": cpp_loop, "torch_mm_loop_us": torch_loop,
                                 "protocol_host_us": host_us(lambda: (read(a), read(b), read(y)))})
         # The profiler last: a launch after a torch.profiler block costs the host more for the rest of the process
         # (scripts/dev/profiler_launch_cost.py, H200 machine: torch.mm at 256^3 9.3 -> 18.4 us a call). Taken first,
@@ -190,15 +206,18 @@ def main():
               f"(protocol {r['protocol_host_us']:5.1f}) "
               f"(torch.mm {r['torch_mm_host_us']:6.1f})  gpu {r['rt_gpu_us']:8.1f} us "
               f"(C++ {r['cpp_gpu_us']:8.1f}, gemmtune run {r['run_gpu_us']:8.1f}, kernels {r['kernel_us']:8.1f}, "
-              f"torch.mm {r['torch_mm_gpu_us']:8.1f})  {r['candidate']}", flush=True)
+              f"torch.mm {r['torch_mm_gpu_us']:8.1f})  loop {r['rt_loop_us']:8.1f} (C++ {r['cpp_loop_us']:8.1f}, "
+              f"torch.mm {r['torch_mm_loop_us']:8.1f})  {r['candidate']}", flush=True)
     summary = summarize(records)
     print(f"rt host <= torch.mm host on every record: {'met' if summary['host_not_above_torch_mm'] else 'MISSED'} "
           f"(above: {', '.join(summary['host_above_torch_mm']) or 'none'}; "
           f"worst x{summary['max_host_ratio_to_torch_mm']:.2f})")
     print(f"rt gpu within {GPU_GAP_US:g} us of C++: {'met' if summary['gpu_within_2us_of_cpp'] else 'MISSED'} "
           f"(worst gap {summary['max_gpu_gap_us']:.1f} us; above it: "
-          f"{', '.join(summary['gpu_more_than_2us_above_cpp']) or 'none'}; of those host-bound, the Python call's host "
-          f"time above the C++ calls' GPU time: {', '.join(summary['of_those_host_bound']) or 'none'})")
+          f"{', '.join(summary['gpu_more_than_2us_above_cpp']) or 'none'})")
+    print(f"as a loop issues them, more than {GPU_GAP_US:g} us above C++: "
+          f"{', '.join(summary['loop_more_than_2us_above_cpp']) or 'none'}; of those host-bound, the Python call's "
+          f"host time above the C++ loop's time per call: {', '.join(summary['of_those_host_bound']) or 'none'}")
     if args.out:
         with open(args.out, "w") as f:
             json.dump({"device": torch.cuda.get_device_name(), "torch": torch.__version__, "method": __doc__,
