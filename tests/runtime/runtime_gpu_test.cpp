@@ -1027,6 +1027,37 @@ TEST_F(RuntimeCacheGpu, AFirstUseTrialPutsThePlainGemmAndOurEpilogueAgainstAFuse
   EXPECT_EQ(warnings.str(), "");
 }
 
+// An exact entry that is one of what the runtime tries without an entry (here heuristic-first itself) says only that
+// the sweep saw it win among near-ties on its own operands: with the trial on, a first-use trial on the program's
+// problem decides between the same candidates, and the entry counts as run only where it still runs. Without the
+// trial the entry runs as it is.
+TEST_F(RuntimeCacheGpu, AnExactEntryOfTheNoEntrySetIsDecidedByAFirstUseTrial) {
+  const GemmProblem p = make(328, 1816, 136, "nn", OutputLayout::RowMajor, Activation::Gelu, true, 0.f, MathMode::Tf32);
+  const Candidate first = LtGemm(make_lt_handle().get(), p).heuristic(1, std::size_t{64} << 20)[0];
+  TuningDb(db).merge_cache_entries({entry(p, first, device_key, 1.0)});
+  RuntimeOptions o;
+  o.confirm_standins = true;
+  std::ostringstream warnings;
+  o.warnings = &warnings;
+  Runtime rt(db, 0, o);
+  rt.prepare(p);
+  const std::string why = rt.explain(p);
+  EXPECT_NE(why.find("[exact] exact cache hit"), std::string::npos) << why;
+  EXPECT_NE(why.find("it is one of what the runtime tries without an entry, so a first-use trial on this problem "
+                     "decided: "),
+            std::string::npos)
+      << why;
+  EXPECT_NE(why.find(") vs heuristic-first "), std::string::npos) << why;
+  EXPECT_EQ(rt.runs_exact_entry(p), rt.candidate_id(p) == first.id()) << why;
+  expect_correct(rt, p);
+
+  Fixture untried(db);
+  EXPECT_EQ(untried.rt->explain(p).find("first-use trial"), std::string::npos) << untried.rt->explain(p);
+  EXPECT_EQ(untried.rt->candidate_id(p), first.id());
+  EXPECT_TRUE(untried.rt->runs_exact_entry(p));
+  EXPECT_EQ(warnings.str(), "");
+}
+
 // Issue 37: one process resolving untuned problems one after another, with the first-use trial and CUDA's default
 // (lazy) module loading, had three first calls wait out the blocking kernel's 10 s timeout (7x5632x823 fp32 none,
 // 86x1536x488 tf32 none and bias+gelu). Every side of a trial now runs once before anything waits behind that kernel;
