@@ -16,7 +16,11 @@ on the first place), each queued behind ~1 ms of GPU spin, CUDA events around th
 Printed per shape: each place's eager and runtime us per call and their ratio; the spread between places (slowest
 place's median over the fastest's) of each side, and the range of the ratio.
 
-usage: eager_placement_probe.py SHAPE[:MODE][,SHAPE[:MODE]...] [--places 8] [--rounds 7] [--json OUT]
+--fill: what A and B hold: randn (PyTorch's randn, what scripts/compare_torch.py times eager on) or uniform (in
+[-1, 1), what gemmtune's own buffers hold: bench/heldout_bench.cu, gemmtune run, the sweep).
+
+usage: eager_placement_probe.py SHAPE[:MODE][,SHAPE[:MODE]...] [--places 8] [--rounds 7] [--fill randn|uniform]
+                                [--json OUT]
        (SHAPE MxNxK, MODE tf32 or fp32, tf32 by default)
 """
 import argparse
@@ -42,6 +46,7 @@ def main():
     ap.add_argument("cases")
     ap.add_argument("--places", type=int, default=8)
     ap.add_argument("--rounds", type=int, default=7)
+    ap.add_argument("--fill", choices=("randn", "uniform"), default="randn")
     ap.add_argument("--json")
     args = ap.parse_args()
     try:
@@ -64,18 +69,23 @@ def main():
         end.synchronize()
         return start.elapsed_time(end) * 1000 / calls
 
+    def filled(*shape):
+        if args.fill == "randn":
+            return torch.randn(*shape, device="cuda")
+        return torch.rand(*shape, device="cuda") * 2 - 1
+
     pick = random.Random(4096)
     out = []
     with tempfile.TemporaryDirectory() as tmp:
         rt = gemmtune.Runtime(os.path.join(tmp, "none.db"))
         for m, n, k, mode in cases:
             torch.backends.cuda.matmul.allow_tf32 = mode == "tf32"
-            A = torch.randn(m, k, device="cuda")
+            A = filled(m, k)
             Y, Yr = torch.empty(m, n, device="cuda"), torch.empty(m, n, device="cuda")
             spacers, places = [], []
             for _ in range(args.places):
                 spacers.append(torch.empty(pick.randint(1, 64) << 18, device="cuda"))  # 1-64 MiB of float32
-                places.append(torch.randn(k, n, device="cuda"))
+                places.append(filled(k, n))
             sides = {"eager": lambda B: torch.mm(A, B, out=Y),
                      "runtime": lambda B: rt.forward(A, B, out=Yr, mode=mode)}
             for B in places:
@@ -90,14 +100,14 @@ def main():
                         times[side][i].append(batch_us(lambda: sides[side](places[i])))
             med = {side: [statistics.median(t) for t in times[side]] for side in sides}
             ratios = [e / g for e, g in zip(med["eager"], med["runtime"])]
-            record = {"shape": f"{m}x{n}x{k}", "mode": mode, "candidate": rt.explain(A, places[0], mode=mode)
+            record = {"shape": f"{m}x{n}x{k}", "mode": mode, "fill": args.fill, "candidate": rt.explain(A, places[0], mode=mode)
                       .split(": ", 1)[1].split(" ")[0],
                       "b_addresses": [B.data_ptr() for B in places], "eager_us": med["eager"],
                       "runtime_us": med["runtime"], "eager_over_runtime": ratios,
                       "eager_spread": max(med["eager"]) / min(med["eager"]),
                       "runtime_spread": max(med["runtime"]) / min(med["runtime"])}
             out.append(record)
-            print(f"{record['shape']} {mode} ({record['candidate']}):")
+            print(f"{record['shape']} {mode}, {args.fill} inputs ({record['candidate']}):")
             for i, B in enumerate(places):
                 print(f"  B at {B.data_ptr():#014x}: eager {med['eager'][i]:8.1f} us  runtime {med['runtime'][i]:8.1f}"
                       f" us  eager/runtime x{ratios[i]:.3f}")
