@@ -16,8 +16,8 @@ on the first place), each queued behind ~1 ms of GPU spin, CUDA events around th
 Printed per shape: each place's eager and runtime us per call and their ratio; the spread between places (slowest
 place's median over the fastest's) of each side, and the range of the ratio.
 
---fill: what A and B hold: randn (PyTorch's randn, what scripts/compare_torch.py times eager on) or uniform (in
-[-1, 1), what gemmtune's own buffers hold: bench/heldout_bench.cu, gemmtune run, the sweep).
+--fill: what A and B hold: randn, or uniform in [-1, 1) (what gemmtune's own buffers hold, and what
+scripts/compare_torch.py times eager on).
 
 usage: eager_placement_probe.py SHAPE[:MODE][,SHAPE[:MODE]...] [--places 8] [--rounds 7] [--fill randn|uniform]
                                 [--json OUT]
