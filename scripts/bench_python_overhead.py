@@ -98,6 +98,7 @@ def main():
 
     import gemmtune
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "dev"))
+    from event_timing import batch_us
     from protocol_only import DlpackOnly, InterfaceOnly
 
     def host_us(fn, calls=200):
@@ -119,17 +120,8 @@ def main():
         return statistics.median(mine), statistics.median(other)
 
     def events_us(fn, calls, queued):
-        """GPU us per call of `calls` calls of fn issued back to back, between two CUDA events; queued: behind ~2 ms
-        of GPU spin, so the host is ahead and the GPU's own time is timed, else as a loop issues them."""
-        if queued:
-            torch.cuda._sleep(SPIN_CYCLES)
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        for _ in range(calls):
-            fn()
-        end.record()
-        end.synchronize()
-        return start.elapsed_time(end) * 1000 / calls
+        """GPU us per call of `calls` calls of fn back to back; queued: behind ~2 ms of GPU spin (the host ahead)."""
+        return batch_us(fn, calls, SPIN_CYCLES if queued else 0)
 
     def gpu_rounds_us(sides, queued, rounds=7, calls=20):
         """Per side (a function of the call count and `queued` returning GPU us per call), the median over `rounds`

@@ -59,16 +59,7 @@ def main():
 
     import torch
     import gemmtune
-
-    def batch_us(fn, calls=20):
-        torch.cuda._sleep(2_000_000)  # about 1 ms: the host is ahead, the GPU's own time is timed
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        for _ in range(calls):
-            fn()
-        end.record()
-        end.synchronize()
-        return start.elapsed_time(end) * 1000 / calls
+    from event_timing import QUEUE_SPIN_CYCLES, batch_us
 
     def filled(*shape):
         if args.fill == "randn":
@@ -98,7 +89,7 @@ def main():
                 for j in range(len(places)):
                     i = (j + r) % len(places)
                     for side in (("eager", "runtime") if r % 2 == 0 else ("runtime", "eager")):
-                        times[side][i].append(batch_us(lambda: sides[side](places[i])))
+                        times[side][i].append(batch_us(lambda: sides[side](places[i]), 20, QUEUE_SPIN_CYCLES))
             med = {side: [statistics.median(t) for t in times[side]] for side in sides}
             ratios = [e / g for e, g in zip(med["eager"], med["runtime"])]
             record = {"shape": f"{m}x{n}x{k}", "mode": mode, "fill": args.fill, "candidate": rt.explain(A, places[0], mode=mode)

@@ -1,8 +1,25 @@
 """What the dev probes time a call with: CUDA events around back-to-back calls, warm, the median of the rounds' means
-per call (METHOD.md). One copy for scripts/eager_same_process.py and scripts/dev/unaligned_padding_probe.py."""
+per call (METHOD.md). One copy for scripts/eager_same_process.py, scripts/bench_python_overhead.py and the probes
+here."""
 import statistics
 
 import torch
+
+QUEUE_SPIN_CYCLES = 2_000_000  # torch.cuda._sleep: about 1 ms at 1980 MHz
+
+
+def batch_us(fn, calls=20, spin_cycles=0):
+    """Microseconds per call of one batch of `calls` calls of fn back to back, between two CUDA events; spin_cycles > 0
+    queues the batch behind that much GPU spin, so the host is ahead and the GPU's own time is timed."""
+    if spin_cycles > 0:
+        torch.cuda._sleep(spin_cycles)
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    for _ in range(calls):
+        fn()
+    end.record()
+    end.synchronize()
+    return start.elapsed_time(end) * 1000 / calls
 
 
 def per_call_us(fn, rounds=7, calls=20, queued=False):
@@ -12,15 +29,5 @@ def per_call_us(fn, rounds=7, calls=20, queued=False):
     whose host time is longer than its GPU time is timed by the host)."""
     fn()
     torch.cuda.synchronize()
-    times = []
-    for _ in range(rounds):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        if queued:
-            torch.cuda._sleep(2_000_000)
-        start.record()
-        for _ in range(calls):
-            fn()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end) * 1000 / calls)
-    return statistics.median(times)
+    spin = QUEUE_SPIN_CYCLES if queued else 0
+    return statistics.median(batch_us(fn, calls, spin) for _ in range(rounds))

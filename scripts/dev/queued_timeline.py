@@ -14,19 +14,9 @@ from torch.profiler import ProfilerActivity, profile
 
 import gemmtune
 from eager_kernels import eager_case
+from event_timing import batch_us
 
 CALLS, ROUNDS = 10, 60
-
-
-def batch_us(op, spin_cycles):
-    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    torch.cuda._sleep(spin_cycles)  # the host queues the whole batch before the GPU reaches it
-    start.record()
-    for _ in range(CALLS):
-        op()
-    stop.record()
-    stop.synchronize()
-    return start.elapsed_time(stop) * 1000 / CALLS
 
 
 def timeline(op, spin_cycles, name):
@@ -72,7 +62,7 @@ def main(cases):
             for r in range(ROUNDS):
                 order = ("eager", "ours") if r % 2 == 0 else ("ours", "eager")
                 for side in order:
-                    times[side].append(batch_us(eager if side == "eager" else ours, spin_cycles))
+                    times[side].append(batch_us(eager if side == "eager" else ours, CALLS, spin_cycles))
             med = {s: statistics.median(v) for s, v in times.items()}
             print(f"== {case}: queued, {ROUNDS} alternating batches of {CALLS}: eager {med['eager']:.2f} us, "
                   f"ours {med['ours']:.2f} us (x{med['eager'] / med['ours']:.3f}); "
