@@ -14,7 +14,7 @@ from torch.profiler import ProfilerActivity, profile
 
 import gemmtune
 from eager_kernels import eager_case
-from event_timing import batch_us
+from event_timing import QUEUE_SPIN_CYCLES, batch_us
 
 CALLS, ROUNDS = 10, 60
 
@@ -44,7 +44,7 @@ def timeline(op, spin_cycles, name):
 
 
 def main(cases):
-    spin_cycles = 2_000_000  # about 1 ms at the H200's clocks: longer than the host takes to queue a batch
+    spin_cycles = QUEUE_SPIN_CYCLES  # longer than the host takes to queue a batch
     with tempfile.TemporaryDirectory() as tmp:
         rt = gemmtune.Runtime(tmp + "/none.db")
         for case in cases:
