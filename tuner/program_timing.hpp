@@ -12,7 +12,8 @@
 // lies moves a kernel by up to 13% and each allocation keeps its speed (results/nvidia-h200/address_speed_probe.txt),
 // so a choice timed on one set alone held for that allocation and not for the program's.
 // One condition after the other, its warm-up round first (a warm condition's inputs then stay in L2 as in a program's
-// loop; a warm repeat on another set than the last starts with one untimed batch on it); within it the finalists take turns each repeat (the order rotating), so a clock drift hits them all alike.
+// loop; a warm repeat on another set than the last starts with one untimed batch on it); within it the finalists take
+// turns each repeat (the order rotating), so a clock drift hits them all alike.
 #pragma once
 
 #include <string>

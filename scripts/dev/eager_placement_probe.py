@@ -92,8 +92,8 @@ def main():
                         times[side][i].append(batch_us(lambda: sides[side](places[i]), 20, QUEUE_SPIN_CYCLES))
             med = {side: [statistics.median(t) for t in times[side]] for side in sides}
             ratios = [e / g for e, g in zip(med["eager"], med["runtime"])]
-            record = {"shape": f"{m}x{n}x{k}", "mode": mode, "fill": args.fill, "candidate": rt.explain(A, places[0], mode=mode)
-                      .split(": ", 1)[1].split(" ")[0],
+            candidate = rt.explain(A, places[0], mode=mode).split(": ", 1)[1].split(" ")[0]
+            record = {"shape": f"{m}x{n}x{k}", "mode": mode, "fill": args.fill, "candidate": candidate,
                       "b_addresses": [B.data_ptr() for B in places], "eager_us": med["eager"],
                       "runtime_us": med["runtime"], "eager_over_runtime": ratios,
                       "eager_spread": max(med["eager"]) / min(med["eager"]),

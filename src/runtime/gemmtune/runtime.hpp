@@ -93,8 +93,8 @@ struct RuntimeOptions {
   // from 2x L2 up to 2x L2 + 128 MiB of scratch operands between first uses. Its choice may differ between runs where two
   // candidates are within noise. An exact entry that is one of the no-entry set (heuristic-first, its +epi or +bias
   // form, the heuristic at a framework's workspace, cuBLAS's own choice) is put to the same trial: the sweep's pick
-  // among those held on its operands, not necessarily on the program's (docs/runtime-first-use.md). Off: the evidence rules alone decide (no timing at first use), and the db's
-  // measurements of every own variant are not read.
+  // among those held on its operands, not necessarily on the program's (docs/runtime-first-use.md). Off: the
+  // evidence rules alone decide (no timing at first use), and the db's measurements of every own variant are not read.
   bool confirm_standins = true;
   // How many distinct own variants a first-use trial may time. The variant that wins an untuned shape is often one no
   // tuned shape chose, and often not among the 8 ranked first: on the H200's held-out seeds 9-12, where 12 was picked,
@@ -233,8 +233,9 @@ class Runtime {
   // The candidate id this problem runs ("own/..." or "lt/..."); resolves it if it was not yet.
   std::string candidate_id(const GemmProblem& problem);
   // Whether this problem runs its exact cache entry (not a nearby shape's, the default, a pin or what a first-use
-  // trial put in place of an entry of the no-entry set); resolves it if it was not yet. What `gemmtune apply` asks before taking a call over from cuBLAS: anything less tuned than an exact
-  // entry is no reason to leave the library the program chose.
+  // trial put in place of an entry of the no-entry set); resolves it if it was not yet. What `gemmtune apply` asks
+  // before taking a call over from cuBLAS: anything less tuned than an exact entry is no reason to leave the library
+  // the program chose.
   bool runs_exact_entry(const GemmProblem& problem);
   // The GPU time per call by which this problem's exact cache entry beat cuBLASLt's heuristic-first where its sweep
   // measured it: the entry's median × (its smallest margin over heuristic-first − 1). nullopt where the problem runs
