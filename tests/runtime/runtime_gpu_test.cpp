@@ -886,6 +886,14 @@ class RuntimeCacheGpu : public ::testing::Test {
     return cands.back();
   }
 
+  // The default options with the first-use trial on, warnings written to `warnings`.
+  static RuntimeOptions with_trial(std::ostringstream& warnings) {
+    RuntimeOptions o;
+    o.confirm_standins = true;
+    o.warnings = &warnings;
+    return o;
+  }
+
   // Runs p through rt and checks the result against the fp64 reference.
   void expect_correct(Runtime& rt, const GemmProblem& p) const {
     const CudaStream s;
@@ -957,11 +965,8 @@ TEST_F(RuntimeCacheGpu, AFirstUseTrialDecidesAStandInAndExplainsItsTimes) {
   GemmProblem tuned_fp32 = tuned;
   tuned_fp32.mode = MathMode::Fp32;
   TuningDb(db).merge_cache_entries({entry(tuned_fp32, own, device_key, 1.03)});
-  RuntimeOptions o;
-  o.confirm_standins = true;
   std::ostringstream warnings;
-  o.warnings = &warnings;
-  Runtime rt(db, 0, o);
+  Runtime rt(db, 0, with_trial(warnings));
   GemmProblem near = tuned_fp32;
   near.m = 500;
   rt.prepare(near);
@@ -996,11 +1001,8 @@ TEST_F(RuntimeCacheGpu, AFirstUseTrialPutsThePlainGemmAndOurEpilogueAgainstAFuse
       make(328, 1816, 136, "nn", OutputLayout::RowMajor, Activation::Gelu, true, 0.f, MathMode::Tf32);
   const GemmProblem plain =
       make(328, 1816, 136, "nn", OutputLayout::RowMajor, Activation::None, false, 0.f, MathMode::Tf32);
-  RuntimeOptions o;
-  o.confirm_standins = true;
   std::ostringstream warnings;
-  o.warnings = &warnings;
-  Runtime rt(db, 0, o);
+  Runtime rt(db, 0, with_trial(warnings));
   rt.prepare(fused);
   const std::string why = rt.explain(fused);
   EXPECT_NE(why.find("[default] "), std::string::npos) << why;
@@ -1035,11 +1037,8 @@ TEST_F(RuntimeCacheGpu, AnExactEntryOfTheNoEntrySetIsDecidedByAFirstUseTrial) {
   const GemmProblem p = make(328, 1816, 136, "nn", OutputLayout::RowMajor, Activation::Gelu, true, 0.f, MathMode::Tf32);
   const Candidate first = LtGemm(make_lt_handle().get(), p).heuristic(1, std::size_t{64} << 20)[0];
   TuningDb(db).merge_cache_entries({entry(p, first, device_key, 1.0)});
-  RuntimeOptions o;
-  o.confirm_standins = true;
   std::ostringstream warnings;
-  o.warnings = &warnings;
-  Runtime rt(db, 0, o);
+  Runtime rt(db, 0, with_trial(warnings));
   rt.prepare(p);
   const std::string why = rt.explain(p);
   EXPECT_NE(why.find("[exact] exact cache hit"), std::string::npos) << why;
