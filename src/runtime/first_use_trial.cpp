@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdio>
 
 #include "common/error.hpp"
@@ -158,6 +159,15 @@ class Trial {
     b.heuristic_first.push_back(theirs);
     double& fastest = fastest_default_[static_cast<std::size_t>(condition)];
     fastest = fastest == 0 ? theirs : std::min(fastest, theirs);
+    if (rule(c).by_median) {
+      if (mine >= kByMedianStop * theirs) {
+        char text[160];
+        std::snprintf(text, sizeof(text), "%.0f%% or more slower than heuristic-first's batch in its pair in %s "
+                      "(%.2f us per call vs %.2f)", (kByMedianStop - 1) * 100, name_of(condition), mine, theirs);
+        stopped(c) = text;
+      }
+      return;
+    }
     const double against =
         rule(c).own_pairs ? *std::min_element(b.heuristic_first.begin(), b.heuristic_first.end()) : fastest;
     // Its slowest batch can only grow and heuristic-first's fastest only shrink: it can no longer win.
@@ -190,6 +200,7 @@ class Trial {
       p.graph = summary(t[kGraphWarm], rule(c).noise_floor);
       p.graph_cold = summary(t[kGraphCold], rule(c).noise_floor);
       p.own_pairs = rule(c).own_pairs;
+      p.by_median = rule(c).by_median;
       out.challengers.push_back({p, stopped_[static_cast<std::size_t>(c)]});
     }
     out.discarded_batches = discarded_;
@@ -214,11 +225,21 @@ class Trial {
 
 }  // namespace
 
-ChallengerRule challenger_rule(const Candidate& heuristic_first, const Candidate& challenger) {
+ChallengerRule challenger_rule(const Candidate& heuristic_first, const Candidate& challenger, bool no_entry) {
   const bool same_gemm = challenger.backend == Backend::Lt && heuristic_first.backend == Backend::Lt &&
                          !challenger.lt_padded && challenger.lt == heuristic_first.lt;
   const bool clustered = heuristic_first.lt_clustered() || challenger.lt_clustered();
-  return {kTrialNoiseFloor, same_gemm || clustered};
+  const bool by_median = no_entry && !challenger.lt_padded;
+  return {kTrialNoiseFloor, same_gemm || clustered || by_median, by_median};
+}
+
+double ProgramTrial::median_ratio() const {
+  double product = 1;
+  for (const TrialResult* r : {&warm, &cold, &graph, &graph_cold}) {
+    if (r->batches == 0 || r->default_us <= 0) return 2;
+    product *= r->challenger_us / r->default_us;
+  }
+  return std::sqrt(std::sqrt(product));
 }
 
 DefaultFastest fastest_default(const std::vector<ProgramTrial>& trials) {

@@ -22,7 +22,8 @@
 // CUDA's lazy loading, and may wait for the GPU) and no allocation ever waits for it; a batch whose blocking kernel
 // timed out anyway is discarded, counted and timed again. Stream cold runs first for every challenger (one pair of
 // batches each), and a challenger stops as soon as one of its batches is no faster than heuristic-first's fastest so
-// far: it can no longer win (beats() below), so stopping changes no decision. The batches of one problem stop at
+// far: it can no longer win (beats() below), so stopping changes no decision (one judged by its median stops at a
+// batch kByMedianStop slower than its pair's). The batches of one problem stop at
 // kTrialBudgetUs of GPU time, counting the untimed call that reloads a warm batch's inputs (the first pairs keep back
 // what one challenger needs to finish); a challenger not timed in full by then does not win.
 #pragma once
@@ -53,11 +54,25 @@ struct TrialResult {
 // How much faster than heuristic-first's fastest batch a challenger's slowest must be: 1%.
 inline constexpr double kTrialNoiseFloor = 1.01;
 
+// A challenger judged by its median (ChallengerRule::by_median) stops once one of its batches takes this much longer
+// than the heuristic-first batch it is paired with: three other conditions 1.7% faster each would be needed to win.
+inline constexpr double kByMedianStop = 1.05;
+
 // How one challenger is judged.
 struct ChallengerRule {
   double noise_floor = kTrialNoiseFloor;
   // Against heuristic-first's batches in the challenger's own pairs, not its fastest over every pair of the problem.
   bool own_pairs = false;
+  // As heuristic-first's equal: kept where its medians beat heuristic-first's in its own pairs over the four
+  // conditions (ProgramTrial::by_median), no floor. For what a framework would run in the runtime's place (the
+  // no-entry set's challengers, but not the padded call): the floor exists to keep a challenger that won by noise from
+  // running slower than the default, but between two calls that cuBLAS and cuBLASLt themselves offer it kept
+  // heuristic-first where the call PyTorch eager makes was faster by less than the floor, and the program then ran
+  // 0.97-0.99x eager: at 1x1024x16384 tf32 (held-out seed 9648, H200) cublasSgemm ran 20.73 us against
+  // heuristic-first's 20.64 in the trial's first cold pair and stopped, and eager ran 20.33 us warm where the runtime
+  // ran heuristic-first's 20.59; at 72x3072x5120 tf32 (seed 9644) cublasSgemm's median beat heuristic-first's, 32.82 us
+  // against 33.22, and its slowest batch did not beat the fastest by 1% (0.981x eager in one process).
+  bool by_median = false;
 };
 
 // Against which of heuristic-first's batches a challenger is judged.
@@ -81,8 +96,11 @@ struct ChallengerRule {
 //   bias+gelu tf32 ran 4-12% slower from the same 11 of them than from the other 5; heuristic-first's warm calls took
 //   60.9-65.1 us there, its cold batches in the trial's scratch 58.2-58.8 (held-out seed 9638). So the trial's warm
 //   set is the call's own inputs (trial_gpu.hpp: CallerInputs), as are its cold ones where a set exceeds 2x L2.
+// By median in its own pairs, where the challenger is one of the no-entry set's (`no_entry`: what cuBLAS and
+// cuBLASLt offer in the runtime's place, lt/no_entry_candidates.hpp) other than the padded call, which runs copies of
+// its own on the trial's scratch.
 // Any other challenger: against heuristic-first's fastest batch over every challenger's pairs.
-ChallengerRule challenger_rule(const Candidate& heuristic_first, const Candidate& challenger);
+ChallengerRule challenger_rule(const Candidate& heuristic_first, const Candidate& challenger, bool no_entry);
 
 // Heuristic-first's fastest batch per call in each condition over some trials of one problem.
 struct DefaultFastest {
@@ -93,15 +111,21 @@ struct DefaultFastest {
 struct ProgramTrial {
   TrialResult warm, cold, graph, graph_cold;  // stream warm, stream cold, graph warm, graph cold
   bool own_pairs = false;                     // its ChallengerRule's
+  bool by_median = false;                     // its ChallengerRule's
   // Against heuristic-first's fastest batches over every challenger of the problem (fastest_default), or in its own
-  // pairs (own_pairs); a condition the challenger did not reach is a loss.
+  // pairs (own_pairs); a condition the challenger did not reach is a loss. By median: the geometric mean over the
+  // four conditions of its median over heuristic-first's in the same pairs is below 1.
   bool challenger_wins(const DefaultFastest& d) const {
+    if (by_median) return median_ratio() < 1;
     const auto against = [&](const TrialResult& r, double fastest) {
       return own_pairs ? r.default_fastest_us : fastest;
     };
     return warm.beats(against(warm, d.warm_us)) && cold.beats(against(cold, d.cold_us)) &&
            graph.beats(against(graph, d.graph_us)) && graph_cold.beats(against(graph_cold, d.graph_cold_us));
   }
+  // The geometric mean over the four conditions of the challenger's median over heuristic-first's in its pairs; 2
+  // where a condition was not reached (a loss).
+  double median_ratio() const;
   // What ranks winners against each other: the challenger's per-call time over the four.
   double challenger_us() const {
     return warm.challenger_us + cold.challenger_us + graph.challenger_us + graph_cold.challenger_us;

@@ -316,6 +316,30 @@ TEST(FirstUseTrialOrder, EachChallengerIsStoppedAndJudgedByItsOwnRule) {
   EXPECT_TRUE(paired.challengers[0].stopped.empty()) << paired.challengers[0].stopped;
 }
 
+TEST(FirstUseTrialOrder, AChallengerJudgedByMedianRunsEveryConditionUnlessABatchIsFivePercentSlowerThanItsPair) {
+  // One 0.5% slower cold and 1% faster elsewhere (a floor would stop it at its first cold pair), one 6% slower cold.
+  FakeTrialGpu gpu({{10, 10, 10, 10}, {9.9, 10.05, 9.9, 9.9}, {9, 10.6, 9, 9}});
+  const ChallengerRule by_median{kTrialNoiseFloor, true, true};
+  const FirstUseTrial t = run_first_use_trial(gpu, {by_median, by_median});
+  EXPECT_TRUE(gpu.violations_.empty()) << ::testing::PrintToString(gpu.violations_);
+  const ChallengerTrial& close = t.challengers[0];
+  EXPECT_TRUE(close.stopped.empty()) << close.stopped;
+  for (const TrialResult* r : {&close.times.warm, &close.times.cold, &close.times.graph, &close.times.graph_cold})
+    EXPECT_GE(r->batches, 3);
+  EXPECT_TRUE(close.times.by_median);
+  const ChallengerTrial& slow = t.challengers[1];
+  EXPECT_EQ(slow.times.cold.batches, 1);
+  EXPECT_EQ(slow.times.warm.batches, 0);
+  EXPECT_NE(slow.stopped.find("5% or more slower than heuristic-first's batch in its pair in stream cold"),
+            std::string::npos)
+      << slow.stopped;
+  const DefaultFastest fastest = fastest_default({close.times, slow.times});
+  EXPECT_TRUE(close.times.challenger_wins(fastest));
+  EXPECT_FALSE(slow.times.challenger_wins(fastest));
+  const FirstUseTrial floored = run_first_use_trial(gpu, floors(gpu));
+  EXPECT_FALSE(floored.challengers[0].stopped.empty());
+}
+
 TEST(FirstUseTrialOrder, RulesThatAreNotOnePerChallengerAreRefusedBeforeAnyStep) {
   FakeTrialGpu gpu({{10, 12, 9, 12}, {8, 9, 7, 9}});
   EXPECT_THROW(run_first_use_trial(gpu, {}), CheckError);

@@ -67,7 +67,8 @@ TEST(TrialGpu, TrialsOfTheNoEntryChallengersOneAfterAnotherDiscardNothingAndTake
     const auto t0 = std::chrono::steady_clock::now();
     CudaTrialGpu gpu(scratch, sides);
     std::vector<ChallengerRule> rules;
-    for (const Candidate& c : set->challengers) rules.push_back(challenger_rule(set->heuristic_first, c));
+    for (const Candidate& c : set->challengers)
+      rules.push_back(challenger_rule(set->heuristic_first, c, /*no_entry=*/true));
     const FirstUseTrial t = run_first_use_trial(gpu, rules);
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     scratch.trim();
