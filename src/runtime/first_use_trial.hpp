@@ -25,7 +25,8 @@
 // far: it can no longer win (beats() below), so stopping changes no decision (one judged by its median stops at a
 // batch kByMedianStop slower than its pair's). The batches of one problem stop at
 // kTrialBudgetUs of GPU time, counting the untimed call that reloads a warm batch's inputs (the first pairs keep back
-// what one challenger needs to finish); a challenger not timed in full by then does not win.
+// what one challenger needs to finish, and after them the challenger fastest in its first pair goes first); a
+// challenger not timed in full by then does not win.
 #pragma once
 
 #include <cstddef>

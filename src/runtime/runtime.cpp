@@ -464,10 +464,11 @@ class Runtime::Impl {
         no_entry_challengers(g, d.candidate, lt_heuristic_first_of(g, lt_.get()), options_.workspace_bytes);
     const auto is_entry = [&](const Candidate& c) { return c.id() == choice.candidate.id(); };
     if (exact && !is_entry(d.candidate) && std::none_of(no_entry.begin(), no_entry.end(), is_entry)) return;
-    // In the trial's order: the stand-in, what cuBLAS and cuBLASLt offer in the runtime's place, then the stand-in's
-    // alternatives. The budget runs out on the last ones first, and the call PyTorch eager makes comes before the
-    // 25-odd own variants ranked below the stand-in: at 206x5120x13824 bias+gelu fp32 (held-out seed 9646, H200) those
-    // took the whole 50 ms before cublasSgemm was timed, and the program ran 0.968x eager in one process.
+    // The order of the trial's first pairs: the stand-in, what cuBLAS and cuBLASLt offer in the runtime's place, then
+    // the stand-in's alternatives. Where the budget runs out before every challenger has had one, the call PyTorch
+    // eager makes has had it before the 25-odd own variants ranked below the stand-in: at 206x5120x13824 bias+gelu
+    // fp32 (held-out seed 9646, H200) those took the whole 50 ms before cublasSgemm was timed, and the program ran
+    // 0.968x eager in one process.
     std::vector<Tried> tried;
     const bool had_standin = choice.source == ChoiceSource::Nearest;
     if (had_standin) tried.push_back({choice.candidate, "the stand-in " + choice.candidate.id(), false, {}, {}});

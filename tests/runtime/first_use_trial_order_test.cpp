@@ -269,6 +269,24 @@ TEST(FirstUseTrialOrder, OneProblemsBatchesStopAtTheBudgetUntimedCallsIncludedAn
   EXPECT_TRUE(t.challengers.front().times.challenger_wins(fastest_default(all)));
 }
 
+TEST(FirstUseTrialOrder, AfterTheFirstPairsTheChallengerFastestInItsFirstColdBatchIsTimedInFullFirst) {
+  // Calls of 1 ms, one a batch: the budget finishes one challenger after the first pairs. The fourth is the fastest.
+  FakeTrialGpu gpu({{1000, 1000, 1000, 1000},
+                    {960, 960, 960, 960},
+                    {960, 960, 960, 960},
+                    {960, 960, 960, 960},
+                    {900, 900, 900, 900},
+                    {960, 960, 960, 960}});
+  const FirstUseTrial t = run_first_use_trial(gpu, floors(gpu));
+  EXPECT_TRUE(gpu.violations_.empty()) << ::testing::PrintToString(gpu.violations_);
+  EXPECT_TRUE(t.challengers[3].stopped.empty()) << t.challengers[3].stopped;
+  EXPECT_NE(t.challengers[0].stopped.find("not timed in full"), std::string::npos) << t.challengers[0].stopped;
+  std::vector<ProgramTrial> all;
+  for (const ChallengerTrial& c : t.challengers) all.push_back(c.times);
+  EXPECT_TRUE(t.challengers[3].times.challenger_wins(fastest_default(all)));
+  EXPECT_FALSE(t.challengers[0].times.challenger_wins(fastest_default(all)));
+}
+
 // A call alone shows its launch and tail, which back-to-back calls hide (kTrialMinCalls): a batch holds 4 calls where
 // 4 take no more than 400 us, else as many as do, one at least; short calls fill 100 us as before, 20 at most.
 TEST(FirstUseTrialOrder, ABatchHoldsFourCallsWhereTheyFitIn400UsElseAsManyAsFitAndShortCallsFill100Us) {
