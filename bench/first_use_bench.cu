@@ -9,9 +9,13 @@
 // 3xtf32) and each is called twice: host wall time from Runtime::forward to its stream's completion, its operands
 // allocated and filled beforehand, outside the time; the second call is what the GEMM costs once resolved.
 //
-//   first_use_bench --out DIR [--db FILE] [--count N] [--seed S] [--max-mnk X]
+//   first_use_bench --out DIR [--db FILE [--tuned]] [--count N] [--seed S] [--max-mnk X]
 // --db: a tuned db (a `ci` or `quick` sweep), copied to DIR/first_use.db first so its misses table is left alone;
-// without it the runtime has no db (every problem runs cuBLASLt's default or its unfused challenger). Writes
+// without it the runtime has no db (every problem runs cuBLASLt's default or its unfused challenger).
+// --tuned: the db's own forward entries instead (up to COUNT, in key order; those without save_z or dropout, which
+// need buffers this benchmark does not make), what a tuned program's first calls cost: an entry that is one of the
+// no-entry set goes to a first-use trial on the call's inputs (runtime.cpp: decide_by_trial), and a cuBLASLt or
+// cuBLAS entry asks cuBLASLt's heuristic for that set. Writes
 // DIR/first_use.json: {device, module_loading, db, seed, warmup, records: [{shape, mode, epilogue, first_call_ms,
 // second_call_ms, source, candidate, explain}], summary: {count, max_ms, median_ms, p90_ms, over_100ms, targets,
 // met}}, and prints the summary last. Exit 0 whether or not the targets were met (the JSON says); 2 bad usage; 3 no GPU.
@@ -53,6 +57,7 @@ struct Args {
   int count = 500;
   std::uint64_t seed = 37;
   double max_mnk = 1.6e10;  // heldout_shapes.py's cap: one fp32 GEMM stays near a millisecond
+  bool tuned = false;       // the db's own entries instead of untuned problems
 };
 
 // Draws problems as heldout_shapes.py draws shapes, plus an epilogue and a mode.
@@ -156,14 +161,22 @@ double quantile(std::vector<double> v, double q) {
 void run(const Args& a) {
   std::filesystem::create_directories(a.out_dir);
   const DeviceInfo device = query_device(0);
-  // The db's entries: a problem one of them names is not untuned.
+  // The db's entries: a problem one of them names is not untuned; with --tuned, the problems to call.
   std::set<std::string> tuned;
+  std::vector<GemmProblem> entries;
   std::string db = (std::filesystem::path(a.out_dir) / "first_use_nodb.db").string();
   std::filesystem::remove(db);
   if (!a.db.empty()) {
     if (!std::filesystem::exists(a.db)) throw InputError("first_use_bench: no db at '" + a.db + "'");
-    for (const CacheEntry& e : TuningDb(a.db, TuningDb::Access::ReadOnly).cache_entries())
-      tuned.insert(e.problem.key());
+    for (const CacheEntry& e : TuningDb(a.db, TuningDb::Access::ReadOnly).cache_entries()) {
+      if (tuned.insert(e.problem.key()).second && e.problem.pass == Pass::Forward && !e.problem.epi.save_z &&
+          !e.problem.epi.dropout())
+        entries.push_back(e.problem);
+    }
+    std::sort(entries.begin(), entries.end(),
+              [](const GemmProblem& x, const GemmProblem& y) { return x.key() < y.key(); });
+    if (a.tuned && entries.empty())
+      throw InputError("first_use_bench: the db at '" + a.db + "' has no forward entry without save_z or dropout");
     db = (std::filesystem::path(a.out_dir) / "first_use.db").string();
     std::filesystem::copy_file(a.db, db, std::filesystem::copy_options::overwrite_existing);
   }
@@ -184,9 +197,11 @@ void run(const Args& a) {
   std::set<std::string> seen = {warmup.key()};
   json records = json::array();
   std::vector<double> times;
-  while (static_cast<int>(times.size()) < a.count) {
-    const GemmProblem p = draw.next(a.max_mnk);
-    if (tuned.count(p.key()) || !seen.insert(p.key()).second) continue;
+  const std::size_t count =
+      a.tuned ? std::min(entries.size(), static_cast<std::size_t>(a.count)) : static_cast<std::size_t>(a.count);
+  while (times.size() < count) {
+    const GemmProblem p = a.tuned ? entries[times.size()] : draw.next(a.max_mnk);
+    if (!a.tuned && (tuned.count(p.key()) || !seen.insert(p.key()).second)) continue;
     const CallTimes t = call_ms(rt, p, fresh(), stream.get());
     const double ms = t.first_ms;
     times.push_back(ms);
@@ -214,10 +229,14 @@ void run(const Args& a) {
   out["module_loading"] = loading ? loading : "default (lazy since CUDA 12.2)";
   out["db"] = a.db.empty() ? json(nullptr) : json(a.db);
   out["seed"] = a.seed;
-  out["method"] = "one process, the runtime's default options; per problem, host wall time from Runtime::forward to "
-                  "the completion of its stream, operands allocated and filled beforehand; problems drawn as "
-                  "scripts/heldout_shapes.py draws shapes (m*n*k <= " + std::to_string(a.max_mnk) +
-                  "), none an entry of the db names, after one warm-up problem";
+  out["tuned"] = a.tuned;
+  out["method"] = std::string("one process, the runtime's default options; per problem, host wall time from "
+                              "Runtime::forward to the completion of its stream, operands allocated and filled "
+                              "beforehand; ") +
+                  (a.tuned ? "the db's own forward entries without save_z or dropout, in key order"
+                           : "problems drawn as scripts/heldout_shapes.py draws shapes (m*n*k <= " +
+                                 std::to_string(a.max_mnk) + "), none an entry of the db names") +
+                  ", after one warm-up problem";
   out["warmup"] = {{"shape", shape_of(warmup)}, {"mode", to_string(warmup.mode)},
                    {"epilogue", warmup.epi.key()}, {"first_call_ms", warmup_ms}};
   out["records"] = records;
@@ -230,9 +249,10 @@ void run(const Args& a) {
                     {"met", met}};
   const std::string path = (std::filesystem::path(a.out_dir) / "first_use.json").string();
   write_json_file(path, out);
-  std::printf("first use of %zu untuned problems on %s (%s module loading, db %s): max %.2f ms, median %.2f ms, p90 "
+  std::printf("first use of %zu %s problems on %s (%s module loading, db %s): max %.2f ms, median %.2f ms, p90 "
               "%.2f ms, %ld over %.0f ms (warm-up problem %.2f ms) -> %s\n",
-              times.size(), device.identity.gpu_name.c_str(), loading ? loading : "default",
+              times.size(), a.tuned ? "tuned" : "untuned", device.identity.gpu_name.c_str(),
+              loading ? loading : "default",
               a.db.empty() ? "none" : a.db.c_str(), max_ms, median_ms, p90_ms, static_cast<long>(over), kTargetMaxMs,
               warmup_ms, path.c_str());
   std::printf("targets: every first call <= %.0f ms, median <= %.0f ms: %s\n", kTargetMaxMs, kTargetMedianMs,
@@ -244,7 +264,8 @@ void run(const Args& a) {
 
 int main(int argc, char** argv) {
   gemmtune::Args a;
-  const char* usage = "usage: first_use_bench --out DIR [--db FILE] [--count N] [--seed S] [--max-mnk X]\n";
+  const char* usage =
+      "usage: first_use_bench --out DIR [--db FILE [--tuned]] [--count N] [--seed S] [--max-mnk X]\n";
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     const bool has_value = i + 1 < argc;
@@ -252,6 +273,8 @@ int main(int argc, char** argv) {
       a.out_dir = argv[++i];
     } else if (arg == "--db" && has_value) {
       a.db = argv[++i];
+    } else if (arg == "--tuned") {
+      a.tuned = true;
     } else if (arg == "--count" && has_value) {
       a.count = std::atoi(argv[++i]);
       if (a.count < 1 || a.count > 100000) {
@@ -273,6 +296,10 @@ int main(int argc, char** argv) {
   }
   if (a.out_dir.empty()) {
     std::fprintf(stderr, "first_use_bench: --out is required\n%s", usage);
+    return 2;
+  }
+  if (a.tuned && a.db.empty()) {
+    std::fprintf(stderr, "first_use_bench: --tuned needs --db\n%s", usage);
     return 2;
   }
   try {
