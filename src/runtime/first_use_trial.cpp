@@ -35,6 +35,7 @@ class Trial {
   Trial(TrialGpu& gpu, const std::vector<ChallengerRule>& rules)
       : gpu_(gpu), rules_(rules), challengers_(std::max(gpu.sides() - 1, 0)),
         times_(static_cast<std::size_t>(challengers_)), stopped_(static_cast<std::size_t>(challengers_)),
+        out_of_budget_(static_cast<std::size_t>(challengers_), false),
         graph_ready_{std::vector<bool>(static_cast<std::size_t>(gpu.sides()), false),
                      std::vector<bool>(static_cast<std::size_t>(gpu.sides()), false)} {
     if (rules_.size() != static_cast<std::size_t>(challengers_))
@@ -45,6 +46,7 @@ class Trial {
 
   FirstUseTrial run() {
     if (challengers_ == 0) return {};
+    setup_us_ = gpu_.elapsed_us();
     warm_up();
     const double call_us = std::max(batch_us(0, kStreamCold, 2), 1.0);
     calls_ = std::clamp(static_cast<int>(kTrialBatchUs / call_us), 1, 20);
@@ -53,15 +55,15 @@ class Trial {
     call_us_ = call_us;
     // One pair in stream cold for every challenger first, keeping back what one challenger needs to finish, so a
     // budget runs out on the later-ranked ones only and the best of the first can still win.
-    double one_to_finish_us = -pair_us(kStreamCold);
+    Reserve one_to_finish{-pair_us(kStreamCold), kConditions * rounds_ - 1};
     for (int condition = kStreamCold; condition < kConditions; ++condition)
-      one_to_finish_us += rounds_ * pair_us(condition);
+      one_to_finish.gpu_us += rounds_ * pair_us(condition);
     for (int c = 0; c < challengers_; ++c)
-      if (within_budget(c, kStreamCold, one_to_finish_us)) pair(c, kStreamCold, 0);
+      if (within_budget(c, kStreamCold, one_to_finish)) pair(c, kStreamCold, 0);
     for (const int c : fastest_first())
       for (int condition = kStreamCold; condition < kConditions; ++condition)
         for (int r = condition == kStreamCold ? 1 : 0; r < rounds_; ++r) {
-          if (!stopped(c).empty() || !within_budget(c, condition, 0)) break;
+          if (!stopped(c).empty() || !within_budget(c, condition, {})) break;
           pair(c, condition, r);
         }
     return result();
@@ -120,6 +122,7 @@ class Trial {
   // discarded and run again.
   double batch_us(int side, int condition, int calls) {
     for (;;) {
+      const double began_us = gpu_.elapsed_us();
       gpu_.block();
       try {
         // A warm batch starts with its inputs in L2, as a program's repeated calls find them: the cold batches
@@ -139,7 +142,9 @@ class Trial {
         timed_us_ += us;
         // The budget counts the untimed call too: at one call a batch (calls of 100 us and more) it doubles a warm
         // batch's GPU time, and such problems' first uses reached 92.8-99.2 ms against the 100 ms target (H200).
-        spent_us_ += warm(condition) ? us + us / calls : us;
+        const double gpu_us = warm(condition) ? us + us / calls : us;
+        spent_us_ += gpu_us;
+        batch_host_us_ = std::max(batch_host_us_, gpu_.elapsed_us() - began_us - gpu_us);
         return us / calls;
       }
       if (++discarded_ >= kMaxDiscardedBatches)
@@ -151,12 +156,28 @@ class Trial {
   // The GPU time a pair of batches in `condition` is expected to take, the warm ones' untimed calls included.
   double pair_us(int condition) const { return 2 * (calls_ + (warm(condition) ? 1 : 0)) * call_us_; }
 
-  // Whether one more pair of c in `condition` fits in the budget with `reserve_us` kept back.
-  bool within_budget(int c, int condition, double reserve_us) {
-    if (spent_us_ + pair_us(condition) + reserve_us <= kTrialBudgetUs) return true;
-    if (stopped(c).empty())
-      stopped(c) = "not timed in full: the trial's " + std::to_string(static_cast<int>(kTrialBudgetUs / 1000)) +
-                   " ms of GPU time were spent";
+  // What to keep back for one challenger to finish: GPU time, and pairs (each batch's host time beyond it).
+  struct Reserve {
+    double gpu_us = 0;
+    int pairs = 0;
+  };
+
+  // Whether one more pair of c in `condition` fits in both budgets with `reserve` kept back.
+  bool within_budget(int c, int condition, const Reserve& reserve) {
+    const double gpu_us = pair_us(condition) + reserve.gpu_us;
+    const bool gpu_fits = spent_us_ + gpu_us <= kTrialBudgetUs;
+    const bool host_fits =
+        gpu_.elapsed_us() + gpu_us + 2 * (1 + reserve.pairs) * batch_host_us_ <= kTrialHostBudgetUs;
+    if (gpu_fits && host_fits) return true;
+    if (stopped(c).empty()) {
+      out_of_budget_[static_cast<std::size_t>(c)] = true;
+      stopped(c) = gpu_fits ? "not timed in full: the first use's " +
+                                  std::to_string(static_cast<int>(kTrialHostBudgetUs / 1000)) +
+                                  " ms of host time were spent"
+                            : "not timed in full: the trial's " +
+                                  std::to_string(static_cast<int>(kTrialBudgetUs / 1000)) +
+                                  " ms of GPU time were spent";
+    }
     return false;
   }
 
@@ -218,10 +239,12 @@ class Trial {
       p.graph_cold = summary(t[kGraphCold], rule(c).noise_floor);
       p.own_pairs = rule(c).own_pairs;
       p.by_median = rule(c).by_median;
-      out.challengers.push_back({p, stopped_[static_cast<std::size_t>(c)]});
+      const auto i = static_cast<std::size_t>(c);
+      out.challengers.push_back({p, stopped_[i], out_of_budget_[i]});
     }
     out.discarded_batches = discarded_;
     out.gpu_us = timed_us_;
+    out.setup_us = setup_us_;
     return out;
   }
 
@@ -230,6 +253,7 @@ class Trial {
   int challengers_;
   std::vector<std::array<Batches, kConditions>> times_;
   std::vector<std::string> stopped_;
+  std::vector<bool> out_of_budget_;
   std::array<std::vector<bool>, 2> graph_ready_;  // per side: its warm graph, its cold one
   std::array<double, kConditions> fastest_default_;  // over every challenger's pairs; 0 before the first
   int calls_ = 1, rounds_ = 3;
@@ -237,6 +261,8 @@ class Trial {
   double call_us_ = 0;  // heuristic-first's first cold batch, per call
   double spent_us_ = 0;  // GPU time of the kept batches, the calls that reload a warm batch's inputs included
   double timed_us_ = 0;  // of their timed calls only
+  double batch_host_us_ = 0;  // the most host time a batch took beyond its GPU time
+  double setup_us_ = 0;       // the first use's host time when the trial began
   int discarded_ = 0;
 };
 

@@ -362,6 +362,7 @@ class Runtime::Impl {
     bool no_entry = false;  // one of the no-entry set's (lt/no_entry_candidates.hpp), not a tuned shape's
     std::optional<runtime::ProgramTrial> times;  // none where it could not be tried
     std::string text;  // "first-use trial on this problem: ... vs heuristic-first ...", or why it failed
+    bool out_of_budget = false;  // the trial's budget stopped it before it lost (ChallengerTrial::out_of_budget)
   };
 
   // "stream warm 12.10 us per call (slowest batch 12.31) vs heuristic-first 13.02 us (fastest batch 12.90), stream
@@ -388,9 +389,12 @@ class Runtime::Impl {
   // trial's scratch (trial_gpu.hpp: a stream, a workspace and operands of its own, kept across problems, since the
   // shared workspace may be in use by work already queued on the caller's stream), its warm set the call's `inputs`
   // where given. A challenger that cannot be launched is left out; a trial that fails leaves every challenger untried.
-  // Returns the trial's GPU time.
-  double trial(const GemmProblem& p, const Candidate& heuristic_first, std::vector<Tried>& tried,
-               const std::optional<runtime::CallerInputs>& inputs) {
+  // Returns the trial's GPU time and the first use's host time when it began (zeros where it failed).
+  struct TrialCost {
+    double gpu_us = 0, setup_us = 0;
+  };
+  TrialCost trial(const GemmProblem& p, const Candidate& heuristic_first, std::vector<Tried>& tried,
+               const std::optional<runtime::CallerInputs>& inputs, std::chrono::steady_clock::time_point began) {
     try {
       if (!trial_scratch_)
         trial_scratch_ = std::make_unique<runtime::TrialScratch>(device_.l2_bytes, options_.workspace_bytes);
@@ -412,7 +416,7 @@ class Runtime::Impl {
         side_of.push_back(&t);
         rules.push_back(runtime::challenger_rule(heuristic_first, t.candidate, t.no_entry));
       }
-      runtime::CudaTrialGpu gpu(*trial_scratch_, sides, inputs);
+      runtime::CudaTrialGpu gpu(*trial_scratch_, sides, inputs, began);
       const runtime::FirstUseTrial result = runtime::run_first_use_trial(gpu, rules);
       trial_scratch_->trim();
       if (result.discarded_batches > 0)
@@ -422,18 +426,19 @@ class Runtime::Impl {
       for (std::size_t i = 0; i < side_of.size(); ++i) {
         const runtime::ChallengerTrial& c = result.challengers[i];
         side_of[i]->times = c.times;
+        side_of[i]->out_of_budget = c.out_of_budget;
         side_of[i]->text = "first-use trial on this problem: " +
                            (c.stopped.empty() ? std::string() : "stopped early, " + c.stopped + ": ") +
                            trial_times_text(c.times);
       }
-      return result.gpu_us;
+      return {result.gpu_us, result.setup_us};
     } catch (const Error& e) {
       if (trial_scratch_) trial_scratch_->trim();
       for (Tried& t : tried) {
         t.times.reset();
         t.text = std::string("first-use trial failed (") + e.what() + ")";
       }
-      return 0;
+      return {};
     }
   }
 
@@ -478,7 +483,7 @@ class Runtime::Impl {
       for (const Choice::Alternative& a : choice.trial_alternatives)
         tried.push_back({a.candidate, a.candidate.id() + " (" + a.source + ")", false, {}, {}});
     if (tried.empty()) return;
-    const double gpu_us = trial(p, d.candidate, tried, inputs);
+    const TrialCost trial_cost = trial(p, d.candidate, tried, inputs, began);
     std::vector<runtime::ProgramTrial> times;
     for (const Tried& t : tried)
       if (t.times) times.push_back(*t.times);
@@ -512,18 +517,29 @@ class Runtime::Impl {
                   "heuristic-first's medians in its own pairs, no floor: it wins where the geometric mean over the "
                   "four conditions of its median over heuristic-first's is below 1";
     }
-    char cost[160];
-    std::snprintf(cost, sizeof(cost), "; this first use took %.1f ms (%zu challenger%s, %.1f ms of GPU time timed)",
+    char cost[200];
+    std::snprintf(cost, sizeof(cost),
+                  "; this first use took %.1f ms (%zu challenger%s, %.1f ms of GPU time timed, the trial's first step "
+                  "at %.1f ms)",
                   std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - began).count(),
-                  tried.size(), tried.size() == 1 ? "" : "s", gpu_us / 1000);
+                  tried.size(), tried.size() == 1 ? "" : "s", trial_cost.gpu_us / 1000, trial_cost.setup_us / 1000);
     others += cost;
     const std::string before = choice.why;
     if (exact) {
-      const Candidate& runs = best ? best->candidate : d.candidate;
+      // A trial that ran out of budget before it had timed the entry in full says nothing against the sweep's
+      // measurement: the entry stands unless a challenger won.
+      const auto entry_cut = [&] {
+        return std::any_of(tried.begin(), tried.end(),
+                           [&](const Tried& t) { return is_entry(t.candidate) && t.out_of_budget; });
+      };
+      const bool entry_stands = !best && entry_cut();
+      const Candidate& runs = best ? best->candidate : entry_stands ? choice.candidate : d.candidate;
       choice.why = before + "; it is one of what the runtime tries without an entry, so a first-use trial on this "
                    "problem decided: " + (is_entry(runs) ? "it runs" : runs.id() + " runs") + ", " +
-                   (best ? best->name + " beat heuristic-first by the most in a " + best->text
-                         : std::string("no challenger beat heuristic-first")) +
+                   (best           ? best->name + " beat heuristic-first by the most in a " + best->text
+                    : entry_stands ? std::string("no challenger beat heuristic-first, and the trial's budget ran "
+                                                 "out before it had timed the entry in full")
+                                   : std::string("no challenger beat heuristic-first")) +
                    others;
       choice.candidate = runs;
       return;

@@ -81,8 +81,8 @@ void TrialScratch::trim() {
 }
 
 CudaTrialGpu::CudaTrialGpu(TrialScratch& scratch, std::vector<const CandidateLauncher*> sides,
-                           const std::optional<CallerInputs>& caller)
-    : scratch_(scratch), sides_(std::move(sides)), graphs_{std::vector<std::optional<CudaGraphExec>>(sides_.size()),
+                           const std::optional<CallerInputs>& caller, std::chrono::steady_clock::time_point began)
+    : scratch_(scratch), began_(began), sides_(std::move(sides)), graphs_{std::vector<std::optional<CudaGraphExec>>(sides_.size()),
                                                           std::vector<std::optional<CudaGraphExec>>(sides_.size())} {
   if (sides_.empty()) return;
   sets_ = scratch_.operands_for(sides_.front()->gemm());
@@ -128,6 +128,10 @@ bool CudaTrialGpu::release_and_wait() {
 
 double CudaTrialGpu::timed_us() const {
   return 1e3 * static_cast<double>(scratch_.stop().elapsed_ms_since(scratch_.start()));
+}
+
+double CudaTrialGpu::elapsed_us() const {
+  return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - began_).count();
 }
 
 }  // namespace gemmtune::runtime

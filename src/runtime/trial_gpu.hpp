@@ -5,6 +5,7 @@
 // synchronization) per challenger, as the trial did before issue 37.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <optional>
 #include <vector>
@@ -76,8 +77,10 @@ std::optional<CallerInputs> caller_inputs(const GemmOperands& x, bool bias, cuda
 // running in the scratch's workspace. Allocates its operand sets here, before any step.
 class CudaTrialGpu final : public TrialGpu {
  public:
+  // began: when the first use began (elapsed_us counts from it).
   CudaTrialGpu(TrialScratch& scratch, std::vector<const CandidateLauncher*> sides,
-               const std::optional<CallerInputs>& caller = std::nullopt);
+               const std::optional<CallerInputs>& caller = std::nullopt,
+               std::chrono::steady_clock::time_point began = std::chrono::steady_clock::now());
 
   int sides() const override { return static_cast<int>(sides_.size()); }
   void launch(int side, int set) override;
@@ -90,9 +93,11 @@ class CudaTrialGpu final : public TrialGpu {
   void stop_timer() override;
   bool release_and_wait() override;
   double timed_us() const override;
+  double elapsed_us() const override;
 
  private:
   TrialScratch& scratch_;
+  std::chrono::steady_clock::time_point began_;
   std::vector<const CandidateLauncher*> sides_;
   std::vector<GemmOperands> sets_;
   std::vector<std::optional<CudaGraphExec>> graphs_[2];  // per side: on the warm set, on the cold sets

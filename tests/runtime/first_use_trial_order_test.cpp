@@ -112,6 +112,8 @@ class FakeTrialGpu final : public TrialGpu {
     return !timed_out;
   }
   double timed_us() const override { return batch_us_; }
+  // The GPU's time so far, and host time of its own: setup_host_us_ before the first step, host_us_per_batch_ a batch.
+  double elapsed_us() const override { return setup_host_us_ + queued_us_ + batches_ * host_us_per_batch_; }
 
   bool blocked() const { return blocked_; }
 
@@ -123,6 +125,7 @@ class FakeTrialGpu final : public TrialGpu {
   std::vector<int> timed_calls_;  // per batch, in order
   int batches_ = 0;
   double queued_us_ = 0;  // GPU time of every call queued behind the blocking kernel, timed or not
+  double setup_host_us_ = 0, host_us_per_batch_ = 0;
 
  private:
   void log(const std::string& s) { steps_.push_back(s); }
@@ -179,6 +182,7 @@ TEST(FirstUseTrialOrder, AChallengerThatCanNoLongerWinStopsAfterItsFirstPairOfBa
   EXPECT_EQ(slow.times.graph.batches, 0);
   EXPECT_NE(slow.stopped.find("no faster than heuristic-first's fastest batch in stream cold"), std::string::npos)
       << slow.stopped;
+  EXPECT_FALSE(slow.out_of_budget) << "it lost";
   EXPECT_EQ(gpu.per_side_batches_[1], 1);
   const ChallengerTrial& fast = t.challengers[1];
   EXPECT_TRUE(fast.stopped.empty());
@@ -285,6 +289,30 @@ TEST(FirstUseTrialOrder, AfterTheFirstPairsTheChallengerFastestInItsFirstColdBat
   for (const ChallengerTrial& c : t.challengers) all.push_back(c.times);
   EXPECT_TRUE(t.challengers[3].times.challenger_wins(fastest_default(all)));
   EXPECT_FALSE(t.challengers[0].times.challenger_wins(fastest_default(all)));
+}
+
+TEST(FirstUseTrialOrder, NoPairIsQueuedPastTheHostBudgetAndTheFastestChallengerStillFinishes) {
+  // Calls of 1 ms, one a batch, 10 ms of setup and 0.5 ms of host time a batch beyond its GPU time: the host budget
+  // binds before the GPU's 50 ms, after three first pairs. The third challenger is the fastest.
+  std::vector<std::array<double, 4>> us = {{1000, 1000, 1000, 1000}};
+  for (int i = 0; i < 8; ++i) us.push_back({960, 960, 960, 960});
+  us[3] = {900, 900, 900, 900};
+  FakeTrialGpu gpu(us);
+  gpu.setup_host_us_ = 10'000;
+  gpu.host_us_per_batch_ = 500;
+  const FirstUseTrial t = run_first_use_trial(gpu, floors(gpu));
+  EXPECT_TRUE(gpu.violations_.empty()) << ::testing::PrintToString(gpu.violations_);
+  EXPECT_LE(gpu.elapsed_us(), kTrialHostBudgetUs);
+  EXPECT_LT(gpu.queued_us_, kTrialBudgetUs - 4 * 1000);
+  EXPECT_TRUE(t.challengers[2].stopped.empty()) << t.challengers[2].stopped;
+  std::vector<ProgramTrial> all;
+  for (const ChallengerTrial& c : t.challengers) all.push_back(c.times);
+  EXPECT_TRUE(t.challengers[2].times.challenger_wins(fastest_default(all)));
+  const ChallengerTrial& last = t.challengers.back();
+  EXPECT_NE(last.stopped.find("ms of host time were spent"), std::string::npos) << last.stopped;
+  EXPECT_TRUE(last.out_of_budget);
+  EXPECT_FALSE(t.challengers[2].out_of_budget);
+  EXPECT_FALSE(last.times.challenger_wins(fastest_default(all)));
 }
 
 // A call alone shows its launch and tail, which back-to-back calls hide (kTrialMinCalls): a batch holds 4 calls where
