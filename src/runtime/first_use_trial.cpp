@@ -272,8 +272,7 @@ ChallengerRule challenger_rule(const Candidate& heuristic_first, const Candidate
   const bool same_gemm = challenger.backend == Backend::Lt && heuristic_first.backend == Backend::Lt &&
                          !challenger.lt_padded && challenger.lt == heuristic_first.lt;
   const bool clustered = heuristic_first.lt_clustered() || challenger.lt_clustered();
-  const bool by_median = no_entry && !challenger.lt_padded;
-  return {kTrialNoiseFloor, same_gemm || clustered || by_median, by_median};
+  return {kTrialNoiseFloor, same_gemm || clustered || no_entry, no_entry};
 }
 
 double ProgramTrial::median_ratio() const {

@@ -513,7 +513,7 @@ class Runtime::Impl {
         others += "; a challenger that runs heuristic-first's own algo with another epilogue, or where either is a "
                   "clustered cuBLASLt algo, was held against heuristic-first's batches in its own pairs only";
       if (std::any_of(tried.begin(), tried.end(), [](const Tried& t) { return t.times && t.times->by_median; }))
-        others += "; what cuBLAS and cuBLASLt offer in the runtime's place (not the padded call) was held to "
+        others += "; what cuBLAS and cuBLASLt offer in the runtime's place was held to "
                   "heuristic-first's medians in its own pairs, no floor: it wins where the geometric mean over the "
                   "four conditions of its median over heuristic-first's is below 1";
     }

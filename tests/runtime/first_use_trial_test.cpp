@@ -81,7 +81,7 @@ TEST(FirstUseTrial, TheDefaultsOwnAlgoWithAnotherEpilogueIsHeldInItsOwnPairsButN
   EXPECT_TRUE(wins_alone(TrialResult{34.3, 35.9, 34.4, 35.2, floor_of(plain, plain_then_ours)}));
 }
 
-TEST(FirstUseTrial, WhatCublasAndCublasLtOfferInTheRuntimesPlaceIsJudgedByMedianInItsOwnPairsButNotThePaddedCall) {
+TEST(FirstUseTrial, WhatCublasAndCublasLtOfferInTheRuntimesPlaceIsJudgedByMedianInItsOwnPairs) {
   Candidate heuristic_first;
   heuristic_first.lt.algo_id = 13;
   heuristic_first.lt.cluster_shape = 0;
@@ -95,12 +95,11 @@ TEST(FirstUseTrial, WhatCublasAndCublasLtOfferInTheRuntimesPlaceIsJudgedByMedian
   Candidate padded = heuristic_first;
   padded.lt_epilogue_kernel = true;
   padded.lt_padded = true;
-  for (const Candidate& c : {blas, framework_workspace, bias_then_ours}) {
+  for (const Candidate& c : {blas, framework_workspace, bias_then_ours, padded}) {
     const ChallengerRule rule = challenger_rule(heuristic_first, c, /*no_entry=*/true);
     EXPECT_TRUE(rule.by_median) << c.id();
     EXPECT_TRUE(rule.own_pairs) << c.id();
   }
-  EXPECT_FALSE(challenger_rule(heuristic_first, padded, true).by_median);
   Candidate own;
   own.backend = Backend::Own;
   own.own_variant = "tf32_128x128x32_s3";
