@@ -1,10 +1,14 @@
 // `gemmtune trace` as users run it: usage errors, a trace file's tables and diff, a bad trace file (exit 2), a
 // command run under the injection library, and on a GPU the kernels of `gemmtune run` counted one by one.
+#include <cstddef>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
+#include "lt/lt_gemm.hpp"
+#include "lt/lt_handles.hpp"
 #include "support/gpu_test.hpp"
 #include "support/run_gemmtune.hpp"
 #include "support/scratch_dir.hpp"
@@ -134,11 +138,16 @@ TEST(TraceCli, WithGemmsEveryKernelOfACublasLtCallNamesItsCall) {
   GT_REQUIRE_GPU();
   const test::ScratchDir dir;
   constexpr int kIters = 30;
-  // No db and no epilogue: the runtime runs cuBLASLt's heuristic-first with no first-use trial. --no-replays: every
-  // call calls cuBLASLt (a repeated call would otherwise replay its CUDA graph, launching its kernel with no call).
+  // cuBLASLt's heuristic-first, pinned: without it the first-use trial may pick cublasSgemm, which is judged by its
+  // median against heuristic-first. --no-replays: every call calls cuBLASLt (a repeated call would otherwise replay
+  // its CUDA graph, launching its kernel with no call).
+  const GemmProblem p = GemmProblem::parse_key("fwd:300x200x100:nn:row:none:tf32");
+  const std::vector<Candidate> first = LtGemm(make_lt_handle().get(), p).heuristic(1, std::size_t{64} << 20);
+  ASSERT_FALSE(first.empty());
   const auto r = run_gemmtune({"trace", "--gemms", "--out", dir.path("t.json"), "--no-tables", "--", GEMMTUNE_BINARY,
                                "run", "--m", "300", "--n", "200", "--k", "100", "--mode", "tf32", "--iters",
-                               std::to_string(kIters), "--warmup", "2", "--no-replays", "--db", dir.path("none.db")});
+                               std::to_string(kIters), "--warmup", "2", "--no-replays", "--db", dir.path("none.db"),
+                               "--candidate", first.front().id()});
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const Trace t = read_trace_file(dir.path("t.json"));
   ASSERT_FALSE(t.gemms_called.empty());
