@@ -46,7 +46,6 @@ class Trial {
 
   FirstUseTrial run() {
     if (challengers_ == 0) return {};
-    setup_us_ = gpu_.elapsed_us();
     warm_up();
     const double call_us = std::max(batch_us(0, kStreamCold, 2), 1.0);
     calls_ = std::clamp(static_cast<int>(kTrialBatchUs / call_us), 1, 20);
@@ -171,7 +170,7 @@ class Trial {
     if (gpu_fits && host_fits) return true;
     if (stopped(c).empty()) {
       out_of_budget_[static_cast<std::size_t>(c)] = true;
-      stopped(c) = gpu_fits ? "not timed in full: the first use's " +
+      stopped(c) = gpu_fits ? "not timed in full: the trial's " +
                                   std::to_string(static_cast<int>(kTrialHostBudgetUs / 1000)) +
                                   " ms of host time were spent"
                             : "not timed in full: the trial's " +
@@ -244,7 +243,6 @@ class Trial {
     }
     out.discarded_batches = discarded_;
     out.gpu_us = timed_us_;
-    out.setup_us = setup_us_;
     return out;
   }
 
@@ -262,7 +260,6 @@ class Trial {
   double spent_us_ = 0;  // GPU time of the kept batches, the calls that reload a warm batch's inputs included
   double timed_us_ = 0;  // of their timed calls only
   double batch_host_us_ = 0;  // the most host time a batch took beyond its GPU time
-  double setup_us_ = 0;       // the first use's host time when the trial began
   int discarded_ = 0;
 };
 

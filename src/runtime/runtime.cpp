@@ -416,7 +416,9 @@ class Runtime::Impl {
         side_of.push_back(&t);
         rules.push_back(runtime::challenger_rule(heuristic_first, t.candidate, t.no_entry));
       }
-      runtime::CudaTrialGpu gpu(*trial_scratch_, sides, inputs, began);
+      runtime::CudaTrialGpu gpu(*trial_scratch_, sides, inputs);
+      const double setup_us =
+          std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - began).count();
       const runtime::FirstUseTrial result = runtime::run_first_use_trial(gpu, rules);
       trial_scratch_->trim();
       if (result.discarded_batches > 0)
@@ -431,7 +433,7 @@ class Runtime::Impl {
                            (c.stopped.empty() ? std::string() : "stopped early, " + c.stopped + ": ") +
                            trial_times_text(c.times);
       }
-      return {result.gpu_us, result.setup_us};
+      return {result.gpu_us, setup_us};
     } catch (const Error& e) {
       if (trial_scratch_) trial_scratch_->trim();
       for (Tried& t : tried) {

@@ -81,16 +81,19 @@ void TrialScratch::trim() {
 }
 
 CudaTrialGpu::CudaTrialGpu(TrialScratch& scratch, std::vector<const CandidateLauncher*> sides,
-                           const std::optional<CallerInputs>& caller, std::chrono::steady_clock::time_point began)
-    : scratch_(scratch), began_(began), sides_(std::move(sides)), graphs_{std::vector<std::optional<CudaGraphExec>>(sides_.size()),
+                           const std::optional<CallerInputs>& caller)
+    : scratch_(scratch), sides_(std::move(sides)), graphs_{std::vector<std::optional<CudaGraphExec>>(sides_.size()),
                                                           std::vector<std::optional<CudaGraphExec>>(sides_.size())} {
-  if (sides_.empty()) return;
-  sets_ = scratch_.operands_for(sides_.front()->gemm());
-  if (!caller) return;
-  sets_.front().A = caller->A;
-  sets_.front().B = caller->B;
-  sets_.front().bias = caller->bias;
-  scratch_.wait_for(caller->stream);
+  if (!sides_.empty()) {
+    sets_ = scratch_.operands_for(sides_.front()->gemm());
+    if (caller) {
+      sets_.front().A = caller->A;
+      sets_.front().B = caller->B;
+      sets_.front().bias = caller->bias;
+      scratch_.wait_for(caller->stream);
+    }
+  }
+  began_ = std::chrono::steady_clock::now();
 }
 
 void CudaTrialGpu::launch(int side, int set) {

@@ -77,10 +77,9 @@ std::optional<CallerInputs> caller_inputs(const GemmOperands& x, bool bias, cuda
 // running in the scratch's workspace. Allocates its operand sets here, before any step.
 class CudaTrialGpu final : public TrialGpu {
  public:
-  // began: when the first use began (elapsed_us counts from it).
+  // elapsed_us() counts from the end of construction.
   CudaTrialGpu(TrialScratch& scratch, std::vector<const CandidateLauncher*> sides,
-               const std::optional<CallerInputs>& caller = std::nullopt,
-               std::chrono::steady_clock::time_point began = std::chrono::steady_clock::now());
+               const std::optional<CallerInputs>& caller = std::nullopt);
 
   int sides() const override { return static_cast<int>(sides_.size()); }
   void launch(int side, int set) override;

@@ -112,8 +112,8 @@ class FakeTrialGpu final : public TrialGpu {
     return !timed_out;
   }
   double timed_us() const override { return batch_us_; }
-  // The GPU's time so far, and host time of its own: setup_host_us_ before the first step, host_us_per_batch_ a batch.
-  double elapsed_us() const override { return setup_host_us_ + queued_us_ + batches_ * host_us_per_batch_; }
+  // The GPU's time so far and host_us_per_batch_ a batch.
+  double elapsed_us() const override { return queued_us_ + batches_ * host_us_per_batch_; }
 
   bool blocked() const { return blocked_; }
 
@@ -125,7 +125,7 @@ class FakeTrialGpu final : public TrialGpu {
   std::vector<int> timed_calls_;  // per batch, in order
   int batches_ = 0;
   double queued_us_ = 0;  // GPU time of every call queued behind the blocking kernel, timed or not
-  double setup_host_us_ = 0, host_us_per_batch_ = 0;
+  double host_us_per_batch_ = 0;
 
  private:
   void log(const std::string& s) { steps_.push_back(s); }
@@ -292,13 +292,12 @@ TEST(FirstUseTrialOrder, AfterTheFirstPairsTheChallengerFastestInItsFirstColdBat
 }
 
 TEST(FirstUseTrialOrder, NoPairIsQueuedPastTheHostBudgetAndTheFastestChallengerStillFinishes) {
-  // Calls of 1 ms, one a batch, 10 ms of setup and 0.5 ms of host time a batch beyond its GPU time: the host budget
-  // binds before the GPU's 50 ms, after three first pairs. The third challenger is the fastest.
+  // Calls of 1 ms, one a batch, and 0.5 ms of host time a batch beyond its GPU time: the host budget binds before the
+  // GPU's 50 ms, after three first pairs. The third challenger is the fastest.
   std::vector<std::array<double, 4>> us = {{1000, 1000, 1000, 1000}};
   for (int i = 0; i < 8; ++i) us.push_back({960, 960, 960, 960});
   us[3] = {900, 900, 900, 900};
   FakeTrialGpu gpu(us);
-  gpu.setup_host_us_ = 10'000;
   gpu.host_us_per_batch_ = 500;
   const FirstUseTrial t = run_first_use_trial(gpu, floors(gpu));
   EXPECT_TRUE(gpu.violations_.empty()) << ::testing::PrintToString(gpu.violations_);
