@@ -389,12 +389,12 @@ class Runtime::Impl {
   // trial's scratch (trial_gpu.hpp: a stream, a workspace and operands of its own, kept across problems, since the
   // shared workspace may be in use by work already queued on the caller's stream), its warm set the call's `inputs`
   // where given. A challenger that cannot be launched is left out; a trial that fails leaves every challenger untried.
-  // Returns the trial's GPU time and the first use's host time when it began (zeros where it failed).
+  // Returns the trial's GPU time and the host time from `began` to the trial's first step (zeros where it failed).
   struct TrialCost {
     double gpu_us = 0, setup_us = 0;
   };
   TrialCost trial(const GemmProblem& p, const Candidate& heuristic_first, std::vector<Tried>& tried,
-               const std::optional<runtime::CallerInputs>& inputs, std::chrono::steady_clock::time_point began) {
+                  const std::optional<runtime::CallerInputs>& inputs, std::chrono::steady_clock::time_point began) {
     try {
       if (!trial_scratch_)
         trial_scratch_ = std::make_unique<runtime::TrialScratch>(device_.l2_bytes, options_.workspace_bytes);
