@@ -58,6 +58,10 @@ struct UnitCursor {
   int rows_left[kMnMajor ? kCopies : 1];
   std::int64_t step;  // floats between one k tile's unit and the next's
   int kk;             // the tiles' width along k
+  // The k tiles from the first on in which every copy of this thread is a whole unit inside the matrix (copy()'s
+  // bytes 16): there load() issues them without working out bounds. At 16×50257×4096 the bounds took half the
+  // skinny 3xtf32 loop's instructions (20 PTX instructions a copy, two of them branches, for its mma's 15).
+  int whole_tiles = 0;
 
   // k0: the first k tile's first k.
   __host__ __device__ UnitCursor(const OperandView& op, std::int64_t row0, std::int64_t k0, int k_width, int tid)
@@ -81,6 +85,20 @@ struct UnitCursor {
         left[c] = row < row_limit ? clamped : kOutside;
       }
     }
+    int min_left = INT_MAX, min_rows_left = INT_MAX;
+    for (int c = 0; c < kCopies; ++c) {
+      if (dst[c] < 0) continue;
+      min_left = left[c] < min_left ? left[c] : min_left;
+      if constexpr (kMnMajor) min_rows_left = rows_left[c] < min_rows_left ? rows_left[c] : min_rows_left;
+    }
+    if (min_left >= 4) {
+      // K-major: left[c] − kt·kk ≥ 4 for every copy. MN-major: its column is whole (left ≥ 4, fixed along k) and
+      // rows_left[c] − kt·kk > 0.
+      if constexpr (kMnMajor)
+        whole_tiles = min_rows_left > 0 ? (min_rows_left - 1) / k_width + 1 : 0;
+      else
+        whole_tiles = (min_left - 4) / k_width + 1;
+    }
   }
 
   // Copy c (dst[c] >= 0) of the k tile kt tiles after the first; nothing of it is read where bytes is 0.
@@ -100,9 +118,18 @@ struct UnitCursor {
   // Issues the copies of the k tile kt tiles after the first into raw. kPath: ptx::CopyPath.
   template <ptx::CopyPath kPath = ptx::CopyPath::BypassL1>
   __device__ void load(float* raw, const OperandView& op, int kt) const {
+    if (kt < whole_tiles) {
+      const std::int64_t offset = kt * step;
+#pragma unroll
+      for (int c = 0; c < kCopies; ++c) {
+        if (kRows * kUnits % kThreads != 0 && c == kCopies - 1 && dst[c] < 0) continue;  // only the last may be none
+        ptx::cp_async_16<kPath>(raw + dst[c], src[c] + offset, 16);
+      }
+      return;
+    }
 #pragma unroll
     for (int c = 0; c < kCopies; ++c) {
-      if (kRows * kUnits % kThreads != 0 && dst[c] < 0) continue;
+      if (kRows * kUnits % kThreads != 0 && c == kCopies - 1 && dst[c] < 0) continue;  // only the last may be none
       const Copy u = copy(op, c, kt);
       ptx::cp_async_16<kPath>(raw + u.dst, u.src, u.bytes);
     }

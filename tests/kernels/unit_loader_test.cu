@@ -38,9 +38,15 @@ Matrix make_matrix(std::int64_t rows, std::int64_t ld, int skew) {
 }
 
 // Tile rows × len of stored rows row0.. (floats col0..) as a cursor lays it out for the tile kt tiles after k0, read
-// back at each row's shift and compared with the matrix; bytes read outside the matrix counted.
+// back at each row's shift and compared with the matrix; bytes read outside the matrix counted. Where the cursor
+// counts the tile among its whole tiles (load()'s path without bounds), every copy must be the whole unit at
+// src + kt·step. Adds to `whole` and `partial` the copies of the tile each path issues.
+struct PathCounts {
+  int whole = 0, partial = 0;
+};
+
 template <int kRows, int kLen, bool kMnMajor>
-void check_tile(const Matrix& m, std::int64_t row_limit, std::int64_t col_limit, std::int64_t tile_row0,
+void check_tile(PathCounts& counts, const Matrix& m, std::int64_t row_limit, std::int64_t col_limit, std::int64_t tile_row0,
                 std::int64_t k0, int kt) {
   constexpr int kStride = kLen + 4;
   using Cursor = UnitCursor<kRows, kLen, kStride, kThreads, kMnMajor>;
@@ -62,6 +68,13 @@ void check_tile(const Matrix& m, std::int64_t row_limit, std::int64_t col_limit,
       ASSERT_EQ(reinterpret_cast<std::uintptr_t>(u.src) % 16, 0u);
       ASSERT_GE(u.bytes, 0);
       ASSERT_LE(u.bytes, 16);
+      if (kt < cursor.whole_tiles) {
+        ASSERT_EQ(u.bytes, 16) << "tid " << tid << " copy " << c << ": counted whole, but not";
+        ASSERT_EQ(u.src, cursor.src[c] + kt * cursor.step);
+        ++counts.whole;
+      } else {
+        ++counts.partial;
+      }
       if (u.bytes > 0) {
         ASSERT_GE(u.src, first_unit) << "tid " << tid << " copy " << c;
         ASSERT_LE(u.src + u.bytes / 4, end) << "tid " << tid << " copy " << c << " reads past the matrix";
@@ -86,25 +99,31 @@ void check_tile(const Matrix& m, std::int64_t row_limit, std::int64_t col_limit,
 }
 
 TEST(UnitLoader, KMajorTilesHoldEveryRowAtItsShiftWithZerosPastTheEdgesForAnyLdAndBase) {
+  PathCounts counts;
   for (const std::int64_t ld : {37, 38, 39, 40, 101}) {
     for (int skew = 0; skew < 4; ++skew) {
       const std::int64_t rows = 70, k = ld;  // k as long as the rows: the last row ends at the matrix's end
       const Matrix m = make_matrix(rows, ld, skew);
       for (const std::int64_t row0 : {std::int64_t{0}, std::int64_t{64}})  // interior, and 6 rows past the edge
-        for (int kt = 0; kt * 32 < k; ++kt) check_tile<64, 32, false>(m, rows, k, row0, 0, kt);
+        for (int kt = 0; kt * 32 < k; ++kt) check_tile<64, 32, false>(counts, m, rows, k, row0, 0, kt);
     }
   }
+  EXPECT_GT(counts.whole, 0) << "no tile took the path without bounds";
+  EXPECT_GT(counts.partial, 0) << "no tile took the path with bounds";
 }
 
 TEST(UnitLoader, MnMajorTilesHoldEveryKRowAtItsShiftWithZerosPastTheEdgesForAnyLdAndBase) {
+  PathCounts counts;
   for (const std::int64_t ld : {129, 130, 131, 132, 195}) {
     for (int skew = 0; skew < 4; ++skew) {
       const std::int64_t k = 45, n = ld;
       const Matrix m = make_matrix(k, ld, skew);
       for (const std::int64_t col0 : {std::int64_t{0}, std::int64_t{64}})  // a full tile, and one past n's edge
-        for (int kt = 0; kt * 32 < k; ++kt) check_tile<32, 64, true>(m, k, n, col0, 0, kt);
+        for (int kt = 0; kt * 32 < k; ++kt) check_tile<32, 64, true>(counts, m, k, n, col0, 0, kt);
     }
   }
+  EXPECT_GT(counts.whole, 0) << "no tile took the path without bounds";
+  EXPECT_GT(counts.partial, 0) << "no tile took the path with bounds";
 }
 
 TEST(UnitLoader, ShiftedFloat4PicksFourConsecutiveFloatsOfTwoUnits) {
