@@ -42,7 +42,10 @@ inline int sm_count() {
 }
 
 // The slice count whose critical path streams the fewest floats: each SM runs ceil(blocks / SMs) blocks of
-// ceil(k_tiles / s) chunks of bk×bn floats of B, and the tile's last block then reads s partials of bm×bn. Memory
+// ceil(k_tiles / s) chunks of bk×bn floats of B, each of them then writing its bm×bn partial where k is split, and the
+// tile's last block reads the s partials. Without the writes, a tile that already filled several waves was split for
+// a few percent of its waves: the 3xtf32 16×256×16 tile split 16×250002×1024 four ways (3908 blocks of 16 chunks, 64
+// MB of partials written and read again) and streamed 75.4% of 4.8 TB/s, unsplit 80.8% (H200, L2 cold). Memory
 // bound, resident blocks per SM share its bandwidth, so the busiest SM's share is what a launch takes. Counting waves
 // of the blocks an SM holds at once instead (3 for the 8×128 mma tile) split more, and measured mixed on the H200's
 // decode shapes: 1.04-1.14x faster at some, 0.77-0.96x at others (4×8192×3001: 384 blocks of 16 chunks ran slower
@@ -58,7 +61,8 @@ int skinny_slices(const GemmProblem& p) {
   std::int64_t best_floats = 0;
   for (int s = 1; s <= most; ++s) {
     const std::int64_t waves = (tiles * s + sms - 1) / sms;
-    const std::int64_t floats = waves * ((k_tiles + s - 1) / s) * T::bk * T::bn + (s > 1 ? s * T::bm * T::bn : 0);
+    const std::int64_t partial = s > 1 ? T::bm * T::bn : 0;
+    const std::int64_t floats = waves * (((k_tiles + s - 1) / s) * T::bk * T::bn + partial) + s * partial;
     if (s == 1 || floats < best_floats) {
       best = s;
       best_floats = floats;
