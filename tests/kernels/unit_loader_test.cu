@@ -46,8 +46,8 @@ struct PathCounts {
 };
 
 template <int kRows, int kLen, bool kMnMajor>
-void check_tile(PathCounts& counts, const Matrix& m, std::int64_t row_limit, std::int64_t col_limit, std::int64_t tile_row0,
-                std::int64_t k0, int kt) {
+void check_tile(PathCounts& counts, const Matrix& m, std::int64_t row_limit, std::int64_t col_limit,
+                std::int64_t tile_row0, std::int64_t k0, int kt) {
   constexpr int kStride = kLen + 4;
   using Cursor = UnitCursor<kRows, kLen, kStride, kThreads, kMnMajor>;
   OperandView op;
