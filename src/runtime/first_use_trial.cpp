@@ -170,12 +170,9 @@ class Trial {
     if (gpu_fits && host_fits) return true;
     if (stopped(c).empty()) {
       out_of_budget_[static_cast<std::size_t>(c)] = true;
-      stopped(c) = gpu_fits ? "not timed in full: the trial's " +
-                                  std::to_string(static_cast<int>(kTrialHostBudgetUs / 1000)) +
-                                  " ms of host time were spent"
-                            : "not timed in full: the trial's " +
-                                  std::to_string(static_cast<int>(kTrialBudgetUs / 1000)) +
-                                  " ms of GPU time were spent";
+      const double budget_us = gpu_fits ? kTrialHostBudgetUs : kTrialBudgetUs;
+      stopped(c) = "not timed in full: the trial's " + std::to_string(static_cast<int>(budget_us / 1000)) + " ms of " +
+                   (gpu_fits ? "host" : "GPU") + " time were spent";
     }
     return false;
   }
