@@ -7,7 +7,8 @@ Inputs, all from the same run on the same GPU:
              tuned runtime (runtime_us, its candidate) and raw cuBLASLt heuristic-first (heuristic_us), paired in one
              process, per shape x mode x condition; every file must name the same device;
   --torch    compare_torch.py --compiled's JSON (one or more): PyTorch eager (torch_us) and the compiled op
-             (compiled_us, compile_s) in the same four conditions, in its own process;
+             (compiled_us, compile_s) in the same four conditions, in its own process, and where it was given
+             --runtime-db, the runtime once more in that process (runtime_here_us), taking turns with the other sides;
   --sweep    the tuning sweep's --json (one or more): each problem's own wall time (cost.wall_s), our side of
              "compile time";
   --shapes   heldout_shapes.py --compile's shapes.json (which half is both-unaligned).
@@ -16,6 +17,10 @@ Targets (issue 49), per condition (stream/graph x warm/cold):
   tf32 bias+gelu: runtime >= 0.99x compiled on every shape, geomean >= 1.2x;
   fp32 bias+gelu: runtime >= 0.99x compiled on every shape;
   tf32, the both-unaligned half: geomean >= 50% of the dense tf32 peak and >= 2x cuBLASLt heuristic-first.
+vs_compiled divides two processes' timings. Where the run has runtime_here_us, vs_compiled_here = compiled_us /
+runtime_here_us is the same ratio timed in one process, and each summary gives the every-shape counts on it too
+(min_vs_compiled_here, below_0.99_here): a shape below 0.99x on one measure and not the other is a gap of the
+processes, not of the choice.
 
 usage: compile_report.py --bench B.json [--bench ...] --torch T.json [--torch ...] --sweep S.json [--sweep ...]
                          --shapes shapes.json
@@ -113,6 +118,8 @@ def main():
             "vs_eager": t["torch_us"] / b["runtime_us"],
             "candidate": b["candidate"], "runtime_source": b.get("runtime_source"),
             "compile_s": t["compile_s"], "compiled_rel_err": t.get("compiled_rel_err"),
+            **({"runtime_here_us": t["runtime_here_us"], "vs_compiled_here": t["compiled_us"] / t["runtime_here_us"]}
+               if "runtime_here_us" in t else {}),
             "sweep_s": swept.get((b["shape"], b["mode"]), {}).get("cost", {}).get("wall_s"),
             "sweep_best_us": swept.get((b["shape"], b["mode"]), {}).get("best_us"),
             "sweep_best_candidate": swept.get((b["shape"], b["mode"]), {}).get("best_candidate"),
@@ -127,12 +134,13 @@ def main():
               f"{', '.join(not_compared)}", file=sys.stderr)
 
     print(f"{'mode':<5} {'shape':<17} {'unal':<4} {'launch':<6} {'L2':<4} {'ours us':>9} {'compiled':>9} "
-          f"{'heur.':>9} {'eager':>9} {'vs comp':>7} {'vs heur':>7} {'TFLOP/s':>7} {'%peak':>5} {'sweep s':>7} "
+          f"{'heur.':>9} {'eager':>9} {'vs comp':>7} {'1 proc':>7} {'vs heur':>7} {'TFLOP/s':>7} {'%peak':>5} {'sweep s':>7} "
           f"{'compile s':>9}  candidate")
     for r in records:
         print(f"{r['mode']:<5} {r['shape']:<17} {'yes' if r['both_unaligned'] else 'no':<4} {r['launch']:<6} "
               f"{r['condition']:<4} {r['runtime_us']:9.2f} {r['compiled_us']:9.2f} {r['heuristic_us']:9.2f} "
-              f"{r['torch_us']:9.2f} {r['vs_compiled']:7.3f} {r['vs_heuristic']:7.3f} {r['runtime_tflops']:7.1f} "
+              f"{r['torch_us']:9.2f} {r['vs_compiled']:7.3f} "
+              f"{format(r['vs_compiled_here'], '7.3f') if 'vs_compiled_here' in r else '      -'} {r['vs_heuristic']:7.3f} {r['runtime_tflops']:7.1f} "
               f"{r['runtime_pct_of_tf32_peak']:5.1f} {r['sweep_s'] or float('nan'):7.2f} {r['compile_s']:9.1f}  "
               f"{r['candidate']}")
 
@@ -152,6 +160,13 @@ def main():
                  "geomean_vs_eager": geomean([r["vs_eager"] for r in rs]),
                  "geomean_vs_heuristic": geomean([r["vs_heuristic"] for r in rs])}
             s["target_every_shape_0.99"] = s["below_0.99"] == 0
+            here = [r for r in rs if "vs_compiled_here" in r]
+            if here:
+                s["same_process_shapes"] = len(here)
+                s["geomean_vs_compiled_here"] = geomean([r["vs_compiled_here"] for r in here])
+                s["min_vs_compiled_here"] = min(r["vs_compiled_here"] for r in here)
+                s["min_shape_here"] = min(here, key=lambda r: r["vs_compiled_here"])["shape"]
+                s["below_0.99_here"] = sum(r["vs_compiled_here"] < 0.99 for r in here)
             if mode == "tf32":
                 s["target_geomean_1.2"] = s["geomean_vs_compiled"] >= 1.2
                 un = [r for r in rs if r["both_unaligned"]]
@@ -168,6 +183,9 @@ def main():
             line = (f"{mode} {launch}/{cond}: vs compiled geomean x{s['geomean_vs_compiled']:.3f}, min "
                     f"x{s['min_vs_compiled']:.3f} ({s['min_shape']}), {s['below_0.99']} of {len(rs)} below 0.99; "
                     f"vs eager x{s['geomean_vs_eager']:.3f}; vs heuristic x{s['geomean_vs_heuristic']:.3f}")
+            if "same_process_shapes" in s:
+                line += (f"; in one process: geomean x{s['geomean_vs_compiled_here']:.3f}, min "
+                         f"x{s['min_vs_compiled_here']:.3f} ({s['min_shape_here']}), {s['below_0.99_here']} below 0.99")
             if "unaligned_shapes" in s:
                 line += (f"; both-unaligned: {s['unaligned_geomean_pct_of_peak']:.1f}% of peak, "
                          f"x{s['unaligned_geomean_vs_heuristic']:.2f} heuristic, "
@@ -182,7 +200,8 @@ def main():
         "method": {"runtime_and_heuristic": bench.get("method"), "torch": torch_meta.get("method"),
                    "torch_version": torch_meta.get("torch"),
                    "ratios": "vs_compiled = compiled_us / runtime_us, measured in two processes on the same GPU "
-                             "in one run (1% is the noise of two processes' timings)"},
+                             "in one run (1% is the noise of two processes' timings); vs_compiled_here = compiled_us "
+                             "/ runtime_here_us, both in compare_torch.py's process, taking turns every round"},
         "compile_s_total": sum(compile_s), "sweep_s_total": sum(sweep_list),
         "clocks": open(args.clocks).read() if args.clocks else None,
         "not_compared": not_compared, "summary": summary, "records": records,

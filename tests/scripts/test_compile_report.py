@@ -44,8 +44,9 @@ class HeldoutShapesCompile(unittest.TestCase):
             self.assertNotEqual(draw(a, 3)[0]["shapes"], draw(c, 4)[0]["shapes"])
 
 
-def run_files(d, compiled_us):
-    """A two-shape run (one both-unaligned) in tf32: ours 100 us everywhere, compiled as given per shape."""
+def run_files(d, compiled_us, runtime_here_us=None):
+    """A two-shape run (one both-unaligned) in tf32: ours 100 us everywhere, compiled as given per shape, and where
+    runtime_here_us is given, the runtime timed again in the compiled op's process at that time."""
     shapes = {"seed": 1, "shapes": [{"m": 1000, "n": 1001, "k": 999, "tuned": True},
                                     {"m": 1000, "n": 1000, "k": 1000, "tuned": True}]}
     bench, torch_doc, sweep = {"device": "NVIDIA H200|sm_90", "seed": 1, "method": "m", "records": []}, \
@@ -60,6 +61,8 @@ def run_files(d, compiled_us):
             if compiled_us.get(shape) is not None:
                 torch_doc["records"].append({**key, "torch_us": 250.0, "compiled_us": compiled_us[shape],
                                              "compile_s": 9.0})
+                if runtime_here_us is not None:
+                    torch_doc["records"][-1]["runtime_here_us"] = runtime_here_us
     paths = {}
     for name, doc in (("shapes", shapes), ("bench", bench), ("torch", torch_doc), ("sweep", sweep)):
         paths[name] = os.path.join(d, name + ".json")
@@ -109,6 +112,22 @@ class CompileReport(unittest.TestCase):
         self.assertEqual(s["min_shape"], "1000x1000x1000")
         self.assertFalse(s["target_every_shape_0.99"])
         self.assertIn("MISSED: target_every_shape_0.99", printed)
+
+    def test_the_runtime_timed_in_the_compiled_ops_process_gives_the_one_process_ratio_beside_the_other(self):
+        with tempfile.TemporaryDirectory() as d:
+            proc, doc = report(d, run_files(d, {"1000x1001x999": 150.0, "1000x1000x1000": 98.0}, runtime_here_us=96.0))
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        r = next(r for r in doc["records"] if r["shape"] == "1000x1000x1000")
+        self.assertAlmostEqual(r["vs_compiled"], 0.98)
+        self.assertAlmostEqual(r["vs_compiled_here"], 98.0 / 96.0)
+        s = doc["summary"][0]
+        self.assertEqual(s["below_0.99"], 1, "the two-process target is still judged on its own ratio")
+        self.assertEqual(s["below_0.99_here"], 0)
+        self.assertEqual(s["same_process_shapes"], 2)
+        self.assertAlmostEqual(s["min_vs_compiled_here"], 98.0 / 96.0)
+        self.assertIn("in one process: geomean", proc.stdout)
+        doc_without, _ = self.joined({"1000x1001x999": 150.0, "1000x1000x1000": 98.0})
+        self.assertNotIn("below_0.99_here", doc_without["summary"][0], "no same-process side, no such count")
 
     def test_a_run_without_the_compiled_side_is_refused(self):
         with tempfile.TemporaryDirectory() as d:
