@@ -9,7 +9,7 @@ call) is reported beside it when triton is installed.
 
 usage: compare_torch.py --runtime-json runtime_bench.json [--json OUT]
        compare_torch.py --shapes shapes.json [--shapes ...] --json OUT [--rounds N] [--calls N]
-                        [--modes tf32,fp32] [--epilogues none,bias+gelu] [--compiled]
+                        [--modes tf32,fp32] [--epilogues none,bias+gelu] [--compiled] [--runtime-db DB]
 
 With --shapes (the held-out benchmark, scripts/bench_heldout.sh): every shape of the files (heldout_shapes.py's
 format) x tf32/fp32 x epilogues none and bias+gelu, in the four conditions of bench/heldout_bench.cu:
@@ -20,6 +20,14 @@ tensors every call) or cold (L2 overwritten before the batch, the calls rotating
 "max-autotune-no-cudagraphs"), compiled afresh per shape and mode (torch._dynamo.reset), in the same four conditions:
 compiled_us beside torch_us, compile_s (the first call's wall time: Inductor's autotuning and codegen) and
 compiled_rel_err (its output against eager's, relative to eager's largest magnitude).
+
+--runtime-db DB (with --shapes) also times our tuned runtime in this process: gemmtune.Runtime(DB).forward on the same
+tensors, into one preallocated output per input set, as runtime_here_us. heldout_bench times the runtime in a process
+of its own, so its ratio to the compiled op carries two processes' drift (clock and power state, where allocations
+lie, which speed a clustered cuBLASLt kernel settles in); here the sides share one process and take turns every round.
+
+The sides of one condition take turns round by round, the first of them rotating, so a drift of the GPU's clock
+within the condition reaches each side alike.
 """
 import argparse
 import json
@@ -85,40 +93,57 @@ def do_bench_us(fn):
     return 1000.0 * do_bench(lambda: fn(0), return_mode="median")
 
 
-def condition_time_us(fn, cold, graph, flush, calls, rounds):
-    """Median per-call microseconds of `calls` back-to-back fn(i) behind a GPU spin, as heldout_bench times them."""
-    def enqueue():
+# GPU clock cycles of spin a condition's batch is queued behind (~10 ms at the H200's 1.98 GHz). The 2M cycles used
+# until 2026-11-30 left ~1 ms, and where Inductor picked a Triton GEMM, launched from Python, its 20 calls took longer
+# than that to queue: seed 9708's 703x880x828 tf32 bias+gelu ran 61.7 us a call in a stream against 24.1 from a graph.
+CONDITION_SPIN_CYCLES = 20_000_000
+
+
+def condition_time_us(sides, cold, graph, flush, calls, rounds):
+    """{name: median per-call microseconds of `calls` back-to-back fn(i) behind a GPU spin} for each (name, fn) of
+    sides, as heldout_bench times them; the sides take turns within every round, the first of them rotating."""
+    def enqueue(fn):
         for i in range(calls):
             fn(i if cold else 0)
 
-    side = torch.cuda.Stream()
-    side.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(side):  # warm-up off the capture stream, as torch.cuda.graphs asks
-        enqueue()
-    torch.cuda.current_stream().wait_stream(side)
-    torch.cuda.synchronize()
-    g = None
-    if graph:
-        g = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(g):
-            enqueue()
-    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    times = []
-    for r in range(rounds + 1):
-        torch.cuda._sleep(2_000_000)
-        if cold:
-            flush.fill_(r & 0xff)
-        start.record()
-        if graph:
-            g.replay()
-        else:
-            enqueue()
-        stop.record()
+    graphs = {}
+    for name, fn in sides:
+        side = torch.cuda.Stream()
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side):  # warm-up off the capture stream, as torch.cuda.graphs asks
+            enqueue(fn)
+        torch.cuda.current_stream().wait_stream(side)
         torch.cuda.synchronize()
-        if r:  # the first round warms up (the graph's first replay uploads it)
-            times.append(1000.0 * start.elapsed_time(stop) / calls)
-    del g
-    return statistics.median(times)
+        if graph:
+            graphs[name] = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(graphs[name]):
+                enqueue(fn)
+    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    times = {name: [] for name, _ in sides}
+    for r in range(rounds + 1):
+        for j in range(len(sides)):
+            name, fn = sides[(r + j) % len(sides)]
+            torch.cuda._sleep(CONDITION_SPIN_CYCLES)
+            if cold:
+                flush.fill_(r & 0xff)
+            start.record()
+            if graph:
+                graphs[name].replay()
+            else:
+                enqueue(fn)
+            stop.record()
+            torch.cuda.synchronize()
+            if r:  # the first round warms up (a graph's first replay uploads it)
+                times[name].append(1000.0 * start.elapsed_time(stop) / calls)
+    graphs.clear()
+    return {name: statistics.median(t) for name, t in times.items()}
+
+
+def runtime_op(rt, epilogue, mode):
+    """Our tuned runtime's call of the op: Y = gelu(A·B + bias) (or A·B) into y."""
+    if epilogue == "none":
+        return lambda c, a, b, y: rt.forward(a, b, out=y, mode=mode)
+    return lambda c, a, b, y: rt.forward(a, b, c, act="gelu", out=y, mode=mode)
 
 
 def addmm_op(epilogue):
@@ -145,6 +170,10 @@ def compile_op(epilogue, a, b, c):
 def heldout(args):
     l2 = torch.cuda.get_device_properties(0).L2_cache_size
     flush = torch.empty(2 * l2, dtype=torch.uint8, device="cuda")
+    rt = None
+    if args.runtime_db:
+        import gemmtune  # build/python on PYTHONPATH (scripts/bench_compile.sh sets it)
+        rt = gemmtune.Runtime(args.runtime_db)
     records = []
     for path in args.shapes:
         with open(path) as f:
@@ -159,25 +188,32 @@ def heldout(args):
                     b = [torch.empty(k, n, device="cuda").uniform_(-1, 1) for _ in range(sets)]
                     c = [torch.empty(n, device="cuda").uniform_(-1, 1) for _ in range(sets)]
                     op = addmm_op(epilogue)
+                    y = None
                     sides = [("torch_us", lambda i: op(c[i % sets], a[i % sets], b[i % sets]))]
                     extra = {}
                     if args.compiled:
                         compiled, compile_s, rel_err = compile_op(epilogue, a[0], b[0], c[0])
                         sides.append(("compiled_us", lambda i: compiled(c[i % sets], a[i % sets], b[i % sets])))
                         extra = {"compile_s": compile_s, "compiled_rel_err": rel_err}
+                    if rt is not None:
+                        run = runtime_op(rt, epilogue, mode)
+                        y = [torch.empty(m, n, device="cuda") for _ in range(sets)]
+                        sides.append(("runtime_here_us", lambda i: run(c[i % sets], a[i % sets], b[i % sets],
+                                                                     y[i % sets])))
                     for graph in (False, True):
                         for cold in (False, True):
                             rec = {"shape": f"{m}x{n}x{k}", "mode": mode, "epilogue": epilogue,
                                    "launch": "graph" if graph else "stream", "condition": "cold" if cold else "warm",
                                    "seed": doc["seed"], **extra}
-                            for name, fn in sides:
-                                rec[name] = condition_time_us(fn, cold, graph, flush, args.calls, args.rounds)
+                            rec.update(condition_time_us(sides, cold, graph, flush, args.calls, args.rounds))
                             records.append(rec)
                             print(f"torch {mode:<5} {epilogue:<9} {m}x{n}x{k:<8} {rec['launch']:<6} "
                                   f"{rec['condition']:<4} eager {rec['torch_us']:9.2f} us" +
                                   (f"  compiled {rec['compiled_us']:9.2f} us (compile {rec['compile_s']:.1f} s)"
-                                   if args.compiled else ""), flush=True)
-                    del a, b, c, sides
+                                   if args.compiled else "") +
+                                  (f"  runtime here {rec['runtime_here_us']:9.2f} us" if rt is not None else ""),
+                                  flush=True)
+                    del a, b, c, y, sides
                     write_heldout_json(args, records)  # after every shape: a run cut short keeps what it measured
     write_heldout_json(args, records)
     return 0
@@ -189,7 +225,10 @@ def write_heldout_json(args, records):
                      "stream or one captured CUDA graph of the batch; warm: the same tensors; cold: L2 overwritten "
                      "before the batch, inputs rotating past 2x L2 (as heldout_bench)" +
                      ("; compiled: torch.compile(mode='max-autotune-no-cudagraphs', dynamic=False), compiled afresh "
-                      "per shape and mode, timed the same way" if args.compiled else ""),
+                      "per shape and mode, timed the same way" if args.compiled else "") +
+                     ("; runtime_here: gemmtune.Runtime(db).forward in this process, the same tensors, an output "
+                      "per input set, timed the same way" if args.runtime_db else "") +
+                     "; the sides of a condition take turns every round, the first rotating",
            "records": records}
     with open(args.json, "w") as f:
         json.dump(out, f, indent=1)
@@ -205,6 +244,7 @@ def main():
     ap.add_argument("--modes", default="tf32,fp32", help="with --shapes: comma-separated math modes")
     ap.add_argument("--epilogues", default="none,bias+gelu", help="with --shapes: comma-separated epilogues")
     ap.add_argument("--compiled", action="store_true", help="with --shapes: also time torch.compile max-autotune")
+    ap.add_argument("--runtime-db", help="with --shapes: also time gemmtune.Runtime with this db in this process")
     args = ap.parse_args()
     if not set(args.modes.split(",")) <= {"tf32", "fp32"}:
         ap.error("--modes: tf32 and/or fp32")
@@ -212,6 +252,8 @@ def main():
         ap.error("--epilogues: none and/or bias+gelu")
     if bool(args.runtime_json) == bool(args.shapes):
         ap.error("give either --runtime-json or --shapes")
+    if args.runtime_db and not args.shapes:
+        ap.error("--runtime-db needs --shapes")
     if args.shapes:
         if not args.json:
             ap.error("--shapes needs --json")
