@@ -134,13 +134,15 @@ def main():
               f"{', '.join(not_compared)}", file=sys.stderr)
 
     print(f"{'mode':<5} {'shape':<17} {'unal':<4} {'launch':<6} {'L2':<4} {'ours us':>9} {'compiled':>9} "
-          f"{'heur.':>9} {'eager':>9} {'vs comp':>7} {'1 proc':>7} {'vs heur':>7} {'TFLOP/s':>7} {'%peak':>5} {'sweep s':>7} "
+          f"{'heur.':>9} {'eager':>9} {'vs comp':>7} {'1 proc':>7} {'vs heur':>7} {'TFLOP/s':>7} {'%peak':>5} "
+          f"{'sweep s':>7} "
           f"{'compile s':>9}  candidate")
     for r in records:
         print(f"{r['mode']:<5} {r['shape']:<17} {'yes' if r['both_unaligned'] else 'no':<4} {r['launch']:<6} "
               f"{r['condition']:<4} {r['runtime_us']:9.2f} {r['compiled_us']:9.2f} {r['heuristic_us']:9.2f} "
               f"{r['torch_us']:9.2f} {r['vs_compiled']:7.3f} "
-              f"{format(r['vs_compiled_here'], '7.3f') if 'vs_compiled_here' in r else '      -'} {r['vs_heuristic']:7.3f} {r['runtime_tflops']:7.1f} "
+              f"{format(r['vs_compiled_here'], '7.3f') if 'vs_compiled_here' in r else '      -'} "
+              f"{r['vs_heuristic']:7.3f} {r['runtime_tflops']:7.1f} "
               f"{r['runtime_pct_of_tf32_peak']:5.1f} {r['sweep_s'] or float('nan'):7.2f} {r['compile_s']:9.1f}  "
               f"{r['candidate']}")
 

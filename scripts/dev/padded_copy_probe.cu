@@ -26,7 +26,8 @@ namespace gemmtune {
 namespace {
 
 __global__ void fill_kernel(float* p, std::int64_t n) {
-  for (std::int64_t i = std::int64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < n; i += std::int64_t{gridDim.x} * blockDim.x)
+  const std::int64_t stride = std::int64_t{gridDim.x} * blockDim.x;
+  for (std::int64_t i = std::int64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < n; i += stride)
     p[i] = static_cast<float>(i % 9973) - 4986.f;  // distinct neighbours: a copy one float off shows
 }
 
