@@ -1,0 +1,111 @@
+"""scripts/compare_torch.py's timing of a condition, no GPU and no PyTorch: over stand-ins for torch whose events
+read a clock that each side's calls advance by its own cost, every side gets its own median, in a stream and from a
+graph, and the sides take turns within every round with the first one rotating, so a clock drift within a condition
+reaches them alike."""
+import os
+import sys
+import tempfile
+import unittest
+
+SCRIPTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, os.pardir, "scripts")
+
+# A clock in milliseconds that each timed call advances; events read it when recorded. A graph replays the calls
+# captured into it. The spin advances the clock by nothing: host launch cost is what it keeps out.
+FAKE_TORCH = """
+__version__ = "0.0-fake"
+clock = [0.0]
+log = []
+capturing = [None]
+class _Event:
+    def __init__(self, enable_timing=False): self.t = None
+    def record(self): self.t = clock[0]
+    def elapsed_time(self, end): return end.t - self.t
+class _Stream:
+    def wait_stream(self, other): pass
+class _StreamContext:
+    def __init__(self, s): pass
+    def __enter__(self): return self
+    def __exit__(self, *exc): return False
+class CUDAGraph:
+    def __init__(self): self.calls = []
+    def replay(self):
+        for fn in self.calls: fn()
+class _GraphContext:
+    def __init__(self, g): self.g = g
+    def __enter__(self): capturing[0] = self.g
+    def __exit__(self, *exc): capturing[0] = None
+class _Cuda:
+    Event = _Event
+    Stream = _Stream
+    CUDAGraph = CUDAGraph
+    @staticmethod
+    def current_stream(): return _Stream()
+    @staticmethod
+    def stream(s): return _StreamContext(s)
+    @staticmethod
+    def graph(g): return _GraphContext(g)
+    @staticmethod
+    def synchronize(): pass
+    @staticmethod
+    def _sleep(cycles): pass
+cuda = _Cuda
+def sigmoid(x): return x
+def tanh(x): return x
+def call(name, cost_ms):
+    def run():
+        log.append(name)
+        clock[0] += cost_ms
+    if capturing[0] is not None:
+        capturing[0].calls.append(run)
+    else:
+        run()
+"""
+
+
+class ConditionTime(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+        os.makedirs(os.path.join(self.dir.name, "torch", "nn"))
+        with open(os.path.join(self.dir.name, "torch", "__init__.py"), "w") as f:
+            f.write(FAKE_TORCH)
+        open(os.path.join(self.dir.name, "torch", "nn", "__init__.py"), "w").close()
+        with open(os.path.join(self.dir.name, "torch", "nn", "functional.py"), "w") as f:
+            f.write("def relu(x): return x\ndef gelu(x, approximate='none'): return x\n")
+        sys.path[:0] = [self.dir.name, SCRIPTS]
+        for name in ("torch", "torch.nn", "torch.nn.functional", "compare_torch"):
+            sys.modules.pop(name, None)
+        import compare_torch
+        import torch
+        self.ct, self.torch = compare_torch, torch
+
+    def tearDown(self):
+        for name in ("torch", "torch.nn", "torch.nn.functional", "compare_torch"):
+            sys.modules.pop(name, None)
+        sys.path[:] = [p for p in sys.path if p not in (self.dir.name, SCRIPTS)]
+        self.dir.cleanup()
+
+    def sides(self):
+        t = self.torch
+        return [("eager_us", lambda i: t.call("eager", 0.010)), ("compiled_us", lambda i: t.call("compiled", 0.025)),
+                ("runtime_here_us", lambda i: t.call("runtime", 0.005))]
+
+    def test_each_side_gets_its_own_per_call_median_in_a_stream_and_from_a_graph(self):
+        for graph in (False, True):
+            us = self.ct.condition_time_us(self.sides(), cold=False, graph=graph, flush=None, calls=4, rounds=3)
+            self.assertEqual(set(us), {"eager_us", "compiled_us", "runtime_here_us"})
+            self.assertAlmostEqual(us["eager_us"], 10.0)
+            self.assertAlmostEqual(us["compiled_us"], 25.0)
+            self.assertAlmostEqual(us["runtime_here_us"], 5.0)
+
+    def test_the_sides_take_turns_every_round_the_first_rotating(self):
+        calls = 2
+        self.ct.condition_time_us(self.sides(), cold=False, graph=False, flush=None, calls=calls, rounds=3)
+        timed = self.torch.log[3 * calls:]  # after each side's warm-up batch
+        batches = [timed[i] for i in range(0, len(timed), calls)]
+        self.assertTrue(all(timed[i] == timed[i + 1] for i in range(0, len(timed), calls)), "a batch is one side's")
+        self.assertEqual(batches, ["eager", "compiled", "runtime", "compiled", "runtime", "eager",
+                                   "runtime", "eager", "compiled", "eager", "compiled", "runtime"])
+
+
+if __name__ == "__main__":
+    unittest.main()
