@@ -6,12 +6,13 @@
 //   padded_copy_probe MxK...        e.g. 2607x4950 5357x5303 954x738
 //
 // Per size: L2 evicted (a read of 2x L2), then one launch between CUDA events (its launch included); the median of 20
-// after 5 untimed, and read + write bytes over it. The copy's last row is checked against the source and its padding
-// against zeros.
+// after 5 untimed, and read + write bytes over it. The source is random, the copy NaN before the first launch; its last
+// row is checked against the source and its padding against zeros.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/error.hpp"
@@ -21,21 +22,16 @@
 #include "cuda/stream.hpp"
 #include "cupti/l2_flush.hpp"
 #include "kernels/padded_copy.hpp"
+#include "launch/random_fill.hpp"
 
 namespace gemmtune {
 namespace {
 
-__global__ void fill_kernel(float* p, std::int64_t n) {
-  const std::int64_t stride = std::int64_t{gridDim.x} * blockDim.x;
-  for (std::int64_t i = std::int64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < n; i += stride)
-    p[i] = static_cast<float>(i % 9973) - 4986.f;  // distinct neighbours: a copy one float off shows
-}
-
 void probe(std::int64_t m, std::int64_t k, const L2Flush& flush, cudaStream_t s) {
   const std::int64_t ld = (k + 3) / 4 * 4;
   DeviceBuffer<float> src(static_cast<std::size_t>(m * k)), dst(static_cast<std::size_t>(m * ld));
-  fill_kernel<<<1024, 256, 0, s>>>(src.get(), m * k);
-  GT_CUDA_CHECK_LAUNCH();
+  fill_uniform(src.get(), src.size(), 20261130, -1.f, 1.f, s);
+  fill_nan(dst.get(), dst.size(), s);
   const CudaEvent start, stop;
   std::vector<double> us;
   for (int call = 0; call < 25; ++call) {
@@ -65,16 +61,21 @@ void probe(std::int64_t m, std::int64_t k, const L2Flush& flush, cudaStream_t s)
 int main(int argc, char** argv) {
   try {
     if (argc < 2) throw gemmtune::InputError("usage: padded_copy_probe MxK...");
-    const gemmtune::DeviceInfo device = gemmtune::query_device(0);
-    const gemmtune::L2Flush flush(device.l2_bytes);
-    const gemmtune::CudaStream stream;
+    std::vector<std::pair<long long, long long>> sizes;
     for (int i = 1; i < argc; ++i) {
       long long m = 0, k = 0;
       char tail = 0;
       if (std::sscanf(argv[i], "%lldx%lld%c", &m, &k, &tail) != 2 || m < 1 || k < 1)
         throw gemmtune::InputError(std::string("'") + argv[i] + "' is not MxK with positive M and K");
-      gemmtune::probe(m, k, flush, stream.get());
+      sizes.emplace_back(m, k);
     }
+    const gemmtune::DeviceInfo device = gemmtune::query_device(0);
+    const gemmtune::L2Flush flush(device.l2_bytes);
+    const gemmtune::CudaStream stream;
+    for (const auto& [m, k] : sizes) gemmtune::probe(m, k, flush, stream.get());
+  } catch (const gemmtune::Error& e) {
+    std::fprintf(stderr, "padded_copy_probe: %s\n", e.what());
+    return static_cast<int>(e.code());
   } catch (const std::exception& e) {
     std::fprintf(stderr, "padded_copy_probe: %s\n", e.what());
     return 1;
