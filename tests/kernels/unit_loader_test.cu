@@ -37,14 +37,15 @@ Matrix make_matrix(std::int64_t rows, std::int64_t ld, int skew) {
   return m;
 }
 
-// Tile rows × len of stored rows row0.. (floats col0..) as a cursor lays it out for the tile kt tiles after k0, read
-// back at each row's shift and compared with the matrix; bytes read outside the matrix counted. Where the cursor
-// counts the tile among its whole tiles (load()'s path without bounds), every copy must be the whole unit at
-// src + kt·step. Adds to `whole` and `partial` the copies of the tile each path issues.
+// The copies a test's tiles issued on load()'s path without bounds (whole) and on its general path (partial).
 struct PathCounts {
   int whole = 0, partial = 0;
 };
 
+// Tile rows × len of stored rows row0.. (floats col0..) as a cursor lays it out for the tile kt tiles after k0, read
+// back at each row's shift and compared with the matrix; bytes read outside the matrix counted. Where the cursor
+// counts the tile among its whole tiles (load()'s path without bounds), every copy must be the whole unit at
+// src + kt·step. Adds the tile's copies to `counts` by the path that issues them.
 template <int kRows, int kLen, bool kMnMajor>
 void check_tile(PathCounts& counts, const Matrix& m, std::int64_t row_limit, std::int64_t col_limit,
                 std::int64_t tile_row0, std::int64_t k0, int kt) {
