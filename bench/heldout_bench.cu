@@ -17,16 +17,22 @@
 //   stream/cold   the same, with L2 overwritten before the batch and the calls rotating over inputs past 2× L2;
 //   graph/warm    one CUDA graph of those 20 calls, captured once and replayed;
 //   graph/cold    the same with rotating inputs and L2 overwritten before each replay.
-// Each batch is queued behind a blocking kernel (host launch latency stays out) and timed with CUDA events around
-// the batch, divided by its calls; the two sides alternate which goes first; median over the rounds. Rounds go on
-// past --rounds (up to --max-rounds) while the 95% interval of the median ratio is wider than ±1%: some clustered
-// cuBLASLt algos run each batch at one of several speeds (144x3072x13824 tf32 cold: 95 to 129 us per call), and
-// short split-k calls vary by ±2% from round to round (167x160x5584 tf32 from a graph: two graphs of the very same
-// cuBLASLt calls gave medians of 41 rounds from 0.990 to 1.008 of each other), which ±1.5% left at the 0.98 bar.
+// Each batch is queued behind a blocking kernel (host launch latency stays out), which holds the GPU idle for at least
+// --idle-ms before it (default 10, as scripts/compare_torch.py's spin: its sides are set beside these times), and is
+// timed with CUDA events around the batch, divided by its calls; the two sides alternate which goes first; median
+// over the rounds. Rounds go on past --rounds (up to --max-rounds) while the 95% interval of the median ratio is wider
+// than ±1%: some clustered cuBLASLt algos run each batch at one of several speeds (144x3072x13824 tf32 cold: 95 to
+// 129 us per call), and short split-k calls vary by ±2% from round to round (167x160x5584 tf32 from a graph: two
+// graphs of the very same cuBLASLt calls gave medians of 41 rounds from 0.990 to 1.008 of each other), which ±1.5%
+// left at the 0.98 bar.
 //
 //   heldout_bench --db FILE --shapes FILE [--json OUT] [--rounds N] [--max-rounds N] [--calls N] [--confirm]
 //                 [--max-trial-candidates N] [--fp32-equivalent] [--no-replays] [--epilogues none,bias+gelu]
-//                 [--modes tf32,fp32]
+//                 [--modes tf32,fp32] [--idle-ms N]
+// --idle-ms: the least time the blocking kernel holds the GPU before each batch. Back to back, big batches held the
+// H200 at its 700 W cap: 5082x308x5900 fp32 ran 455-555 us a call here at 1590-1965 MHz (median 693 W), and 456-458
+// us in compare_torch's process, whose 10 ms spin before each batch kept 1980 MHz, so a ratio between the two
+// processes measured the duty cycle (results/nvidia-h200/duty_cycle_clocks.txt). 0: the batches back to back.
 // --confirm: the runtime confirms each stand-in on first use (RuntimeOptions::confirm_standins, its default);
 // without it the option is off and the evidence rules alone decide. Either way a runtime resolves each problem at a
 // first call on the warm set's buffers, as a program's first call does (so its trial times those operands), before
@@ -41,6 +47,7 @@
 // the torch.compile comparison (scripts/bench_compile.sh) times bias+gelu only, each mode on a GPU of its own.
 // The shapes file: {"seed": S, "shapes": [{"m": M, "n": N, "k": K, "tuned": true|false}, ...]}.
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -48,6 +55,7 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -85,6 +93,7 @@ struct Args {
   bool replays = true;            // RuntimeOptions::replay_repeated_calls
   std::vector<std::string> epilogues{"none", "bias+gelu"};
   std::vector<MathMode> modes{MathMode::Tf32, MathMode::Fp32};
+  int idle_ms = 10;
 };
 
 struct HeldoutShape {
@@ -178,6 +187,7 @@ struct Bench {
   int rounds;
   int max_rounds;
   int calls;
+  std::chrono::milliseconds idle;  // the least time the blocking kernel holds the GPU before a batch
 };
 
 struct SideBySide {
@@ -231,11 +241,13 @@ SideBySide time_condition(const Condition& c, const ProblemBuffers& buffers, Cal
   const CudaEvent start, stop;
   int flushes = 0;
   const auto batch_us = [&](bool side_a) {
+    const auto blocked_at = std::chrono::steady_clock::now();
     b.blocker.block(b.s);
     if (c.cold) GT_CUDA_CALL(cudaMemsetAsync(b.flush.get(), ++flushes & 0xff, b.flush.size(), b.s));
     start.record(b.s);
     run_side(side_a);
     stop.record(b.s);
+    std::this_thread::sleep_until(blocked_at + b.idle);
     b.blocker.release();
     GT_CUDA_CALL(cudaStreamSynchronize(b.s));
     if (b.blocker.timed_out())
@@ -318,7 +330,8 @@ void run(const Args& a) {
   const LtHandle lt = make_lt_handle();
   BlockingKernel blocker;
   DeviceBuffer<unsigned char> flush(2 * device.l2_bytes);
-  Bench bench{stream.get(), blocker, flush, a.rounds, std::max(a.rounds, a.max_rounds), a.calls};
+  Bench bench{stream.get(), blocker, flush, a.rounds, std::max(a.rounds, a.max_rounds), a.calls,
+              std::chrono::milliseconds(a.idle_ms)};
   std::mt19937_64 fresh(std::random_device{}());
 
   json records = json::array();
@@ -406,7 +419,8 @@ void run(const Args& a) {
                   std::to_string(std::max(a.rounds, a.max_rounds)) +
                   " while the 95% interval of the median ratio is wider than +-1%) of one batch of " +
                   std::to_string(a.calls) +
-                  " back-to-back calls per side behind a blocking kernel, order alternating; CUDA events around the "
+                  " back-to-back calls per side behind a blocking kernel that holds the GPU idle for at least " +
+                  std::to_string(a.idle_ms) + " ms, order alternating; CUDA events around the "
                   "batch / calls; speedup: median over the rounds of heuristic / runtime within a round; stream: "
                   "launched into the stream, graph: one captured graph of the batch replayed; "
                   "warm: the same buffers every call; cold: L2 overwritten before the batch and the calls rotating "
@@ -428,7 +442,7 @@ int main(int argc, char** argv) {
   const char* usage =
       "usage: heldout_bench --db FILE --shapes FILE [--json OUT] [--rounds N] [--max-rounds N] [--calls N] "
       "[--confirm] [--max-trial-candidates N] [--fp32-equivalent] [--no-replays] [--epilogues none,bias+gelu] "
-      "[--modes tf32,fp32]\n";
+      "[--modes tf32,fp32] [--idle-ms N]\n";
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     const bool has_value = i + 1 < argc;
@@ -483,6 +497,14 @@ int main(int argc, char** argv) {
         return 2;
       }
       (arg == "--rounds" ? a.rounds : arg == "--calls" ? a.calls : a.max_rounds) = v;
+    } else if (arg == "--idle-ms" && has_value) {
+      char* end = nullptr;
+      const long v = std::strtol(argv[++i], &end, 10);
+      a.idle_ms = static_cast<int>(v);
+      if (end == argv[i] || *end != '\0' || v < 0 || v > 1000) {
+        std::fprintf(stderr, "heldout_bench: --idle-ms must be 0..1000\n%s", usage);
+        return 2;
+      }
     } else if (arg == "--max-trial-candidates" && has_value) {
       a.max_trial_candidates = std::atoi(argv[++i]);
       if (a.max_trial_candidates < 1 || a.max_trial_candidates > 64) {
