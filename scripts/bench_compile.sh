@@ -9,7 +9,7 @@
 #     heldout_bench times the runtime (every shape's exact tuned entry, so the first-use trial, which only confirms
 #     stand-ins, has nothing to do) against heuristic-first, in the four conditions;
 #     scripts/compare_torch.py --compiled times eager and the compiled op in the same conditions, with compile times,
-#     and with SAME_PROCESS=1 (--runtime-db) the runtime again on the part's db through `import gemmtune`, in that
+#     and (--runtime-db, unless SAME_PROCESS=0) the runtime again on the part's db through `import gemmtune`, in that
 #     same process, the sides taking turns every round: heldout_bench's ratio to the compiled op spans two processes;
 #   scripts/compile_report.py joins the parts into OUT_DIR/compile_compare.json and prints the table and targets.
 # Inductor's max-autotune takes 11-17 s per shape in tf32 and 44-67 s in fp32 on the H200 (../shared/DEVICE.md), so
@@ -17,11 +17,13 @@
 # GPU: sweep, runtime, eager and compiled), and FP32_COUNT=N takes fp32 on the first N shapes only (they alternate
 # unaligned and aligned). MODES="fp32" (default "tf32 fp32") runs one mode alone. ONLY="MxNxK,..." keeps those shapes of
 # the draw alone (a re-run of the shapes a change was meant for, beside the same draw's earlier file).
-# SAME_PROCESS=1 needs BUILD_DIR/python's gemmtune package (built with the Python bindings); without it that side is
-# left out and the script says so. It is off by default: its first run (H200, 2026-11-30) ended in a segmentation
-# fault before its first timing, with eager and the runtime alone on two shapes, not yet understood (issue 49's note).
+# The one-process side needs BUILD_DIR/python's gemmtune package (built with the Python bindings); without it that side
+# is left out and the script says so. Where the two measures differ it is the process, not the choice: seed 9709's
+# 5329x2404x1496 ran one cuBLASLt kernel 168-181 us in heldout_bench's process and 160-161 in compare_torch's (H200,
+# 2026-11-30). Its first run (2026-11-30, a tree built on the GPU machine at 88df154) ended in a segmentation fault;
+# five runs since (22f0d30, one and two GPUs, compute-sanitizer's memcheck over the same stream changes) did not.
 #
-# usage: [GPUS=0 | GPUS=0,1,...] [FP32_COUNT=N] [MODES="tf32 fp32"] [MAX_MNK=3.2e10] [ONLY=MxNxK,...] [SAME_PROCESS=1]
+# usage: [GPUS=0 | GPUS=0,1,...] [FP32_COUNT=N] [MODES="tf32 fp32"] [MAX_MNK=3.2e10] [ONLY=MxNxK,...] [SAME_PROCESS=0]
 #          scripts/bench_compile.sh [BUILD_DIR=build] [OUT_DIR=results/<gpu-slug>] [SEED=4901] [COUNT=24]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -60,7 +62,7 @@ PY
 fi
 start=$SECONDS
 same_process=""
-if [[ ${SAME_PROCESS:-0} == 1 ]]; then
+if [[ ${SAME_PROCESS:-1} == 1 ]]; then
   if why=$(PYTHONPATH=$build/python${PYTHONPATH:+:$PYTHONPATH} python3 -c "import gemmtune" 2>&1); then
     export PYTHONPATH=$build/python${PYTHONPATH:+:$PYTHONPATH}
     same_process=yes
