@@ -18,10 +18,9 @@
 # unaligned and aligned). MODES="fp32" (default "tf32 fp32") runs one mode alone. ONLY="MxNxK,..." keeps those shapes of
 # the draw alone (a re-run of the shapes a change was meant for, beside the same draw's earlier file).
 # The one-process side needs BUILD_DIR/python's gemmtune package (built with the Python bindings); without it that side
-# is left out and the script says so. Where the two measures differ it is the process, not the choice: seed 9709's
-# 5329x2404x1496 ran one cuBLASLt kernel 168-181 us in heldout_bench's process and 160-161 in compare_torch's (H200,
-# 2026-11-30). Its first run (2026-11-30, a tree built on the GPU machine at 88df154) ended in a segmentation fault;
-# five runs since (22f0d30, one and two GPUs, compute-sanitizer's memcheck over the same stream changes) did not.
+# is left out and the script says so. Its first run (2026-11-30, a tree built on the GPU machine at 88df154) ended in a
+# segmentation fault; none of the thirteen compare_torch.py --runtime-db processes since did (22f0d30's binaries, one
+# and two H200s), nor compute-sanitizer's memcheck over the same stream changes.
 #
 # usage: [GPUS=0 | GPUS=0,1,...] [FP32_COUNT=N] [MODES="tf32 fp32"] [MAX_MNK=3.2e10] [ONLY=MxNxK,...] [SAME_PROCESS=0]
 #          scripts/bench_compile.sh [BUILD_DIR=build] [OUT_DIR=results/<gpu-slug>] [SEED=4901] [COUNT=24]

@@ -23,8 +23,9 @@ compiled_rel_err (its output against eager's, relative to eager's largest magnit
 
 --runtime-db DB (with --shapes) also times our tuned runtime in this process: gemmtune.Runtime(DB).forward on the same
 tensors, into one preallocated output per input set, as runtime_here_us. heldout_bench times the runtime in a process
-of its own, so its ratio to the compiled op carries two processes' drift (clock and power state, where allocations
-lie, which speed a clustered cuBLASLt kernel settles in); here the sides share one process and take turns every round.
+of its own, so its ratio to the compiled op carries two processes' drift (where allocations lie, which speed a
+clustered cuBLASLt kernel settles in; the power state, which both now set alike by idling the GPU 10 ms before each
+batch); here the sides share one process and take turns every round.
 
 The sides of one condition take turns round by round, the first of them rotating, so a drift of the GPU's clock
 within the condition reaches each side alike.
@@ -96,6 +97,9 @@ def do_bench_us(fn):
 # GPU clock cycles of spin a condition's batch is queued behind (~10 ms at the H200's 1.98 GHz). The 2M cycles used
 # until 2026-11-30 left ~1 ms, and where Inductor picked a Triton GEMM, launched from Python, its 20 calls took longer
 # than that to queue: seed 9708's 703x880x828 tf32 bias+gelu ran 61.7 us a call in a stream against 24.1 from a graph.
+# bench/heldout_bench.cu holds the GPU idle as long before its batches (--idle-ms 10), so big GEMMs run at the same
+# duty cycle in both processes: back to back they ran at the 700 W cap, 5082x308x5900 fp32 at 532 us a call against
+# 454 here (results/nvidia-h200/duty_cycle_clocks.txt).
 CONDITION_SPIN_CYCLES = 20_000_000
 
 

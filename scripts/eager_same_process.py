@@ -6,12 +6,13 @@ minutes apart. On the H200 that put one cuBLASLt kernel at 114.5 us in a 24-shap
 ran its shape alone, while PyTorch's process measured 93-94 us for its own kernel (4754x3072x1024 tf32): a GEMM's
 speed follows where its operands lie, by up to 13% between allocations, and the clock under the power cap
 (results/nvidia-h200/address_speed_probe.txt), so two processes' conditions differ by more than the 1% the
-comparison allows. Here each case runs through gemmtune.Runtime (a db, the
+comparison allows. The largest part was the duty cycle: heldout_bench ran its batches back to back, at the 700 W cap,
+and compare_torch.py's after a 10 ms spin, at 1980 MHz; heldout_bench now idles as long (--idle-ms,
+results/nvidia-h200/duty_cycle_clocks.txt). Here each case runs through gemmtune.Runtime (a db, the
 first-use trial on, as heldout_bench --confirm) and through PyTorch eager (torch.mm, or addmm + gelu(tanh), as
 compare_torch.py) on the same tensors in the same process, alternating, CUDA events around back-to-back calls, warm
 (stream/warm), median of the rounds: a ratio that both sides' drift hits alike. Each batch is queued behind ~1 ms of
-GPU spin, as both processes of the benchmark time it (one_process_stream_warm: the GPU's time per call, the view the
-targets are judged on); and the same calls are timed again as a Python loop issues them (one_process_python_loop:
+GPU spin, both sides alike (one_process_stream_warm: the GPU's time per call, the view the targets are judged on); and the same calls are timed again as a Python loop issues them (one_process_python_loop:
 where a call's host time exceeds its GPU time the host sets the pace, and the runtime's Python call pays its own
 launch cost beside torch.mm's; scripts/bench_python_overhead.py holds that cost to its own targets).
 

@@ -24,8 +24,9 @@ def batch_us(fn, calls=20, spin_cycles=0):
 
 def per_call_us(fn, rounds=7, calls=20, queued=False):
     """Microseconds per call of fn: one call to warm up, then `rounds` batches of `calls` back to back. queued: each
-    batch is queued behind ~1 ms of GPU spin, as scripts/compare_torch.py and bench/heldout_bench.cu time a call (the
-    GPU's time per call, the host's launch cost left out); else the batch runs as a Python loop issues it (a call
+    batch is queued behind ~1 ms of GPU spin (the GPU's time per call, the host's launch cost left out; both sides of
+    a one-process comparison alike, where scripts/compare_torch.py and bench/heldout_bench.cu, whose times are set
+    side by side across processes, both hold 10 ms); else the batch runs as a Python loop issues it (a call
     whose host time is longer than its GPU time is timed by the host)."""
     fn()
     torch.cuda.synchronize()
