@@ -19,7 +19,8 @@ Targets (issue 49), per condition (stream/graph x warm/cold):
   tf32, the both-unaligned half: geomean >= 50% of the dense tf32 peak and >= 2x cuBLASLt heuristic-first.
 vs_compiled divides two processes' timings. Where the run has runtime_here_us, vs_compiled_here = compiled_us /
 runtime_here_us is the same ratio timed in one process, and each summary gives the every-shape counts on it too
-(min_vs_compiled_here, below_0.99_here): a shape below 0.99x on one measure and not the other is a gap of the
+(min_vs_compiled_here, below_0.99_here) and the every-shape target judged on it (target_every_shape_0.99_here,
+where every shape of the group has it): a shape below 0.99x on one measure and not the other is a gap of the
 processes, not of the choice.
 
 usage: compile_report.py --bench B.json [--bench ...] --torch T.json [--torch ...] --sweep S.json [--sweep ...]
@@ -169,6 +170,10 @@ def main():
                 s["min_vs_compiled_here"] = min(r["vs_compiled_here"] for r in here)
                 s["min_shape_here"] = min(here, key=lambda r: r["vs_compiled_here"])["shape"]
                 s["below_0.99_here"] = sum(r["vs_compiled_here"] < 0.99 for r in here)
+                # The same target on the ratio whose sides share a process, a clock and a duty cycle; judged only
+                # where every shape of the group has it.
+                if len(here) == len(rs):
+                    s["target_every_shape_0.99_here"] = s["below_0.99_here"] == 0
             if mode == "tf32":
                 s["target_geomean_1.2"] = s["geomean_vs_compiled"] >= 1.2
                 un = [r for r in rs if r["both_unaligned"]]

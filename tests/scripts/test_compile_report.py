@@ -125,9 +125,23 @@ class CompileReport(unittest.TestCase):
         self.assertEqual(s["below_0.99_here"], 0)
         self.assertEqual(s["same_process_shapes"], 2)
         self.assertAlmostEqual(s["min_vs_compiled_here"], 98.0 / 96.0)
+        self.assertTrue(s["target_every_shape_0.99_here"])
+        self.assertFalse(s["target_every_shape_0.99"])
         self.assertIn("in one process: geomean", proc.stdout)
+        self.assertIn("MISSED: target_every_shape_0.99", proc.stdout)
+        self.assertRegex(proc.stdout, r"met: [^;]*target_every_shape_0\.99_here")
         doc_without, _ = self.joined({"1000x1001x999": 150.0, "1000x1000x1000": 98.0})
         self.assertNotIn("below_0.99_here", doc_without["summary"][0], "no same-process side, no such count")
+        self.assertNotIn("target_every_shape_0.99_here", doc_without["summary"][0])
+
+    def test_a_shape_below_099x_compiled_in_one_process_misses_the_one_process_target(self):
+        with tempfile.TemporaryDirectory() as d:
+            proc, doc = report(d, run_files(d, {"1000x1001x999": 150.0, "1000x1000x1000": 98.0}, runtime_here_us=99.5))
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        s = doc["summary"][0]
+        self.assertEqual(s["below_0.99_here"], 1)
+        self.assertFalse(s["target_every_shape_0.99_here"])
+        self.assertIn("target_every_shape_0.99_here", proc.stdout.split("MISSED:")[1])
 
     def test_a_run_without_the_compiled_side_is_refused(self):
         with tempfile.TemporaryDirectory() as d:
