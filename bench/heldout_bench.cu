@@ -30,7 +30,7 @@
 //                 [--max-trial-candidates N] [--fp32-equivalent] [--no-replays] [--epilogues none,bias+gelu]
 //                 [--modes tf32,fp32] [--idle-ms N]
 // --idle-ms: the least time the blocking kernel holds the GPU before each batch. Back to back, big batches held the
-// H200 at its 700 W cap: 5082x308x5900 fp32 ran 455-555 us a call here at 1590-1965 MHz (median 693 W), and 456-458
+// H200 at its 700 W cap: 5082x308x5900 fp32 ran 462-532 us a call here at 1515-1980 MHz (median 694 W), and 454-457
 // us in compare_torch's process, whose 10 ms spin before each batch kept 1980 MHz, so a ratio between the two
 // processes measured the duty cycle (results/nvidia-h200/duty_cycle_clocks.txt). 0: the batches back to back.
 // --confirm: the runtime confirms each stand-in on first use (RuntimeOptions::confirm_standins, its default);
@@ -500,11 +500,11 @@ int main(int argc, char** argv) {
     } else if (arg == "--idle-ms" && has_value) {
       char* end = nullptr;
       const long v = std::strtol(argv[++i], &end, 10);
-      a.idle_ms = static_cast<int>(v);
       if (end == argv[i] || *end != '\0' || v < 0 || v > 1000) {
         std::fprintf(stderr, "heldout_bench: --idle-ms must be 0..1000\n%s", usage);
         return 2;
       }
+      a.idle_ms = static_cast<int>(v);
     } else if (arg == "--max-trial-candidates" && has_value) {
       a.max_trial_candidates = std::atoi(argv[++i]);
       if (a.max_trial_candidates < 1 || a.max_trial_candidates > 64) {

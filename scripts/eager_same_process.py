@@ -12,9 +12,10 @@ results/nvidia-h200/duty_cycle_clocks.txt). Here each case runs through gemmtune
 first-use trial on, as heldout_bench --confirm) and through PyTorch eager (torch.mm, or addmm + gelu(tanh), as
 compare_torch.py) on the same tensors in the same process, alternating, CUDA events around back-to-back calls, warm
 (stream/warm), median of the rounds: a ratio that both sides' drift hits alike. Each batch is queued behind ~1 ms of
-GPU spin, both sides alike (one_process_stream_warm: the GPU's time per call, the view the targets are judged on); and the same calls are timed again as a Python loop issues them (one_process_python_loop:
-where a call's host time exceeds its GPU time the host sets the pace, and the runtime's Python call pays its own
-launch cost beside torch.mm's; scripts/bench_python_overhead.py holds that cost to its own targets).
+GPU spin, both sides alike (one_process_stream_warm: the GPU's time per call, the view the targets are judged on);
+and the same calls are timed again as a Python loop issues them (one_process_python_loop: where a call's host time
+exceeds its GPU time the host sets the pace, and the runtime's Python call pays its own launch cost beside
+torch.mm's; scripts/bench_python_overhead.py holds that cost to its own targets).
 
 Cases:
   --shapes FILE   every shape of a held-out seed (scripts/heldout_shapes.py's format) x --modes x --epilogues, with
