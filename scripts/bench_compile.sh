@@ -19,7 +19,7 @@
 # the draw alone (a re-run of the shapes a change was meant for, beside the same draw's earlier file).
 # The one-process side needs BUILD_DIR/python's gemmtune package (built with the Python bindings); without it that side
 # is left out and the script says so. Its first run (2026-11-30, a tree built on the GPU machine at 88df154) ended in a
-# segmentation fault; none of the thirteen compare_torch.py --runtime-db processes since did (22f0d30's binaries, one
+# segmentation fault; none of the fourteen compare_torch.py --runtime-db processes since did (22f0d30's binaries, one
 # and two H200s), nor compute-sanitizer's memcheck over the same stream changes.
 #
 # usage: [GPUS=0 | GPUS=0,1,...] [FP32_COUNT=N] [MODES="tf32 fp32"] [MAX_MNK=3.2e10] [ONLY=MxNxK,...] [SAME_PROCESS=0]
