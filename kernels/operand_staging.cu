@@ -7,6 +7,7 @@
 #include "cuda/cuda_call.hpp"
 #include "kernels/padded_copy.hpp"
 #include "kernels/ptx.cuh"
+#include "kernels/staged_b.hpp"
 
 namespace gemmtune::kernels {
 namespace {
@@ -91,15 +92,30 @@ void transpose_to_k_major(const TransposedCopy& c, cudaStream_t s) {
   GT_CUDA_CHECK_LAUNCH();
 }
 
+// B as a _staged_b variant copies it: whole, where the copy engine would read it by class of rows.
+StagedCopy staged_b_copy(const OperandView& b) {
+  StagedCopy c = staged_copy(b, false);
+  if (b_read_by_class(b)) c.floats = static_cast<std::size_t>(c.rows) * static_cast<std::size_t>(c.ld);
+  return c;
+}
+
 }  // namespace
 
+std::size_t staged_b_copies_floats(const OperandView& a, const OperandView& b) {
+  const std::size_t floats_a = staged_copy(a, true).floats, floats_b = staged_b_copy(b).floats;
+  return floats_b == 0 ? floats_a : staging_boundary(floats_a) + floats_b;
+}
+
 bool stage_operands(OperandView& a, OperandView& b, const LaunchScratch& scratch, cudaStream_t s) {
+  // The scratch a variant sizes says which copies it makes: a staged variant's holds B's copy only where B cannot be
+  // read by class, a _staged_b variant's (staged_b.hpp) holds B's copy there too.
+  const bool copy_b = b_read_by_class(b) && scratch.staging && scratch.staging_floats >= staged_b_copies_floats(a, b);
   std::size_t used = 0;
   bool copied = false;
   PaddedCopy copies[2];
   int n_copies = 0;
   for (OperandView* v : {&a, &b}) {
-    const StagedCopy c = staged_copy(*v, v == &a);
+    const StagedCopy c = v == &a ? staged_copy(a, true) : copy_b ? staged_b_copy(b) : staged_copy(b, false);
     if (c.floats == 0) continue;
     if (!scratch.staging || used + c.floats > scratch.staging_floats) {
       if (c.transposed)

@@ -4,6 +4,7 @@
 
 #include "common/error.hpp"
 #include "kernels/operand_staging.hpp"
+#include "kernels/staged_b.hpp"
 #include "kernels/stream_k.cuh"
 
 namespace gemmtune::kernels {
@@ -48,8 +49,10 @@ const std::vector<int> kWgmmaSplitSlices = {2, 3, 4, 5, 8};
 // A staged variant copies at most 256 MiB per call (at ~3 TB/s, ~170 us of copy), a bound on its scratch too.
 constexpr std::size_t kMaxStagingFloats = std::size_t{64} << 20;
 
-// What names a staged twin: "<its unstaged twin's name>_staged", and a Stream-K variant: "<its tile's name>_streamk".
+// What names a staged twin: "<its unstaged twin's name>_staged" (or "_staged_b", which copies B too), and a Stream-K
+// variant: "<its tile's name>_streamk".
 const std::string kStagedSuffix = "_staged";
+const std::string kStagedBSuffix = "_staged_b";
 const std::string kStreamKSuffix = "_streamk";
 
 // Output tiles of a tile shape over p's Y: split-k's tickets, and the tiles a Stream-K launch shares out.
@@ -69,28 +72,36 @@ std::string cluster_device_limits() {
   return clusters ? "" : "thread-block clusters need compute capability 9.0 or newer, which this GPU is not";
 }
 
-// Staged twins (KernelVariant::staged) only where the TMA pipeline is what an unaligned operand misses: wgmma.
+// Staged twins (KernelVariant::staged, stages_b) only where the TMA pipeline is what an unaligned operand misses:
+// wgmma.
+enum class Staging { None, Staged, StagedB };
+
 void add_family(std::vector<KernelVariant>& registry, Family family, MathMode mode,
                 const std::vector<CompiledVariant>& compiled, FamilyLimits limits = {}) {
   const bool wgmma = family == Family::WgmmaTf32 || family == Family::Wgmma3xTf32;
-  for (const bool staged : {false, true}) {
-    if (staged && !wgmma) break;
-    const std::string suffix = staged ? kStagedSuffix : "";
+  for (const Staging staging : {Staging::None, Staging::Staged, Staging::StagedB}) {
+    if (staging != Staging::None && !wgmma) break;
+    const bool staged = staging != Staging::None;
+    const std::string suffix = staging == Staging::StagedB ? kStagedBSuffix : staged ? kStagedSuffix : "";
+    const auto add = [&](KernelVariant v) {
+      v.stages_b = staging == Staging::StagedB;
+      registry.push_back(std::move(v));
+    };
     for (const CompiledVariant& c : compiled) {
       const std::string name = variant_name(family, mode, c.tile);
       FamilyLimits variant_limits = limits;
       if (c.tile.cluster > 1 && !variant_limits.device) variant_limits.device = &cluster_device_limits;
       const int slices = c.slices_for ? KernelVariant::kSlicesPerProblem : 1;
-      registry.push_back(KernelVariant{name + suffix, family, c.tile, mode, 1, slices, staged, c.launch,
-                                       variant_limits, c.slices_for});
+      add(KernelVariant{name + suffix, family, c.tile, mode, 1, slices, staged, c.launch, variant_limits,
+                        c.slices_for});
       // No staged twin: what Stream-K needs aligned, a copy would not make so (Y).
       if (c.stream_k_launch && !staged)
-        registry.push_back(KernelVariant{name + kStreamKSuffix, family, c.tile, mode, 1, 1, false,
-                                         c.stream_k_launch, variant_limits, nullptr, true});
+        add(KernelVariant{name + kStreamKSuffix, family, c.tile, mode, 1, 1, false, c.stream_k_launch,
+                          variant_limits, nullptr, true});
       if (!c.split_k) continue;
       for (int slices : wgmma ? kWgmmaSplitSlices : kSplitSlices)
-        registry.push_back(KernelVariant{name + "_split" + std::to_string(slices) + suffix, family, c.tile, mode, 1,
-                                         slices, staged, c.launch, limits});
+        add(KernelVariant{name + "_split" + std::to_string(slices) + suffix, family, c.tile, mode, 1, slices, staged,
+                          c.launch, limits});
     }
   }
 }
@@ -169,6 +180,9 @@ std::string KernelVariant::unsupported_reason(const GemmProblem& p) const {
   if (const std::size_t staging = staging_floats(p); staged && staging == 0)
     return "nothing to copy: A's leading dimension is a multiple of 4 floats and A is stored m×k already, and B's is "
            "too or B is read in place by class of rows: the unstaged twin runs the same kernel without the copy";
+  else if (stages_b && !b_read_by_class(operand_b(p, GemmOperands{})))
+    return "B is not read by class of rows here (its leading dimension is a multiple of 4 floats, or it has too few "
+           "rows): the _staged twin makes the same copies";
   else if (staging > kMaxStagingFloats)
     return "staging would copy " + std::to_string(staging * sizeof(float) >> 20) + " MiB, more than " +
            std::to_string(kMaxStagingFloats * sizeof(float) >> 20);
@@ -198,7 +212,8 @@ std::size_t KernelVariant::staging_floats(const GemmProblem& p) const {
   if (!staged) return 0;
   // Null pointers count as aligned: what the problem's leading dimensions alone require.
   const GemmOperands none;
-  return staged_copies_floats(operand_a(p, none), operand_b(p, none));
+  const OperandView a = operand_a(p, none), b = operand_b(p, none);
+  return stages_b ? staged_b_copies_floats(a, b) : staged_copies_floats(a, b);
 }
 
 std::size_t KernelVariant::staging_offset(std::size_t partial_floats) { return staging_boundary(partial_floats); }
@@ -243,7 +258,11 @@ const KernelVariant& alignment_twin(const KernelVariant& v, const GemmProblem& p
     const KernelVariant* tile = find_kernel_variant(v.name.substr(0, v.name.size() - kStreamKSuffix.size()));
     return tile ? alignment_twin(*tile, p) : v;
   }
-  const std::string unstaged = v.staged ? v.name.substr(0, v.name.size() - kStagedSuffix.size()) : v.name;
+  // A _staged_b variant stays itself where B is read by class, the copy it was chosen for; elsewhere it is what its
+  // _staged twin is.
+  if (v.stages_b && b_read_by_class(operand_b(p, GemmOperands{}))) return v;
+  const std::size_t suffix = v.stages_b ? kStagedBSuffix.size() : v.staged ? kStagedSuffix.size() : 0;
+  const std::string unstaged = v.name.substr(0, v.name.size() - suffix);
   const KernelVariant* staged = find_kernel_variant(unstaged + kStagedSuffix);
   if (!staged) return v;  // a family without staging
   const KernelVariant* plain = find_kernel_variant(unstaged);

@@ -47,6 +47,10 @@ struct KernelVariant {
   // quantize badly against the SMs; it runs only those it streams, with rows the copy engine can read and store
   // (stream_k_unsupported_reason).
   bool stream_k = false;
+  // A "_staged_b" twin of a staged variant (kernels/staged_b.hpp): it copies B too where the copy engine would read B
+  // by class of rows, and runs only such problems (elsewhere its "_staged" twin makes the same copies). staged is set
+  // as well: it copies what a staged variant copies.
+  bool stages_b = false;
 
   static constexpr int kSlicesPerProblem = 0;
   // How many blocks share each output tile's k when this variant runs p.
@@ -63,8 +67,8 @@ struct KernelVariant {
   // 16-byte aligned, known only at launch, sends it to the cp.async pipeline, which sums through these.
   std::size_t split_k_partial_floats(const GemmProblem& p) const;
   std::size_t split_k_tickets(const GemmProblem& p) const;
-  // The staged copies of p's operands (0 unless staged), and where they start in a launch's scratch: after the
-  // partials, 256-byte aligned as the copy engine wants its bases.
+  // The staged copies of p's operands (0 unless staged; B's as well for stages_b), and where they start in a launch's
+  // scratch: after the partials, 256-byte aligned as the copy engine wants its bases.
   std::size_t staging_floats(const GemmProblem& p) const;
   static std::size_t staging_offset(std::size_t partial_floats);
   // All the scratch a launch of p needs, partials and copies: what a lent workspace must hold (LaunchScratchBuffer).

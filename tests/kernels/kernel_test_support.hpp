@@ -84,8 +84,9 @@ VariantErrors run_against_reference(const kernels::KernelVariant& v, const GemmP
                                     int skew = 0, int y_skew = 0);
 
 // A variant that leaves p to another variant of its tile: a staged one with nothing to copy (its unstaged twin runs
-// the same kernel), a Stream-K one that would not stream p or whose rows the copy engine cannot take
-// (kernels/registry.hpp). Tests that run every variant on a problem set skip such pairs.
+// the same kernel), a _staged_b one where B is not read by class (its _staged twin makes the same copies), a Stream-K
+// one that would not stream p or whose rows the copy engine cannot take (kernels/registry.hpp). Tests that run every
+// variant on a problem set skip such pairs.
 bool left_to_its_twin(const kernels::KernelVariant& v, const GemmProblem& p);
 
 // Every variant of `family` (at least three) on every coverage problem of its mode; fails the test with the problem key

@@ -31,11 +31,13 @@ GemmProblem problem_in(MathMode mode) {
   return p;
 }
 
-// problem_in, with k = 101 for a staged variant: A's rows (ld 101) are what it stages; m = 30 for the skinny families;
+// problem_in, with k = 101 for a staged variant: A's rows (ld 101) are what it stages, and n = 201 for a _staged_b
+// one, whose B (rows of 201, read by class) it copies too; m = 30 for the skinny families;
 // 1024×1024×8192 for a Stream-K variant, which streams its 32-64 tiles of 256 k tiles over 132 SMs.
 GemmProblem problem_for(const KernelVariant& v) {
   GemmProblem p = problem_in(v.mode);
   if (v.staged) p.k = 101;
+  if (v.stages_b) p.n = 201;
   if (is_skinny(v.family)) p.m = 30;
   if (v.stream_k) {
     p.m = p.n = 1024;
@@ -49,7 +51,7 @@ TEST(KernelRegistry, HasAtLeastEightVariantsPerModeWithUniqueStableNames) {
   int per_mode[3] = {0, 0, 0};  // unsplit variants: each a tile shape of its own
   const std::regex name_format(
       R"((fp32|tf32|3xtf32)_\d+x\d+x\d+_w\d+x\d+(_t\d+x\d+)?_s\d(_split\d|_c\d)?|)"
-      R"(wgmma_(tf32|3xtf32)_\d+x\d+x\d+_s\d(_split\d|_c\d|_streamk)?(_staged)?|)"
+      R"(wgmma_(tf32|3xtf32)_\d+x\d+x\d+_s\d(_split\d|_c\d|_streamk)?(_staged|_staged_b)?|)"
       R"(skinny_(mma_|stream_)?(fp32|tf32)_\d+x\d+x\d+_s\d|skinny_mma_3xtf32_\d+x\d+x\d+_s\d)");
   for (const KernelVariant& v : kernel_registry()) {
     EXPECT_TRUE(names.insert(v.name).second) << "duplicate " << v.name;
@@ -102,14 +104,15 @@ TEST(KernelRegistry, SplitVariantsShareTheirTwinsKernelAndNeedScratchPerTileAndS
       continue;
     }
     ++split_variants;
-    const std::string suffix = "_split" + std::to_string(v.slices) + (v.staged ? "_staged" : "");
+    const std::string staging = v.stages_b ? "_staged_b" : v.staged ? "_staged" : "";
+    const std::string suffix = "_split" + std::to_string(v.slices) + staging;
     ASSERT_GT(v.name.size(), suffix.size());
-    const KernelVariant* twin =
-        find_kernel_variant(v.name.substr(0, v.name.size() - suffix.size()) + (v.staged ? "_staged" : ""));
+    const KernelVariant* twin = find_kernel_variant(v.name.substr(0, v.name.size() - suffix.size()) + staging);
     ASSERT_NE(twin, nullptr) << v.name;
     EXPECT_EQ(twin->launch_fn, v.launch_fn) << v.name;
     EXPECT_EQ(twin->slices, 1) << v.name;
     EXPECT_EQ(twin->staged, v.staged) << v.name;
+    EXPECT_EQ(twin->stages_b, v.stages_b) << v.name;
     EXPECT_EQ(v.split_k_tickets(p), tiles) << v.name;
     EXPECT_EQ(v.split_k_partial_floats(p), tiles * static_cast<std::size_t>(v.slices * v.tile.bm * v.tile.bn))
         << v.name;
@@ -146,6 +149,7 @@ TEST(KernelRegistry, StreamKVariantsOfThreeTf32TilesNeedSlotsPerBlockAndRefuseWh
     EXPECT_EQ(v.family, Family::WgmmaTf32) << v.name;
     EXPECT_EQ(v.slices, 1) << v.name;
     EXPECT_FALSE(v.staged) << v.name;
+    EXPECT_FALSE(v.stages_b) << v.name;
     EXPECT_EQ(v.tile.cluster, 1) << v.name;
     ASSERT_GT(v.name.size(), suffix.size());
     ASSERT_EQ(v.name.substr(v.name.size() - suffix.size()), suffix);
@@ -211,35 +215,41 @@ TEST(KernelRegistry, LaunchRefusesASliceCountTheVariantCannotRun) {
 }
 
 // Staging exists for the TMA pipeline alone: every wgmma variant (split and clustered ones too, not Stream-K's) has a
-// "_staged" twin that launches the same kernel, and no other family has any.
-TEST(KernelRegistry, EveryWgmmaVariantAndNoOtherHasAStagedTwinOfTheSameKernel) {
-  int staged = 0;
+// "_staged" twin and a "_staged_b" twin that launch the same kernel, and no other family has any.
+TEST(KernelRegistry, EveryWgmmaVariantAndNoOtherHasStagedTwinsOfTheSameKernel) {
+  int staged = 0, stages_b = 0;
+  const auto ends_with = [](const std::string& name, const std::string& suffix) {
+    return name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
+  };
   for (const KernelVariant& v : kernel_registry()) {
     const bool wgmma = v.family == Family::WgmmaTf32 || v.family == Family::Wgmma3xTf32;
-    const std::string suffix = "_staged";
-    const bool named = v.name.size() > suffix.size() && v.name.compare(v.name.size() - suffix.size(), suffix.size(),
-                                                                        suffix) == 0;
-    EXPECT_EQ(v.staged, named) << v.name;
+    const bool named_b = ends_with(v.name, "_staged_b");
+    EXPECT_EQ(v.staged, named_b || ends_with(v.name, "_staged")) << v.name;
+    EXPECT_EQ(v.stages_b, named_b) << v.name;
     if (v.stream_k) {  // what it needs aligned (Y), no copy makes so
-      EXPECT_EQ(find_kernel_variant(v.name + suffix), nullptr) << v.name;
+      EXPECT_EQ(find_kernel_variant(v.name + "_staged"), nullptr) << v.name;
+      EXPECT_EQ(find_kernel_variant(v.name + "_staged_b"), nullptr) << v.name;
       continue;
     }
     if (!wgmma) {
       EXPECT_FALSE(v.staged) << v.name;
       continue;
     }
-    const KernelVariant* twin =
-        find_kernel_variant(v.staged ? v.name.substr(0, v.name.size() - suffix.size()) : v.name + suffix);
-    ASSERT_NE(twin, nullptr) << v.name;
-    EXPECT_NE(twin->staged, v.staged) << v.name;
-    EXPECT_EQ(twin->launch_fn, v.launch_fn) << v.name;
-    EXPECT_EQ(twin->slices, v.slices) << v.name;
-    staged += v.staged;
+    const std::string plain_name = v.name.substr(0, v.name.size() - (named_b ? 9 : v.staged ? 7 : 0));
+    for (const std::string& suffix : {std::string(), std::string("_staged"), std::string("_staged_b")}) {
+      const KernelVariant* twin = find_kernel_variant(plain_name + suffix);
+      ASSERT_NE(twin, nullptr) << v.name << " has no twin " << plain_name + suffix;
+      EXPECT_EQ(twin->launch_fn, v.launch_fn) << v.name;
+      EXPECT_EQ(twin->slices, v.slices) << v.name;
+    }
+    staged += v.staged && !v.stages_b;
+    stages_b += v.stages_b;
   }
 #if defined(GEMMTUNE_HAVE_WGMMA)
   EXPECT_GE(staged, 16);
+  EXPECT_EQ(stages_b, staged);
 #else
-  EXPECT_EQ(staged, 0);
+  EXPECT_EQ(staged + stages_b, 0);
   GTEST_SKIP() << "this build has no sm_90a code, so no wgmma variants to stage";
 #endif
 }
@@ -252,7 +262,7 @@ TEST(KernelRegistry, AStagedVariantCopiesOnlyUnalignedOrTransposedOperandsAndRef
   const KernelVariant* plain = nullptr;
   const KernelVariant* split = nullptr;
   for (const KernelVariant& v : kernel_registry()) {
-    if (!v.staged || v.mode != MathMode::Tf32) continue;
+    if (!v.staged || v.stages_b || v.mode != MathMode::Tf32) continue;
     if (!plain && v.slices == 1) plain = &v;
     if (!split && v.slices > 1) split = &v;
   }
@@ -296,6 +306,54 @@ TEST(KernelRegistry, AStagedVariantCopiesOnlyUnalignedOrTransposedOperandsAndRef
   EXPECT_EQ(split->scratch_floats(skinny),
             KernelVariant::staging_offset(split->split_k_partial_floats(skinny)) + 87u * 6160u);
   EXPECT_EQ(KernelVariant::staging_offset(65), 128u);
+}
+
+// A _staged_b variant copies what its _staged twin copies and B as well where B is read by class of rows (NN: n not a
+// multiple of 4, 8 or more rows of k; NT: k not, 4 or more rows of n), B after A at a 64-float boundary; it refuses
+// every other problem, and carried to one stands for its _staged twin there, or the unstaged one.
+TEST(KernelRegistry, AStagedBVariantAlsoCopiesTheBThatItsTwinReadsByClassAndRefusesTheRest) {
+  const KernelVariant* staged_b = nullptr;
+  for (const KernelVariant& v : kernel_registry())
+    if (v.stages_b && v.mode == MathMode::Tf32 && v.slices == 1 && v.tile.cluster == 1) {
+      staged_b = &v;
+      break;
+    }
+  if (!staged_b) GTEST_SKIP() << "this build has no sm_90a code, so no staged wgmma variants";
+  const std::string plain_name = staged_b->name.substr(0, staged_b->name.size() - 9);
+  const KernelVariant* staged = find_kernel_variant(plain_name + "_staged");
+  const KernelVariant* plain = find_kernel_variant(plain_name);
+  ASSERT_NE(staged, nullptr);
+  ASSERT_NE(plain, nullptr);
+  const auto shape = [](std::int64_t m, std::int64_t n, std::int64_t k) {
+    GemmProblem p;
+    p.m = m;
+    p.n = n;
+    p.k = k;
+    p.mode = MathMode::Tf32;
+    return p;
+  };
+  const GemmProblem both = shape(353, 263, 1598);  // A: 353 rows of 1600; B: 1598 rows of 264 after it
+  EXPECT_EQ(staged->staging_floats(both), 353u * 1600u);
+  EXPECT_EQ(staged_b->staging_floats(both), (353u * 1600u + 63) / 64 * 64 + 1598u * 264u);
+  EXPECT_EQ(staged_b->unsupported_reason(both), staged_b->device_unsupported_reason());
+  const GemmProblem b_only = shape(664, 1115, 1024);  // A aligned: B alone, which the _staged twin does not copy
+  EXPECT_EQ(staged->staging_floats(b_only), 0u);
+  EXPECT_EQ(staged_b->staging_floats(b_only), 1024u * 1116u);
+  EXPECT_EQ(staged_b->unsupported_reason(b_only), staged_b->device_unsupported_reason());
+  GemmProblem nt = shape(50, 30, 70);
+  nt.trans_b = true;  // B stored n×k: 30 rows of 72 after A's 50
+  EXPECT_EQ(staged_b->staging_floats(nt), (50u * 72u + 63) / 64 * 64 + 30u * 72u);
+  const GemmProblem a_only = shape(1477, 3072, 690);  // B aligned: nothing more to copy than the _staged twin does
+  EXPECT_NE(staged_b->unsupported_reason(a_only).find("the _staged twin makes the same copies"), std::string::npos);
+  const GemmProblem few_rows = shape(968, 81, 7);  // 7 rows of k: B is copied by the _staged twin already
+  EXPECT_NE(staged_b->unsupported_reason(few_rows).find("the _staged twin makes the same copies"), std::string::npos);
+  const GemmProblem aligned = shape(1477, 3072, 692);
+  EXPECT_NE(staged_b->unsupported_reason(aligned), "");
+  EXPECT_EQ(&alignment_twin(*staged_b, both), staged_b);
+  EXPECT_EQ(&alignment_twin(*staged_b, b_only), staged_b);
+  EXPECT_EQ(&alignment_twin(*staged_b, a_only), staged);
+  EXPECT_EQ(&alignment_twin(*staged_b, aligned), plain);
+  EXPECT_EQ(&alignment_twin(*plain, both), staged) << "a variant chosen without the B copy keeps it off";
 }
 
 // The runtime replays our kernels inside CUDA graphs: capture must succeed (no sync, no allocation in launch) and the
