@@ -11,7 +11,8 @@
 #             the noise under that comparison (heldout_report.py --torch-repeat);
 #             with the trial on, scripts/eager_same_process.py times each seed's cases again with the runtime
 #             (BUILD_DIR/python) and PyTorch eager in one process, stream/warm (two processes differ by more than the
-#             comparison's 1% band: its header says why); a failure there only costs that view;
+#             comparison's 1% band: its header says why), and compare_torch.py --runtime-db does in all four
+#             conditions on the seed's db (heldout_report.py --here); a failure there only costs that view;
 #             scripts/heldout_report.py joins everything into OUT_DIR/heldout_bench.json and prints the table.
 # OUT_DIR defaults to results/<gpu-slug> (as bench_kernels.sh): heldout_bench.json lands there, the per-seed work
 # (shapes, profile, db, sweep and bench logs) under OUT_DIR/heldout/.
@@ -88,7 +89,7 @@ for seed in ${seeds//,/ }; do
   shape_files+=(--shapes "$dir/shapes.json")
   seed_dirs+=("$dir")
 done
-torch_args=() same_args=()
+torch_args=() same_args=() here_args=()
 if python3 -c "import torch" 2> /dev/null; then
   python3 scripts/compare_torch.py "${shape_files[@]}" --json "$out/heldout$suffix/torch.json" \
     > "$out/heldout$suffix/torch.txt"
@@ -107,6 +108,14 @@ if python3 -c "import torch" 2> /dev/null; then
       else
         echo "bench_heldout: the one-process eager comparison failed for $dir (see its eager_same_process.txt)" >&2
       fi
+      # The same in all four conditions: compare_torch.py times the runtime on the seed's db beside eager, in turns.
+      if PYTHONPATH="$build/python${PYTHONPATH:+:$PYTHONPATH}" python3 scripts/compare_torch.py \
+          --shapes "$dir/shapes.json" --runtime-db "$dir/heldout.db" --json "$dir/torch_here.json" \
+          > "$dir/torch_here.txt" 2>&1; then
+        here_args+=(--here "$dir/torch_here.json")
+      else
+        echo "bench_heldout: the one-process comparison in four conditions failed for $dir (see its torch_here.txt)" >&2
+      fi
     done
     echo "bench_heldout: PyTorch and the runtime measured in one process in $((SECONDS - start)) s" >&2
   fi
@@ -115,7 +124,7 @@ else
 fi
 if ((${#confirm_jsons[@]})); then
   echo "== with the first-use trial (RuntimeOptions::confirm_standins) =="
-  python3 scripts/heldout_report.py "${confirm_jsons[@]}" "${torch_args[@]}" "${same_args[@]}" \
+  python3 scripts/heldout_report.py "${confirm_jsons[@]}" "${torch_args[@]}" "${same_args[@]}" "${here_args[@]}" \
     --out "$out/heldout_bench$trial_suffix$suffix.json"
 fi
 if ((${#bench_jsons[@]})); then

@@ -20,10 +20,14 @@ scripts/bench_python_overhead.py's.
 against itself across two processes, the earlier run held to the targets against the later exactly as the runtime
 (whose process runs earlier still) is held against eager. The share of eager's own records below 0.99x is the floor
 under what the two-process view can show; the one-process view has no such floor.
+--here (compare_torch.py --shapes --runtime-db, per seed with the seed's db) holds the same targets per mode x epilogue
+x launch x condition to the runtime and eager timed in eager's process, the sides taking turns every round, in all four
+conditions: the one-process view of the cold and graph conditions, which --same-process (stream/warm) leaves out.
 
 usage: heldout_report.py --bench seed1.json [--bench ...] [--torch torch.json [--torch ...]]
                          [--torch-repeat torch2.json [--torch-repeat ...]]
-                         [--same-process eager.json [--same-process ...]] [--seeds 1,2] --out heldout_bench.json
+                         [--same-process eager.json [--same-process ...]] [--here torch_here.json [--here ...]]
+                         [--seeds 1,2] --out heldout_bench.json
 """
 import argparse
 import gzip
@@ -130,6 +134,28 @@ def eager_repeat_rows(records):
     return rows
 
 
+def here_rows(paths, seeds):
+    """Issue 48's targets over compare_torch.py --runtime-db JSONs (one per seed): the runtime timed in eager's own
+    process, the sides taking turns every round, per mode x epilogue x launch x condition (torch_us / runtime_here_us),
+    and those records below the band."""
+    recs = []
+    for path in paths:
+        with open(path) as f:
+            recs += [r for r in json.load(f)["records"]
+                     if r.get("runtime_here_us") and r.get("torch_us") and (seeds is None or r["seed"] in seeds)]
+    groups = {}
+    for r in recs:
+        groups.setdefault((r["mode"], r["epilogue"], r["launch"], r["condition"]), []).append(r)
+    rows, below = [], []
+    for (mode, epilogue, launch, condition), rs in sorted(groups.items()):
+        xs = [r["torch_us"] / r["runtime_here_us"] for r in rs]
+        worst = min(zip(xs, rs), key=lambda p: p[0])[1]
+        rows.append({"mode": mode, "epilogue": epilogue, "launch": launch, "condition": condition,
+                     "min_case": worst["shape"], **eager_targets(xs, epilogue)})
+        below += [(x, r) for x, r in zip(xs, rs) if x < EAGER_BAND]
+    return rows, sorted(below, key=lambda p: p[0])
+
+
 def explained_candidate(explain):
     """The candidate an explain() line names ("fwd:MxNxK:...: CANDIDATE [source] why"), or "?" without one."""
     _, sep, rest = (explain or "").partition(": ")
@@ -160,12 +186,15 @@ def main():
                     help="compare_torch.py JSON of the same shapes from a second process: eager against itself")
     ap.add_argument("--same-process", action="append", default=[],
                     help="eager_same_process.py --shapes JSON (one per seed)")
+    ap.add_argument("--here", action="append", default=[],
+                    help="compare_torch.py --shapes --runtime-db JSON (one per seed, with its db): the runtime and "
+                         "eager in one process, in all four conditions")
     ap.add_argument("--seeds", type=lambda v: {int(x) for x in v.split(",")},
                     help="comma-separated seeds: keep only their records")
     ap.add_argument("--out", required=True)
     args = ap.parse_args()
     for flag, paths in (("--bench", args.bench), ("--torch", args.torch), ("--torch-repeat", args.torch_repeat),
-                        ("--same-process", args.same_process)):
+                        ("--same-process", args.same_process), ("--here", args.here)):
         for path in paths:
             if not os.path.isfile(path):
                 ap.error(f"{flag}: no file {path}")
@@ -246,6 +275,7 @@ def main():
         with open(path) as f:
             same_cases += [c for c in json.load(f)["records"] if args.seeds is None or c.get("seed") in args.seeds]
     same = same_process_rows(same_cases)
+    here, here_below = here_rows(args.here, args.seeds)
     shapes = {(r["seed"], r["shape"]) for r in records}
     seeds = sorted({r["seed"] for r in records})
     sources = {}
@@ -263,6 +293,8 @@ def main():
            "vs_torch_eager_same_process": same,
            "met_vs_torch_eager_same_process": bool(same) and all(r["met"] for r in same),
            "same_process_cases": same_cases,
+           "vs_torch_eager_one_process_all_conditions": here,
+           "met_vs_torch_eager_one_process_all_conditions": bool(here) and all(r["met"] for r in here),
            "runtime_sources": [{"selection": k[0], "runtime_source": k[1], "cases": v} for k, v in sorted(sources.items())],
            "records": records}
     with open(args.out, "w") as f:
@@ -337,6 +369,19 @@ def main():
                   f"{c['epilogue']} (ours {one['runtime_us']:.1f} us with {explained_candidate(c.get('explain'))}, "
                   f"eager {one['torch_us']:.1f})")
         print(eager_verdict(same, " in one process", "cases"))
+    if here:
+        print("over PyTorch eager in one process, all four conditions (compare_torch.py --runtime-db: the sides take "
+              "turns every round):")
+        print(f"{'mode':<5} {'epilogue':<10} {'launch':<6} {'L2':<4} | {'n':>4} {'geomean':>8} {'min':>6} "
+              f"{'<0.99':>6} {'<0.97':>5} | met | worst shape")
+        for e in here:
+            print(f"{e['mode']:<5} {e['epilogue']:<10} {e['launch']:<6} {e['condition']:<4} | {e['n']:4d} "
+                  f"{e['geomean']:8.3f} {e['min']:6.3f} {e['share_below_band']:6.1%} {e['below_floor']:5d} | "
+                  f"{'met' if e['met'] else 'MISSED'} | {e['min_case']}")
+        for x, r in here_below[:12]:
+            print(f"below {EAGER_BAND}x eager in one process: x{x:.3f} {r['mode']} {r['shape']} {r['epilogue']} "
+                  f"{r['launch']}/{r['condition']} (ours {r['runtime_here_us']:.1f} us, eager {r['torch_us']:.1f})")
+        print(eager_verdict(here, " in one process, all four conditions", "records"))
     no_entry_target = f"; every tuned entry >= {TARGET_NO_ENTRY}x no entry" if no_entry_rows else ""
     print(f"targets: every case >= {TARGET_MIN}x heuristic-first; geomean >= {TARGET_GEOMEAN['tf32']}x tf32 and "
           f">= {TARGET_GEOMEAN['fp32']}x fp32 in each condition; >= {TARGET_TORCH_TF32}x PyTorch eager tf32"

@@ -33,8 +33,12 @@ done
 for p in "${pids[@]}"; do wait "$p" || echo "a seed's run failed (rc=$?)"; done
 benches=() torches=()
 for seed in ${seeds//,/ }; do
-  benches+=(--bench "$work/seed$seed/heldout/seed$seed/bench.json")
-  [[ -f $work/seed$seed/heldout/torch.json ]] && torches+=(--torch "$work/seed$seed/heldout/torch.json")
+  dir=$work/seed$seed/heldout
+  benches+=(--bench "$dir/seed$seed/bench.json")
+  [[ -f $dir/torch.json ]] && torches+=(--torch "$dir/torch.json")
+  [[ -f $dir/torch_repeat.json ]] && torches+=(--torch-repeat "$dir/torch_repeat.json")
+  [[ -f $dir/seed$seed/eager_same_process.json ]] && torches+=(--same-process "$dir/seed$seed/eager_same_process.json")
+  [[ -f $dir/seed$seed/torch_here.json ]] && torches+=(--here "$dir/seed$seed/torch_here.json")
 done
 python3 scripts/heldout_report.py "${benches[@]}" "${torches[@]}" --out "$out/heldout_bench.json" | tee "$out/report.txt"
 tar -C "$work" -czf "$out/heldout_work.tgz" --exclude='*.db' .

@@ -150,6 +150,34 @@ class SameProcessRows(unittest.TestCase):
                           ["python_loop_share_below_band"], "an older file without the view")
 
 
+class OneProcessAllConditions(unittest.TestCase):
+    @staticmethod
+    def here(shape, launch, condition, runtime_here_us, torch_us, seed=1):
+        return {"seed": seed, "mode": "fp32", "epilogue": "none", "launch": launch, "condition": condition,
+                "shape": shape, "torch_us": torch_us, "runtime_here_us": runtime_here_us}
+
+    def test_each_condition_is_held_to_the_targets_apart_and_records_without_the_runtime_are_left_out(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "here.json")
+            records = [self.here(f"{i}x1x1", "stream", "warm", 10.0, 11.0) for i in range(50)]
+            records += [self.here(f"{i}x1x1", "stream", "cold", 10.0, 11.0) for i in range(48)]
+            records += [self.here("7x7x7", "stream", "cold", 10.0, 9.85),
+                        self.here("8x8x8", "stream", "cold", 10.0, 9.8)]
+            records.append({**self.here("9x9x9", "graph", "warm", 10.0, 5.0), "runtime_here_us": None})
+            records.append(self.here("6x6x6", "graph", "cold", 10.0, 5.0, seed=2))
+            with open(path, "w") as f:
+                json.dump({"records": records}, f)
+            rows, below = heldout_report.here_rows([path], {1})
+        by = {(r["launch"], r["condition"]): r for r in rows}
+        self.assertEqual(set(by), {("stream", "warm"), ("stream", "cold")}, "no runtime time, or another seed")
+        self.assertTrue(by[("stream", "warm")]["met"])
+        cold = by[("stream", "cold")]
+        self.assertFalse(cold["met"])  # 2 of 50 below the band: more than 2%
+        self.assertAlmostEqual(cold["share_below_band"], 0.04)
+        self.assertEqual(cold["min_case"], "8x8x8")
+        self.assertEqual([r["shape"] for _, r in below], ["8x8x8", "7x7x7"])
+
+
 class NoEntryRows(unittest.TestCase):
     def test_a_tuned_entry_below_no_entry_is_named_and_says_when_both_sides_ran_the_same_candidate(self):
         script = os.path.join(os.path.dirname(os.path.abspath(heldout_report.__file__)), "heldout_report.py")
