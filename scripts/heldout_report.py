@@ -156,6 +156,17 @@ def here_rows(paths, seeds):
     return rows, sorted(below, key=lambda p: p[0])
 
 
+def print_eager_groups(rows, worst_shape=False):
+    """One line per mode x epilogue x launch x condition of an eager view: n, geomean, min, the share below the band,
+    how many below the floor, met, and (worst_shape) the group's worst shape."""
+    print(f"{'mode':<5} {'epilogue':<10} {'launch':<6} {'L2':<4} | {'n':>4} {'geomean':>8} {'min':>6} "
+          f"{'<0.99':>6} {'<0.97':>5} | met" + (" | worst shape" if worst_shape else ""))
+    for e in rows:
+        print(f"{e['mode']:<5} {e['epilogue']:<10} {e['launch']:<6} {e['condition']:<4} | {e['n']:4d} "
+              f"{e['geomean']:8.3f} {e['min']:6.3f} {e['share_below_band']:6.1%} {e['below_floor']:5d} | "
+              f"{'met' if e['met'] else 'MISSED'}" + (f" | {e['min_case']}" if worst_shape else ""))
+
+
 def explained_candidate(explain):
     """The candidate an explain() line names ("fwd:MxNxK:...: CANDIDATE [source] why"), or "?" without one."""
     _, sep, rest = (explain or "").partition(": ")
@@ -332,12 +343,7 @@ def main():
     if eager:
         print(f"over PyTorch eager (issue 48: <= {EAGER_MAX_SHARE:.0%} of records below {EAGER_BAND}x, none below "
               f"{EAGER_FLOOR}x, geomean >= {EAGER_GEOMEAN['bias+gelu']}x bias+gelu, >= {EAGER_GEOMEAN['none']}x none):")
-        print(f"{'mode':<5} {'epilogue':<10} {'launch':<6} {'L2':<4} | {'n':>4} {'geomean':>8} {'min':>6} "
-              f"{'<0.99':>6} {'<0.97':>5} | met")
-        for e in eager:
-            print(f"{e['mode']:<5} {e['epilogue']:<10} {e['launch']:<6} {e['condition']:<4} | {e['n']:4d} "
-                  f"{e['geomean']:8.3f} {e['min']:6.3f} {e['share_below_band']:6.1%} {e['below_floor']:5d} | "
-                  f"{'met' if e['met'] else 'MISSED'}")
+        print_eager_groups(eager)
         for x, r in eager_below[:12]:
             print(f"below {EAGER_BAND}x eager: x{x:.3f} {r['mode']} {r['shape']} {r['epilogue']} "
                   f"{r['launch']}/{r['condition']} ({r['selection']}, {r['candidate']}: {r['runtime_us']:.1f} us, "
@@ -372,12 +378,7 @@ def main():
     if here:
         print("over PyTorch eager in one process, all four conditions (compare_torch.py --runtime-db: the sides take "
               "turns every round):")
-        print(f"{'mode':<5} {'epilogue':<10} {'launch':<6} {'L2':<4} | {'n':>4} {'geomean':>8} {'min':>6} "
-              f"{'<0.99':>6} {'<0.97':>5} | met | worst shape")
-        for e in here:
-            print(f"{e['mode']:<5} {e['epilogue']:<10} {e['launch']:<6} {e['condition']:<4} | {e['n']:4d} "
-                  f"{e['geomean']:8.3f} {e['min']:6.3f} {e['share_below_band']:6.1%} {e['below_floor']:5d} | "
-                  f"{'met' if e['met'] else 'MISSED'} | {e['min_case']}")
+        print_eager_groups(here, worst_shape=True)
         for x, r in here_below[:12]:
             print(f"below {EAGER_BAND}x eager in one process: x{x:.3f} {r['mode']} {r['shape']} {r['epilogue']} "
                   f"{r['launch']}/{r['condition']} (ours {r['runtime_here_us']:.1f} us, eager {r['torch_us']:.1f})")

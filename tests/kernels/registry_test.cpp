@@ -31,6 +31,16 @@ GemmProblem problem_in(MathMode mode) {
   return p;
 }
 
+// An NN tf32 problem of m × n × k with no epilogue: what staging_floats and alignment_twin are asked about.
+GemmProblem shape(std::int64_t m, std::int64_t n, std::int64_t k) {
+  GemmProblem p;
+  p.m = m;
+  p.n = n;
+  p.k = k;
+  p.mode = MathMode::Tf32;
+  return p;
+}
+
 // problem_in, with k = 101 for a staged variant: A's rows (ld 101) are what it stages, and n = 201 for a _staged_b
 // one, whose B (rows of 201, read by class) it copies too; m = 30 for the skinny families;
 // 1024×1024×8192 for a Stream-K variant, which streams its 32-64 tiles of 256 k tiles over 132 SMs.
@@ -267,14 +277,6 @@ TEST(KernelRegistry, AStagedVariantCopiesOnlyUnalignedOrTransposedOperandsAndRef
     if (!split && v.slices > 1) split = &v;
   }
   if (!plain || !split) GTEST_SKIP() << "this build has no sm_90a code, so no staged wgmma variants";
-  const auto shape = [](std::int64_t m, std::int64_t n, std::int64_t k) {
-    GemmProblem p;
-    p.m = m;
-    p.n = n;
-    p.k = k;
-    p.mode = MathMode::Tf32;
-    return p;
-  };
   EXPECT_EQ(plain->staging_floats(shape(1477, 3072, 690)), 1477u * 692u);               // A: m rows of k
   // B is read by class of rows (kernels/row_classes.hpp) wherever it has a stored row per class, 8 rows of k (NN) or
   // 4 of n (NT): never copied then.
@@ -324,14 +326,6 @@ TEST(KernelRegistry, AStagedBVariantAlsoCopiesTheBThatItsTwinReadsByClassAndRefu
   const KernelVariant* plain = find_kernel_variant(plain_name);
   ASSERT_NE(staged, nullptr);
   ASSERT_NE(plain, nullptr);
-  const auto shape = [](std::int64_t m, std::int64_t n, std::int64_t k) {
-    GemmProblem p;
-    p.m = m;
-    p.n = n;
-    p.k = k;
-    p.mode = MathMode::Tf32;
-    return p;
-  };
   const GemmProblem both = shape(353, 263, 1598);  // A: 353 rows of 1600; B: 1598 rows of 264 after it
   EXPECT_EQ(staged->staging_floats(both), 353u * 1600u);
   EXPECT_EQ(staged_b->staging_floats(both), (353u * 1600u + 63) / 64 * 64 + 1598u * 264u);
