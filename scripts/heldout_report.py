@@ -83,18 +83,20 @@ def eager_verdict(rows, what, unit):
             f"({share:.1%} of {total} {unit} below {EAGER_BAND}x)")
 
 
-def eager_rows(records):
-    """Issue 48's view: the runtime over PyTorch eager (torch_us / runtime_us) per mode x epilogue x launch x
-    condition, each row holding whether it meets the targets (EAGER_*), and the records below the band."""
+def eager_rows(records, runtime_field="runtime_us"):
+    """Issue 48's view: the runtime over PyTorch eager (torch_us / the runtime's time in runtime_field) per mode x
+    epilogue x launch x condition, each row holding whether it meets the targets (EAGER_*) and its worst shape, and the
+    records below the band."""
     rows, below = [], []
     groups = {}
     for r in records:
-        if r.get("torch_us"):
+        if r.get("torch_us") and r.get(runtime_field):
             groups.setdefault((r["mode"], r["epilogue"], r["launch"], r["condition"]), []).append(r)
     for (mode, epilogue, launch, condition), rs in sorted(groups.items()):
-        xs = [r["torch_us"] / r["runtime_us"] for r in rs]
+        xs = [r["torch_us"] / r[runtime_field] for r in rs]
+        worst = min(zip(xs, rs), key=lambda p: p[0])[1]
         rows.append({"mode": mode, "epilogue": epilogue, "launch": launch, "condition": condition,
-                     **eager_targets(xs, epilogue)})
+                     "min_case": worst["shape"], **eager_targets(xs, epilogue)})
         below += [(x, r) for x, r in zip(xs, rs) if x < EAGER_BAND]
     return rows, sorted(below, key=lambda p: p[0])
 
@@ -141,19 +143,8 @@ def here_rows(paths, seeds):
     recs = []
     for path in paths:
         with open(path) as f:
-            recs += [r for r in json.load(f)["records"]
-                     if r.get("runtime_here_us") and r.get("torch_us") and (seeds is None or r["seed"] in seeds)]
-    groups = {}
-    for r in recs:
-        groups.setdefault((r["mode"], r["epilogue"], r["launch"], r["condition"]), []).append(r)
-    rows, below = [], []
-    for (mode, epilogue, launch, condition), rs in sorted(groups.items()):
-        xs = [r["torch_us"] / r["runtime_here_us"] for r in rs]
-        worst = min(zip(xs, rs), key=lambda p: p[0])[1]
-        rows.append({"mode": mode, "epilogue": epilogue, "launch": launch, "condition": condition,
-                     "min_case": worst["shape"], **eager_targets(xs, epilogue)})
-        below += [(x, r) for x, r in zip(xs, rs) if x < EAGER_BAND]
-    return rows, sorted(below, key=lambda p: p[0])
+            recs += [r for r in json.load(f)["records"] if seeds is None or r["seed"] in seeds]
+    return eager_rows(recs, "runtime_here_us")
 
 
 def print_eager_groups(rows, worst_shape=False):
