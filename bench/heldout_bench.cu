@@ -433,6 +433,14 @@ void run(const Args& a) {
   std::filesystem::remove(no_db);
 }
 
+// text as a whole decimal integer in lo..hi (no trailing unit, not empty), or nothing.
+std::optional<int> int_in(const char* text, long lo, long hi) {
+  char* end = nullptr;
+  const long v = std::strtol(text, &end, 10);
+  if (end == text || *end != '\0' || v < lo || v > hi) return std::nullopt;
+  return static_cast<int>(v);
+}
+
 }  // namespace
 }  // namespace gemmtune
 
@@ -491,26 +499,26 @@ int main(int argc, char** argv) {
         return 2;
       }
     } else if ((arg == "--rounds" || arg == "--max-rounds" || arg == "--calls") && has_value) {
-      const int v = std::atoi(argv[++i]);
-      if (v < 1 || v > 1000) {
+      const std::optional<int> v = gemmtune::int_in(argv[++i], 1, 1000);
+      if (!v) {
         std::fprintf(stderr, "heldout_bench: %s must be 1..1000\n%s", arg.c_str(), usage);
         return 2;
       }
-      (arg == "--rounds" ? a.rounds : arg == "--calls" ? a.calls : a.max_rounds) = v;
+      (arg == "--rounds" ? a.rounds : arg == "--calls" ? a.calls : a.max_rounds) = *v;
     } else if (arg == "--idle-ms" && has_value) {
-      char* end = nullptr;
-      const long v = std::strtol(argv[++i], &end, 10);
-      if (end == argv[i] || *end != '\0' || v < 0 || v > 1000) {
+      const std::optional<int> v = gemmtune::int_in(argv[++i], 0, 1000);
+      if (!v) {
         std::fprintf(stderr, "heldout_bench: --idle-ms must be 0..1000\n%s", usage);
         return 2;
       }
-      a.idle_ms = static_cast<int>(v);
+      a.idle_ms = *v;
     } else if (arg == "--max-trial-candidates" && has_value) {
-      a.max_trial_candidates = std::atoi(argv[++i]);
-      if (a.max_trial_candidates < 1 || a.max_trial_candidates > 64) {
+      const std::optional<int> v = gemmtune::int_in(argv[++i], 1, 64);
+      if (!v) {
         std::fprintf(stderr, "heldout_bench: --max-trial-candidates must be 1..64\n%s", usage);
         return 2;
       }
+      a.max_trial_candidates = *v;
       trial_candidates_given = true;
     } else {
       std::fprintf(stderr, "%s", usage);

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# heldout_bench refuses a bad argument with one line and exit 2 before it looks for a GPU or a file, and takes a good
-# --idle-ms (the run then stops at the missing --db, the next check). usage: check_heldout_bench_args.sh HELDOUT_BENCH
+# heldout_bench refuses a bad number (out of range, empty, or with a trailing unit) with one line and exit 2 before it
+# looks for a GPU or a file, and takes a good --idle-ms (the run then stops at the missing --db, the next check).
+# usage: check_heldout_bench_args.sh HELDOUT_BENCH
 set -uo pipefail
 bench=${1:?usage: check_heldout_bench_args.sh HELDOUT_BENCH}
 failures=0
@@ -19,7 +20,10 @@ expect() {  # expect WORDS ARGS...: exit 2 and a first line containing WORDS
 for bad in abc -1 1001 5ms ""; do
   expect "--idle-ms must be 0..1000" --idle-ms "$bad"
 done
-expect "--rounds must be 1..1000" --rounds 0
+for bad in 0 5x ""; do
+  expect "--rounds must be 1..1000" --rounds "$bad"
+done
+expect "--max-trial-candidates must be 1..64" --max-trial-candidates 65
 for good in 0 10 1000; do
   expect "--db and --shapes are required" --idle-ms "$good"
 done
