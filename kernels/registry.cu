@@ -60,6 +60,10 @@ std::int64_t output_tiles(const GemmProblem& p, const TileConfig& tile) {
   return ((p.m + tile.bm - 1) / tile.bm) * ((p.n + tile.bn - 1) / tile.bn);
 }
 
+// Whether the TMA kernel reads p's B by class of rows (kernels/row_classes.hpp), by p's leading dimensions alone: null
+// pointers count as aligned, as everything the registry decides before a launch has its operands.
+bool b_by_class(const GemmProblem& p) { return b_read_by_class(operand_b(p, GemmOperands{})); }
+
 // Clustered variants of a family that runs anywhere else (SIMT's k split over a cluster) need thread-block clusters.
 std::string cluster_device_limits() {
   int device = 0, clusters = 0;
@@ -180,7 +184,7 @@ std::string KernelVariant::unsupported_reason(const GemmProblem& p) const {
   if (const std::size_t staging = staging_floats(p); staged && staging == 0)
     return "nothing to copy: A's leading dimension is a multiple of 4 floats and A is stored m×k already, and B's is "
            "too or B is read in place by class of rows: the unstaged twin runs the same kernel without the copy";
-  else if (stages_b && !b_read_by_class(operand_b(p, GemmOperands{})))
+  else if (stages_b && !b_by_class(p))
     return "B is not read by class of rows here (its leading dimension is a multiple of 4 floats, or it has too few "
            "rows): the _staged twin makes the same copies";
   else if (staging > kMaxStagingFloats)
@@ -260,7 +264,7 @@ const KernelVariant& alignment_twin(const KernelVariant& v, const GemmProblem& p
   }
   // A _staged_b variant stays itself where B is read by class, the copy it was chosen for; elsewhere it is what its
   // _staged twin is.
-  if (v.stages_b && b_read_by_class(operand_b(p, GemmOperands{}))) return v;
+  if (v.stages_b && b_by_class(p)) return v;
   const std::size_t suffix = v.stages_b ? kStagedBSuffix.size() : v.staged ? kStagedSuffix.size() : 0;
   const std::string unstaged = v.name.substr(0, v.name.size() - suffix);
   const KernelVariant* staged = find_kernel_variant(unstaged + kStagedSuffix);
