@@ -15,7 +15,7 @@
 // in four conditions:
 //   stream/warm   20 back-to-back calls launched into a stream, every call on the same buffers;
 //   stream/cold   the same, with L2 overwritten before the batch and the calls rotating over inputs past 2× L2;
-//   graph/warm    one CUDA graph of those 20 calls, captured once and replayed;
+//   graph/warm    CUDA graphs of those 20 calls, three per side captured once and replayed in turn round by round;
 //   graph/cold    the same with rotating inputs and L2 overwritten before each replay.
 // Each batch is queued behind a blocking kernel (host launch latency stays out), which holds the GPU idle for at least
 // --idle-ms before it (default 10, as scripts/compare_torch.py's spin: its sides are set beside these times), and is
@@ -180,6 +180,12 @@ struct Condition {
 };
 constexpr Condition kConditions[] = {{false, false}, {false, true}, {true, false}, {true, true}};
 
+// Graphs of the very same launches run at speeds of their own, each steadily for its life: PyTorch's graphs of 20 calls
+// differed by up to 0.9% on 4-12 us calls, 3.0% on a split-k one (results/nvidia-h200/graph_instance_probe.txt). One
+// graph per side drew one such offset per side; the median over rounds that replay several in turn lies nearer their
+// centre. scripts/compare_torch.py times its sides alike.
+constexpr int kGraphInstances = 3;
+
 struct Bench {
   cudaStream_t s;
   BlockingKernel& blocker;
@@ -224,15 +230,16 @@ SideBySide time_condition(const Condition& c, const ProblemBuffers& buffers, Cal
   const auto enqueue = [&](auto&& call) {
     for (int i = 0; i < b.calls; ++i) call(buffers.operands(c.cold ? i : 0));
   };
-  std::optional<CudaGraphExec> graph_a, graph_b;
-  if (c.graph) {
-    graph_a.emplace(CudaGraphExec::capture(b.s, [&] { enqueue(call_a); }));
-    graph_b.emplace(CudaGraphExec::capture(b.s, [&] { enqueue(call_b); }));
-  }
-  // One batch of a side: its graph replayed, or its calls launched.
-  const auto run_side = [&](bool side_a) {
+  std::vector<CudaGraphExec> graphs_a, graphs_b;
+  if (c.graph)
+    for (int i = 0; i < kGraphInstances; ++i) {
+      graphs_a.push_back(CudaGraphExec::capture(b.s, [&] { enqueue(call_a); }));
+      graphs_b.push_back(CudaGraphExec::capture(b.s, [&] { enqueue(call_b); }));
+    }
+  // One batch of a side in round r: its graph r % kGraphInstances replayed, or its calls launched.
+  const auto run_side = [&](bool side_a, int r) {
     if (c.graph)
-      (side_a ? graph_a : graph_b)->launch(b.s);
+      (side_a ? graphs_a : graphs_b)[static_cast<std::size_t>(r % kGraphInstances)].launch(b.s);
     else if (side_a)
       enqueue(call_a);
     else
@@ -240,12 +247,12 @@ SideBySide time_condition(const Condition& c, const ProblemBuffers& buffers, Cal
   };
   const CudaEvent start, stop;
   int flushes = 0;
-  const auto batch_us = [&](bool side_a) {
+  const auto batch_us = [&](bool side_a, int r) {
     const auto blocked_at = std::chrono::steady_clock::now();
     b.blocker.block(b.s);
     if (c.cold) GT_CUDA_CALL(cudaMemsetAsync(b.flush.get(), ++flushes & 0xff, b.flush.size(), b.s));
     start.record(b.s);
-    run_side(side_a);
+    run_side(side_a, r);
     stop.record(b.s);
     std::this_thread::sleep_until(blocked_at + b.idle);
     b.blocker.release();
@@ -254,24 +261,25 @@ SideBySide time_condition(const Condition& c, const ProblemBuffers& buffers, Cal
       throw CheckError("the blocking kernel timed out: work queued behind it waited for the GPU");
     return 1e3 * static_cast<double>(stop.elapsed_ms_since(start)) / b.calls;
   };
-  // Warm-up, before anything waits behind the blocking kernel (launch/blocking_kernel.hpp): the first replay uploads the
-  // graph, the first calls load the kernels, and either may wait for the GPU. Twice per side, the stream drained
-  // between: a runtime captures a call it has seen before where its stream has drained (runtime/call_graphs.hpp), so
-  // each side's calls reach the state a program's repeated calls run in, whatever this process timed before. Once, the
-  // side timed earlier (in the pairing against heuristic-first) replayed its first call's graph here and the other
-  // launched: the same cuBLASLt GEMV then ran 2-4% slower on the side that replayed (heldout seed 9623, H200).
+  // Warm-up, before anything waits behind the blocking kernel (launch/blocking_kernel.hpp): the first replay uploads a
+  // graph, the first calls load the kernels, and either may wait for the GPU. Once per graph and at least twice per
+  // side, the stream drained between: a runtime captures a call it has seen before where its stream has drained
+  // (runtime/call_graphs.hpp), so each side's calls reach the state a program's repeated calls run in, whatever this
+  // process timed before. Once, the side timed earlier (in the pairing against heuristic-first) replayed its first
+  // call's graph here and the other launched: the same cuBLASLt GEMV then ran 2-4% slower on the side that replayed
+  // (heldout seed 9623, H200).
   if (c.cold) GT_CUDA_CALL(cudaMemsetAsync(b.flush.get(), 0, b.flush.size(), b.s));
-  for (int pass = 0; pass < 2; ++pass)
+  for (int pass = 0; pass < std::max(2, kGraphInstances); ++pass)
     for (const bool side_a : {true, false}) {
-      run_side(side_a);
+      run_side(side_a, pass);
       GT_CUDA_CALL(cudaStreamSynchronize(b.s));
     }
   std::vector<double> ta, tb, ratio;
   std::pair<double, double> interval{0, 0};
   for (int r = 0; r < b.max_rounds; ++r) {
     const bool a_first = r % 2 == 0;
-    const double first = batch_us(a_first);
-    const double second = batch_us(!a_first);
+    const double first = batch_us(a_first, r);
+    const double second = batch_us(!a_first, r);
     ta.push_back(a_first ? first : second);
     tb.push_back(a_first ? second : first);
     ratio.push_back(tb.back() / ta.back());
@@ -422,7 +430,7 @@ void run(const Args& a) {
                   " back-to-back calls per side behind a blocking kernel that holds the GPU idle for at least " +
                   std::to_string(a.idle_ms) + " ms, order alternating; CUDA events around the "
                   "batch / calls; speedup: median over the rounds of heuristic / runtime within a round; stream: "
-                  "launched into the stream, graph: one captured graph of the batch replayed; "
+                  "launched into the stream, graph: three captured graphs of the batch per side replayed in turn; "
                   "warm: the same buffers every call; cold: L2 overwritten before the batch and the calls rotating "
                   "over inputs past 2x L2; both sides in one 64 MiB cuBLASLt workspace (RuntimeOptions::workspace); "
                   "vs_no_entry (with --confirm, tuned shapes): the same pairing of the runtime against a runtime "

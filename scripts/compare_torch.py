@@ -13,8 +13,9 @@ usage: compare_torch.py --runtime-json runtime_bench.json [--json OUT]
 
 With --shapes (the held-out benchmark, scripts/bench_heldout.sh): every shape of the files (heldout_shapes.py's
 format) x tf32/fp32 x epilogues none and bias+gelu, in the four conditions of bench/heldout_bench.cu:
-launched into a stream or replayed from a captured CUDA graph (torch.cuda.CUDAGraph of the batch), warm (the same
-tensors every call) or cold (L2 overwritten before the batch, the calls rotating over inputs past 2x L2).
+launched into a stream or replayed from captured CUDA graphs (torch.cuda.CUDAGraph of the batch, three in turn),
+warm (the same tensors every call) or cold (L2 overwritten before the batch, the calls rotating over inputs past 2x
+L2).
 
 --compiled (scripts/bench_compile.sh, issue 49) also times the same op through torch.compile(mode=
 "max-autotune-no-cudagraphs"), compiled afresh per shape and mode (torch._dynamo.reset), in the same four conditions:
@@ -102,10 +103,18 @@ def do_bench_us(fn):
 # 454 here (results/nvidia-h200/duty_cycle_clocks.txt).
 CONDITION_SPIN_CYCLES = 20_000_000
 
+# CUDA graphs captured per side in the graph conditions, replayed in turn round by round. Graphs of the very same
+# launches on the same tensors run at speeds of their own, each steadily for its life: PyTorch's own graphs of 20
+# calls differed by up to 0.9% on 4-12 us calls and 3.0% on a split-k one
+# (results/nvidia-h200/graph_instance_probe.txt), so one graph per side drew one such offset per side; the median over
+# rounds of several draws lies nearer their centre.
+GRAPH_INSTANCES = 3
+
 
 def condition_time_us(sides, cold, graph, flush, calls, rounds):
     """{name: median per-call microseconds of `calls` back-to-back fn(i) behind a GPU spin} for each (name, fn) of
-    sides, as heldout_bench times them; the sides take turns within every round, the first of them rotating."""
+    sides, as heldout_bench times them; the sides take turns within every round, the first of them rotating. From a
+    graph, round r replays the side's graph r % GRAPH_INSTANCES."""
     def enqueue(fn):
         for i in range(calls):
             fn(i if cold else 0)
@@ -119,9 +128,13 @@ def condition_time_us(sides, cold, graph, flush, calls, rounds):
         torch.cuda.current_stream().wait_stream(side)
         torch.cuda.synchronize()
         if graph:
-            graphs[name] = torch.cuda.CUDAGraph()
-            with torch.cuda.graph(graphs[name]):
-                enqueue(fn)
+            graphs[name] = [torch.cuda.CUDAGraph() for _ in range(GRAPH_INSTANCES)]
+            for g in graphs[name]:
+                with torch.cuda.graph(g):
+                    enqueue(fn)
+            for g in graphs[name]:  # a graph's first replay uploads it
+                g.replay()
+            torch.cuda.synchronize()
     start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     times = {name: [] for name, _ in sides}
     for r in range(rounds + 1):
@@ -132,12 +145,12 @@ def condition_time_us(sides, cold, graph, flush, calls, rounds):
                 flush.fill_(r & 0xff)
             start.record()
             if graph:
-                graphs[name].replay()
+                graphs[name][r % GRAPH_INSTANCES].replay()
             else:
                 enqueue(fn)
             stop.record()
             torch.cuda.synchronize()
-            if r:  # the first round warms up (a graph's first replay uploads it)
+            if r:  # the first round warms up
                 times[name].append(1000.0 * start.elapsed_time(stop) / calls)
     graphs.clear()
     return {name: statistics.median(t) for name, t in times.items()}
@@ -226,8 +239,8 @@ def heldout(args):
 def write_heldout_json(args, records):
     out = {"torch": torch.__version__, "device": torch.cuda.get_device_name(0),
            "method": f"median of {args.rounds} rounds of {args.calls} back-to-back calls behind a GPU spin; "
-                     "stream or one captured CUDA graph of the batch; warm: the same tensors; cold: L2 overwritten "
-                     "before the batch, inputs rotating past 2x L2 (as heldout_bench)" +
+                     f"stream or {GRAPH_INSTANCES} captured CUDA graphs of the batch replayed in turn; warm: the same "
+                     "tensors; cold: L2 overwritten before the batch, inputs rotating past 2x L2 (as heldout_bench)" +
                      ("; compiled: torch.compile(mode='max-autotune-no-cudagraphs', dynamic=False), compiled afresh "
                       "per shape and mode, timed the same way" if args.compiled else "") +
                      ("; runtime_here: gemmtune.Runtime(db).forward in this process, the same tensors, an output "

@@ -1,7 +1,7 @@
 """scripts/compare_torch.py's timing of a condition, no GPU and no PyTorch: over stand-ins for torch whose events
 read a clock that each side's calls advance by its own cost, every side gets its own median, in a stream and from a
 graph, and the sides take turns within every round with the first one rotating, so a clock drift within a condition
-reaches them alike."""
+reaches them alike; from a graph, each side's rounds replay several graphs of its calls in turn."""
 import os
 import sys
 import tempfile
@@ -26,9 +26,11 @@ class _StreamContext:
     def __init__(self, s): pass
     def __enter__(self): return self
     def __exit__(self, *exc): return False
+replays = []
 class CUDAGraph:
     def __init__(self): self.calls = []
     def replay(self):
+        replays.append(self)
         for fn in self.calls: fn()
 class _GraphContext:
     def __init__(self, g): self.g = g
@@ -55,6 +57,7 @@ def call(name, cost_ms):
     def run():
         log.append(name)
         clock[0] += cost_ms
+    run.side = name
     if capturing[0] is not None:
         capturing[0].calls.append(run)
     else:
@@ -105,6 +108,21 @@ class ConditionTime(unittest.TestCase):
         self.assertTrue(all(timed[i] == timed[i + 1] for i in range(0, len(timed), calls)), "a batch is one side's")
         self.assertEqual(batches, ["eager", "compiled", "runtime", "compiled", "runtime", "eager",
                                    "runtime", "eager", "compiled", "eager", "compiled", "runtime"])
+
+    def test_graph_rounds_replay_each_sides_graphs_in_turn(self):
+        rounds, instances = 6, self.ct.GRAPH_INSTANCES
+        self.ct.condition_time_us(self.sides(), cold=False, graph=True, flush=None, calls=2, rounds=rounds)
+        replays = self.torch.replays
+        graphs = {}
+        for g in replays:
+            graphs.setdefault(g.calls[0].side, []).append(g)
+        self.assertEqual(set(graphs), {"eager", "compiled", "runtime"})
+        for name, seen in graphs.items():
+            distinct = list(dict.fromkeys(seen))
+            self.assertEqual(len(distinct), instances, name)
+            timed = seen[instances:]  # after each graph's upload replay
+            self.assertEqual(len(timed), rounds + 1)
+            self.assertEqual(timed, [distinct[r % instances] for r in range(rounds + 1)], name)
 
 
 if __name__ == "__main__":
