@@ -7,7 +7,9 @@ the held-out (fallback) half, and over PyTorch eager (torch_us / runtime_us). Wh
 round, against issue 37's bar that a tuned entry is never slower than no entry (>= 0.99x). Then the issue's targets,
 and issue 48's against PyTorch eager per mode x epilogue x launch x condition: at most 2% of records below 0.99x eager
 (PyTorch runs in its own process: 1% is its noise band), none below 0.97x, geomean >= 1.2x with bias+gelu and >= 1.05x
-with none.
+with none; under each eager view, the same share and floor per launch x condition over all its modes and epilogues
+(the issue says "in every condition"; a group of 16 records cannot hold one record below 0.99x within 2%). Tuned
+entries below no entry are also counted apart where both sides ran the same candidate.
 --bench also reads a joined file, gzipped or not (results/<gpu>/heldout_bench.json.gz), and --seeds keeps the records
 of some seeds only: a seed pair's figures come back out of a pool of several.
 --same-process (scripts/eager_same_process.py --shapes, per seed) holds the same eager targets per mode x epilogue to
@@ -81,6 +83,33 @@ def eager_verdict(rows, what, unit):
     share = sum(e["share_below_band"] * e["n"] for e in rows) / total
     return (f"issue 48 targets over PyTorch eager{what}: {'met' if all(e['met'] for e in rows) else 'MISSED'} "
             f"({share:.1%} of {total} {unit} below {EAGER_BAND}x)")
+
+
+def eager_by_condition(rows):
+    """Issue 48's "in every condition": per launch x condition, the records of all modes and epilogues together below
+    the band and below the floor. The rows split each condition four ways, 16 records a row on a 16-shape seed, where
+    one record is 6.2%; this is the share the issue bounds. met also asks every row's geomean of its target."""
+    out = {}
+    for e in rows:
+        c = out.setdefault((e["launch"], e["condition"]), {"launch": e["launch"], "condition": e["condition"], "n": 0,
+                                                           "below_band": 0, "below_floor": 0, "geomeans_met": True})
+        c["n"] += e["n"]
+        c["below_band"] += round(e["share_below_band"] * e["n"])
+        c["below_floor"] += e["below_floor"]
+        goal = EAGER_GEOMEAN.get(e["epilogue"])
+        c["geomeans_met"] = c["geomeans_met"] and (goal is None or e["geomean"] >= goal)
+    for c in out.values():
+        c["share_below_band"] = c["below_band"] / c["n"]
+        c["met"] = c["share_below_band"] <= EAGER_MAX_SHARE and c["below_floor"] == 0 and c["geomeans_met"]
+    return [out[k] for k in sorted(out)]
+
+
+def print_eager_by_condition(conds):
+    """The line of eager_by_condition's rows under an eager view, with its verdict."""
+    print("  by condition (all modes and epilogues; issue 48's 'in every condition'): " +
+          ", ".join(f"{c['launch']}/{c['condition']} {c['share_below_band']:.1%} of {c['n']} ({c['below_floor']} "
+                    f"below {EAGER_FLOOR}x)" for c in conds) +
+          f": {'met' if all(c['met'] for c in conds) else 'MISSED'}")
 
 
 def eager_rows(records, runtime_field="runtime_us"):
@@ -270,6 +299,18 @@ def main():
                 no_entry_lines.append(f"{mode:<5} {launch:<6} {condition:<4} | {len(rs):4d} {row['geomean']:8.3f} "
                                       f"{row['min']:6.3f} | {row['min_case']}")
                 below_no_entry += [r for r in rs if r["vs_no_entry"]["speedup"] < TARGET_NO_ENTRY]
+    # Where the entry is the very candidate the runtime with no db runs, no choice differed: what is left is the two
+    # runtimes' calls of it, whose replay graphs keep offsets of their own (one-call graphs replayed as the runtime
+    # replays a repeated call were up to 5.9% apart in PyTorch alone, results/nvidia-h200/graph_instance_probe.txt).
+    # Issue 37's bar is a choice's; those pairs are counted apart, and the strict target line still counts them.
+    differing = [r for r in records
+                 if r.get("vs_no_entry") and r["candidate"] != r["vs_no_entry"]["no_entry_candidate"]]
+    no_entry_differing = {"n": len(differing),
+                          "min": min((r["vs_no_entry"]["speedup"] for r in differing), default=None),
+                          "same_candidate_below": sum(r["candidate"] == r["vs_no_entry"]["no_entry_candidate"]
+                                                      for r in below_no_entry)}
+    no_entry_differing["met_min"] = (no_entry_differing["min"] is None or
+                                     no_entry_differing["min"] >= TARGET_NO_ENTRY)
     eager, eager_below = eager_rows(records)
     repeat = eager_repeat_rows(records)
     same_cases = []
@@ -290,13 +331,16 @@ def main():
            "targets": {"min_vs_heuristic": TARGET_MIN, "geomean_vs_heuristic": TARGET_GEOMEAN,
                        "geomean_vs_torch_tf32": TARGET_TORCH_TF32},
            "summary": summary, "vs_no_entry": no_entry_rows, "met": met,
+           "vs_no_entry_where_the_candidate_differs": no_entry_differing if no_entry_rows else None,
            "vs_torch_eager": eager, "met_vs_torch_eager": bool(eager) and all(r["met"] for r in eager),
+           "vs_torch_eager_by_condition": eager_by_condition(eager),
            "eager_vs_itself_across_processes": repeat,
            "vs_torch_eager_same_process": same,
            "met_vs_torch_eager_same_process": bool(same) and all(r["met"] for r in same),
            "same_process_cases": same_cases,
            "vs_torch_eager_one_process_all_conditions": here,
            "met_vs_torch_eager_one_process_all_conditions": bool(here) and all(r["met"] for r in here),
+           "vs_torch_eager_one_process_all_conditions_by_condition": eager_by_condition(here),
            "runtime_sources": [{"selection": k[0], "runtime_source": k[1], "cases": v} for k, v in sorted(sources.items())],
            "records": records}
     with open(args.out, "w") as f:
@@ -331,6 +375,11 @@ def main():
             print(f"below {TARGET_NO_ENTRY} of no entry: {r['mode']} {r['shape']} {r['epilogue']} "
                   f"{r['launch']}/{r['condition']} x{e['speedup']:.3f} (95% interval {lo:.3f}-{hi:.3f}), entry "
                   f"{r['candidate']} vs no entry {e['no_entry_candidate']}{same_note}")
+        d = no_entry_differing
+        print(f"  where the entry differs from no entry's candidate: {d['n']} records, min "
+              + ("-" if d["min"] is None else f"x{d['min']:.3f}")
+              + f": {'met' if d['met_min'] else 'MISSED'}; {d['same_candidate_below']} same-candidate records below "
+              f"{TARGET_NO_ENTRY} (counted in the target line)")
     if eager:
         print(f"over PyTorch eager (issue 48: <= {EAGER_MAX_SHARE:.0%} of records below {EAGER_BAND}x, none below "
               f"{EAGER_FLOOR}x, geomean >= {EAGER_GEOMEAN['bias+gelu']}x bias+gelu, >= {EAGER_GEOMEAN['none']}x none):")
@@ -340,6 +389,7 @@ def main():
                   f"{r['launch']}/{r['condition']} ({r['selection']}, {r['candidate']}: {r['runtime_us']:.1f} us, "
                   f"eager {r['torch_us']:.1f})")
         print(eager_verdict(eager, "", "records"))
+        print_eager_by_condition(out["vs_torch_eager_by_condition"])
     if repeat:
         print("PyTorch eager against itself in a second process (compare_torch.py run again; the noise under the view "
               "above):")
@@ -374,6 +424,7 @@ def main():
             print(f"below {EAGER_BAND}x eager in one process: x{x:.3f} {r['mode']} {r['shape']} {r['epilogue']} "
                   f"{r['launch']}/{r['condition']} (ours {r['runtime_here_us']:.1f} us, eager {r['torch_us']:.1f})")
         print(eager_verdict(here, " in one process, all four conditions", "records"))
+        print_eager_by_condition(out["vs_torch_eager_one_process_all_conditions_by_condition"])
     no_entry_target = f"; every tuned entry >= {TARGET_NO_ENTRY}x no entry" if no_entry_rows else ""
     print(f"targets: every case >= {TARGET_MIN}x heuristic-first; geomean >= {TARGET_GEOMEAN['tf32']}x tf32 and "
           f">= {TARGET_GEOMEAN['fp32']}x fp32 in each condition; >= {TARGET_TORCH_TF32}x PyTorch eager tf32"

@@ -201,6 +201,52 @@ class NoEntryRows(unittest.TestCase):
                       "entry lt/a20 vs no entry lt/a20 (the same candidate on both sides)", r.stdout)
         self.assertIn("x0.959 (95% interval 0.958-0.960), entry lt/a13 vs no entry lt/a13+epi\n", r.stdout)
         self.assertNotIn("64x64x64 none graph/warm", r.stdout)
+        self.assertIn("where the entry differs from no entry's candidate: 1 records, min x0.959: MISSED; "
+                      "1 same-candidate records below 0.99", r.stdout)
+        self.assertIn("every tuned entry >= 0.99x no entry: MISSED", r.stdout)
+
+    def test_same_candidate_pairs_alone_below_the_bar_still_miss_the_strict_target_and_meet_the_choice_one(self):
+        records = [{"seed": 1, "mode": "fp32", "epilogue": "none", "launch": "stream", "condition": "warm",
+                    "shape": s, "runtime_us": 5.0, "heuristic_us": 5.0, "speedup": 1.0, "selection": "exact",
+                    "runtime_source": "exact", "candidate": c, "vs_no_entry": {"speedup": x, "no_entry_candidate": n}}
+                   for s, c, n, x in (("1x1x1", "lt/a1", "lt/a1", 0.96), ("2x2x2", "lt/a2", "lt/a3", 1.01))]
+        with tempfile.TemporaryDirectory() as d:
+            bench, out = os.path.join(d, "bench.json"), os.path.join(d, "o.json")
+            with open(bench, "w") as f:
+                json.dump({"device": "NVIDIA H200", "method": "", "records": records}, f)
+            subprocess.run([sys.executable, os.path.join(os.path.dirname(heldout_report.__file__),
+                                                         "heldout_report.py"), "--bench", bench, "--out", out],
+                           capture_output=True, text=True, check=True)
+            with open(out) as f:
+                doc = json.load(f)
+        self.assertFalse(doc["met"])
+        self.assertEqual(doc["vs_no_entry_where_the_candidate_differs"],
+                         {"n": 1, "min": 1.01, "same_candidate_below": 1, "met_min": True})
+
+
+class EagerByCondition(unittest.TestCase):
+    def test_a_condition_pools_its_modes_and_epilogues_and_holds_each_groups_geomean(self):
+        def rec(shape, mode, epilogue, condition, torch_us):
+            return dict(record(shape, epilogue, 100, torch_us), mode=mode, condition=condition)
+        recs = []
+        for mode in ("tf32", "fp32"):
+            for epilogue, fast in (("none", 110), ("bias+gelu", 130)):
+                recs += [rec(f"{i}x1x1", mode, epilogue, "warm", fast) for i in range(16)]
+                recs += [rec(f"{i}x1x1", mode, epilogue, "cold", fast) for i in range(16)]
+        recs[0]["torch_us"] = 98.5  # one of warm's 64 records below the band: 1.6%, its group's 6.2%
+        recs[16]["torch_us"] = 98.5  # and one of cold's
+        recs[17]["torch_us"] = 98.5  # and a second: 3.1% of cold's 64
+        rows, _ = heldout_report.eager_rows(recs)
+        self.assertFalse(all(r["met"] for r in rows), "each group of 16 misses with one record below")
+        by = {c["condition"]: c for c in heldout_report.eager_by_condition(rows)}
+        self.assertEqual((by["warm"]["n"], by["warm"]["below_band"]), (64, 1))
+        self.assertTrue(by["warm"]["met"])
+        self.assertEqual(by["cold"]["below_band"], 2)
+        self.assertFalse(by["cold"]["met"])
+        slow = [dict(r, torch_us=115) if r["epilogue"] == "bias+gelu" and r["condition"] == "warm" else r
+                for r in recs]
+        by = {c["condition"]: c for c in heldout_report.eager_by_condition(heldout_report.eager_rows(slow)[0])}
+        self.assertFalse(by["warm"]["met"], "1.15x < 1.2x with bias+gelu")
 
 
 if __name__ == "__main__":
