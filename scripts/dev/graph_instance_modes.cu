@@ -27,7 +27,9 @@
 #include "common/error.hpp"
 #include "cuda/cuda_call.hpp"
 #include "cuda/device_buffer.hpp"
+#include "cuda/graph.hpp"
 #include "cuda/stream.hpp"
+#include "globaltimer_spin.cuh"
 
 namespace gemmtune {
 namespace {
@@ -36,19 +38,6 @@ constexpr int kInstances = 8;
 constexpr int kCalls = 20;
 constexpr std::int64_t kIdleNs = 10'000'000;  // the spin before each batch, as the benchmarks hold the GPU idle
 constexpr int kSpinBlocks = 132;               // a full-GPU launch, like a GEMM's
-
-__device__ std::uint64_t global_ns() {
-  std::uint64_t t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
-
-__global__ void spin_kernel(std::int64_t ns, int* sink) {
-  const std::uint64_t start = global_ns();
-  int n = 0;
-  while (global_ns() - start < static_cast<std::uint64_t>(ns)) ++n;
-  if (n == -1) *sink = n;  // keeps the loop; never true
-}
 
 // A small GEMM's traffic: every block reads a 32 KiB panel of `in` and writes its share of `out`.
 __global__ void panel_kernel(const float* in, float* out, int panel, int out_per_block) {
@@ -65,37 +54,19 @@ __global__ void elementwise_kernel(float* y, int n) {
   if (i < n) y[i] = tanhf(y[i]);
 }
 
-struct Instance {
-  cudaGraph_t graph = nullptr;
-  cudaGraphExec_t exec = nullptr;
-  Instance() = default;
-  Instance(Instance&& o) noexcept : graph(std::exchange(o.graph, nullptr)), exec(std::exchange(o.exec, nullptr)) {}
-  Instance& operator=(Instance&&) = delete;
-  Instance(const Instance&) = delete;
-  Instance& operator=(const Instance&) = delete;
-  ~Instance() {
-    if (exec) cudaGraphExecDestroy(exec);
-    if (graph) cudaGraphDestroy(graph);
-  }
-};
-
 enum class Build { kCapture, kCaptureUpload, kCapturePriority };
 
-Instance capture(cudaStream_t s, const std::function<void()>& enqueue, Build build) {
-  Instance out;
-  GT_CUDA_CALL(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
-  enqueue();
-  GT_CUDA_CALL(cudaStreamEndCapture(s, &out.graph));
-  const unsigned long long flags = build == Build::kCapturePriority ? cudaGraphInstantiateFlagUseNodePriority : 0;
-  GT_CUDA_CALL(cudaGraphInstantiateWithFlags(&out.exec, out.graph, flags));
-  if (build == Build::kCaptureUpload) GT_CUDA_CALL(cudaGraphUpload(out.exec, s));
+CudaGraphExec capture(cudaStream_t s, const std::function<void()>& enqueue, Build build) {
+  CudaGraphExec out = CudaGraphExec::capture(
+      s, enqueue, build == Build::kCapturePriority ? cudaGraphInstantiateFlagUseNodePriority : 0);
+  if (build == Build::kCaptureUpload) out.upload(s);
   GT_CUDA_CALL(cudaStreamSynchronize(s));
   return out;
 }
 
 struct Variant {
   std::string name;
-  std::vector<Instance> instances;
+  std::vector<CudaGraphExec> instances;
   std::vector<std::vector<double>> us;  // per instance, per timed round: us per call
 };
 
@@ -178,7 +149,7 @@ void run(int rounds) {
   for (std::size_t v = 0; v < variants.size(); ++v)
     for (int i = 0; i < kInstances; ++i) units.emplace_back(v, i);
   for (const auto& [v, i] : units) {  // a graph's first launch uploads it where instantiation did not
-    GT_CUDA_CALL(cudaGraphLaunch(variants[v].instances[static_cast<std::size_t>(i)].exec, s));
+    variants[v].instances[static_cast<std::size_t>(i)].launch(s);
     GT_CUDA_CALL(cudaStreamSynchronize(s));
   }
   const CudaEvent start, stop;
@@ -189,7 +160,7 @@ void run(int rounds) {
       GT_CUDA_CALL(cudaGetLastError());
       start.record(s);
       for (int c = 0; c < kCalls; ++c)
-        GT_CUDA_CALL(cudaGraphLaunch(variants[v].instances[static_cast<std::size_t>(i)].exec, s));
+        variants[v].instances[static_cast<std::size_t>(i)].launch(s);
       stop.record(s);
       GT_CUDA_CALL(cudaStreamSynchronize(s));
       if (r) variants[v].us[static_cast<std::size_t>(i)].push_back(1e3 * stop.elapsed_ms_since(start) / kCalls);

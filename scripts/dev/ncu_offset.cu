@@ -18,6 +18,7 @@
 #include "cuda/stream.hpp"
 #include "cupti/cupti_kernel_timer.hpp"
 #include "launch/blocking_kernel.hpp"
+#include "globaltimer_spin.cuh"
 
 namespace gemmtune {
 namespace {
@@ -25,19 +26,6 @@ namespace {
 constexpr int kCalls = 30;
 constexpr int kBlocks = 132;  // one per H100 SM: a full-GPU launch, like a GEMM's
 constexpr std::int64_t kSpinNs[] = {2000, 5000, 15000, 50000, 300000};
-
-__device__ std::uint64_t global_ns() {
-  std::uint64_t t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
-
-__global__ void spin_kernel(std::int64_t ns, int* sink) {
-  const std::uint64_t start = global_ns();
-  int n = 0;
-  while (global_ns() - start < static_cast<std::uint64_t>(ns)) ++n;
-  if (n == -1) *sink = n;  // keeps the loop; never true
-}
 
 int run() {
   const CudaStream stream;

@@ -12,9 +12,10 @@ namespace gemmtune {
 
 class CudaGraphExec {
  public:
-  // Captures what enqueue() launches on s (which must not be capturing already) and instantiates it.
+  // Captures what enqueue() launches on s (which must not be capturing already) and instantiates it with
+  // instantiate_flags (cudaGraphInstantiateFlag*).
   template <class Enqueue>
-  static CudaGraphExec capture(cudaStream_t s, Enqueue&& enqueue) {
+  static CudaGraphExec capture(cudaStream_t s, Enqueue&& enqueue, unsigned long long instantiate_flags = 0) {
     CudaGraphExec out;
     GT_CUDA_CALL(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
     try {
@@ -26,7 +27,7 @@ class CudaGraphExec {
     }
     GT_CUDA_CALL(cudaStreamEndCapture(s, &out.graph_));
     GT_CUDA_CALL(cudaGraphGetNodes(out.graph_, nullptr, &out.nodes_));
-    GT_CUDA_CALL(cudaGraphInstantiate(&out.exec_, out.graph_, 0));
+    GT_CUDA_CALL(cudaGraphInstantiate(&out.exec_, out.graph_, instantiate_flags));
     return out;
   }
 
