@@ -1,7 +1,8 @@
 """scripts/compare_torch.py's timing of a condition, no GPU and no PyTorch: over stand-ins for torch whose events
 read a clock that each side's calls advance by its own cost, every side gets its own median, in a stream and from a
 graph, and the sides take turns within every round with the first one rotating, so a clock drift within a condition
-reaches them alike; from a graph, each side's rounds replay several graphs of its calls in turn."""
+reaches them alike; from a graph, each side's rounds replay several graphs of its calls in turn; the runtime's side
+writes one output for every call, as eager's discarded results hand their block to the next call."""
 import os
 import sys
 import tempfile
@@ -51,6 +52,9 @@ class _Cuda:
     @staticmethod
     def _sleep(cycles): pass
 cuda = _Cuda
+class _Tensor:
+    def __init__(self, *shape): self.shape = shape
+def empty(*shape, device=None): return _Tensor(*shape)
 def sigmoid(x): return x
 def tanh(x): return x
 def call(name, cost_ms):
@@ -65,7 +69,8 @@ def call(name, cost_ms):
 """
 
 
-class ConditionTime(unittest.TestCase):
+class FakeTorchCase(unittest.TestCase):
+    """compare_torch imported over the stand-in torch above."""
     def setUp(self):
         self.dir = tempfile.TemporaryDirectory()
         os.makedirs(os.path.join(self.dir.name, "torch", "nn"))
@@ -87,6 +92,8 @@ class ConditionTime(unittest.TestCase):
         sys.path[:] = [p for p in sys.path if p not in (self.dir.name, SCRIPTS)]
         self.dir.cleanup()
 
+
+class ConditionTime(FakeTorchCase):
     def sides(self):
         t = self.torch
         return [("eager_us", lambda i: t.call("eager", 0.010)), ("compiled_us", lambda i: t.call("compiled", 0.025)),
@@ -123,6 +130,29 @@ class ConditionTime(unittest.TestCase):
             timed = seen[instances:]  # after each graph's upload replay
             self.assertEqual(len(timed), rounds + 1)
             self.assertEqual(timed, [distinct[r % instances] for r in range(rounds + 1)], name)
+
+
+class RuntimeHereSide(FakeTorchCase):
+    def test_every_call_writes_one_output_of_the_problems_shape_whatever_its_input_set(self):
+        t = self.torch
+        calls = []
+
+        class Runtime:
+            def forward(self, a, b, bias=None, act="none", out=None, mode=None):
+                calls.append((a, b, bias, act, out, mode))
+
+        a = [t.empty(3, 5) for _ in range(4)]
+        b = [t.empty(5, 7) for _ in range(4)]
+        c = [t.empty(7) for _ in range(4)]
+        fn = self.ct.runtime_here_side(Runtime(), "bias+gelu", "tf32", a, b, c)
+        for i in range(9):
+            fn(i)
+        self.assertEqual([x[0] for x in calls], [a[i % 4] for i in range(9)], "the inputs rotate over the sets")
+        self.assertEqual([x[2] for x in calls], [c[i % 4] for i in range(9)])
+        outs = {id(x[4]) for x in calls}
+        self.assertEqual(len(outs), 1, "one output for every call, as eager's recycled block")
+        self.assertEqual(calls[0][4].shape, (3, 7))
+        self.assertEqual({(x[3], x[5]) for x in calls}, {("gelu", "tf32")})
 
 
 if __name__ == "__main__":
