@@ -17,23 +17,22 @@ usage: eager_noise_floor.py HELDOUT.json[.gz] [...] [--json OUT]
        left out, and a file with none is named and skipped)
 """
 import argparse
-import gzip
 import json
 import os
 import sys
 
-from heldout_report import EAGER_BAND, EAGER_FLOOR, EAGER_MAX_SHARE
+from heldout_report import EAGER_BAND, EAGER_FLOOR, EAGER_MAX_SHARE, eager_targets, read_json
 
 
 def side(ratios_by_condition):
-    """The targets' view of one side: {condition: [ratio, ...]} -> shares, floor count, worst condition, met."""
-    xs = [x for v in ratios_by_condition.values() for x in v]
-    shares = {c: sum(x < EAGER_BAND for x in v) / len(v) for c, v in ratios_by_condition.items()}
-    worst = max(shares, key=shares.get)
-    below_floor = sum(x < EAGER_FLOOR for x in xs)
-    return {"share_below_band": sum(x < EAGER_BAND for x in xs) / len(xs), "below_floor": below_floor,
-            "worst_condition": worst, "worst_condition_share": shares[worst],
-            "met": below_floor == 0 and all(s <= EAGER_MAX_SHARE for s in shares.values())}
+    """The targets' view of one side: {condition: [ratio, ...]} -> shares, floor count, worst condition, and whether
+    every condition meets heldout_report's share and floor targets (no geomean goal: eager_targets(xs, None))."""
+    per = {c: eager_targets(v, None) for c, v in ratios_by_condition.items()}
+    worst = max(per, key=lambda c: per[c]["share_below_band"])
+    n = sum(p["n"] for p in per.values())
+    return {"share_below_band": sum(p["share_below_band"] * p["n"] for p in per.values()) / n,
+            "below_floor": sum(p["below_floor"] for p in per.values()), "worst_condition": worst,
+            "worst_condition_share": per[worst]["share_below_band"], "met": all(p["met"] for p in per.values())}
 
 
 def run_rows(path, records):
@@ -62,8 +61,7 @@ def main():
     rows = []
     for path in args.files:
         try:
-            with (gzip.open if path.endswith(".gz") else open)(path, "rt") as f:
-                doc = json.load(f)
+            doc = read_json(path)
         except (OSError, ValueError) as e:
             ap.error(f"{path}: {e}")
         if not isinstance(doc, dict) or not isinstance(doc.get("records"), list):

@@ -130,6 +130,17 @@ def eager_rows(records, runtime_field="runtime_us"):
     return rows, sorted(below, key=lambda p: p[0])
 
 
+def read_json(path):
+    """A JSON document, gzipped where the name ends in .gz (the committed results/<gpu>/*.json.gz)."""
+    with (gzip.open if path.endswith(".gz") else open)(path, "rt") as f:
+        return json.load(f)
+
+
+def same_candidate(r):
+    """Whether a record's tuned entry is the very candidate the runtime with no db runs (vs_no_entry)."""
+    return r["candidate"] == r["vs_no_entry"]["no_entry_candidate"]
+
+
 def record_key(r):
     return (r["seed"], r["shape"], r["mode"], r["epilogue"], r["launch"], r["condition"])
 
@@ -232,8 +243,7 @@ def main():
     records, device, method, slug, confirm = [], None, None, None, None
     trial_lengths = {}  # max_trial_candidates -> a file with it (files from before it was recorded have none)
     for path in args.bench:
-        with (gzip.open if path.endswith(".gz") else open)(path, "rt") as f:
-            doc = json.load(f)
+        doc = read_json(path)
         missing = [k for k in ("records", "device", "method") if k not in doc]
         if missing:
             ap.error(f"--bench: {path} is no heldout_bench JSON (no {', '.join(missing)})")
@@ -303,12 +313,10 @@ def main():
     # runtimes' calls of it, whose replay graphs keep offsets of their own (one-call graphs replayed as the runtime
     # replays a repeated call were up to 5.9% apart in PyTorch alone, results/nvidia-h200/graph_instance_probe.txt).
     # Issue 37's bar is a choice's; those pairs are counted apart, and the strict target line still counts them.
-    differing = [r for r in records
-                 if r.get("vs_no_entry") and r["candidate"] != r["vs_no_entry"]["no_entry_candidate"]]
+    differing = [r for r in records if r.get("vs_no_entry") and not same_candidate(r)]
     no_entry_differing = {"n": len(differing),
                           "min": min((r["vs_no_entry"]["speedup"] for r in differing), default=None),
-                          "same_candidate_below": sum(r["candidate"] == r["vs_no_entry"]["no_entry_candidate"]
-                                                      for r in below_no_entry)}
+                          "same_candidate_below": sum(map(same_candidate, below_no_entry))}
     no_entry_differing["met_min"] = (no_entry_differing["min"] is None or
                                      no_entry_differing["min"] >= TARGET_NO_ENTRY)
     eager, eager_below = eager_rows(records)
@@ -371,7 +379,7 @@ def main():
             lo, hi = e.get("speedup_interval") or (float("nan"), float("nan"))
             # The same candidate on both sides: no choice differed, the two runtimes' calls of it did (a split-k or
             # clustered cuBLASLt algo moves with where its workspace lies: problem/candidate_choice.hpp).
-            same_note = " (the same candidate on both sides)" if r["candidate"] == e["no_entry_candidate"] else ""
+            same_note = " (the same candidate on both sides)" if same_candidate(r) else ""
             print(f"below {TARGET_NO_ENTRY} of no entry: {r['mode']} {r['shape']} {r['epilogue']} "
                   f"{r['launch']}/{r['condition']} x{e['speedup']:.3f} (95% interval {lo:.3f}-{hi:.3f}), entry "
                   f"{r['candidate']} vs no entry {e['no_entry_candidate']}{same_note}")
