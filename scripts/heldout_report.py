@@ -25,6 +25,7 @@ under what the two-process view can show; the one-process view has no such floor
 --here (compare_torch.py --shapes --runtime-db, per seed with the seed's db) holds the same targets per mode x epilogue
 x launch x condition to the runtime and eager timed in eager's process, the sides taking turns every round, in all four
 conditions: the one-process view of the cold and graph conditions, which --same-process (stream/warm) leaves out.
+Each record of heldout_bench.json then also holds its two times from that process (one_process: runtime_us, torch_us).
 
 usage: heldout_report.py --bench seed1.json [--bench ...] [--torch torch.json [--torch ...]]
                          [--torch-repeat torch2.json [--torch-repeat ...]]
@@ -264,6 +265,15 @@ def main():
     for r in records:
         if record_key(r) in repeat_us:
             r["torch_repeat_us"] = repeat_us[record_key(r)]
+    # The one-process view's two times go into each record too, so the committed file keeps what its rows and misses
+    # are computed from (compare_torch.py's own JSON stays behind in the run's work directory).
+    here_us = {}
+    for path in args.here:
+        here_us.update({record_key(h): {"runtime_us": h["runtime_here_us"], "torch_us": h["torch_us"]}
+                        for h in read_json(path)["records"] if h.get("runtime_here_us")})
+    for r in records:
+        if record_key(r) in here_us:
+            r["one_process"] = here_us[record_key(r)]
 
     summary, lines, met = [], [], True
     header = (f"{'mode':<5} {'launch':<6} {'L2':<4} | {'all: geomean':>12} {'min':>6} | {'exact':>6} {'min':>6} | "

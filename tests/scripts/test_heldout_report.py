@@ -177,6 +177,27 @@ class OneProcessAllConditions(unittest.TestCase):
         self.assertEqual(cold["min_case"], "8x8x8")
         self.assertEqual([r["shape"] for _, r in below], ["8x8x8", "7x7x7"])
 
+    def test_the_joined_file_keeps_each_records_one_process_times_beside_its_own(self):
+        script = os.path.join(os.path.dirname(os.path.abspath(heldout_report.__file__)), "heldout_report.py")
+        bench_rec = {"seed": 1, "mode": "fp32", "epilogue": "none", "launch": "stream", "shape": "3x5x7",
+                     "runtime_us": 5.0, "heuristic_us": 5.0, "speedup": 1.0, "selection": "exact",
+                     "runtime_source": "exact", "candidate": "lt/a1"}
+        with tempfile.TemporaryDirectory() as d:
+            bench, here, out = (os.path.join(d, n) for n in ("bench.json", "here.json", "o.json"))
+            with open(bench, "w") as f:
+                json.dump({"device": "NVIDIA H200", "method": "", "records": [
+                    dict(bench_rec, condition="warm"), dict(bench_rec, condition="cold")]}, f)
+            with open(here, "w") as f:
+                json.dump({"records": [self.here("3x5x7", "stream", "warm", 4.9, 5.2),
+                                       self.here("3x5x7", "stream", "cold", None, 6.0)]}, f)
+            subprocess.run([sys.executable, script, "--bench", bench, "--here", here, "--out", out],
+                           capture_output=True, text=True, check=True)
+            with open(out) as f:
+                by = {r["condition"]: r for r in json.load(f)["records"]}
+        self.assertEqual(by["warm"]["one_process"], {"runtime_us": 4.9, "torch_us": 5.2})
+        self.assertNotIn("one_process", by["cold"], "no runtime time in that process")
+        self.assertEqual(by["warm"]["runtime_us"], 5.0, "heldout_bench's own time stays as it was")
+
 
 class NoEntryRows(unittest.TestCase):
     def test_a_tuned_entry_below_no_entry_is_named_and_says_when_both_sides_ran_the_same_candidate(self):
