@@ -21,7 +21,7 @@ import json
 import os
 import sys
 
-from heldout_report import EAGER_BAND, EAGER_FLOOR, EAGER_MAX_SHARE, eager_targets, read_json
+from heldout_report import EAGER_BAND, EAGER_FLOOR, EAGER_MAX_SHARE, eager_targets, joined_records
 
 
 def side(ratios_by_condition):
@@ -61,12 +61,10 @@ def main():
     rows = []
     for path in args.files:
         try:
-            doc = read_json(path)
-        except (OSError, ValueError) as e:
-            ap.error(f"{path}: {e}")
-        if not isinstance(doc, dict) or not isinstance(doc.get("records"), list):
-            ap.error(f"{path}: no heldout_report.py records")
-        got = run_rows(path, doc["records"])
+            records = joined_records(path)
+        except ValueError as e:
+            ap.error(str(e))
+        got = run_rows(path, records)
         if not got:
             print(f"eager_noise_floor: {path}: no record with both PyTorch runs, skipped", file=sys.stderr)
         rows += got

@@ -137,6 +137,18 @@ def read_json(path):
         return json.load(f)
 
 
+def joined_records(path):
+    """The records of a joined file of this script's (gzipped or not); ValueError naming the file where it cannot be
+    read or holds none."""
+    try:
+        doc = read_json(path)
+    except (OSError, ValueError) as e:
+        raise ValueError(f"{path}: {e}") from e
+    if not isinstance(doc, dict) or not isinstance(doc.get("records"), list):
+        raise ValueError(f"{path}: no heldout_report.py records")
+    return doc["records"]
+
+
 def same_candidate(r):
     """Whether a record's tuned entry is the very candidate the runtime with no db runs (vs_no_entry)."""
     return r["candidate"] == r["vs_no_entry"]["no_entry_candidate"]

@@ -20,7 +20,7 @@ import math
 import os
 import sys
 
-from heldout_report import read_json
+from heldout_report import joined_records
 
 BAND = 0.99
 
@@ -53,15 +53,12 @@ def main():
     ap.add_argument("--short-us", type=float, default=15.0)
     ap.add_argument("--json")
     args = ap.parse_args()
-    records, seeds = [], set()
+    records = []
     for path in args.files:
         try:
-            doc = read_json(path)
-        except (OSError, ValueError) as e:
-            ap.error(f"{path}: {e}")
-        if not isinstance(doc, dict) or not isinstance(doc.get("records"), list):
-            ap.error(f"{path}: no heldout_report.py records")
-        records += doc["records"]
+            records += joined_records(path)
+        except ValueError as e:
+            ap.error(str(e))
     by = groups(records, args.min_seed, args.short_us)
     if not by:
         ap.error("no record where the runtime ran heuristic-first's candidate")
