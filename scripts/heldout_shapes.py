@@ -14,6 +14,8 @@ of them tuned, with bias+gelu only, for the comparison against torch.compile.
 
 usage: heldout_shapes.py --seed S --count N --out DIR [--profiles-dir profiles] [--max-mnk 1.6e10] [--compile]
 writes DIR/shapes.json ({"seed", "shapes": [{"m", "n", "k", "tuned"}]}) and DIR/profile.json (the tuned half)
+       heldout_shapes.py --seed S --count N --slice I/N [...]
+prints the I-th of N contiguous slices of the same draw as MxNxK,... (bench_compile.sh's ONLY=) and writes nothing
 """
 import argparse
 import glob
@@ -97,7 +99,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seed", type=int, required=True)
     ap.add_argument("--count", type=int, required=True, help="shapes per seed; half of them are tuned")
-    ap.add_argument("--out", required=True)
+    ap.add_argument("--out")
+    ap.add_argument("--slice", metavar="I/N", help="print the I-th of N contiguous slices of the draw, write nothing")
     ap.add_argument("--profiles-dir", default=os.path.join(os.path.dirname(__file__), "..", "profiles"))
     ap.add_argument("--max-mnk", type=float, default=1.6e10)
     ap.add_argument("--fp32-equivalent", action="store_true",
@@ -107,6 +110,15 @@ def main():
     args = ap.parse_args()
     if args.count < 2:
         ap.error("--count must be at least 2 (half are tuned, half held out)")
+    if (args.out is None) == (args.slice is None):
+        ap.error("give --out DIR or --slice I/N")
+    if args.slice is not None:
+        try:
+            part, parts = (int(x) for x in args.slice.split("/"))
+        except ValueError:
+            part = parts = 0
+        if not 1 <= part <= parts:
+            ap.error(f"--slice {args.slice}: want I/N with 1 <= I <= N")
     excluded = profile_shapes(args.profiles_dir)
     if args.compile:
         shapes = generate_compile(args.seed, args.count, excluded, args.max_mnk)
@@ -114,6 +126,10 @@ def main():
     else:
         shapes = generate(args.seed, args.count, excluded, args.max_mnk)
         tuned = shapes[: args.count // 2]
+    if args.slice is not None:
+        size = -(-len(shapes) // parts)
+        print(",".join(f"{m}x{n}x{k}" for m, n, k in shapes[(part - 1) * size:part * size]))
+        return 0
     os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, "shapes.json"), "w") as f:
         json.dump({"seed": args.seed,

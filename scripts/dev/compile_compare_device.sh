@@ -3,12 +3,22 @@
 # scripts/bench_compile.sh on every GPU there (GPUS defaults to all of them), then leaves compile_compare.json, the
 # run's log and its per-part work (shapes, profiles, sweep/bench/torch logs and JSONs, no dbs) in OUT_DIR; a run cut
 # short by LIMIT_S leaves what finished joined as compile_compare_partial.json instead.
-#   usage: [FP32_COUNT=N] scripts/dev/compile_compare_device.sh OUT_DIR [SEED=4901] [COUNT=24] [LIMIT_S=560]
+# SLICE=i/n times the i-th of n contiguous slices of the draw alone (ONLY= its shapes), for a machine that cannot time
+# the whole draw in one device call: one H200 took about 540 s for 24 tf32 shapes, so seed 9713 ran as 1/2 and 2/2.
+# The draw alternates both-unaligned and aligned shapes, so slices of an even length keep half of each.
+# scripts/dev/compile_compare_join.sh joins the slices' compile_work.tgz into one compile_compare.json.
+#   usage: [FP32_COUNT=N] [SLICE=i/n] scripts/dev/compile_compare_device.sh OUT_DIR [SEED=4901] [COUNT=24] [LIMIT_S=560]
 set -uo pipefail
 out=${1:?usage: scripts/dev/compile_compare_device.sh OUT_DIR [SEED] [COUNT] [LIMIT_S]}
 seed=${2:-4901} count=${3:-24} limit=${4:-560}
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$root" || exit 2
+if [[ -n ${SLICE:-} ]]; then
+  ONLY=$(python3 scripts/heldout_shapes.py --compile --seed "$seed" --count "$count" --max-mnk "${MAX_MNK:-3.2e10}" \
+         --slice "$SLICE") || exit 2
+  export ONLY
+  echo "slice $SLICE of seed $seed's $count shapes: $ONLY"
+fi
 export GEMMTUNE_DATA_DIR=$root PYTHONUNBUFFERED=1
 work=$(mktemp -d)
 gpus=$(nvidia-smi --query-gpu=index --format=csv,noheader | paste -sd,)

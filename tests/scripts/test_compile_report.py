@@ -37,6 +37,22 @@ class HeldoutShapesCompile(unittest.TestCase):
         self.assertEqual(profile["epilogues"], ["bias+gelu"])
         self.assertEqual(len(profile["shapes"]), 8)
 
+    def test_slices_split_the_draw_in_order_each_half_unaligned_and_a_bad_slice_is_refused(self):
+        def sliced(spec):
+            return subprocess.run([sys.executable, os.path.join(SCRIPTS, "heldout_shapes.py"), "--compile", "--seed",
+                                   "7", "--count", "8", "--max-mnk", "3.2e10", "--slice", spec],
+                                  capture_output=True, text=True)
+        with tempfile.TemporaryDirectory() as d:
+            whole = [f"{s['m']}x{s['n']}x{s['k']}" for s in draw(d, 7)[0]["shapes"]]
+        halves = [sliced(f"{i}/2").stdout.strip().split(",") for i in (1, 2)]
+        self.assertEqual(halves[0] + halves[1], whole)
+        for half in halves:
+            unaligned = [s for s in half if int(s.split("x")[1]) % 4 and int(s.split("x")[2]) % 4]
+            self.assertEqual(len(unaligned), 2, half)
+        bad = sliced("3/2")
+        self.assertEqual(bad.returncode, 2)
+        self.assertIn("--slice 3/2", bad.stderr)
+
     def test_the_same_seed_draws_the_same_shapes_and_another_seed_others(self):
         with tempfile.TemporaryDirectory() as a, tempfile.TemporaryDirectory() as b, \
                 tempfile.TemporaryDirectory() as c:
