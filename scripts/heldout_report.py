@@ -189,14 +189,14 @@ def eager_repeat_rows(records):
     return rows
 
 
-def here_rows(paths, seeds):
-    """Issue 48's targets over compare_torch.py --runtime-db JSONs (one per seed): the runtime timed in eager's own
-    process, the sides taking turns every round, per mode x epilogue x launch x condition (torch_us / runtime_here_us),
-    and those records below the band."""
-    recs = []
-    for path in paths:
-        with open(path) as f:
-            recs += [r for r in json.load(f)["records"] if seeds is None or r["seed"] in seeds]
+def here_records(paths, seeds):
+    """The records of compare_torch.py --runtime-db JSONs (one per seed), of the given seeds (all where None)."""
+    return [r for path in paths for r in read_json(path)["records"] if seeds is None or r["seed"] in seeds]
+
+
+def here_rows(recs):
+    """Issue 48's targets over here_records: the runtime timed in eager's own process, the sides taking turns every
+    round, per mode x epilogue x launch x condition (torch_us / runtime_here_us), and those records below the band."""
     return eager_rows(recs, "runtime_here_us")
 
 
@@ -279,10 +279,9 @@ def main():
             r["torch_repeat_us"] = repeat_us[record_key(r)]
     # The one-process view's two times go into each record too, so the committed file keeps what its rows and misses
     # are computed from (compare_torch.py's own JSON stays behind in the run's work directory).
-    here_us = {}
-    for path in args.here:
-        here_us.update({record_key(h): {"runtime_us": h["runtime_here_us"], "torch_us": h["torch_us"]}
-                        for h in read_json(path)["records"] if h.get("runtime_here_us")})
+    here_recs = here_records(args.here, args.seeds)
+    here_us = {record_key(h): {"runtime_us": h["runtime_here_us"], "torch_us": h["torch_us"]}
+               for h in here_recs if h.get("runtime_here_us")}
     for r in records:
         if record_key(r) in here_us:
             r["one_process"] = here_us[record_key(r)]
@@ -348,7 +347,7 @@ def main():
         with open(path) as f:
             same_cases += [c for c in json.load(f)["records"] if args.seeds is None or c.get("seed") in args.seeds]
     same = same_process_rows(same_cases)
-    here, here_below = here_rows(args.here, args.seeds)
+    here, here_below = here_rows(here_recs)
     shapes = {(r["seed"], r["shape"]) for r in records}
     seeds = sorted({r["seed"] for r in records})
     sources = {}
