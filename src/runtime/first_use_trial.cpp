@@ -278,15 +278,6 @@ double ProgramTrial::median_ratio() const {
   return std::sqrt(std::sqrt(product));
 }
 
-double ProgramTrial::worst_median_ratio() const {
-  double worst = 0;
-  for (const TrialResult* r : {&warm, &cold, &graph, &graph_cold}) {
-    if (r->batches == 0 || r->default_us <= 0) return 2;
-    worst = std::max(worst, r->challenger_us / r->default_us);
-  }
-  return worst;
-}
-
 DefaultFastest fastest_default(const std::vector<ProgramTrial>& trials) {
   DefaultFastest d;
   const auto take = [](double& fastest, const TrialResult& r) {
