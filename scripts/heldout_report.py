@@ -149,6 +149,18 @@ def joined_records(path):
     return doc["records"]
 
 
+def every_joined_record(paths, ap):
+    """The records of every joined file in `paths`, in order; argparse's one-line usage error (exit 2) naming a file
+    that cannot be read."""
+    records = []
+    for path in paths:
+        try:
+            records += joined_records(path)
+        except ValueError as e:
+            ap.error(str(e))
+    return records
+
+
 def same_candidate(r):
     """Whether a record's tuned entry is the very candidate the runtime with no db runs (vs_no_entry)."""
     return r["candidate"] == r["vs_no_entry"]["no_entry_candidate"]

@@ -20,7 +20,7 @@ import math
 import os
 import sys
 
-from heldout_report import joined_records
+from heldout_report import every_joined_record
 
 BAND = 0.99
 
@@ -53,12 +53,7 @@ def main():
     ap.add_argument("--short-us", type=float, default=15.0)
     ap.add_argument("--json")
     args = ap.parse_args()
-    records = []
-    for path in args.files:
-        try:
-            records += joined_records(path)
-        except ValueError as e:
-            ap.error(str(e))
+    records = every_joined_record(args.files, ap)
     by = groups(records, args.min_seed, args.short_us)
     if not by:
         ap.error("no record where the runtime ran heuristic-first's candidate")

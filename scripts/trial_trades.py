@@ -17,7 +17,7 @@ import os
 import re
 import sys
 
-from heldout_report import joined_records
+from heldout_report import every_joined_record
 
 # The kept challenger's clause (the explain string's first, before "; "), as runtime.cpp writes it.
 MEDIANS = re.compile(
@@ -61,12 +61,7 @@ def main():
     ap.add_argument("--json")
     args = ap.parse_args()
     limits = sorted(args.limit or [1.01, 1.02, 1.03])
-    records = []
-    for path in args.files:
-        try:
-            records += joined_records(path)
-        except ValueError as e:
-            ap.error(str(e))
+    records = every_joined_record(args.files, ap)
     found = trades(records, args.min_seed)
     if not found:
         ap.error("no record's explain string holds a kept challenger's trial medians")
