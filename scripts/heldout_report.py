@@ -175,8 +175,7 @@ def torch_times(paths):
     of them (runs of different seeds join)."""
     first, us = None, {}
     for path in paths:
-        with open(path) as f:
-            doc = json.load(f)
+        doc = read_json(path)
         first = first or doc
         us.update({record_key(r): r["torch_us"] for r in doc["records"]})
     return first, us
@@ -201,13 +200,14 @@ def eager_repeat_rows(records):
     return rows
 
 
-def here_records(paths, seeds):
-    """The records of compare_torch.py --runtime-db JSONs (one per seed), of the given seeds (all where None)."""
-    return [r for path in paths for r in read_json(path)["records"] if seeds is None or r["seed"] in seeds]
+def records_of_seeds(paths, seeds):
+    """The records of per-seed JSONs (compare_torch.py --runtime-db, eager_same_process.py), of the given seeds (all
+    where None)."""
+    return [r for path in paths for r in read_json(path)["records"] if seeds is None or r.get("seed") in seeds]
 
 
 def here_rows(recs):
-    """Issue 48's targets over here_records: the runtime timed in eager's own process, the sides taking turns every
+    """Issue 48's targets over records_of_seeds(--here JSONs): the runtime timed in eager's own process, the sides taking turns every
     round, per mode x epilogue x launch x condition (torch_us / runtime_here_us), and those records below the band."""
     return eager_rows(recs, "runtime_here_us")
 
@@ -291,7 +291,7 @@ def main():
             r["torch_repeat_us"] = repeat_us[record_key(r)]
     # The one-process view's two times go into each record too, so the committed file keeps what its rows and misses
     # are computed from (compare_torch.py's own JSON stays behind in the run's work directory).
-    here_recs = here_records(args.here, args.seeds)
+    here_recs = records_of_seeds(args.here, args.seeds)
     here_us = {record_key(h): {"runtime_us": h["runtime_here_us"], "torch_us": h["torch_us"]}
                for h in here_recs if h.get("runtime_here_us")}
     for r in records:
@@ -354,10 +354,7 @@ def main():
                                      no_entry_differing["min"] >= TARGET_NO_ENTRY)
     eager, eager_below = eager_rows(records)
     repeat = eager_repeat_rows(records)
-    same_cases = []
-    for path in args.same_process:
-        with open(path) as f:
-            same_cases += [c for c in json.load(f)["records"] if args.seeds is None or c.get("seed") in args.seeds]
+    same_cases = records_of_seeds(args.same_process, args.seeds)
     same = same_process_rows(same_cases)
     here, here_below = here_rows(here_recs)
     shapes = {(r["seed"], r["shape"]) for r in records}

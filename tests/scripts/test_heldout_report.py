@@ -167,7 +167,7 @@ class OneProcessAllConditions(unittest.TestCase):
             records.append(self.here("6x6x6", "graph", "cold", 10.0, 5.0, seed=2))
             with open(path, "w") as f:
                 json.dump({"records": records}, f)
-            rows, below = heldout_report.here_rows(heldout_report.here_records([path], {1}))
+            rows, below = heldout_report.here_rows(heldout_report.records_of_seeds([path], {1}))
         by = {(r["launch"], r["condition"]): r for r in rows}
         self.assertEqual(set(by), {("stream", "warm"), ("stream", "cold")}, "no runtime time, or another seed")
         self.assertTrue(by[("stream", "warm")]["met"])
