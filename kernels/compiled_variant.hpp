@@ -15,6 +15,7 @@ namespace gemmtune::kernels {
 // Scratch a launch borrows. Split-k (kernels/split_k.cuh): every slice's partial tile, and one ticket per output tile
 // that counts the slices done; tickets must be zero before the first launch, and each launch leaves them zero again.
 // Staging (kernels/operand_staging.hpp): where a staged variant copies an operand the copy engine cannot address.
+// And whether the GEMM kernel may start behind the kernel before it on the stream.
 struct LaunchScratch {
   float* partials = nullptr;
   std::size_t partial_floats = 0;
@@ -22,6 +23,12 @@ struct LaunchScratch {
   std::size_t ticket_count = 0;
   float* staging = nullptr;
   std::size_t staging_floats = 0;
+  // A programmatic dependent launch behind whatever kernel precedes it, where the family's kernels wait for that
+  // kernel themselves (the wgmma TMA kernels after their barrier setup, a staged variant's operand copy before it
+  // reads): the first one's blocks start as that kernel's retire, 0.8-1.4 us a call sooner back to back on the H200
+  // (results/nvidia-h200/programmatic_launch.txt). Off where CUPTI times a call alone (the sweep): the call's first
+  // kernel would start inside the one before, and its time with it.
+  bool behind_previous_kernel = false;
 };
 
 // slices: how many blocks share each output tile's k (1: a block computes its tile's whole k; scratch is unused).

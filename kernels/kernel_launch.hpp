@@ -1,9 +1,10 @@
 // The launch configuration of a kernel launched with cudaLaunchKernelEx, for what a <<<>>> launch cannot ask:
 //  - blocks in thread-block clusters: the cluster's shape is a launch attribute, so one kernel serves any cluster size
 //    its launcher picks;
-//  - a programmatic dependent launch behind the kernel before it in the stream (a staged variant's operand copy): the
-//    GPU starts the kernel's blocks as the copy's retire, and the kernel waits for the copy's writes
-//    (ptx::wait_for_previous_grid) only where it reads them, so its prologue and launch overlap the copy's tail.
+//  - a programmatic dependent launch behind the kernel before it in the stream (a staged variant's operand copy, or
+//    the last call's kernel: LaunchScratch::behind_previous_kernel): the GPU starts the kernel's blocks as that
+//    kernel's retire, and the kernel waits for its writes (ptx::wait_for_previous_grid) before it touches global
+//    memory, so its launch and barrier setup overlap that kernel's tail.
 #pragma once
 
 #include <cstddef>

@@ -5,6 +5,7 @@
 
 #include "common/error.hpp"
 #include "cuda/cuda_call.hpp"
+#include "kernels/kernel_launch.hpp"
 #include "kernels/padded_copy.hpp"
 #include "kernels/ptx.cuh"
 #include "kernels/staged_b.hpp"
@@ -30,6 +31,7 @@ __device__ void copy_quad(const PaddedCopy& c, std::int64_t i) {
 
 __global__ void copy_rows_kernel(const PaddedCopy first, const PaddedCopy second) {
   ptx::let_next_grid_start();  // a staged variant's GEMM, launched behind the copy, waits for it itself
+  ptx::wait_for_previous_grid();  // launched behind the call before, the copy reads what it wrote
   const std::int64_t first_total = first.rows * ((first.cols + 3) / 4);
   const std::int64_t total = first_total + second.rows * ((second.cols + 3) / 4);
   for (std::int64_t i = std::int64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < total;
@@ -136,17 +138,17 @@ bool stage_operands(OperandView& a, OperandView& b, const LaunchScratch& scratch
     v->vec4 = v->vec2 = true;
     used += staging_boundary(c.floats);
   }
-  if (n_copies > 0) copy_rows_padded(copies[0], s, copies[1]);
+  if (n_copies > 0) copy_rows_padded(copies[0], s, copies[1], scratch.behind_previous_kernel);
   return copied || n_copies > 0;
 }
 
-void copy_rows_padded(const PaddedCopy& first, cudaStream_t s, const PaddedCopy& second) {
+void copy_rows_padded(const PaddedCopy& first, cudaStream_t s, const PaddedCopy& second, bool behind_previous_kernel) {
   // Enough blocks to keep every SM's loads in flight, each thread then looping over a few 16-byte stores.
   constexpr int kThreads = 256;
   const std::int64_t quads = first.rows * (first.ld_dst / 4) + second.rows * (second.ld_dst / 4);
   const auto blocks = static_cast<unsigned>(std::min<std::int64_t>((quads + kThreads - 1) / kThreads, 2048));
-  copy_rows_kernel<<<blocks, kThreads, 0, s>>>(first, second);
-  GT_CUDA_CHECK_LAUNCH();
+  const KernelLaunch launch(dim3(blocks), dim3(1), kThreads, 0, s, behind_previous_kernel);
+  GT_CUDA_CALL(cudaLaunchKernelEx(&launch.config, copy_rows_kernel, first, second));
 }
 
 }  // namespace gemmtune::kernels

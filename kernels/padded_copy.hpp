@@ -19,7 +19,9 @@ struct PaddedCopy {
 };
 
 // Makes one copy, or two (A's and B's) in the same kernel on s: a launch fewer where both operands are padded, which
-// is a few microseconds of a small problem's call (527x435x293 tf32 takes 12-14 us in all).
-void copy_rows_padded(const PaddedCopy& first, cudaStream_t s, const PaddedCopy& second = {});
+// is a few microseconds of a small problem's call (527x435x293 tf32 takes 12-14 us in all). behind_previous_kernel: as
+// a programmatic dependent launch behind the kernel before it on s (LaunchScratch::behind_previous_kernel).
+void copy_rows_padded(const PaddedCopy& first, cudaStream_t s, const PaddedCopy& second = {},
+                      bool behind_previous_kernel = false);
 
 }  // namespace gemmtune::kernels

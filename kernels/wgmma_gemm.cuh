@@ -622,7 +622,7 @@ __global__ void __launch_bounds__(T::threads + 128, T::threads == 128 && T::bm <
     cluster::sync();  // no copy or arrival reaches another block's barriers before they are initialized
   else
     __syncthreads();
-  ptx::wait_for_previous_grid();  // a staged variant's operand copies, where launched behind them
+  ptx::wait_for_previous_grid();  // where launched behind the kernel before: its writes (a staged variant's copies)
 
   // Producer and consumers count k tiles across all of the block's tiles: k tile g uses stage g % kStages in that
   // stage's phase g / kStages, so the next tile's copies start as soon as this tile's last stages are released.
@@ -904,7 +904,7 @@ unsigned resident_blocks(Kernel kernel, int threads, std::size_t smem_bytes, int
 // cluster of the slices (kClusterSlices). False, launching nothing, otherwise.
 template <class T, bool kBKMajor, bool kSplit3x, bool kBByClass, int... kSlices>
 bool launch_cluster_split(int slices, const CUtensorMap& map_a, const TmaOperand& op_b, std::int64_t k,
-                          const EpilogueParams& e, const SplitK& split, unsigned grid, bool behind_copies,
+                          const EpilogueParams& e, const SplitK& split, unsigned grid, bool behind,
                           cudaStream_t s) {
   using Layout = WgmmaLayout<T, kBKMajor, kSplit3x>;
   const auto launch = [&](auto slices_constant) {
@@ -915,7 +915,7 @@ bool launch_cluster_split(int slices, const CUtensorMap& map_a, const TmaOperand
       static std::once_flag attribute_set;
       raise_smem_limit_once(attribute_set, kernel, Layout::kTmaSmemBytes);
       const KernelLaunch cluster_launch(dim3(grid, 1, kS), dim3(1, 1, kS), T::threads + 128, Layout::kTmaSmemBytes, s,
-                                        behind_copies);
+                                        behind);
       // The Y and Z maps are placeholders: a split block finishes through OutputTile.
       GT_CUDA_CALL(cudaLaunchKernelEx(&cluster_launch.config, kernel, map_a, op_b, map_a, map_a, k, e, split));
       return true;
@@ -936,7 +936,8 @@ void launch_wgmma_layout(const GemmProblem& p, const GemmOperands& x, int slices
                          cudaStream_t s) {
   using Layout = WgmmaLayout<T, kBKMajor, kSplit3x>;
   OperandView a = operand_a(p, x), b = operand_b(p, x);
-  const bool copied = stage_operands(a, b, scratch, s);  // a staged variant's copies; none without staging scratch
+  // Launched behind a staged variant's copies (none without staging scratch), or behind whatever precedes the call.
+  const bool behind = stage_operands(a, b, scratch, s) || scratch.behind_previous_kernel;
   const SplitK split = make_split_k(slices, scratch);
   const bool b_by_class = b_read_by_class(b);
   if (a.vec4 && (b.vec4 || b_by_class)) {
@@ -988,7 +989,7 @@ void launch_wgmma_layout(const GemmProblem& p, const GemmOperands& x, int slices
           // Where streaming would not finish sooner, the tile's own kernel as its variant without Stream-K runs it:
           // one tile a block for one wave, whose epilogue (OutputTile) was 10% faster at 1515×2288×6340.
           if (scratch.streamed_blocks > tiles % blocks) {
-            const KernelLaunch launch(dim3(blocks), dim3(1), T::threads + 128, Layout::kTmaSmemBytes, s, copied);
+            const KernelLaunch launch(dim3(blocks), dim3(1), T::threads + 128, Layout::kTmaSmemBytes, s, behind);
             GT_CUDA_CALL(
                 cudaLaunchKernelEx(&launch.config, stream_k_kernel, map_a, op_b, map_y, map_z, p.k, e, scratch));
             return;
@@ -997,12 +998,12 @@ void launch_wgmma_layout(const GemmProblem& p, const GemmOperands& x, int slices
       }
       if constexpr (kSplitK) {
         if (launch_cluster_split<T, kBKMajor, kSplit3x, kBByClass, 2, 3, 4>(slices, map_a, op_b, p.k, e, split, grid,
-                                                                            copied, s))
+                                                                            behind, s))
           return;
       }
       const dim3 blocks(persistent ? resident : grid, 1, static_cast<unsigned>(slices));
-      if (T::cluster > 1 || copied) {
-        const KernelLaunch launch(blocks, dim3(T::cluster), T::threads + 128, Layout::kTmaSmemBytes, s, copied);
+      if (T::cluster > 1 || behind) {
+        const KernelLaunch launch(blocks, dim3(T::cluster), T::threads + 128, Layout::kTmaSmemBytes, s, behind);
         GT_CUDA_CALL(cudaLaunchKernelEx(&launch.config, kernel, map_a, op_b, map_y, map_z, p.k, e, split));
       } else {
         kernel<<<blocks, T::threads + 128, Layout::kTmaSmemBytes, s>>>(map_a, op_b, map_y, map_z, p.k, e, split);

@@ -104,7 +104,9 @@ CandidateLauncher::CandidateLauncher(const GemmProblem& p, const Candidate& c, c
 
 void CandidateLauncher::launch(const GemmOperands& x, cudaStream_t s) const {
   if (variant_) {
-    variant_->launch(variant_gemm_, x, slices_, scratch_.view(), s);
+    kernels::LaunchScratch scratch = scratch_.view();
+    scratch.behind_previous_kernel = behind_previous_kernel_;
+    variant_->launch(variant_gemm_, x, slices_, scratch, s);
     return;
   }
   if (blas_) {
@@ -117,12 +119,12 @@ void CandidateLauncher::launch(const GemmOperands& x, cudaStream_t s) const {
 void CandidateLauncher::launch(const GemmOperands& x, cudaStream_t s, BorrowedWorkspace workspace, unsigned* tickets,
                                float* padding) const {
   if (variant_) {
-    variant_->launch(variant_gemm_, x, slices_,
-                     needs_scratch_
-                         ? kernels::place_launch_scratch(*variant_, variant_gemm_, static_cast<float*>(workspace.ptr),
-                                                         tickets, padding)
-                         : kernels::LaunchScratch{},
-                     s);
+    kernels::LaunchScratch scratch =
+        needs_scratch_ ? kernels::place_launch_scratch(*variant_, variant_gemm_, static_cast<float*>(workspace.ptr),
+                                                       tickets, padding)
+                       : kernels::LaunchScratch{};
+    scratch.behind_previous_kernel = behind_previous_kernel_;
+    variant_->launch(variant_gemm_, x, slices_, scratch, s);
     return;
   }
   if (blas_) {

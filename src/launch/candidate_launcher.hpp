@@ -51,6 +51,10 @@ class CandidateLauncher {
   // The same, launched only with scratch of the caller's (the second launch()).
   CandidateLauncher(const GemmProblem& p, const Candidate& c, cublasLtHandle_t lt, ScratchAtLaunch scratch);
 
+  // Our kernels (where their family allows it) start behind the kernel before them on the stream
+  // (kernels::LaunchScratch::behind_previous_kernel): what a program's calls run. Off by default, for CUPTI's times.
+  void set_behind_previous_kernel(bool on) { behind_previous_kernel_ = on; }
+
   void launch(const GemmOperands& x, cudaStream_t s) const;
   // The same with scratch of the caller's at this launch. `workspace` must hold what the launcher was checked for (its
   // constructor's workspace bytes); `tickets`, ticket_count() of them, and `padding`, padding_floats() of them, zero
@@ -90,6 +94,7 @@ class CandidateLauncher {
   kernels::LaunchScratchBuffer scratch_;  // empty for ScratchAtLaunch
   DeviceBuffer<float> padding_;           // a padded candidate's, zeroed once; empty for ScratchAtLaunch
   bool needs_scratch_ = false;  // an own variant with partials, staged copies or tickets
+  bool behind_previous_kernel_ = false;
   std::size_t workspace_needed_ = 0;
 };
 

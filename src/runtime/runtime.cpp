@@ -42,7 +42,9 @@ namespace {
 // One resolved GEMM: the choice (for explain) and the launcher that runs it in the calling stream's scratch.
 struct GemmPlan {
   GemmPlan(const GemmProblem& p, Choice c, cublasLtHandle_t lt, std::size_t workspace_bytes)
-      : choice(std::move(c)), launcher(p, choice.candidate, lt, ScratchAtLaunch{workspace_bytes}) {}
+      : choice(std::move(c)), launcher(p, choice.candidate, lt, ScratchAtLaunch{workspace_bytes}) {
+    launcher.set_behind_previous_kernel(true);  // a program's calls, back to back or beside its own kernels
+  }
   Choice choice;
   CandidateLauncher launcher;
   mutable runtime::CallGraphs graphs;  // a cache of its launches: what a call runs does not change with it
@@ -404,10 +406,12 @@ class Runtime::Impl {
       std::vector<Tried*> side_of;  // sides 1.. as tried
       std::vector<runtime::ChallengerRule> rules;  // theirs, one each
       launchers.push_back(std::make_unique<CandidateLauncher>(p, heuristic_first, lt_.get(), ws));
+      launchers.back()->set_behind_previous_kernel(true);  // as the plan would launch each side
       sides.push_back(launchers.back().get());
       for (Tried& t : tried) {
         try {
           launchers.push_back(std::make_unique<CandidateLauncher>(p, t.candidate, lt_.get(), ws));
+          launchers.back()->set_behind_previous_kernel(true);
         } catch (const Error& e) {
           t.text = std::string("first-use trial failed (") + e.what() + ")";
           continue;
