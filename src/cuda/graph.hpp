@@ -5,18 +5,19 @@
 
 #include <cstddef>
 #include <utility>
+#include <vector>
 
 #include "cuda/cuda_call.hpp"
 
 namespace gemmtune {
 
-class CudaGraphExec {
+// A captured graph, not instantiated, owned; with what the capture recorded.
+class CapturedGraph {
  public:
-  // Captures what enqueue() launches on s (which must not be capturing already) and instantiates it with
-  // instantiate_flags (cudaGraphInstantiateFlag*).
+  // Captures what enqueue() launches on s (which must not be capturing already).
   template <class Enqueue>
-  static CudaGraphExec capture(cudaStream_t s, Enqueue&& enqueue, unsigned long long instantiate_flags = 0) {
-    CudaGraphExec out;
+  static CapturedGraph capture(cudaStream_t s, Enqueue&& enqueue) {
+    CapturedGraph out;
     GT_CUDA_CALL(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
     try {
       enqueue();
@@ -27,31 +28,79 @@ class CudaGraphExec {
     }
     GT_CUDA_CALL(cudaStreamEndCapture(s, &out.graph_));
     GT_CUDA_CALL(cudaGraphGetNodes(out.graph_, nullptr, &out.nodes_));
-    GT_CUDA_CALL(cudaGraphInstantiate(&out.exec_, out.graph_, instantiate_flags));
+    out.count_programmatic_edges();
     return out;
   }
 
-  CudaGraphExec(CudaGraphExec&& o) noexcept
-      : graph_(std::exchange(o.graph_, nullptr)), exec_(std::exchange(o.exec_, nullptr)), nodes_(o.nodes_) {}
+  CapturedGraph(CapturedGraph&& o) noexcept
+      : graph_(std::exchange(o.graph_, nullptr)), nodes_(o.nodes_), programmatic_edges_(o.programmatic_edges_) {}
+  CapturedGraph& operator=(CapturedGraph&&) = delete;
+  CapturedGraph(const CapturedGraph&) = delete;
+  CapturedGraph& operator=(const CapturedGraph&) = delete;
+  ~CapturedGraph() {
+    if (graph_) cudaGraphDestroy(graph_);
+  }
+
+  cudaGraph_t get() const { return graph_; }
+  // The nodes the capture recorded: a call's kernels, copies and event waits.
+  std::size_t nodes() const { return nodes_; }
+  // Edges that a kernel launched as a programmatic dependent launch left to the kernel before it: it starts as that
+  // one's blocks retire, instead of after it has finished.
+  std::size_t programmatic_edges() const { return programmatic_edges_; }
+
+ private:
+  CapturedGraph() = default;
+  void count_programmatic_edges() {
+    std::size_t n = 0;
+    get_edges(nullptr, nullptr, nullptr, &n);
+    if (n == 0) return;
+    std::vector<cudaGraphNode_t> from(n), to(n);
+    std::vector<cudaGraphEdgeData> data(n);
+    get_edges(from.data(), to.data(), data.data(), &n);
+    for (std::size_t i = 0; i < n; ++i) programmatic_edges_ += data[i].type == cudaGraphDependencyTypeProgrammatic;
+  }
+  void get_edges(cudaGraphNode_t* from, cudaGraphNode_t* to, cudaGraphEdgeData* data, std::size_t* n) const {
+#if CUDART_VERSION >= 13000
+    GT_CUDA_CALL(cudaGraphGetEdges(graph_, from, to, data, n));
+#else  // 12.3-12.x: the edges' data through the _v2 call
+    GT_CUDA_CALL(cudaGraphGetEdges_v2(graph_, from, to, data, n));
+#endif
+  }
+
+  cudaGraph_t graph_ = nullptr;
+  std::size_t nodes_ = 0;
+  std::size_t programmatic_edges_ = 0;
+};
+
+class CudaGraphExec {
+ public:
+  // Captures what enqueue() launches on s (which must not be capturing already) and instantiates it with
+  // instantiate_flags (cudaGraphInstantiateFlag*).
+  template <class Enqueue>
+  static CudaGraphExec capture(cudaStream_t s, Enqueue&& enqueue, unsigned long long instantiate_flags = 0) {
+    return CudaGraphExec(CapturedGraph::capture(s, std::forward<Enqueue>(enqueue)), instantiate_flags);
+  }
+
+  CudaGraphExec(CudaGraphExec&& o) noexcept : graph_(std::move(o.graph_)), exec_(std::exchange(o.exec_, nullptr)) {}
   CudaGraphExec& operator=(CudaGraphExec&&) = delete;
   CudaGraphExec(const CudaGraphExec&) = delete;
   CudaGraphExec& operator=(const CudaGraphExec&) = delete;
   ~CudaGraphExec() {
     if (exec_) cudaGraphExecDestroy(exec_);
-    if (graph_) cudaGraphDestroy(graph_);
   }
 
   void launch(cudaStream_t s) const { GT_CUDA_CALL(cudaGraphLaunch(exec_, s)); }
   // Puts the graph on the device ahead of its first launch, which otherwise does it (stream-ordered on s).
   void upload(cudaStream_t s) const { GT_CUDA_CALL(cudaGraphUpload(exec_, s)); }
-  // The nodes the capture recorded: a call's kernels, copies and event waits.
-  std::size_t nodes() const { return nodes_; }
+  std::size_t nodes() const { return graph_.nodes(); }
+  std::size_t programmatic_edges() const { return graph_.programmatic_edges(); }
 
  private:
-  CudaGraphExec() = default;
-  cudaGraph_t graph_ = nullptr;
+  CudaGraphExec(CapturedGraph graph, unsigned long long instantiate_flags) : graph_(std::move(graph)) {
+    GT_CUDA_CALL(cudaGraphInstantiate(&exec_, graph_.get(), instantiate_flags));
+  }
+  CapturedGraph graph_;
   cudaGraphExec_t exec_ = nullptr;
-  std::size_t nodes_ = 0;
 };
 
 }  // namespace gemmtune

@@ -34,7 +34,13 @@ std::size_t ExactCallHash::operator()(const ExactCall& c) const {
   return h;
 }
 
-bool replay_may_cost_more(std::size_t graph_nodes, bool replayed_last) { return graph_nodes <= 2 && !replayed_last; }
+bool replay_may_cost_more(std::size_t graph_nodes, bool replayed_last, bool launches_overlap) {
+  return launches_overlap || (graph_nodes <= 2 && !replayed_last);
+}
+
+bool launches_overlap(std::size_t call_programmatic_edges, std::size_t pair_programmatic_edges) {
+  return pair_programmatic_edges > 2 * call_programmatic_edges;
+}
 
 bool launch_hides_under_gpu(const CallCosts& costs) {
   const double gpu_at_least = costs.replay_gpu_us - costs.replay_host_us;  // NaN or infinite until both are measured
@@ -42,7 +48,7 @@ bool launch_hides_under_gpu(const CallCosts& costs) {
 }
 
 bool CallGraphs::launch_ahead(const ExactCall& call, const CudaGraphExec& graph) {
-  if (!replay_may_cost_more(graph.nodes(), last_ && *last_ == call)) return false;
+  if (!replay_may_cost_more(graph.nodes(), last_ && *last_ == call, launches_overlap_.value_or(false))) return false;
   read_replay_timer();
   if (!launch_hides_under_gpu(costs_) || stream_drained(call.stream)) return false;
   ++launches_ahead_;

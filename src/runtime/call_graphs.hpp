@@ -23,7 +23,13 @@
 // free only where the GPU is ahead of the host. So where a call would replay another one- or two-node graph than the
 // last, its stream still has work queued and the plan's launch takes less host time than its replay takes the GPU
 // (both measured here: a launch by the host clock, a sample of replays between two events), the call is launched:
-// the host stays ahead while it launches. Anywhere else it is replayed (replay_may_cost_more, launch_hides_under_gpu).
+// the host stays ahead while it launches. The same holds for the same call again where the plan's launches overlap
+// each other: our wgmma kernels start behind the kernel before them (kernels::LaunchScratch::behind_previous_kernel),
+// and a replay, a graph of its own, starts only after the last call has finished: on the H200 back-to-back launches
+// ran 5.45 us a call at 256^3 tf32 bias+gelu, replays of the same call 6.42-6.47 (results/nvidia-h200/
+// programmatic_launch.txt). Whether they overlap is read once per plan, from a graph of two calls captured beside its
+// first: a programmatic edge between the two. Anywhere else a call is replayed (replay_may_cost_more,
+// launch_hides_under_gpu).
 // Bounded: kMaxGraphs graphs per plan, kMaxSeen remembered first sights (forgotten all at once when full); a plan
 // that holds kMaxGraphs launches its other calls as before. Where a capture fails, the plan's calls launch as before
 // from then on. The caller launches as before where its stream is capturing (its calls go into its own graph).
@@ -71,8 +77,11 @@ struct CallCosts {
 };
 
 // Whether replaying a held graph may cost the GPU more than launching its call: a graph of one or two nodes other than
-// the one this plan replayed last.
-bool replay_may_cost_more(std::size_t graph_nodes, bool replayed_last);
+// the one this plan replayed last, or any graph of a plan whose launches overlap each other.
+bool replay_may_cost_more(std::size_t graph_nodes, bool replayed_last, bool launches_overlap);
+
+// Whether two calls captured together overlap: the pair's graph holds a programmatic edge more than each call's own.
+bool launches_overlap(std::size_t call_programmatic_edges, std::size_t pair_programmatic_edges);
 
 // Whether the plan's launch takes less host time than the least its replay took the GPU: then, where the stream still
 // has work queued, launching keeps the host ahead of a GPU that was ahead already. False until both are measured.
@@ -96,6 +105,13 @@ class CallGraphs {
       } else if (graphs_.size() < kMaxGraphs && ready_to_capture(call)) {
         try {
           CudaGraphExec graph = CudaGraphExec::capture(capture_on, [&] { launch(capture_on); });
+          if (!launches_overlap_) {
+            const CapturedGraph pair = CapturedGraph::capture(capture_on, [&] {
+              launch(capture_on);
+              launch(capture_on);
+            });
+            launches_overlap_ = launches_overlap(graph.programmatic_edges(), pair.programmatic_edges());
+          }
           // Uploaded there, not at the first replay on the caller's stream, which may wait for the GPU.
           graph.upload(capture_on);
           graphs_.emplace(call, std::move(graph)).first->second.launch(call.stream);
@@ -122,6 +138,8 @@ class CallGraphs {
   std::size_t replays() const { return replays_; }
   // Calls whose graph was held but that were launched, the GPU being ahead.
   std::size_t launches_ahead() const { return launches_ahead_; }
+  // Whether this plan's calls, launched back to back, overlap each other; unknown until its first capture.
+  std::optional<bool> overlapping_launches() const { return launches_overlap_; }
 
  private:
   // Two events around a sampled replay, read at a later call.
@@ -146,6 +164,7 @@ class CallGraphs {
   std::size_t launches_ahead_ = 0;
   CallCosts costs_;
   std::optional<ExactCall> last_;  // the call this plan ran last, launched or replayed
+  std::optional<bool> launches_overlap_;  // read at the plan's first capture
   std::unique_ptr<ReplayTimer> timer_;  // made at the first sampled replay
   std::unordered_set<ExactCall, ExactCallHash> seen_;
   std::unordered_map<ExactCall, CudaGraphExec, ExactCallHash> graphs_;

@@ -68,15 +68,27 @@ TEST(CallGraphs, AskingAboutACallRemembersItsFirstSightAndItsRepeatReplays) {
   EXPECT_EQ(graphs.replays(), 0u);
 }
 
-// Replaying costs the GPU 0.13-0.46 us more than launching only for another one- or two-node graph than the last
+// Replaying costs the GPU 0.13-0.46 us more than launching for another one- or two-node graph than the last
 // (results/nvidia-h200/launch_host_probe.txt); the same graph again, or a three-node one (+epi, +pad), costs it no
-// more.
-TEST(ReplayPolicy, OnlyAnotherOneOrTwoNodeGraphThanTheLastMayCostTheGpuMoreReplayed) {
-  EXPECT_TRUE(replay_may_cost_more(1, false));
-  EXPECT_TRUE(replay_may_cost_more(2, false));
-  EXPECT_FALSE(replay_may_cost_more(3, false));
-  EXPECT_FALSE(replay_may_cost_more(1, true));
-  EXPECT_FALSE(replay_may_cost_more(2, true));
+// more, unless the plan's launches overlap each other (results/nvidia-h200/programmatic_launch.txt).
+TEST(ReplayPolicy, AnotherOneOrTwoNodeGraphThanTheLastOrAnyOfAPlanWhoseLaunchesOverlapMayCostTheGpuMore) {
+  EXPECT_TRUE(replay_may_cost_more(1, false, false));
+  EXPECT_TRUE(replay_may_cost_more(2, false, false));
+  EXPECT_FALSE(replay_may_cost_more(3, false, false));
+  EXPECT_FALSE(replay_may_cost_more(1, true, false));
+  EXPECT_FALSE(replay_may_cost_more(2, true, false));
+  EXPECT_TRUE(replay_may_cost_more(1, true, true)) << "the same call again, where launches overlap";
+  EXPECT_TRUE(replay_may_cost_more(3, true, true));
+  EXPECT_TRUE(replay_may_cost_more(3, false, true));
+}
+
+// A staged variant's GEMM starts behind its own copy (one programmatic edge a call), which a replay keeps; only an
+// edge between the two calls, one more than twice a call's own, is an overlap a replay loses.
+TEST(ReplayPolicy, OnlyAProgrammaticEdgeBetweenTwoCallsMeansTheirLaunchesOverlap) {
+  EXPECT_FALSE(launches_overlap(0, 0));
+  EXPECT_TRUE(launches_overlap(0, 1)) << "a one-kernel call launched behind the call before";
+  EXPECT_FALSE(launches_overlap(1, 2)) << "each call's GEMM behind its own copy (H200: 2 of 3 edges)";
+  EXPECT_TRUE(launches_overlap(1, 3)) << "and behind the call before too";
 }
 
 // A replay's GPU sample exceeds the GPU's own time by at most the replay's host time (its first event may run before

@@ -498,7 +498,8 @@ TEST(RuntimeGpu, RepeatedCallsQueuedBehindAKernelThatWaitsForTheHostNeverWaitFor
 // A model's layers call one plan on other weights each time: replaying another one-kernel graph each call costs the
 // GPU 0.13-0.46 us more than launching, which the host's launch time hides where the GPU is ahead
 // (runtime/call_graphs.hpp). So once a plan's launch and replay costs are measured, rotating calls queued behind work
-// are launched, computing what their replays did; the same call again, or any call on a drained stream, replays.
+// are launched, computing what their replays did. So is the same call again here: the wgmma kernel starts behind the
+// call before it, an overlap a replay would lose. Any call on a drained stream replays.
 TEST(RuntimeGpu, CallsRotatingOverBuffersBehindQueuedWorkLaunchWhereTheKernelOutlastsTheLaunch) {
   GT_REQUIRE_GPU();
   const test::ScratchDir dir;
@@ -543,9 +544,69 @@ TEST(RuntimeGpu, CallsRotatingOverBuffersBehindQueuedWorkLaunchWhereTheKernelOut
   EXPECT_EQ(to_host(b.Y.get(), b.Y.size()), first_b);
 
   behind_the_blocker({&a, &a, &a});
-  EXPECT_EQ(f.rt->call_graphs().launches_ahead, 7u) << "only the first: b ran last";
-  EXPECT_EQ(f.rt->call_graphs().replays, 8u) << "the same call again replays";
+  EXPECT_EQ(f.rt->call_graphs().launches_ahead, 9u) << "the same call again too: its launches overlap";
+  EXPECT_EQ(f.rt->call_graphs().replays, 6u);
   EXPECT_EQ(to_host(a.Y.get(), a.Y.size()), first_a);
+}
+
+// The runtime launches our wgmma kernels (and a staged variant's operand copy) behind the kernel before them on the
+// stream (programmatic dependent launch): each must wait for that kernel's writes before it reads them, and before it
+// overwrites what that kernel reads. Three calls queued back to back behind a blocking kernel, each reading the last
+// one's output (H = X·W1, Y = H·W2) and the third overwriting the second's input (H = Y·W3), give exactly what the
+// same calls give one at a time; aligned, and with rows that are not 16-byte aligned (a staged variant's copies).
+TEST(RuntimeGpu, BackToBackCallsReadingAndOverwritingTheLastCallsBuffersMatchCallsOneAtATime) {
+  GT_REQUIRE_GPU();
+  const test::ScratchDir dir;
+  Fixture f(dir.path("none.db"));
+  const auto chain = [&](std::int64_t m, std::int64_t n, std::int64_t k, const std::string& variant) {
+    SCOPED_TRACE(variant + " at " + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k));
+    const auto plain = [](std::int64_t rows, std::int64_t cols, std::int64_t inner) {
+      return make(rows, cols, inner, "nn", OutputLayout::RowMajor, Activation::None, false, 0.f, MathMode::Tf32);
+    };
+    const GemmProblem first = plain(m, n, k), second = plain(m, k, n), third = plain(m, n, k);
+    f.rt->pin(first, variant);
+    f.rt->pin(second, variant);
+    test::ProblemData x(first, 901), w2(second, 902), w3(third, 903);
+    DeviceBuffer<float> h(static_cast<std::size_t>(m * n)), y(static_cast<std::size_t>(m * k));
+    GemmOperands h_from_x = x.operands(), y_from_h = w2.operands(), h_from_y = w3.operands();
+    h_from_x.Y = h.get();
+    y_from_h.A = h.get();
+    y_from_h.Y = y.get();
+    h_from_y.A = y.get();
+    h_from_y.Y = h.get();
+    const CudaStream s;
+    const auto run = [&](bool one_at_a_time) {
+      test::poison(h);
+      test::poison(y);
+      s.synchronize();
+      BlockingKernel blocker;
+      if (!one_at_a_time) blocker.block(s.get());
+      f.rt->forward(first, h_from_x, s.get());
+      if (one_at_a_time) s.synchronize();
+      f.rt->forward(second, y_from_h, s.get());
+      if (one_at_a_time) s.synchronize();
+      f.rt->forward(third, h_from_y, s.get());
+      if (!one_at_a_time) blocker.release();
+      s.synchronize();
+      EXPECT_FALSE(blocker.timed_out()) << "a call waited for the GPU behind the blocking kernel";
+      return std::make_pair(to_host(h.get(), h.size()), to_host(y.get(), y.size()));
+    };
+    const auto apart = run(true);
+    const auto back_to_back = run(false);
+    EXPECT_EQ(back_to_back.second, apart.second) << "the second call read the first's H";
+    EXPECT_EQ(back_to_back.first, apart.first) << "the third call's H, written over what the second read";
+    // And the chain is right: the third call's H against Y·W3 in fp64, from the Y the calls left.
+    std::vector<double> ref(static_cast<std::size_t>(m * n), 0.0);
+    for (std::int64_t r = 0; r < m; ++r)
+      for (std::int64_t i = 0; i < k; ++i) {
+        const double yv = apart.second[static_cast<std::size_t>(r * k + i)];
+        for (std::int64_t c = 0; c < n; ++c)
+          ref[static_cast<std::size_t>(r * n + c)] += yv * w3.b[static_cast<std::size_t>(i * n + c)];
+      }
+    EXPECT_LE(host_relative_error(back_to_back.first, ref), verification_tolerance(third));
+  };
+  chain(512, 768, 384, "own/wgmma_tf32_128x128x32_s4");
+  chain(512, 771, 385, "own/wgmma_tf32_64x128x32_s6_staged_b");  // k and n odd: both operands copied each call
 }
 
 // `gemmtune apply` asks Runtime::replays before handing a call to the library, and never calls forward for a call it
