@@ -3,7 +3,10 @@
 // kernels (also a copy, then the GEMM) cost 1-4 us more; this times each piece of such a call alone, and the whole
 // call replayed as one CUDA graph; and what each costs the GPU, where calls queue back to back.
 //
-//   launch_host_probe PROBLEM_KEY CANDIDATE_ID...
+//   launch_host_probe [--behind-previous] PROBLEM_KEY CANDIDATE_ID...
+//
+// --behind-previous: our kernels launched as the runtime launches them, behind the kernel before them on the stream
+// (CandidateLauncher::set_behind_previous_kernel); without it, as the sweep does.
 //
 // Per candidate: the whole launch, and for a `+pad` one its padding copy, the cuBLASLt call on the padded problem
 // (the same algo without +pad) and the epilogue kernel, each enqueued --calls times behind a spin kernel (so nothing
@@ -15,7 +18,9 @@
 #include <chrono>
 #include <cstdio>
 #include <functional>
+#include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "common/error.hpp"
@@ -86,12 +91,54 @@ double gpu_us_per_call(cudaStream_t s, const std::function<void()>& call) {
   return us[us.size() / 2];
 }
 
-void probe(const GemmProblem& p, const std::string& id, cudaStream_t s) {
+struct GraphDeleter {
+  void operator()(cudaGraph_t g) const { cudaGraphDestroy(g); }
+};
+using OwnedGraph = std::unique_ptr<std::remove_pointer_t<cudaGraph_t>, GraphDeleter>;
+
+OwnedGraph capture_graph(cudaStream_t s, const std::function<void()>& enqueue) {
+  GT_CUDA_CALL(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+  enqueue();
+  cudaGraph_t g = nullptr;
+  GT_CUDA_CALL(cudaStreamEndCapture(s, &g));
+  return OwnedGraph(g);
+}
+
+std::string node_name(cudaGraphNode_t n) {
+  cudaGraphNodeType type{};
+  GT_CUDA_CALL(cudaGraphNodeGetType(n, &type));
+  if (type != cudaGraphNodeTypeKernel) return "node type " + std::to_string(static_cast<int>(type));
+  cudaKernelNodeParams params{};
+  if (cudaGraphKernelNodeGetParams(n, &params) != cudaSuccess) {  // a kernel launched through the driver API
+    (void)cudaGetLastError();
+    return "a driver-API kernel (cuBLASLt's)";
+  }
+  const char* name = nullptr;
+  if (cudaFuncGetName(&name, params.func) != cudaSuccess || !name) return "kernel ?";
+  return std::string(name).substr(0, 60);
+}
+
+// How many edges what enqueue() launches has, captured, and each: its two nodes (a kernel's name), type and ports.
+void print_edges(const char* label, cudaStream_t s, const std::function<void()>& enqueue) {
+  const OwnedGraph g = capture_graph(s, enqueue);
+  std::size_t n = 0;
+  GT_CUDA_CALL(cudaGraphGetEdges(g.get(), nullptr, nullptr, nullptr, &n));
+  std::vector<cudaGraphNode_t> from(n), to(n);
+  std::vector<cudaGraphEdgeData> data(n);
+  if (n > 0) GT_CUDA_CALL(cudaGraphGetEdges(g.get(), from.data(), to.data(), data.data(), &n));
+  std::printf("  %-25s %7zu\n", label, n);
+  for (std::size_t i = 0; i < n; ++i)
+    std::printf("    %s -> %s: type %d, ports %d -> %d\n", node_name(from[i]).c_str(), node_name(to[i]).c_str(),
+                static_cast<int>(data[i].type), static_cast<int>(data[i].from_port), static_cast<int>(data[i].to_port));
+}
+
+void probe(const GemmProblem& p, const std::string& id, bool behind_previous, cudaStream_t s) {
   const LtHandle lt = make_lt_handle();
   const Candidate c = Candidate::parse_id(id);
   const ProblemBuffers buffers(p, 0, 11, s);
   const GemmOperands x = buffers.operands(0);
-  const CandidateLauncher whole(p, c, lt.get(), kWorkspace);
+  CandidateLauncher whole(p, c, lt.get(), kWorkspace);
+  whole.set_behind_previous_kernel(behind_previous);
   DeviceBuffer<float> padding(std::max<std::size_t>(whole.padding_floats(), 1));
   GT_CUDA_CALL(cudaMemset(padding.get(), 0, padding.size() * sizeof(float)));
   DeviceBuffer<unsigned char> workspace(kWorkspace);
@@ -111,6 +158,14 @@ void probe(const GemmProblem& p, const std::string& id, cudaStream_t s) {
                 whole.launch(x, s, ws, nullptr, padding.get());
               }));
   std::printf("  GPU: as one graph         %7.2f us\n", gpu_us_per_call(s, [&] { graph.launch(s); }));
+  // The batch as a program's captured step holds it: all its calls in one graph, replayed once per batch.
+  const CudaGraphExec batch = CudaGraphExec::capture(s, [&] {
+    for (int c = 0; c < kCalls; ++c) whole.launch(x, s, ws, nullptr, padding.get());
+  });
+  int call_in_batch = 0;
+  std::printf("  GPU: the batch as a graph %7.2f us\n", gpu_us_per_call(s, [&] {
+                if (call_in_batch++ % kCalls == 0) batch.launch(s);
+              }));
   // Calls on rotating buffers (a model's layers, each its own weights) are graphs of their own: the same rows with
   // each call on the next of kRotating input sets, launched, and replayed from a graph per set.
   const auto set_bytes = static_cast<std::size_t>(verify_and_time_bytes(p, 2, 0) - verify_and_time_bytes(p, 1, 0));
@@ -145,6 +200,15 @@ void probe(const GemmProblem& p, const std::string& id, cudaStream_t s) {
               }));
   GT_CUDA_CALL(cudaEventDestroy(mark));
   std::printf("  graph nodes               %7zu\n", graph.nodes());
+  // A kernel launched as a programmatic dependent launch leaves an edge of type 1 (programmatic) to the node before it in
+  // a capture: it starts as that node retires. One between the two calls would be an overlap that a replay of a
+  // one-call graph after the last cannot have (cuBLASLt's m = 1 split-k algos lose 1-2.6% replayed:
+  // results/nvidia-h200/replay_overlap_ab.txt).
+  print_edges("one call: edges", s, [&] { whole.launch(x, s, ws, nullptr, padding.get()); });
+  print_edges("two calls: edges", s, [&] {
+    whole.launch(x, s, ws, nullptr, padding.get());
+    whole.launch(x, s, ws, nullptr, padding.get());
+  });
   const std::optional<LtPadding> pad = lt_padding(pass_gemm(p));
   if (!c.lt_padded || !pad) return;
 
@@ -173,14 +237,16 @@ void probe(const GemmProblem& p, const std::string& id, cudaStream_t s) {
 }  // namespace gemmtune
 
 int main(int argc, char** argv) {
-  if (argc < 3) {
-    std::fprintf(stderr, "usage: launch_host_probe PROBLEM_KEY CANDIDATE_ID...\n");
+  const bool behind_previous = argc > 1 && std::string(argv[1]) == "--behind-previous";
+  const int first = behind_previous ? 2 : 1;
+  if (argc < first + 2) {
+    std::fprintf(stderr, "usage: launch_host_probe [--behind-previous] PROBLEM_KEY CANDIDATE_ID...\n");
     return 2;
   }
   try {
     const gemmtune::CudaStream stream;
-    const gemmtune::GemmProblem p = gemmtune::GemmProblem::parse_key(argv[1]);
-    for (int i = 2; i < argc; ++i) gemmtune::probe(p, argv[i], stream.get());
+    const gemmtune::GemmProblem p = gemmtune::GemmProblem::parse_key(argv[first]);
+    for (int i = first + 1; i < argc; ++i) gemmtune::probe(p, argv[i], behind_previous, stream.get());
   } catch (const std::exception& e) {
     std::fprintf(stderr, "launch_host_probe: %s\n", e.what());
     return 1;
