@@ -207,8 +207,9 @@ def records_of_seeds(paths, seeds):
 
 
 def here_rows(recs):
-    """Issue 48's targets over records_of_seeds(--here JSONs): the runtime timed in eager's own process, the sides taking turns every
-    round, per mode x epilogue x launch x condition (torch_us / runtime_here_us), and those records below the band."""
+    """Issue 48's targets over records_of_seeds(--here JSONs): the runtime timed in eager's own process, the sides
+    taking turns every round, per mode x epilogue x launch x condition (torch_us / runtime_here_us), and those records
+    below the band."""
     return eager_rows(recs, "runtime_here_us")
 
 

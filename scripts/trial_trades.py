@@ -12,12 +12,11 @@ usage: trial_trades.py HELDOUT.json[.gz] [...] [--min-seed S] [--limit 1.01 --li
 """
 import argparse
 import json
-import math
 import os
 import re
 import sys
 
-from heldout_report import every_joined_record
+from heldout_report import every_joined_record, geomean
 
 # The kept challenger's clause (the explain string's first, before "; "), as runtime.cpp writes it.
 MEDIANS = re.compile(
@@ -49,7 +48,7 @@ def trades(records, min_seed):
             continue
         seen.add(key)
         out.append({"seed": key[0], "mode": key[1], "shape": key[2], "epilogue": key[3], "candidate": r["candidate"],
-                    "ratios": ratios, "geomean": math.exp(sum(map(math.log, ratios)) / 4), "worst": max(ratios)})
+                    "ratios": ratios, "geomean": geomean(ratios), "worst": max(ratios)})
     return out
 
 

@@ -18,9 +18,7 @@
 #include <chrono>
 #include <cstdio>
 #include <functional>
-#include <memory>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 #include "common/error.hpp"
@@ -91,19 +89,6 @@ double gpu_us_per_call(cudaStream_t s, const std::function<void()>& call) {
   return us[us.size() / 2];
 }
 
-struct GraphDeleter {
-  void operator()(cudaGraph_t g) const { cudaGraphDestroy(g); }
-};
-using OwnedGraph = std::unique_ptr<std::remove_pointer_t<cudaGraph_t>, GraphDeleter>;
-
-OwnedGraph capture_graph(cudaStream_t s, const std::function<void()>& enqueue) {
-  GT_CUDA_CALL(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
-  enqueue();
-  cudaGraph_t g = nullptr;
-  GT_CUDA_CALL(cudaStreamEndCapture(s, &g));
-  return OwnedGraph(g);
-}
-
 std::string node_name(cudaGraphNode_t n) {
   cudaGraphNodeType type{};
   GT_CUDA_CALL(cudaGraphNodeGetType(n, &type));
@@ -120,16 +105,11 @@ std::string node_name(cudaGraphNode_t n) {
 
 // How many edges what enqueue() launches has, captured, and each: its two nodes (a kernel's name), type and ports.
 void print_edges(const char* label, cudaStream_t s, const std::function<void()>& enqueue) {
-  const OwnedGraph g = capture_graph(s, enqueue);
-  std::size_t n = 0;
-  GT_CUDA_CALL(cudaGraphGetEdges(g.get(), nullptr, nullptr, nullptr, &n));
-  std::vector<cudaGraphNode_t> from(n), to(n);
-  std::vector<cudaGraphEdgeData> data(n);
-  if (n > 0) GT_CUDA_CALL(cudaGraphGetEdges(g.get(), from.data(), to.data(), data.data(), &n));
-  std::printf("  %-25s %7zu\n", label, n);
-  for (std::size_t i = 0; i < n; ++i)
-    std::printf("    %s -> %s: type %d, ports %d -> %d\n", node_name(from[i]).c_str(), node_name(to[i]).c_str(),
-                static_cast<int>(data[i].type), static_cast<int>(data[i].from_port), static_cast<int>(data[i].to_port));
+  const std::vector<CapturedGraph::Edge> edges = CapturedGraph::capture(s, enqueue).edges();
+  std::printf("  %-25s %7zu\n", label, edges.size());
+  for (const CapturedGraph::Edge& e : edges)
+    std::printf("    %s -> %s: type %d, ports %d -> %d\n", node_name(e.from).c_str(), node_name(e.to).c_str(),
+                static_cast<int>(e.data.type), static_cast<int>(e.data.from_port), static_cast<int>(e.data.to_port));
 }
 
 void probe(const GemmProblem& p, const std::string& id, bool behind_previous, cudaStream_t s) {
@@ -200,8 +180,8 @@ void probe(const GemmProblem& p, const std::string& id, bool behind_previous, cu
               }));
   GT_CUDA_CALL(cudaEventDestroy(mark));
   std::printf("  graph nodes               %7zu\n", graph.nodes());
-  // A kernel launched as a programmatic dependent launch leaves an edge of type 1 (programmatic) to the node before it in
-  // a capture: it starts as that node retires. One between the two calls would be an overlap that a replay of a
+  // A kernel launched as a programmatic dependent launch leaves an edge of type 1 (programmatic) to the node before it
+  // in a capture: it starts as that node retires. One between the two calls would be an overlap that a replay of a
   // one-call graph after the last cannot have (cuBLASLt's m = 1 split-k algos lose 1-2.6% replayed:
   // results/nvidia-h200/replay_overlap_ab.txt).
   print_edges("one call: edges", s, [&] { whole.launch(x, s, ws, nullptr, padding.get()); });

@@ -41,6 +41,11 @@ class CapturedGraph {
     if (graph_) cudaGraphDestroy(graph_);
   }
 
+  struct Edge {
+    cudaGraphNode_t from, to;
+    cudaGraphEdgeData data;  // its type and ports
+  };
+
   cudaGraph_t get() const { return graph_; }
   // The nodes the capture recorded: a call's kernels, copies and event waits.
   std::size_t nodes() const { return nodes_; }
@@ -48,16 +53,21 @@ class CapturedGraph {
   // one's blocks retire, instead of after it has finished.
   std::size_t programmatic_edges() const { return programmatic_edges_; }
 
+  std::vector<Edge> edges() const {
+    std::size_t n = 0;
+    get_edges(nullptr, nullptr, nullptr, &n);
+    std::vector<cudaGraphNode_t> from(n), to(n);
+    std::vector<cudaGraphEdgeData> data(n);
+    if (n > 0) get_edges(from.data(), to.data(), data.data(), &n);
+    std::vector<Edge> out;
+    for (std::size_t i = 0; i < n; ++i) out.push_back({from[i], to[i], data[i]});
+    return out;
+  }
+
  private:
   CapturedGraph() = default;
   void count_programmatic_edges() {
-    std::size_t n = 0;
-    get_edges(nullptr, nullptr, nullptr, &n);
-    if (n == 0) return;
-    std::vector<cudaGraphNode_t> from(n), to(n);
-    std::vector<cudaGraphEdgeData> data(n);
-    get_edges(from.data(), to.data(), data.data(), &n);
-    for (std::size_t i = 0; i < n; ++i) programmatic_edges_ += data[i].type == cudaGraphDependencyTypeProgrammatic;
+    for (const Edge& e : edges()) programmatic_edges_ += e.data.type == cudaGraphDependencyTypeProgrammatic;
   }
   void get_edges(cudaGraphNode_t* from, cudaGraphNode_t* to, cudaGraphEdgeData* data, std::size_t* n) const {
 #if CUDART_VERSION >= 13000

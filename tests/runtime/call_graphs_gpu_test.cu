@@ -79,7 +79,8 @@ TEST(CallGraphsGpu, TheSameCallAgainBehindQueuedWorkLaunchesWhereItsLaunchesOver
   int device = 0, major = 0;
   GT_CUDA_CALL(cudaGetDevice(&device));
   GT_CUDA_CALL(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-  if (major < 9) GT_SKIP_GPU_TEST() << "programmatic dependent launch needs compute capability 9.0, this GPU is " << major;
+  if (major < 9)
+    GT_SKIP_GPU_TEST() << "programmatic dependent launch needs compute capability 9.0, this GPU is " << major;
   const Counts c = run_the_same_call(true);
   EXPECT_EQ(c.y, 9.f) << "every call ran once";
   EXPECT_EQ(c.graphs, 1u);
