@@ -4,7 +4,9 @@
 // ranking dozens of candidates but is not what a program pays: a cuBLASLt call of two or three kernels leaves 1-2 us
 // gaps between them in a stream (inside its span) and almost none from a CUDA graph, and warm or cold inputs reorder
 // near-ties. Here each finalist runs batches of N back-to-back calls queued behind the blocking kernel, timed with
-// CUDA events around the whole batch and divided by N, in each condition the profile asks for:
+// CUDA events around the whole batch and divided by N, launched as the runtime launches them (our kernels behind the
+// kernel before them, CandidateLauncher::set_behind_previous_kernel, which CUPTI's spans cannot credit), in each
+// condition the profile asks for:
 //   stream  the N calls launched into the stream;   graph  one captured graph of those N calls, replayed;
 //   warm    every call of a batch on the same       cold   L2 evicted (read) before the batch, the N calls rotate
 //           buffers, one input set a repeat                over input sets larger than 2× L2 together.
