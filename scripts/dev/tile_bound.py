@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+"""An upper bound on what a tiled GEMM kernel can reach on a torch.compile comparison's shapes (issue 49).
+
+The roofline bound (2mnk at the tf32 peak or one DRAM pass, plus 1.4 us a call) lets every SM work on every shape.
+A kernel that gives each output tile (or split-k slice of one) to one SM cannot: its grid comes in whole tiles, and
+each SM pulls its tiles' operands from L2 at a finite rate. Per shape this takes the best over tile shapes and k
+splits of
+
+    waves x max(tile at the SM's tensor peak, tile's operand bytes at the SM's L2 feed rate),
+    all tiles' operand bytes at the L2's aggregate rate, one DRAM pass,
+
+plus 1.4 us a call, and reports it as a share of the peak, the geomean per half (both-unaligned or aligned) as
+compile_report.py does. Split slices' partial sums, the epilogue and the prologue cost nothing here, so the bound is
+optimistic. The rates are the H200's as measured (results/nvidia-h200/l2_read_probe.txt): 65 bytes a clock an SM
+(four issuing warps), 10.6 TB/s from L2 with every SM pulling; 4.8 TB/s DRAM; 494.7 TFLOP/s over 132 SMs at 1980 MHz.
+
+    scripts/dev/tile_bound.py results/nvidia-h200/compile_compare.json
+"""
+import argparse
+import json
+import math
+import sys
+
+PEAK = 494.7e12
+SMS = 132
+CLOCK = 1.98e9
+SM_FEED = 65 * CLOCK   # bytes/s into one SM
+L2_FEED = 10.6e12      # bytes/s out of L2, every SM pulling
+DRAM = 4.8e12
+CALL_US = 1.4
+TILES = [(64, 128), (128, 64), (128, 128), (192, 128), (128, 192), (256, 128), (128, 256)]
+SPLITS = [1, 2, 3, 4, 6, 8]
+BK = 32
+
+
+def bound_us(m, n, k):
+    """The best (time in us, tile, split) over the tile shapes and splits."""
+    per_sm_peak = PEAK / SMS
+    dram_s = 4.0 * (m * k + k * n + m * n + n) / DRAM
+    best = None
+    for bm, bn in TILES:
+        tiles = math.ceil(m / bm) * math.ceil(n / bn)
+        k_tiles = math.ceil(k / BK)
+        for split in SPLITS:
+            if k_tiles < 2 * split:
+                continue
+            units = tiles * split
+            k_unit = math.ceil(k_tiles / split) * BK
+            unit_bytes = 4.0 * (bm + bn) * k_unit
+            unit_s = max(2.0 * bm * bn * k_unit / per_sm_peak, unit_bytes / SM_FEED)
+            t = max(math.ceil(units / SMS) * unit_s, units * unit_bytes / L2_FEED, dram_s) * 1e6 + CALL_US
+            if best is None or t < best[0]:
+                best = (t, f"{bm}x{bn}", split)
+    return best
+
+
+def geomean(xs):
+    return math.exp(sum(math.log(x) for x in xs) / len(xs))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("compare", help="a compile_compare.json (scripts/compile_report.py)")
+    args = ap.parse_args()
+    try:
+        with open(args.compare) as f:
+            records = json.load(f)["records"]
+    except (OSError, ValueError, KeyError) as e:
+        sys.exit(f"tile_bound: {args.compare}: {e}")
+    shapes = {}
+    for r in records:
+        if r.get("mode") == "tf32":
+            shapes.setdefault(r["shape"], {"unaligned": r["both_unaligned"], "runtime": []})
+            shapes[r["shape"]]["runtime"].append(r["runtime_pct_of_tf32_peak"])
+    if not shapes:
+        sys.exit(f"tile_bound: {args.compare}: no tf32 record")
+    print("shape               half       roofline  tiled bound (tile, split)   runtime (best condition)")
+    halves = {True: ([], [], []), False: ([], [], [])}
+    for shape, s in shapes.items():
+        m, n, k = (int(x) for x in shape.split("x"))
+        flops = 2.0 * m * n * k
+        roof_us = max(flops / PEAK, 4.0 * (m * k + k * n + m * n + n) / DRAM) * 1e6 + CALL_US
+        t, tile, split = bound_us(m, n, k)
+        roof, tiled = 100 * flops / (roof_us * 1e-6) / PEAK, 100 * flops / (t * 1e-6) / PEAK
+        ours = max(s["runtime"])
+        for lst, v in zip(halves[s["unaligned"]], (roof, tiled, ours)):
+            lst.append(v)
+        print(f"{shape:<19} {'unaligned' if s['unaligned'] else 'aligned':<10} {roof:7.1f}%  {tiled:7.1f}% "
+              f"({tile}, {split})      {ours:6.1f}%")
+    for unaligned in (True, False):
+        roof, tiled, ours = halves[unaligned]
+        if roof:
+            print(f"{'both-unaligned' if unaligned else 'aligned'} half, geomean of {len(roof)}: roofline "
+                  f"{geomean(roof):.1f}%, tiled bound {geomean(tiled):.1f}%, the runtime {geomean(ours):.1f}% "
+                  f"of the tf32 peak")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,53 @@
+"""scripts/dev/tile_bound.py, no GPU: the tiled bound is a bound (never above the roofline's share), it charges whole
+waves of tiles, and a run without tf32 records or a missing file is refused with a message."""
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+DEV = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, os.pardir, "scripts", "dev")
+sys.path.insert(0, DEV)
+import tile_bound  # noqa: E402
+
+
+class TiledBound(unittest.TestCase):
+    def test_is_never_faster_than_the_roofline_on_drawn_shapes(self):
+        import random
+        rng = random.Random(4901)
+        for _ in range(200):
+            m, n, k = (rng.randint(256, 8192) for _ in range(3))
+            roof_us = max(2.0 * m * n * k / tile_bound.PEAK,
+                          4.0 * (m * k + k * n + m * n + n) / tile_bound.DRAM) * 1e6 + tile_bound.CALL_US
+            t, _, _ = tile_bound.bound_us(m, n, k)
+            self.assertGreaterEqual(t, roof_us * (1 - 1e-12), (m, n, k))
+
+    def test_one_tile_more_than_the_sms_costs_a_second_wave(self):
+        # 133 tiles of 256x128 at k = 8192, no split worth it: two waves of one tile's tensor time at least.
+        m, n, k = 256 * 7, 128 * 19, 8192
+        t, _, _ = tile_bound.bound_us(m, n, k)
+        one_tile_s = 2.0 * 256 * 128 * k / (tile_bound.PEAK / tile_bound.SMS)
+        whole_gpu_s = 2.0 * m * n * k / tile_bound.PEAK
+        self.assertGreater(t * 1e-6, whole_gpu_s * 1.05)
+        self.assertLessEqual(t * 1e-6, 2 * one_tile_s + tile_bound.CALL_US * 1e-6 + 1e-12)
+
+    def test_refuses_a_missing_file_and_a_run_without_tf32_records(self):
+        script = os.path.join(DEV, "tile_bound.py")
+        with tempfile.TemporaryDirectory() as d:
+            missing = subprocess.run([sys.executable, script, os.path.join(d, "none.json")], capture_output=True,
+                                     text=True)
+            self.assertNotEqual(missing.returncode, 0)
+            self.assertIn("tile_bound:", missing.stderr)
+            path = os.path.join(d, "fp32.json")
+            with open(path, "w") as f:
+                json.dump({"records": [{"mode": "fp32", "shape": "256x256x256", "both_unaligned": False,
+                                        "runtime_pct_of_tf32_peak": 1.0}]}, f)
+            empty = subprocess.run([sys.executable, script, path], capture_output=True, text=True)
+            self.assertNotEqual(empty.returncode, 0)
+            self.assertIn("no tf32 record", empty.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
