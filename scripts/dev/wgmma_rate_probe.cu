@@ -1,0 +1,325 @@
+// wgmma_rate_probe: what the tensor pipe of one SM does with our consumer loop and nothing else (issue 49: the busy
+// SMs of mid-size calls reach 30-57% of their tensor peak, unaligned_mid_ncu.txt; is that the instruction, the
+// fragment loads beside it, the copies filling shared memory at the same time, or the pipeline's waits?).
+//
+//   wgmma_rate_probe [K_TILES]      default 4096 k tiles a block
+//
+// One block per SM (132), three warpgroups as in wgmma_tf32_tma_kernel: consumers 0 and 1 (232 registers each), the
+// producer warpgroup (40). Each consumer runs the kernel's k loop over a ring of 4 stages that nobody refills: per k
+// tile a group of 4 m64nNk8 wgmmas (A through the kernel's RegisterOperand, B = a swizzled stage), wait_group<1>,
+// then, where "frags" is on, the next tile's register operand loaded from the stage's padded B tile as the kernel does.
+// Where "copies" is on, lanes 0 of the producer's 4 warps keep bulk copies of an L2-resident buffer landing in the
+// stages meanwhile (they overwrite what the wgmmas read: the values are garbage, the traffic is the kernel's). No
+// barrier between consumers and producer: what is measured is rate, not correctness.
+// Printed per case: cycles a k tile (clock64 around the consumer loop, median over blocks), FLOP a clock per SM and
+// its share of 2048 (Hopper's dense tf32 rate per SM, 494.7 TFLOP/s at 1830 MHz on 132 SMs), and the copies' bytes a
+// clock per SM. Then "copies alone" (delivery_kernel): a 128x128 tile's copies with no math, unicast and in pairs
+// that multicast A, at 4 and 6 stages: the rate the L2 lands a k tile's operands in every SM at once.
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "common/error.hpp"
+#include "cuda/cuda_call.hpp"
+#include "cuda/device_buffer.hpp"
+#include "kernels/cluster.cuh"
+#include "kernels/kernel_launch.hpp"
+#include "kernels/ptx.cuh"
+#include "kernels/wgmma_gemm.cuh"
+#include "kernels/wgmma_pipeline.cuh"
+
+namespace gemmtune {
+namespace {
+
+namespace pipe = kernels::pipeline;
+namespace wg = kernels::wgmma;
+
+constexpr int kStages = 4, kBn = 128, kBStride = kBn + 8, kIssuers = 4;
+constexpr int kBFloats = 32 * kBStride;  // NN's padded B tile: 32 k rows of bn + 8
+
+// A stage: the N x 32 swizzled tile wgmma reads from shared memory, then the padded B tile, 1024-byte aligned.
+template <int N>
+struct Smem {
+  static constexpr int kStage = N * 128 + (kBFloats * 4 + 1023) / 1024 * 1024;
+  static constexpr std::size_t kTotal = 1024 + std::size_t{kStages} * kStage;
+};
+
+struct Counters {
+  long long cycles;      // the consumer loop of warpgroup 0
+  long long copy_bytes;  // what the producer's copies landed meanwhile
+};
+
+template <int N, int kConsumers, bool kFrags, bool kCopies>
+__global__ void __launch_bounds__(384, 1)
+    rate_kernel(const unsigned char* __restrict__ set, std::size_t working, int k_tiles, Counters* out, float* sink) {
+  extern __shared__ float4 shared_mem[];
+  __shared__ __align__(8) std::uint64_t full[kIssuers][2];
+  __shared__ volatile int stop;
+  const std::uint32_t raw = kernels::ptx::smem_address(shared_mem);
+  const std::uint32_t base = (raw + 1023) & ~1023u;
+  float* const smem = reinterpret_cast<float*>(reinterpret_cast<char*>(shared_mem) + (base - raw));
+  const int tid = static_cast<int>(threadIdx.x), warpgroup = tid / 128;
+  for (std::size_t i = static_cast<std::size_t>(tid); i < kStages * Smem<N>::kStage / 4; i += blockDim.x)
+    smem[i] = 1.0f / static_cast<float>(1 + i % 97);
+  if (tid == 0) stop = 0;
+  if (tid % 32 == 0 && warpgroup == 2) {
+    for (std::uint64_t& b : full[tid / 32 % 4]) pipe::mbarrier_init(kernels::ptx::smem_address(&b), 1);
+    pipe::fence_barrier_init();
+  }
+  wg::fence_async_shared();
+  __syncthreads();
+
+  if (warpgroup == 2) {
+    pipe::release_registers<40>();
+    if (!kCopies || tid % 32 != 0) return;
+    // Issuer w keeps two copies in flight into stage w, each half of it.
+    const int w = tid / 32 % 4;
+    constexpr std::uint32_t kBytes = static_cast<std::uint32_t>(Smem<N>::kStage / 2) / 16 * 16;
+    const std::uint32_t dst = base + static_cast<std::uint32_t>(w * Smem<N>::kStage);
+    long long landed = 0;
+    std::size_t at = static_cast<std::size_t>(blockIdx.x * kIssuers + w) * 65536 % working;
+    int j = 0;
+    for (; stop == 0; ++j) {
+      const int s = j % 2;
+      const std::uint32_t barrier = kernels::ptx::smem_address(&full[w][s]);
+      if (j >= 2) {
+        pipe::mbarrier_wait(barrier, static_cast<std::uint32_t>((j - 2) / 2) & 1);
+        landed += kBytes;
+      }
+      pipe::mbarrier_arrive_expect_tx(barrier, kBytes);
+      asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(
+                       dst + static_cast<std::uint32_t>(s) * kBytes),
+                   "l"(set + at), "r"(kBytes), "r"(barrier)
+                   : "memory");
+      at = (at + kBytes) % (working - kBytes);
+    }
+    for (int d = j > 2 ? j - 2 : 0; d < j; ++d)
+      pipe::mbarrier_wait(kernels::ptx::smem_address(&full[w][d % 2]), static_cast<std::uint32_t>(d / 2) & 1);
+    atomicAdd(reinterpret_cast<unsigned long long*>(&out[blockIdx.x].copy_bytes),
+              static_cast<unsigned long long>(landed));
+    return;
+  }
+
+  pipe::claim_registers<232>();
+  if (warpgroup >= kConsumers) return;
+  const int lane = tid % 32, t = lane % 4;
+  const int b_first = t * kBStride + tid / 32 * 16 + lane / 4;  // the kernel's NN offsets, plain B tile
+  const auto stage_a = [&](int g) { return base + static_cast<std::uint32_t>((g % kStages) * Smem<N>::kStage); };
+  kernels::RegisterOperand<false> frags[2];
+  const auto fetch = [&](int g, auto buffer) {
+    const float* tile_b = smem + ((g % kStages) * Smem<N>::kStage + N * 128) / 4 + b_first;
+#pragma unroll
+    for (int s = 0; s < 4; ++s) {
+      const int offsets[4] = {8 * kBStride * s, 8 * kBStride * s + 8, 4 * kBStride + 8 * kBStride * s,
+                              4 * kBStride + 8 * kBStride * s + 8};
+#pragma unroll
+      for (int q = 0; q < 4; ++q) frags[buffer].set(s, q, __float_as_uint(tile_b[offsets[q]]));
+    }
+  };
+  fetch(0, std::integral_constant<int, 0>{});
+  fetch(1, std::integral_constant<int, 1>{});
+  float acc[N / 2];
+#pragma unroll
+  for (int i = 0; i < N / 2; ++i) acc[i] = 0.f;
+  const auto step = [&](int kt, auto buffer) {
+    const std::uint64_t desc = wg::sw128_kmajor_descriptor(stage_a(kt));
+    kernels::issue_k_steps<N, false>(acc, frags[buffer], desc, desc);
+    wg::wait_group<1>();
+    if constexpr (kFrags) fetch(kt + 1, std::integral_constant<int, 1 - decltype(buffer)::value>{});
+  };
+  const long long start = clock64();
+  wg::fence_operands(acc);
+  for (int kt = 0; kt < k_tiles; kt += 2) {
+    step(kt, std::integral_constant<int, 0>{});
+    step(kt + 1, std::integral_constant<int, 1>{});
+  }
+  wg::wait_group<0>();
+  wg::fence_operands(acc);
+  const long long cycles = clock64() - start;
+  float sum = 0.f;
+#pragma unroll
+  for (int i = 0; i < N / 2; ++i) sum += acc[i];
+  if (sum == 12345.f) sink[blockIdx.x] = sum;  // keeps the accumulators alive
+  pipe::sync_first_threads<128 * kConsumers>();
+  if (tid == 0) {
+    out[blockIdx.x].cycles = cycles;
+    stop = 1;
+  }
+}
+
+// The c2 kernels' copies alone: per k tile, 16 KB of A and 16 KB of B land in a stage of a ring (lane 0 of warp 0
+// issues, lane 0 of warp 1 waits for each stage and releases it as a consumer would). kMulticast: blocks in pairs,
+// each copying its half of the pair's A into both blocks (the stage is free again once both released it), as
+// wgmma_tf32_tma_kernel's clusters do; else each block copies all of its A. Every block lands 32 KB a k tile either way;
+// the L2 serves 24 KB of it with multicast, 32 KB without.
+constexpr int kHalfTile = 16 * 1024;
+
+template <int kRingStages, bool kMulticast>
+__global__ void __launch_bounds__(64)
+    delivery_kernel(const unsigned char* __restrict__ set, std::size_t working, int k_tiles, Counters* out) {
+  constexpr int kPair = kMulticast ? 2 : 1;
+  extern __shared__ float4 shared_mem[];
+  __shared__ __align__(8) std::uint64_t full[kRingStages], empty[kRingStages];
+  const std::uint32_t raw = kernels::ptx::smem_address(shared_mem);
+  const std::uint32_t base = (raw + 1023) & ~1023u;
+  const int tid = static_cast<int>(threadIdx.x);
+  const auto bar = [](std::uint64_t& b) { return kernels::ptx::smem_address(&b); };
+  if (tid == 0) {
+    for (int s = 0; s < kRingStages; ++s) {
+      pipe::mbarrier_init(bar(full[s]), 1);
+      pipe::mbarrier_init(bar(empty[s]), kPair);
+    }
+    pipe::fence_barrier_init();
+  }
+  const std::uint32_t rank = kMulticast ? kernels::cluster::rank() : 0;
+  if constexpr (kMulticast)
+    kernels::cluster::sync();
+  else
+    __syncthreads();
+  const std::size_t pair = blockIdx.x / kPair, chunks = working / kHalfTile;
+  const long long start = clock64();
+  if (tid == 0) {
+    for (int g = 0; g < k_tiles; ++g) {
+      const int s = g % kRingStages;
+      if (g >= kRingStages) pipe::mbarrier_wait(bar(empty[s]), static_cast<std::uint32_t>(g / kRingStages - 1) & 1);
+      const std::uint32_t stage = base + static_cast<std::uint32_t>(s) * 2 * kHalfTile;
+      pipe::mbarrier_arrive_expect_tx(bar(full[s]), 2 * kHalfTile);
+      const unsigned char* a = set + (pair * 977 + static_cast<std::size_t>(g)) % chunks * kHalfTile;
+      const unsigned char* b = set + (blockIdx.x * 1931 + static_cast<std::size_t>(g) + chunks / 2) % chunks * kHalfTile;
+      if constexpr (kMulticast) {
+        constexpr std::uint32_t kSlice = kHalfTile / 2;
+        asm volatile(
+            "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1], %2, [%3], "
+            "%4;\n" ::"r"(stage + rank * kSlice),
+            "l"(a + rank * kSlice), "r"(kSlice), "r"(bar(full[s])), "h"(std::uint16_t{3})
+            : "memory");
+      } else {
+        asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(
+                         stage),
+                     "l"(a), "r"(kHalfTile), "r"(bar(full[s]))
+                     : "memory");
+      }
+      asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(
+                       stage + kHalfTile),
+                   "l"(b), "r"(kHalfTile), "r"(bar(full[s]))
+                   : "memory");
+    }
+  } else if (tid == 32) {
+    for (int g = 0; g < k_tiles; ++g) {
+      const int s = g % kRingStages;
+      pipe::mbarrier_wait(bar(full[s]), static_cast<std::uint32_t>(g / kRingStages) & 1);
+      for (int peer = 0; peer < kPair; ++peer)
+        pipe::mbarrier_arrive_cluster(kernels::cluster::peer_address(bar(empty[s]), static_cast<std::uint32_t>(peer)));
+    }
+    out[blockIdx.x].cycles = clock64() - start;
+  }
+  // No block leaves while its peer may still arrive on its barriers or copy into it.
+  if constexpr (kMulticast) kernels::cluster::sync();
+}
+
+template <int kRingStages, bool kMulticast>
+void run_delivery(const DeviceBuffer<unsigned char>& set, std::size_t working, int k_tiles, int sms) {
+  const auto kernel = delivery_kernel<kRingStages, kMulticast>;
+  const std::size_t smem = 1024 + std::size_t{kRingStages} * 2 * kHalfTile;
+  GT_CUDA_CALL(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+  const DeviceBuffer<Counters> out(static_cast<std::size_t>(sms));
+  std::vector<double> per_tile;
+  for (int rep = 0; rep < 5; ++rep) {
+    GT_CUDA_CALL(cudaMemset(out.get(), 0, sizeof(Counters) * static_cast<std::size_t>(sms)));
+    const kernels::KernelLaunch launch(dim3(static_cast<unsigned>(sms)), dim3(kMulticast ? 2u : 1u), 64, smem, nullptr);
+    GT_CUDA_CALL(cudaLaunchKernelEx(&launch.config, kernel, set.get(), working, k_tiles, out.get()));
+    GT_CUDA_CALL(cudaDeviceSynchronize());
+    std::vector<Counters> host(static_cast<std::size_t>(sms));
+    GT_CUDA_CALL(cudaMemcpy(host.data(), out.get(), sizeof(Counters) * host.size(), cudaMemcpyDeviceToHost));
+    std::sort(host.begin(), host.end(), [](const Counters& a, const Counters& b) { return a.cycles < b.cycles; });
+    if (rep > 0) per_tile.push_back(static_cast<double>(host[host.size() / 2].cycles) / k_tiles);
+  }
+  std::sort(per_tile.begin(), per_tile.end());
+  const double cycles = per_tile[per_tile.size() / 2];
+  const double from_l2 = kMulticast ? 1.5 * kHalfTile : 2.0 * kHalfTile;
+  std::printf("copies alone, %d stages of 32 KB, %-9s  %8.1f cycles/k tile  landed %5.1f B/clk/SM  from L2 %5.1f "
+              "B/clk/SM  (a 128x128 k tile at the tensor pipe's rate: 512 cycles)\n",
+              kRingStages, kMulticast ? "multicast" : "unicast", cycles, 2.0 * kHalfTile / cycles, from_l2 / cycles);
+}
+
+template <int N, int kConsumers, bool kFrags, bool kCopies>
+void run_case(const DeviceBuffer<unsigned char>& set, std::size_t working, int k_tiles, int sms) {
+  const auto kernel = rate_kernel<N, kConsumers, kFrags, kCopies>;
+  GT_CUDA_CALL(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    static_cast<int>(Smem<N>::kTotal)));
+  const DeviceBuffer<Counters> out(static_cast<std::size_t>(sms));
+  const DeviceBuffer<float> sink(static_cast<std::size_t>(sms));
+  std::vector<double> per_tile, copy_rate;
+  for (int rep = 0; rep < 5; ++rep) {
+    GT_CUDA_CALL(cudaMemset(out.get(), 0, sizeof(Counters) * static_cast<std::size_t>(sms)));
+    kernel<<<sms, 384, Smem<N>::kTotal>>>(set.get(), working, k_tiles, out.get(), sink.get());
+    GT_CUDA_CALL(cudaGetLastError());
+    GT_CUDA_CALL(cudaDeviceSynchronize());
+    std::vector<Counters> host(static_cast<std::size_t>(sms));
+    GT_CUDA_CALL(cudaMemcpy(host.data(), out.get(), sizeof(Counters) * host.size(), cudaMemcpyDeviceToHost));
+    std::sort(host.begin(), host.end(), [](const Counters& a, const Counters& b) { return a.cycles < b.cycles; });
+    const Counters& mid = host[host.size() / 2];
+    if (rep > 0) {
+      per_tile.push_back(static_cast<double>(mid.cycles) / k_tiles);
+      copy_rate.push_back(static_cast<double>(mid.copy_bytes) / static_cast<double>(mid.cycles));
+    }
+  }
+  std::sort(per_tile.begin(), per_tile.end());
+  std::sort(copy_rate.begin(), copy_rate.end());
+  const double cycles = per_tile[per_tile.size() / 2];
+  const double flop_per_clock = kConsumers * 4.0 * 2 * 64 * N * 8 / cycles;
+  std::printf("m64n%-3d  consumers %d  frags %-3s  copies %-3s  %8.1f cycles/k tile  %7.1f FLOP/clk/SM  %5.1f%%  "
+              "copies %5.1f B/clk/SM\n",
+              N, kConsumers, kFrags ? "on" : "off", kCopies ? "on" : "off", cycles, flop_per_clock,
+              100.0 * flop_per_clock / 2048.0, copy_rate[copy_rate.size() / 2]);
+}
+
+template <int N>
+void run_shape(const DeviceBuffer<unsigned char>& set, std::size_t working, int k_tiles, int sms) {
+  run_case<N, 1, false, false>(set, working, k_tiles, sms);
+  run_case<N, 2, false, false>(set, working, k_tiles, sms);
+  run_case<N, 2, true, false>(set, working, k_tiles, sms);
+  run_case<N, 2, false, true>(set, working, k_tiles, sms);
+  run_case<N, 2, true, true>(set, working, k_tiles, sms);
+}
+
+int run(int argc, char** argv) {
+  const int k_tiles = argc > 1 ? std::atoi(argv[1]) : 4096;
+  if (k_tiles < 2 || k_tiles % 2 != 0) throw InputError("K_TILES must be an even number >= 2 (usage: wgmma_rate_probe [K_TILES])");
+  int device = 0, sms = 0, major = 0;
+  GT_CUDA_CALL(cudaGetDevice(&device));
+  GT_CUDA_CALL(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  GT_CUDA_CALL(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+  if (major != 9) throw NoGpuError("wgmma_rate_probe needs a compute capability 9.0 GPU");
+  const std::size_t working = std::size_t{16} << 20;  // L2-resident
+  const DeviceBuffer<unsigned char> set(working);
+  GT_CUDA_CALL(cudaMemset(set.get(), 0x3c, working));
+  std::printf("# %d SMs, %d k tiles a block\n", sms, k_tiles);
+  run_shape<64>(set, working, k_tiles, sms);
+  run_shape<128>(set, working, k_tiles, sms);
+  run_shape<192>(set, working, k_tiles, sms);
+  run_shape<256>(set, working, k_tiles, sms);
+  run_delivery<4, false>(set, working, k_tiles, sms);
+  run_delivery<4, true>(set, working, k_tiles, sms);
+  run_delivery<6, false>(set, working, k_tiles, sms);
+  run_delivery<6, true>(set, working, k_tiles, sms);
+  return 0;
+}
+
+}  // namespace
+}  // namespace gemmtune
+
+int main(int argc, char** argv) {
+  try {
+    return gemmtune::run(argc, argv);
+  } catch (const gemmtune::Error& e) {
+    std::fprintf(stderr, "wgmma_rate_probe: %s\n", e.what());
+    return static_cast<int>(e.code());
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "wgmma_rate_probe: %s\n", e.what());
+    return 1;
+  }
+}
