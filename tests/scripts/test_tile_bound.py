@@ -19,7 +19,7 @@ class TiledBound(unittest.TestCase):
         rng = random.Random(4901)
         for _ in range(200):
             m, n, k = (rng.randint(256, 8192) for _ in range(3))
-            roof_us = max(2.0 * m * n * k / tile_bound.PEAK,
+            roof_us = max(2.0 * m * n * k / tile_bound.TENSOR,
                           4.0 * (m * k + k * n + m * n + n) / tile_bound.DRAM) * 1e6 + tile_bound.CALL_US
             t, _, _ = tile_bound.bound_us(m, n, k)
             self.assertGreaterEqual(t, roof_us * (1 - 1e-12), (m, n, k))
@@ -28,8 +28,8 @@ class TiledBound(unittest.TestCase):
         # 133 tiles of 256x128 at k = 8192, no split worth it: two waves of one tile's tensor time at least.
         m, n, k = 256 * 7, 128 * 19, 8192
         t, _, _ = tile_bound.bound_us(m, n, k)
-        one_tile_s = 2.0 * 256 * 128 * k / (tile_bound.PEAK / tile_bound.SMS)
-        whole_gpu_s = 2.0 * m * n * k / tile_bound.PEAK
+        one_tile_s = 2.0 * 256 * 128 * k / (tile_bound.TENSOR / tile_bound.SMS)
+        whole_gpu_s = 2.0 * m * n * k / tile_bound.TENSOR
         self.assertGreater(t * 1e-6, whole_gpu_s * 1.05)
         self.assertLessEqual(t * 1e-6, 2 * one_tile_s + tile_bound.CALL_US * 1e-6 + 1e-12)
 
