@@ -13,8 +13,11 @@
 // barrier between consumers and producer: what is measured is rate, not correctness.
 // Printed per case: cycles a k tile (clock64 around the consumer loop, median over blocks), FLOP a clock per SM and
 // its share of 2048 (Hopper's dense tf32 rate per SM, 494.7 TFLOP/s at 1830 MHz on 132 SMs), and the copies' bytes a
-// clock per SM. Then "copies alone" (delivery_kernel): a 128x128 tile's copies with no math, unicast and in pairs
-// that multicast A, at 4 and 6 stages: the rate the L2 lands a k tile's operands in every SM at once.
+// clock per SM. Then a 128x128 tile's copies with no math: "copies alone" (delivery_kernel) as contiguous 16 KB
+// chunks, unicast and in pairs that multicast A, 2-6 stages, free-running or paced as the kernel's consumers release
+// stages, every block on chunks of its own or "shared" as one wave of a GEMM reads them; "tensor copies"
+// (tensor_delivery_kernel) as the kernel makes them, 2-D boxes of a real 1408x1536x8192 problem, unpaired or in pairs
+// sharing A (our c2) or B. The rate the L2 lands a k tile's operands in every SM at once.
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -28,6 +31,7 @@
 #include "kernels/cluster.cuh"
 #include "kernels/kernel_launch.hpp"
 #include "kernels/ptx.cuh"
+#include "kernels/tma_operand.cuh"
 #include "kernels/wgmma_gemm.cuh"
 #include "kernels/wgmma_pipeline.cuh"
 
@@ -153,11 +157,16 @@ __global__ void __launch_bounds__(384, 1)
 // The c2 kernels' copies alone: per k tile, 16 KB of A and 16 KB of B land in a stage of a ring (lane 0 of warp 0
 // issues, lane 0 of warp 1 waits for each stage and releases it as a consumer would). kMulticast: blocks in pairs,
 // each copying its half of the pair's A into both blocks (the stage is free again once both released it), as
-// wgmma_tf32_tma_kernel's clusters do; else each block copies all of its A. Every block lands 32 KB a k tile either way;
-// the L2 serves 24 KB of it with multicast, 32 KB without.
+// wgmma_tf32_tma_kernel's clusters do; else each block copies all of its A. Every block lands 32 KB a k tile either
+// way; the L2 serves 24 KB of it with multicast, 32 KB without. kPaced: the releasing lane keeps the kernel's timing,
+// as if each k tile's group took the 512 clocks a 128x128 tile takes at the pipe's rate and began once both its stage
+// had landed and the group before was done; stage g - 1 is released when group g - 1 is done and stage g has landed
+// (the kernel's wait_group<1> after issuing group g). kShared: the blocks read as one wave of 1408x1536's 128x128
+// tiles does (11 rows x 12 columns of tiles, pairs along a row): the 6 pairs of a row read its A chunk of k tile g,
+// the 11 blocks of a column its B chunk, at about the same time; else every pair and block reads chunks of its own.
 constexpr int kHalfTile = 16 * 1024;
 
-template <int kRingStages, bool kMulticast>
+template <int kRingStages, bool kMulticast, bool kPaced, bool kShared = false>
 __global__ void __launch_bounds__(64)
     delivery_kernel(const unsigned char* __restrict__ set, std::size_t working, int k_tiles, Counters* out) {
   constexpr int kPair = kMulticast ? 2 : 1;
@@ -187,20 +196,21 @@ __global__ void __launch_bounds__(64)
       if (g >= kRingStages) pipe::mbarrier_wait(bar(empty[s]), static_cast<std::uint32_t>(g / kRingStages - 1) & 1);
       const std::uint32_t stage = base + static_cast<std::uint32_t>(s) * 2 * kHalfTile;
       pipe::mbarrier_arrive_expect_tx(bar(full[s]), 2 * kHalfTile);
-      const unsigned char* a = set + (pair * 977 + static_cast<std::size_t>(g)) % chunks * kHalfTile;
-      const unsigned char* b = set + (blockIdx.x * 1931 + static_cast<std::size_t>(g) + chunks / 2) % chunks * kHalfTile;
+      const std::size_t a_panel = kShared ? blockIdx.x / 12 : pair, b_panel = kShared ? blockIdx.x % 12 : blockIdx.x;
+      const unsigned char* a = set + (a_panel * 977 + static_cast<std::size_t>(g)) % chunks * kHalfTile;
+      const unsigned char* b = set + (b_panel * 1931 + static_cast<std::size_t>(g) + chunks / 2) % chunks * kHalfTile;
       if constexpr (kMulticast) {
         constexpr std::uint32_t kSlice = kHalfTile / 2;
         asm volatile(
-            "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1], %2, [%3], "
-            "%4;\n" ::"r"(stage + rank * kSlice),
+            "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster"
+            " [%0], [%1], %2, [%3], %4;\n" ::"r"(stage + rank * kSlice),
             "l"(a + rank * kSlice), "r"(kSlice), "r"(bar(full[s])), "h"(std::uint16_t{3})
             : "memory");
       } else {
-        asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(
-                         stage),
-                     "l"(a), "r"(kHalfTile), "r"(bar(full[s]))
-                     : "memory");
+        asm volatile(
+            "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(stage),
+            "l"(a), "r"(kHalfTile), "r"(bar(full[s]))
+            : "memory");
       }
       asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(
                        stage + kHalfTile),
@@ -208,11 +218,22 @@ __global__ void __launch_bounds__(64)
                    : "memory");
     }
   } else if (tid == 32) {
-    for (int g = 0; g < k_tiles; ++g) {
-      const int s = g % kRingStages;
-      pipe::mbarrier_wait(bar(full[s]), static_cast<std::uint32_t>(g / kRingStages) & 1);
+    const auto release = [&](int g) {
       for (int peer = 0; peer < kPair; ++peer)
-        pipe::mbarrier_arrive_cluster(kernels::cluster::peer_address(bar(empty[s]), static_cast<std::uint32_t>(peer)));
+        pipe::mbarrier_arrive_cluster(
+            kernels::cluster::peer_address(bar(empty[g % kRingStages]), static_cast<std::uint32_t>(peer)));
+    };
+    long long group_done = 0;  // kPaced: when the group of the k tile before is complete
+    for (int g = 0; g < k_tiles; ++g) {
+      pipe::mbarrier_wait(bar(full[g % kRingStages]), static_cast<std::uint32_t>(g / kRingStages) & 1);
+      if constexpr (kPaced) {
+        while (clock64() < group_done) {
+        }
+        if (g > 0) release(g - 1);
+        group_done = std::max(clock64(), group_done) + 512;
+      } else {
+        release(g);
+      }
     }
     out[blockIdx.x].cycles = clock64() - start;
   }
@@ -220,9 +241,9 @@ __global__ void __launch_bounds__(64)
   if constexpr (kMulticast) kernels::cluster::sync();
 }
 
-template <int kRingStages, bool kMulticast>
+template <int kRingStages, bool kMulticast, bool kPaced, bool kShared = false>
 void run_delivery(const DeviceBuffer<unsigned char>& set, std::size_t working, int k_tiles, int sms) {
-  const auto kernel = delivery_kernel<kRingStages, kMulticast>;
+  const auto kernel = delivery_kernel<kRingStages, kMulticast, kPaced, kShared>;
   const std::size_t smem = 1024 + std::size_t{kRingStages} * 2 * kHalfTile;
   GT_CUDA_CALL(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
   const DeviceBuffer<Counters> out(static_cast<std::size_t>(sms));
@@ -240,16 +261,121 @@ void run_delivery(const DeviceBuffer<unsigned char>& set, std::size_t working, i
   std::sort(per_tile.begin(), per_tile.end());
   const double cycles = per_tile[per_tile.size() / 2];
   const double from_l2 = kMulticast ? 1.5 * kHalfTile : 2.0 * kHalfTile;
-  std::printf("copies alone, %d stages of 32 KB, %-9s  %8.1f cycles/k tile  landed %5.1f B/clk/SM  from L2 %5.1f "
-              "B/clk/SM  (a 128x128 k tile at the tensor pipe's rate: 512 cycles)\n",
-              kRingStages, kMulticast ? "multicast" : "unicast", cycles, 2.0 * kHalfTile / cycles, from_l2 / cycles);
+  std::printf(
+      "copies alone, %d stages of 32 KB, %-9s %-6s %-6s  %8.1f cycles/k tile  landed %5.1f B/clk/SM  from L2 "
+      "%5.1f B/clk/SM  (a 128x128 k tile at the tensor pipe's rate: 512 cycles)\n",
+      kRingStages, kMulticast ? "multicast" : "unicast", kPaced ? "paced" : "", kShared ? "shared" : "", cycles,
+      2.0 * kHalfTile / cycles, from_l2 / cycles);
+}
+
+// The same copies as the kernel makes them: 2-D tensor copies of 1408x1536x8192's operands (A 1408 rows of 8192, its
+// box 32 floats x 128 rows, or 64 in pairs, 128-byte swizzle; B 8192 rows of 1536, its box 136 floats (the padded
+// tile row) x 32 rows), block b on tile (b / 12, b % 12), k tile g at k0 = 32 (g % kWrap), paced as delivery_kernel.
+// kWrap 256: all of A and B (96 MB, more than L2 holds: each k tile's panels come from DRAM once, as in the GEMM);
+// 32: the first 1024 of k only (12 MB, L2-resident). kShareB (with kMulticast): pairs along m instead, sharing the B
+// tile (each block copies 16 of its 32 k rows into both) and copying A alone, as cuBLASLt's 1x2 clusters pair tiles.
+template <bool kMulticast, int kWrap, bool kShareB = false>
+__global__ void __launch_bounds__(64)
+    tensor_delivery_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
+                           int k_tiles, Counters* out) {
+  constexpr int kPair = kMulticast ? 2 : 1, kRing = 4;
+  constexpr std::uint32_t kABytes = 128 * 32 * 4, kBBytes = 32 * 136 * 4,
+                          kStage = (kABytes + kBBytes + 1023) / 1024 * 1024;
+  extern __shared__ float4 shared_mem[];
+  __shared__ __align__(8) std::uint64_t full[kRing], empty[kRing];
+  const std::uint32_t raw = kernels::ptx::smem_address(shared_mem);
+  const std::uint32_t base = (raw + 1023) & ~1023u;
+  const int tid = static_cast<int>(threadIdx.x);
+  const auto bar = [](std::uint64_t& b) { return kernels::ptx::smem_address(&b); };
+  if (tid == 0) {
+    for (int s = 0; s < kRing; ++s) {
+      pipe::mbarrier_init(bar(full[s]), 1);
+      pipe::mbarrier_init(bar(empty[s]), kPair);
+    }
+    pipe::fence_barrier_init();
+  }
+  const std::uint32_t rank = kMulticast ? kernels::cluster::rank() : 0;
+  if constexpr (kMulticast)
+    kernels::cluster::sync();
+  else
+    __syncthreads();
+  const int pair = static_cast<int>(blockIdx.x / 2);
+  const int row0 =
+      kShareB ? (2 * (pair / 12) + static_cast<int>(rank)) % 11 * 128 : static_cast<int>(blockIdx.x / 12) * 128;
+  const int col0 = kShareB ? pair % 12 * 128 : static_cast<int>(blockIdx.x % 12) * 128;
+  const long long start = clock64();
+  if (tid == 0) {
+    for (int g = 0; g < k_tiles; ++g) {
+      const int s = g % kRing, k0 = 32 * (g % kWrap);
+      if (g >= kRing) pipe::mbarrier_wait(bar(empty[s]), static_cast<std::uint32_t>(g / kRing - 1) & 1);
+      const std::uint32_t stage = base + static_cast<std::uint32_t>(s) * kStage;
+      pipe::mbarrier_arrive_expect_tx(bar(full[s]), kABytes + kBBytes);
+      if constexpr (kMulticast && !kShareB)
+        pipe::tma_multicast_2d(stage + rank * (kABytes / 2), map_a, bar(full[s]), k0,
+                               row0 + static_cast<int>(rank) * 64, std::uint16_t{3});
+      else
+        pipe::tma_load_2d(stage, map_a, bar(full[s]), k0, row0);
+      if constexpr (kShareB)
+        pipe::tma_multicast_2d(stage + kABytes + rank * (kBBytes / 2), map_b, bar(full[s]), col0,
+                               k0 + 16 * static_cast<int>(rank), std::uint16_t{3});
+      else
+        pipe::tma_load_2d(stage + kABytes, map_b, bar(full[s]), col0, k0);
+    }
+  } else if (tid == 32) {
+    long long group_done = 0;
+    for (int g = 0; g < k_tiles; ++g) {
+      pipe::mbarrier_wait(bar(full[g % kRing]), static_cast<std::uint32_t>(g / kRing) & 1);
+      while (clock64() < group_done) {
+      }
+      if (g > 0)
+        for (int peer = 0; peer < kPair; ++peer)
+          pipe::mbarrier_arrive_cluster(
+              kernels::cluster::peer_address(bar(empty[(g - 1) % kRing]), static_cast<std::uint32_t>(peer)));
+      group_done = std::max(clock64(), group_done) + 512;
+    }
+    out[blockIdx.x].cycles = clock64() - start;
+  }
+  if constexpr (kMulticast) kernels::cluster::sync();
+}
+
+template <bool kMulticast, int kWrap, bool kShareB = false>
+void run_tensor_delivery(int k_tiles, int sms) {
+  constexpr std::int64_t kM = 1408, kN = 1536, kK = 8192;
+  const DeviceBuffer<float> a(static_cast<std::size_t>(kM * kK)), b(static_cast<std::size_t>(kK * kN));
+  GT_CUDA_CALL(cudaMemset(a.get(), 0x3c, sizeof(float) * static_cast<std::size_t>(kM * kK)));
+  GT_CUDA_CALL(cudaMemset(b.get(), 0x3c, sizeof(float) * static_cast<std::size_t>(kK * kN)));
+  const CUtensorMap map_a =
+      kernels::tensor_map_2d(a.get(), kM, kK, kK, kMulticast && !kShareB ? 64 : 128, 32, CU_TENSOR_MAP_SWIZZLE_128B);
+  const CUtensorMap map_b =
+      kernels::tensor_map_2d(b.get(), kK, kN, kN, kShareB ? 16 : 32, 136, CU_TENSOR_MAP_SWIZZLE_NONE);
+  const auto kernel = tensor_delivery_kernel<kMulticast, kWrap, kShareB>;
+  const std::size_t smem = 1024 + 4 * 34816;
+  GT_CUDA_CALL(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+  const DeviceBuffer<Counters> out(static_cast<std::size_t>(sms));
+  std::vector<double> per_tile;
+  for (int rep = 0; rep < 5; ++rep) {
+    const kernels::KernelLaunch launch(dim3(static_cast<unsigned>(sms)), dim3(kMulticast ? 2u : 1u), 64, smem, nullptr);
+    GT_CUDA_CALL(cudaLaunchKernelEx(&launch.config, kernel, map_a, map_b, k_tiles, out.get()));
+    GT_CUDA_CALL(cudaDeviceSynchronize());
+    std::vector<Counters> host(static_cast<std::size_t>(sms));
+    GT_CUDA_CALL(cudaMemcpy(host.data(), out.get(), sizeof(Counters) * host.size(), cudaMemcpyDeviceToHost));
+    std::sort(host.begin(), host.end(), [](const Counters& x, const Counters& y) { return x.cycles < y.cycles; });
+    if (rep > 0) per_tile.push_back(static_cast<double>(host[host.size() / 2].cycles) / k_tiles);
+  }
+  std::sort(per_tile.begin(), per_tile.end());
+  const double cycles = per_tile[per_tile.size() / 2];
+  std::printf(
+      "tensor copies of 1408x1536x8192's tiles, 4 stages, %-9s paced, k tiles 0-%-3d  %8.1f cycles/k tile  "
+      "landed %5.1f B/clk/SM\n",
+      kShareB ? "pairs: B" : (kMulticast ? "pairs: A" : "unicast"), kWrap - 1, cycles,
+      (128 * 32 * 4 + 32 * 136 * 4) / cycles);
 }
 
 template <int N, int kConsumers, bool kFrags, bool kCopies>
 void run_case(const DeviceBuffer<unsigned char>& set, std::size_t working, int k_tiles, int sms) {
   const auto kernel = rate_kernel<N, kConsumers, kFrags, kCopies>;
-  GT_CUDA_CALL(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    static_cast<int>(Smem<N>::kTotal)));
+  GT_CUDA_CALL(
+      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(Smem<N>::kTotal)));
   const DeviceBuffer<Counters> out(static_cast<std::size_t>(sms));
   const DeviceBuffer<float> sink(static_cast<std::size_t>(sms));
   std::vector<double> per_tile, copy_rate;
@@ -271,10 +397,11 @@ void run_case(const DeviceBuffer<unsigned char>& set, std::size_t working, int k
   std::sort(copy_rate.begin(), copy_rate.end());
   const double cycles = per_tile[per_tile.size() / 2];
   const double flop_per_clock = kConsumers * 4.0 * 2 * 64 * N * 8 / cycles;
-  std::printf("m64n%-3d  consumers %d  frags %-3s  copies %-3s  %8.1f cycles/k tile  %7.1f FLOP/clk/SM  %5.1f%%  "
-              "copies %5.1f B/clk/SM\n",
-              N, kConsumers, kFrags ? "on" : "off", kCopies ? "on" : "off", cycles, flop_per_clock,
-              100.0 * flop_per_clock / 2048.0, copy_rate[copy_rate.size() / 2]);
+  std::printf(
+      "m64n%-3d  consumers %d  frags %-3s  copies %-3s  %8.1f cycles/k tile  %7.1f FLOP/clk/SM  %5.1f%%  "
+      "copies %5.1f B/clk/SM\n",
+      N, kConsumers, kFrags ? "on" : "off", kCopies ? "on" : "off", cycles, flop_per_clock,
+      100.0 * flop_per_clock / 2048.0, copy_rate[copy_rate.size() / 2]);
 }
 
 template <int N>
@@ -288,7 +415,8 @@ void run_shape(const DeviceBuffer<unsigned char>& set, std::size_t working, int 
 
 int run(int argc, char** argv) {
   const int k_tiles = argc > 1 ? std::atoi(argv[1]) : 4096;
-  if (k_tiles < 2 || k_tiles % 2 != 0) throw InputError("K_TILES must be an even number >= 2 (usage: wgmma_rate_probe [K_TILES])");
+  if (k_tiles < 2 || k_tiles % 2 != 0)
+    throw InputError("K_TILES must be an even number >= 2 (usage: wgmma_rate_probe [K_TILES])");
   int device = 0, sms = 0, major = 0;
   GT_CUDA_CALL(cudaGetDevice(&device));
   GT_CUDA_CALL(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
@@ -302,10 +430,25 @@ int run(int argc, char** argv) {
   run_shape<128>(set, working, k_tiles, sms);
   run_shape<192>(set, working, k_tiles, sms);
   run_shape<256>(set, working, k_tiles, sms);
-  run_delivery<4, false>(set, working, k_tiles, sms);
-  run_delivery<4, true>(set, working, k_tiles, sms);
-  run_delivery<6, false>(set, working, k_tiles, sms);
-  run_delivery<6, true>(set, working, k_tiles, sms);
+  run_delivery<4, false, false>(set, working, k_tiles, sms);
+  run_delivery<4, true, false>(set, working, k_tiles, sms);
+  run_delivery<6, false, false>(set, working, k_tiles, sms);
+  run_delivery<6, true, false>(set, working, k_tiles, sms);
+  run_delivery<2, true, false>(set, working, k_tiles, sms);
+  run_delivery<3, true, false>(set, working, k_tiles, sms);
+  run_delivery<4, false, true>(set, working, k_tiles, sms);
+  run_delivery<4, true, true>(set, working, k_tiles, sms);
+  run_delivery<6, true, true>(set, working, k_tiles, sms);
+  if (sms == 132) {  // one wave of 1408x1536's tiles
+    run_delivery<4, false, true, true>(set, working, k_tiles, sms);
+    run_delivery<4, true, true, true>(set, working, k_tiles, sms);
+    run_tensor_delivery<false, 256>(k_tiles, sms);
+    run_tensor_delivery<true, 256>(k_tiles, sms);
+    run_tensor_delivery<false, 32>(k_tiles, sms);
+    run_tensor_delivery<true, 32>(k_tiles, sms);
+    run_tensor_delivery<true, 256, true>(k_tiles, sms);
+    run_tensor_delivery<true, 32, true>(k_tiles, sms);
+  }
   return 0;
 }
 
