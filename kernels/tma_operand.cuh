@@ -28,7 +28,9 @@ inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
   return encode;
 }
 
-// A row-major rows×cols fp32 matrix (row stride ld floats) read in boxes of box_rows × box_cols.
+// A row-major rows×cols fp32 matrix (row stride ld floats) read in boxes of box_rows × box_cols. L2 promotion to 128
+// bytes, not 256: with every SM pulling a 128×128 tile's boxes, 256 landed them 7-20% slower (881-938 clocks a k tile
+// against 837-868 unpaired, 874-886 against 710-713 in pairs; results/nvidia-h200/wgmma_rate_probe.txt).
 inline CUtensorMap tensor_map_2d(const float* base, std::int64_t rows, std::int64_t cols, std::int64_t ld, int box_rows,
                                  int box_cols, CUtensorMapSwizzle swizzle) {
   CUtensorMap map;
@@ -38,7 +40,7 @@ inline CUtensorMap tensor_map_2d(const float* base, std::int64_t rows, std::int6
   const cuuint32_t element_strides[2] = {1, 1};
   const CUresult status = tensor_map_encoder()(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, const_cast<float*>(base), dims,
                                                strides, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
-                                               CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+                                               CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (status != CUDA_SUCCESS)
     throw CheckError("cuTensorMapEncodeTiled failed (CUresult " + std::to_string(static_cast<int>(status)) +
                      ") for a " + std::to_string(rows) + "x" + std::to_string(cols) + " matrix, ld " +
