@@ -338,16 +338,31 @@ __global__ void __launch_bounds__(64)
   if constexpr (kMulticast) kernels::cluster::sync();
 }
 
+// kernels::tensor_map_2d with another L2 promotion (the kernels' maps promote to 256 bytes).
+CUtensorMap map_with_promotion(const float* base, std::int64_t rows, std::int64_t cols, int box_rows, int box_cols,
+                               CUtensorMapSwizzle swizzle, CUtensorMapL2promotion promotion) {
+  CUtensorMap map;
+  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};
+  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(cols) * sizeof(float)};
+  const cuuint32_t box[2] = {static_cast<cuuint32_t>(box_cols), static_cast<cuuint32_t>(box_rows)};
+  const cuuint32_t element_strides[2] = {1, 1};
+  const CUresult status = kernels::tensor_map_encoder()(
+      &map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, const_cast<float*>(base), dims, strides, box, element_strides,
+      CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle, promotion, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (status != CUDA_SUCCESS) throw CheckError("cuTensorMapEncodeTiled failed: " + std::to_string(status));
+  return map;
+}
+
 template <bool kMulticast, int kWrap, bool kShareB = false>
-void run_tensor_delivery(int k_tiles, int sms) {
+void run_tensor_delivery(int k_tiles, int sms, CUtensorMapL2promotion promotion = CU_TENSOR_MAP_L2_PROMOTION_L2_256B) {
   constexpr std::int64_t kM = 1408, kN = 1536, kK = 8192;
   const DeviceBuffer<float> a(static_cast<std::size_t>(kM * kK)), b(static_cast<std::size_t>(kK * kN));
   GT_CUDA_CALL(cudaMemset(a.get(), 0x3c, sizeof(float) * static_cast<std::size_t>(kM * kK)));
   GT_CUDA_CALL(cudaMemset(b.get(), 0x3c, sizeof(float) * static_cast<std::size_t>(kK * kN)));
   const CUtensorMap map_a =
-      kernels::tensor_map_2d(a.get(), kM, kK, kK, kMulticast && !kShareB ? 64 : 128, 32, CU_TENSOR_MAP_SWIZZLE_128B);
+      map_with_promotion(a.get(), kM, kK, kMulticast && !kShareB ? 64 : 128, 32, CU_TENSOR_MAP_SWIZZLE_128B, promotion);
   const CUtensorMap map_b =
-      kernels::tensor_map_2d(b.get(), kK, kN, kN, kShareB ? 16 : 32, 136, CU_TENSOR_MAP_SWIZZLE_NONE);
+      map_with_promotion(b.get(), kK, kN, kShareB ? 16 : 32, 136, CU_TENSOR_MAP_SWIZZLE_NONE, promotion);
   const auto kernel = tensor_delivery_kernel<kMulticast, kWrap, kShareB>;
   const std::size_t smem = 1024 + 4 * 34816;
   GT_CUDA_CALL(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
@@ -365,10 +380,14 @@ void run_tensor_delivery(int k_tiles, int sms) {
   std::sort(per_tile.begin(), per_tile.end());
   const double cycles = per_tile[per_tile.size() / 2];
   std::printf(
-      "tensor copies of 1408x1536x8192's tiles, 4 stages, %-9s paced, k tiles 0-%-3d  %8.1f cycles/k tile  "
-      "landed %5.1f B/clk/SM\n",
-      kShareB ? "pairs: B" : (kMulticast ? "pairs: A" : "unicast"), kWrap - 1, cycles,
-      (128 * 32 * 4 + 32 * 136 * 4) / cycles);
+      "tensor copies of 1408x1536x8192's tiles, 4 stages, %-9s paced, k tiles 0-%-3d, L2 promotion %-4s  %8.1f "
+      "cycles/k tile  landed %5.1f B/clk/SM\n",
+      kShareB ? "pairs: B" : (kMulticast ? "pairs: A" : "unicast"), kWrap - 1,
+      promotion == CU_TENSOR_MAP_L2_PROMOTION_NONE      ? "none"
+      : promotion == CU_TENSOR_MAP_L2_PROMOTION_L2_64B  ? "64B"
+      : promotion == CU_TENSOR_MAP_L2_PROMOTION_L2_128B ? "128B"
+                                                        : "256B",
+      cycles, (128 * 32 * 4 + 32 * 136 * 4) / cycles);
 }
 
 template <int N, int kConsumers, bool kFrags, bool kCopies>
@@ -448,6 +467,12 @@ int run(int argc, char** argv) {
     run_tensor_delivery<true, 32>(k_tiles, sms);
     run_tensor_delivery<true, 256, true>(k_tiles, sms);
     run_tensor_delivery<true, 32, true>(k_tiles, sms);
+    for (const CUtensorMapL2promotion promotion :
+         {CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_L2_PROMOTION_L2_64B, CU_TENSOR_MAP_L2_PROMOTION_L2_128B}) {
+      run_tensor_delivery<false, 256>(k_tiles, sms, promotion);
+      run_tensor_delivery<true, 256>(k_tiles, sms, promotion);
+      run_tensor_delivery<true, 256, true>(k_tiles, sms, promotion);
+    }
   }
   return 0;
 }
