@@ -30,9 +30,11 @@ inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
 
 // A row-major rows×cols fp32 matrix (row stride ld floats) read in boxes of box_rows × box_cols. L2 promotion to 128
 // bytes, not 256: with every SM pulling a 128×128 tile's boxes, 256 landed them 7-20% slower (881-938 clocks a k tile
-// against 837-868 unpaired, 874-886 against 710-713 in pairs; results/nvidia-h200/wgmma_rate_probe.txt).
+// against 837-868 unpaired, 874-886 against 710-713 in pairs; results/nvidia-h200/wgmma_rate_probe.txt, whose probe
+// asks for the others).
 inline CUtensorMap tensor_map_2d(const float* base, std::int64_t rows, std::int64_t cols, std::int64_t ld, int box_rows,
-                                 int box_cols, CUtensorMapSwizzle swizzle) {
+                                 int box_cols, CUtensorMapSwizzle swizzle,
+                                 CUtensorMapL2promotion promotion = CU_TENSOR_MAP_L2_PROMOTION_L2_128B) {
   CUtensorMap map;
   const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};
   const cuuint64_t strides[1] = {static_cast<cuuint64_t>(ld) * sizeof(float)};
@@ -40,7 +42,7 @@ inline CUtensorMap tensor_map_2d(const float* base, std::int64_t rows, std::int6
   const cuuint32_t element_strides[2] = {1, 1};
   const CUresult status = tensor_map_encoder()(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, const_cast<float*>(base), dims,
                                                strides, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
-                                               CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+                                               promotion, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (status != CUDA_SUCCESS)
     throw CheckError("cuTensorMapEncodeTiled failed (CUresult " + std::to_string(static_cast<int>(status)) +
                      ") for a " + std::to_string(rows) + "x" + std::to_string(cols) + " matrix, ld " +

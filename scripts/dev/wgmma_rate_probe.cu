@@ -158,74 +158,56 @@ __global__ void __launch_bounds__(384, 1)
 // issues, lane 0 of warp 1 waits for each stage and releases it as a consumer would). kMulticast: blocks in pairs,
 // each copying its half of the pair's A into both blocks (the stage is free again once both released it), as
 // wgmma_tf32_tma_kernel's clusters do; else each block copies all of its A. Every block lands 32 KB a k tile either
-// way; the L2 serves 24 KB of it with multicast, 32 KB without. kPaced: the releasing lane keeps the kernel's timing,
-// as if each k tile's group took the 512 clocks a 128x128 tile takes at the pipe's rate and began once both its stage
-// had landed and the group before was done; stage g - 1 is released when group g - 1 is done and stage g has landed
-// (the kernel's wait_group<1> after issuing group g). kShared: the blocks read as one wave of 1408x1536's 128x128
-// tiles does (11 rows x 12 columns of tiles, pairs along a row): the 6 pairs of a row read its A chunk of k tile g,
-// the 11 blocks of a column its B chunk, at about the same time; else every pair and block reads chunks of its own.
+// way; the L2 serves 24 KB of it with multicast, 32 KB without. kPaced: released as CopyRing::consume says. kShared:
+// the blocks read as one wave of 1408x1536's 128x128 tiles does (11 rows x 12 columns of tiles, pairs along a row): the
+// 6 pairs of a row read its A chunk of k tile g, the 11 blocks of a column its B chunk, at about the same time; else
+// every pair and block reads chunks of its own.
 constexpr int kHalfTile = 16 * 1024;
 
-template <int kRingStages, bool kMulticast, bool kPaced, bool kShared = false>
-__global__ void __launch_bounds__(64)
-    delivery_kernel(const unsigned char* __restrict__ set, std::size_t working, int k_tiles, Counters* out) {
-  constexpr int kPair = kMulticast ? 2 : 1;
-  extern __shared__ float4 shared_mem[];
-  __shared__ __align__(8) std::uint64_t full[kRingStages], empty[kRingStages];
-  const std::uint32_t raw = kernels::ptx::smem_address(shared_mem);
-  const std::uint32_t base = (raw + 1023) & ~1023u;
-  const int tid = static_cast<int>(threadIdx.x);
-  const auto bar = [](std::uint64_t& b) { return kernels::ptx::smem_address(&b); };
-  if (tid == 0) {
-    for (int s = 0; s < kRingStages; ++s) {
-      pipe::mbarrier_init(bar(full[s]), 1);
-      pipe::mbarrier_init(bar(empty[s]), kPair);
-    }
-    pipe::fence_barrier_init();
-  }
-  const std::uint32_t rank = kMulticast ? kernels::cluster::rank() : 0;
-  if constexpr (kMulticast)
-    kernels::cluster::sync();
-  else
-    __syncthreads();
-  const std::size_t pair = blockIdx.x / kPair, chunks = working / kHalfTile;
-  const long long start = clock64();
-  if (tid == 0) {
-    for (int g = 0; g < k_tiles; ++g) {
-      const int s = g % kRingStages;
-      if (g >= kRingStages) pipe::mbarrier_wait(bar(empty[s]), static_cast<std::uint32_t>(g / kRingStages - 1) & 1);
-      const std::uint32_t stage = base + static_cast<std::uint32_t>(s) * 2 * kHalfTile;
-      pipe::mbarrier_arrive_expect_tx(bar(full[s]), 2 * kHalfTile);
-      const std::size_t a_panel = kShared ? blockIdx.x / 12 : pair, b_panel = kShared ? blockIdx.x % 12 : blockIdx.x;
-      const unsigned char* a = set + (a_panel * 977 + static_cast<std::size_t>(g)) % chunks * kHalfTile;
-      const unsigned char* b = set + (b_panel * 1931 + static_cast<std::size_t>(g) + chunks / 2) % chunks * kHalfTile;
-      if constexpr (kMulticast) {
-        constexpr std::uint32_t kSlice = kHalfTile / 2;
-        asm volatile(
-            "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster"
-            " [%0], [%1], %2, [%3], %4;\n" ::"r"(stage + rank * kSlice),
-            "l"(a + rank * kSlice), "r"(kSlice), "r"(bar(full[s])), "h"(std::uint16_t{3})
-            : "memory");
-      } else {
-        asm volatile(
-            "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(stage),
-            "l"(a), "r"(kHalfTile), "r"(bar(full[s]))
-            : "memory");
+// The copy-only kernels' ring of kStages stages: full barriers (the issuing lane's arrival and the copies' bytes) and
+// empty ones (a release from each block of the pair). Lane 0 of warp 1 plays the consumers: it waits for each stage
+// and releases it at once, or (kPaced) as the kernel's consumers do, as if each k tile's group took the 512 clocks a
+// 128x128 tile takes at the pipe's rate and began once its stage had landed and the group before was done: stage g - 1
+// is released when group g - 1 is done and stage g has landed (the kernel's wait_group<1> after issuing group g).
+template <int kStages, bool kMulticast>
+struct CopyRing {
+  static constexpr int kPair = kMulticast ? 2 : 1;
+  std::uint64_t full[kStages], empty[kStages];
+
+  __device__ std::uint32_t full_of(int g) { return kernels::ptx::smem_address(&full[g % kStages]); }
+  __device__ std::uint32_t empty_of(int g) { return kernels::ptx::smem_address(&empty[g % kStages]); }
+  // Thread 0 sets the barriers up; every block of the pair meets after, before any copy reaches one.
+  __device__ void init() {
+    if (threadIdx.x == 0) {
+      for (int s = 0; s < kStages; ++s) {
+        pipe::mbarrier_init(full_of(s), 1);
+        pipe::mbarrier_init(empty_of(s), kPair);
       }
-      asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(
-                       stage + kHalfTile),
-                   "l"(b), "r"(kHalfTile), "r"(bar(full[s]))
-                   : "memory");
+      pipe::fence_barrier_init();
     }
-  } else if (tid == 32) {
+    meet();
+  }
+  // Every block of the pair (or this block) meets; at the end, so that no block leaves while its peer may still arrive
+  // on its barriers or copy into it.
+  __device__ static void meet() {
+    if constexpr (kMulticast)
+      kernels::cluster::sync();
+    else
+      __syncthreads();
+  }
+  // The issuing lane, before k tile g's copies: its stage's last use is released.
+  __device__ void acquire(int g) {
+    if (g >= kStages) pipe::mbarrier_wait(empty_of(g), static_cast<std::uint32_t>(g / kStages - 1) & 1);
+  }
+  template <bool kPaced>
+  __device__ void consume(int k_tiles) {
     const auto release = [&](int g) {
       for (int peer = 0; peer < kPair; ++peer)
-        pipe::mbarrier_arrive_cluster(
-            kernels::cluster::peer_address(bar(empty[g % kRingStages]), static_cast<std::uint32_t>(peer)));
+        pipe::mbarrier_arrive_cluster(kernels::cluster::peer_address(empty_of(g), static_cast<std::uint32_t>(peer)));
     };
     long long group_done = 0;  // kPaced: when the group of the k tile before is complete
     for (int g = 0; g < k_tiles; ++g) {
-      pipe::mbarrier_wait(bar(full[g % kRingStages]), static_cast<std::uint32_t>(g / kRingStages) & 1);
+      pipe::mbarrier_wait(full_of(g), static_cast<std::uint32_t>(g / kStages) & 1);
       if constexpr (kPaced) {
         while (clock64() < group_done) {
         }
@@ -235,10 +217,89 @@ __global__ void __launch_bounds__(64)
         release(g);
       }
     }
+  }
+};
+
+// The dynamic shared memory's first 1024-aligned address (swizzled boxes and bulk copies want it).
+__device__ std::uint32_t aligned_base(const float4* shared_mem) {
+  return (kernels::ptx::smem_address(shared_mem) + 1023) & ~1023u;
+}
+
+// Launches `launch` (one call of a probe kernel that writes one Counters per block into `out`) five times; the median
+// block's Counters of each call after the first.
+template <class Launch>
+std::vector<Counters> median_blocks(const DeviceBuffer<Counters>& out, int sms, Launch&& launch) {
+  std::vector<Counters> medians;
+  for (int rep = 0; rep < 5; ++rep) {
+    GT_CUDA_CALL(cudaMemset(out.get(), 0, sizeof(Counters) * static_cast<std::size_t>(sms)));
+    launch();
+    GT_CUDA_CALL(cudaGetLastError());
+    GT_CUDA_CALL(cudaDeviceSynchronize());
+    std::vector<Counters> host(static_cast<std::size_t>(sms));
+    GT_CUDA_CALL(cudaMemcpy(host.data(), out.get(), sizeof(Counters) * host.size(), cudaMemcpyDeviceToHost));
+    std::sort(host.begin(), host.end(), [](const Counters& a, const Counters& b) { return a.cycles < b.cycles; });
+    if (rep > 0) medians.push_back(host[host.size() / 2]);
+  }
+  return medians;
+}
+
+// The upper middle of `v` (its median for an odd count).
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+// The median over calls of the median block's cycles a k tile.
+double cycles_per_k_tile(const std::vector<Counters>& medians, int k_tiles) {
+  std::vector<double> per_tile;
+  for (const Counters& c : medians) per_tile.push_back(static_cast<double>(c.cycles) / k_tiles);
+  return median(per_tile);
+}
+
+template <int kRingStages, bool kMulticast, bool kPaced, bool kShared = false>
+__global__ void __launch_bounds__(64)
+    delivery_kernel(const unsigned char* __restrict__ set, std::size_t working, int k_tiles, Counters* out) {
+  using Ring = CopyRing<kRingStages, kMulticast>;
+  extern __shared__ float4 shared_mem[];
+  __shared__ __align__(8) Ring ring;
+  const std::uint32_t base = aligned_base(shared_mem);
+  const int tid = static_cast<int>(threadIdx.x);
+  ring.init();
+  const std::uint32_t rank = kMulticast ? kernels::cluster::rank() : 0;
+  const std::size_t pair = blockIdx.x / Ring::kPair, chunks = working / kHalfTile;
+  const long long start = clock64();
+  if (tid == 0) {
+    for (int g = 0; g < k_tiles; ++g) {
+      ring.acquire(g);
+      const std::uint32_t stage = base + static_cast<std::uint32_t>(g % kRingStages) * 2 * kHalfTile;
+      const std::uint32_t full = ring.full_of(g);
+      pipe::mbarrier_arrive_expect_tx(full, 2 * kHalfTile);
+      const std::size_t a_panel = kShared ? blockIdx.x / 12 : pair, b_panel = kShared ? blockIdx.x % 12 : blockIdx.x;
+      const unsigned char* a = set + (a_panel * 977 + static_cast<std::size_t>(g)) % chunks * kHalfTile;
+      const unsigned char* b = set + (b_panel * 1931 + static_cast<std::size_t>(g) + chunks / 2) % chunks * kHalfTile;
+      if constexpr (kMulticast) {
+        constexpr std::uint32_t kSlice = kHalfTile / 2;
+        asm volatile(
+            "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster"
+            " [%0], [%1], %2, [%3], %4;\n" ::"r"(stage + rank * kSlice),
+            "l"(a + rank * kSlice), "r"(kSlice), "r"(full), "h"(std::uint16_t{3})
+            : "memory");
+      } else {
+        asm volatile(
+            "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(stage),
+            "l"(a), "r"(kHalfTile), "r"(full)
+            : "memory");
+      }
+      asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(
+                       stage + kHalfTile),
+                   "l"(b), "r"(kHalfTile), "r"(full)
+                   : "memory");
+    }
+  } else if (tid == 32) {
+    ring.template consume<kPaced>(k_tiles);
     out[blockIdx.x].cycles = clock64() - start;
   }
-  // No block leaves while its peer may still arrive on its barriers or copy into it.
-  if constexpr (kMulticast) kernels::cluster::sync();
+  Ring::meet();
 }
 
 template <int kRingStages, bool kMulticast, bool kPaced, bool kShared = false>
@@ -247,19 +308,11 @@ void run_delivery(const DeviceBuffer<unsigned char>& set, std::size_t working, i
   const std::size_t smem = 1024 + std::size_t{kRingStages} * 2 * kHalfTile;
   GT_CUDA_CALL(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
   const DeviceBuffer<Counters> out(static_cast<std::size_t>(sms));
-  std::vector<double> per_tile;
-  for (int rep = 0; rep < 5; ++rep) {
-    GT_CUDA_CALL(cudaMemset(out.get(), 0, sizeof(Counters) * static_cast<std::size_t>(sms)));
-    const kernels::KernelLaunch launch(dim3(static_cast<unsigned>(sms)), dim3(kMulticast ? 2u : 1u), 64, smem, nullptr);
+  const kernels::KernelLaunch launch(dim3(static_cast<unsigned>(sms)), dim3(kMulticast ? 2u : 1u), 64, smem, nullptr);
+  const std::vector<Counters> medians = median_blocks(out, sms, [&] {
     GT_CUDA_CALL(cudaLaunchKernelEx(&launch.config, kernel, set.get(), working, k_tiles, out.get()));
-    GT_CUDA_CALL(cudaDeviceSynchronize());
-    std::vector<Counters> host(static_cast<std::size_t>(sms));
-    GT_CUDA_CALL(cudaMemcpy(host.data(), out.get(), sizeof(Counters) * host.size(), cudaMemcpyDeviceToHost));
-    std::sort(host.begin(), host.end(), [](const Counters& a, const Counters& b) { return a.cycles < b.cycles; });
-    if (rep > 0) per_tile.push_back(static_cast<double>(host[host.size() / 2].cycles) / k_tiles);
-  }
-  std::sort(per_tile.begin(), per_tile.end());
-  const double cycles = per_tile[per_tile.size() / 2];
+  });
+  const double cycles = cycles_per_k_tile(medians, k_tiles);
   const double from_l2 = kMulticast ? 1.5 * kHalfTile : 2.0 * kHalfTile;
   std::printf(
       "copies alone, %d stages of 32 KB, %-9s %-6s %-6s  %8.1f cycles/k tile  landed %5.1f B/clk/SM  from L2 "
@@ -274,31 +327,22 @@ void run_delivery(const DeviceBuffer<unsigned char>& set, std::size_t working, i
 // kWrap 256: all of A and B (96 MB, more than L2 holds: each k tile's panels come from DRAM once, as in the GEMM);
 // 32: the first 1024 of k only (12 MB, L2-resident). kShareB (with kMulticast): pairs along m instead, sharing the B
 // tile (each block copies 16 of its 32 k rows into both) and copying A alone, as cuBLASLt's 1x2 clusters pair tiles.
+// A 128x128 tile's boxes as the kernel copies them: A 128 rows x 32 floats, B 32 rows x 136 floats; a stage of both.
+constexpr std::uint32_t kTensorABytes = 128 * 32 * 4, kTensorBBytes = 32 * 136 * 4;
+constexpr std::uint32_t kTensorStage = (kTensorABytes + kTensorBBytes + 1023) / 1024 * 1024;
+
 template <bool kMulticast, int kWrap, bool kShareB = false>
 __global__ void __launch_bounds__(64)
     tensor_delivery_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                            int k_tiles, Counters* out) {
-  constexpr int kPair = kMulticast ? 2 : 1, kRing = 4;
-  constexpr std::uint32_t kABytes = 128 * 32 * 4, kBBytes = 32 * 136 * 4,
-                          kStage = (kABytes + kBBytes + 1023) / 1024 * 1024;
+  constexpr int kRing = 4;
+  using Ring = CopyRing<kRing, kMulticast>;
   extern __shared__ float4 shared_mem[];
-  __shared__ __align__(8) std::uint64_t full[kRing], empty[kRing];
-  const std::uint32_t raw = kernels::ptx::smem_address(shared_mem);
-  const std::uint32_t base = (raw + 1023) & ~1023u;
+  __shared__ __align__(8) Ring ring;
+  const std::uint32_t base = aligned_base(shared_mem);
   const int tid = static_cast<int>(threadIdx.x);
-  const auto bar = [](std::uint64_t& b) { return kernels::ptx::smem_address(&b); };
-  if (tid == 0) {
-    for (int s = 0; s < kRing; ++s) {
-      pipe::mbarrier_init(bar(full[s]), 1);
-      pipe::mbarrier_init(bar(empty[s]), kPair);
-    }
-    pipe::fence_barrier_init();
-  }
+  ring.init();
   const std::uint32_t rank = kMulticast ? kernels::cluster::rank() : 0;
-  if constexpr (kMulticast)
-    kernels::cluster::sync();
-  else
-    __syncthreads();
   const int pair = static_cast<int>(blockIdx.x / 2);
   const int row0 =
       kShareB ? (2 * (pair / 12) + static_cast<int>(rank)) % 11 * 128 : static_cast<int>(blockIdx.x / 12) * 128;
@@ -306,79 +350,48 @@ __global__ void __launch_bounds__(64)
   const long long start = clock64();
   if (tid == 0) {
     for (int g = 0; g < k_tiles; ++g) {
-      const int s = g % kRing, k0 = 32 * (g % kWrap);
-      if (g >= kRing) pipe::mbarrier_wait(bar(empty[s]), static_cast<std::uint32_t>(g / kRing - 1) & 1);
-      const std::uint32_t stage = base + static_cast<std::uint32_t>(s) * kStage;
-      pipe::mbarrier_arrive_expect_tx(bar(full[s]), kABytes + kBBytes);
+      const int k0 = 32 * (g % kWrap);
+      ring.acquire(g);
+      const std::uint32_t stage = base + static_cast<std::uint32_t>(g % kRing) * kTensorStage;
+      const std::uint32_t full = ring.full_of(g);
+      pipe::mbarrier_arrive_expect_tx(full, kTensorABytes + kTensorBBytes);
       if constexpr (kMulticast && !kShareB)
-        pipe::tma_multicast_2d(stage + rank * (kABytes / 2), map_a, bar(full[s]), k0,
-                               row0 + static_cast<int>(rank) * 64, std::uint16_t{3});
+        pipe::tma_multicast_2d(stage + rank * (kTensorABytes / 2), map_a, full, k0, row0 + static_cast<int>(rank) * 64,
+                               std::uint16_t{3});
       else
-        pipe::tma_load_2d(stage, map_a, bar(full[s]), k0, row0);
+        pipe::tma_load_2d(stage, map_a, full, k0, row0);
       if constexpr (kShareB)
-        pipe::tma_multicast_2d(stage + kABytes + rank * (kBBytes / 2), map_b, bar(full[s]), col0,
+        pipe::tma_multicast_2d(stage + kTensorABytes + rank * (kTensorBBytes / 2), map_b, full, col0,
                                k0 + 16 * static_cast<int>(rank), std::uint16_t{3});
       else
-        pipe::tma_load_2d(stage + kABytes, map_b, bar(full[s]), col0, k0);
+        pipe::tma_load_2d(stage + kTensorABytes, map_b, full, col0, k0);
     }
   } else if (tid == 32) {
-    long long group_done = 0;
-    for (int g = 0; g < k_tiles; ++g) {
-      pipe::mbarrier_wait(bar(full[g % kRing]), static_cast<std::uint32_t>(g / kRing) & 1);
-      while (clock64() < group_done) {
-      }
-      if (g > 0)
-        for (int peer = 0; peer < kPair; ++peer)
-          pipe::mbarrier_arrive_cluster(
-              kernels::cluster::peer_address(bar(empty[(g - 1) % kRing]), static_cast<std::uint32_t>(peer)));
-      group_done = std::max(clock64(), group_done) + 512;
-    }
+    ring.template consume<true>(k_tiles);
     out[blockIdx.x].cycles = clock64() - start;
   }
-  if constexpr (kMulticast) kernels::cluster::sync();
+  Ring::meet();
 }
 
-// kernels::tensor_map_2d with another L2 promotion (the kernels' maps promote to 256 bytes).
-CUtensorMap map_with_promotion(const float* base, std::int64_t rows, std::int64_t cols, int box_rows, int box_cols,
-                               CUtensorMapSwizzle swizzle, CUtensorMapL2promotion promotion) {
-  CUtensorMap map;
-  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};
-  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(cols) * sizeof(float)};
-  const cuuint32_t box[2] = {static_cast<cuuint32_t>(box_cols), static_cast<cuuint32_t>(box_rows)};
-  const cuuint32_t element_strides[2] = {1, 1};
-  const CUresult status = kernels::tensor_map_encoder()(
-      &map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, const_cast<float*>(base), dims, strides, box, element_strides,
-      CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle, promotion, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  if (status != CUDA_SUCCESS) throw CheckError("cuTensorMapEncodeTiled failed: " + std::to_string(status));
-  return map;
-}
-
+// 256-byte L2 promotion unless told: the kernels' maps until d7cbe65, as the first runs of the results file measured.
 template <bool kMulticast, int kWrap, bool kShareB = false>
 void run_tensor_delivery(int k_tiles, int sms, CUtensorMapL2promotion promotion = CU_TENSOR_MAP_L2_PROMOTION_L2_256B) {
   constexpr std::int64_t kM = 1408, kN = 1536, kK = 8192;
   const DeviceBuffer<float> a(static_cast<std::size_t>(kM * kK)), b(static_cast<std::size_t>(kK * kN));
   GT_CUDA_CALL(cudaMemset(a.get(), 0x3c, sizeof(float) * static_cast<std::size_t>(kM * kK)));
   GT_CUDA_CALL(cudaMemset(b.get(), 0x3c, sizeof(float) * static_cast<std::size_t>(kK * kN)));
-  const CUtensorMap map_a =
-      map_with_promotion(a.get(), kM, kK, kMulticast && !kShareB ? 64 : 128, 32, CU_TENSOR_MAP_SWIZZLE_128B, promotion);
+  const CUtensorMap map_a = kernels::tensor_map_2d(a.get(), kM, kK, kK, kMulticast && !kShareB ? 64 : 128, 32,
+                                                   CU_TENSOR_MAP_SWIZZLE_128B, promotion);
   const CUtensorMap map_b =
-      map_with_promotion(b.get(), kK, kN, kShareB ? 16 : 32, 136, CU_TENSOR_MAP_SWIZZLE_NONE, promotion);
+      kernels::tensor_map_2d(b.get(), kK, kN, kN, kShareB ? 16 : 32, 136, CU_TENSOR_MAP_SWIZZLE_NONE, promotion);
   const auto kernel = tensor_delivery_kernel<kMulticast, kWrap, kShareB>;
-  const std::size_t smem = 1024 + 4 * 34816;
+  const std::size_t smem = 1024 + 4 * kTensorStage;
   GT_CUDA_CALL(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
   const DeviceBuffer<Counters> out(static_cast<std::size_t>(sms));
-  std::vector<double> per_tile;
-  for (int rep = 0; rep < 5; ++rep) {
-    const kernels::KernelLaunch launch(dim3(static_cast<unsigned>(sms)), dim3(kMulticast ? 2u : 1u), 64, smem, nullptr);
-    GT_CUDA_CALL(cudaLaunchKernelEx(&launch.config, kernel, map_a, map_b, k_tiles, out.get()));
-    GT_CUDA_CALL(cudaDeviceSynchronize());
-    std::vector<Counters> host(static_cast<std::size_t>(sms));
-    GT_CUDA_CALL(cudaMemcpy(host.data(), out.get(), sizeof(Counters) * host.size(), cudaMemcpyDeviceToHost));
-    std::sort(host.begin(), host.end(), [](const Counters& x, const Counters& y) { return x.cycles < y.cycles; });
-    if (rep > 0) per_tile.push_back(static_cast<double>(host[host.size() / 2].cycles) / k_tiles);
-  }
-  std::sort(per_tile.begin(), per_tile.end());
-  const double cycles = per_tile[per_tile.size() / 2];
+  const kernels::KernelLaunch launch(dim3(static_cast<unsigned>(sms)), dim3(kMulticast ? 2u : 1u), 64, smem, nullptr);
+  const std::vector<Counters> medians = median_blocks(
+      out, sms, [&] { GT_CUDA_CALL(cudaLaunchKernelEx(&launch.config, kernel, map_a, map_b, k_tiles, out.get())); });
+  const double cycles = cycles_per_k_tile(medians, k_tiles);
   std::printf(
       "tensor copies of 1408x1536x8192's tiles, 4 stages, %-9s paced, k tiles 0-%-3d, L2 promotion %-4s  %8.1f "
       "cycles/k tile  landed %5.1f B/clk/SM\n",
@@ -387,7 +400,7 @@ void run_tensor_delivery(int k_tiles, int sms, CUtensorMapL2promotion promotion 
       : promotion == CU_TENSOR_MAP_L2_PROMOTION_L2_64B  ? "64B"
       : promotion == CU_TENSOR_MAP_L2_PROMOTION_L2_128B ? "128B"
                                                         : "256B",
-      cycles, (128 * 32 * 4 + 32 * 136 * 4) / cycles);
+      cycles, (kTensorABytes + kTensorBBytes) / cycles);
 }
 
 template <int N, int kConsumers, bool kFrags, bool kCopies>
@@ -397,30 +410,18 @@ void run_case(const DeviceBuffer<unsigned char>& set, std::size_t working, int k
       cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(Smem<N>::kTotal)));
   const DeviceBuffer<Counters> out(static_cast<std::size_t>(sms));
   const DeviceBuffer<float> sink(static_cast<std::size_t>(sms));
-  std::vector<double> per_tile, copy_rate;
-  for (int rep = 0; rep < 5; ++rep) {
-    GT_CUDA_CALL(cudaMemset(out.get(), 0, sizeof(Counters) * static_cast<std::size_t>(sms)));
-    kernel<<<sms, 384, Smem<N>::kTotal>>>(set.get(), working, k_tiles, out.get(), sink.get());
-    GT_CUDA_CALL(cudaGetLastError());
-    GT_CUDA_CALL(cudaDeviceSynchronize());
-    std::vector<Counters> host(static_cast<std::size_t>(sms));
-    GT_CUDA_CALL(cudaMemcpy(host.data(), out.get(), sizeof(Counters) * host.size(), cudaMemcpyDeviceToHost));
-    std::sort(host.begin(), host.end(), [](const Counters& a, const Counters& b) { return a.cycles < b.cycles; });
-    const Counters& mid = host[host.size() / 2];
-    if (rep > 0) {
-      per_tile.push_back(static_cast<double>(mid.cycles) / k_tiles);
-      copy_rate.push_back(static_cast<double>(mid.copy_bytes) / static_cast<double>(mid.cycles));
-    }
-  }
-  std::sort(per_tile.begin(), per_tile.end());
-  std::sort(copy_rate.begin(), copy_rate.end());
-  const double cycles = per_tile[per_tile.size() / 2];
+  const std::vector<Counters> medians = median_blocks(
+      out, sms, [&] { kernel<<<sms, 384, Smem<N>::kTotal>>>(set.get(), working, k_tiles, out.get(), sink.get()); });
+  std::vector<double> copy_rate;
+  for (const Counters& c : medians)
+    copy_rate.push_back(static_cast<double>(c.copy_bytes) / static_cast<double>(c.cycles));
+  const double cycles = cycles_per_k_tile(medians, k_tiles);
   const double flop_per_clock = kConsumers * 4.0 * 2 * 64 * N * 8 / cycles;
   std::printf(
       "m64n%-3d  consumers %d  frags %-3s  copies %-3s  %8.1f cycles/k tile  %7.1f FLOP/clk/SM  %5.1f%%  "
       "copies %5.1f B/clk/SM\n",
       N, kConsumers, kFrags ? "on" : "off", kCopies ? "on" : "off", cycles, flop_per_clock,
-      100.0 * flop_per_clock / 2048.0, copy_rate[copy_rate.size() / 2]);
+      100.0 * flop_per_clock / 2048.0, median(copy_rate));
 }
 
 template <int N>
