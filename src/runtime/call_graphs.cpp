@@ -99,6 +99,10 @@ void CallGraphs::remember(const ExactCall& call) {
   seen_.insert(call);
 }
 
+bool launches_every_call(const GemmProblem& gemm, const Candidate& c) {
+  return gemm.m == 1 && c.backend == Backend::Lt && c.lt.splitk > 1;
+}
+
 bool CallGraphs::repeats(const ExactCall& call) {
   if (off_) return false;
   if (graphs_.count(call) != 0) return true;

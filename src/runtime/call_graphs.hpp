@@ -50,6 +50,7 @@
 
 #include "cuda/graph.hpp"
 #include "cuda/stream.hpp"
+#include "problem/candidate.hpp"
 #include "problem/gemm_problem.hpp"
 
 namespace gemmtune::runtime {
@@ -83,6 +84,13 @@ bool replay_may_cost_more(std::size_t graph_nodes, bool replayed_last, bool laun
 // Whether two calls captured together overlap: the pair's graph holds a programmatic edge more than each call's own.
 bool launches_overlap(std::size_t call_programmatic_edges, std::size_t pair_programmatic_edges);
 
+// Whether a plan launches every call of `gemm` (the GEMM its pass runs) by candidate c instead of replaying it: a
+// cuBLASLt split-k algo at m = 1. On the H200 those ran 0.974-0.996x of their own raw launches where the runtime
+// replayed them and 0.996-1.004x where it launched them (results/nvidia-h200/replay_overlap_ab.txt, cause not found);
+// over 54 held-out seeds their 33 records per stream condition ran 0.991x (cold) and 0.997x (warm) of
+// heuristic-first's launches, 24 of the 66 below 0.99x, where every other kind of call replayed at 0.999-1.028x.
+bool launches_every_call(const GemmProblem& gemm, const Candidate& c);
+
 // Whether the plan's launch takes less host time than the least its replay took the GPU: then, where the stream still
 // has work queued, launching keeps the host ahead of a GPU that was ahead already. False until both are measured.
 bool launch_hides_under_gpu(const CallCosts& costs);
@@ -91,6 +99,9 @@ class CallGraphs {
  public:
   static constexpr std::size_t kMaxGraphs = 64;
   static constexpr std::size_t kMaxSeen = 1024;
+
+  // launch_only (launches_every_call): every call is launched, none captured.
+  explicit CallGraphs(bool launch_only = false) : off_(launch_only) {}
 
   // Runs `call`: as a replay of its graph (capturing that first where this is its second sight), or by
   // launch(call.stream). launch(stream) enqueues the call on `stream`: what a capture on `capture_on` records.

@@ -42,7 +42,9 @@ namespace {
 // One resolved GEMM: the choice (for explain) and the launcher that runs it in the calling stream's scratch.
 struct GemmPlan {
   GemmPlan(const GemmProblem& p, Choice c, cublasLtHandle_t lt, std::size_t workspace_bytes)
-      : choice(std::move(c)), launcher(p, choice.candidate, lt, ScratchAtLaunch{workspace_bytes}) {
+      : choice(std::move(c)),
+        launcher(p, choice.candidate, lt, ScratchAtLaunch{workspace_bytes}),
+        graphs(runtime::launches_every_call(pass_gemm(p), choice.candidate)) {
     launcher.set_behind_previous_kernel(true);  // a program's calls, back to back or beside its own kernels
   }
   Choice choice;

@@ -109,5 +109,33 @@ TEST(ReplayPolicy, ALaunchHidesUnderTheGpuOnlyWhereItTakesLessHostTimeThanTheRep
   EXPECT_FALSE(launch_hides_under_gpu(c)) << "no launch measured";
 }
 
+// replay_overlap_ab.txt: cuBLASLt's split-k algos lose replayed at m = 1 and only there; every other call replays.
+TEST(ReplayPolicy, OnlyASingleRowCallOnACublasLtSplitKAlgoIsLaunchedEveryTime) {
+  GemmProblem gemm;
+  gemm.m = 1;
+  gemm.n = 1024;
+  gemm.k = 13824;
+  Candidate split;
+  split.backend = Backend::Lt;
+  split.lt.splitk = 4;
+  EXPECT_TRUE(launches_every_call(gemm, split));
+  Candidate unsplit = split;
+  unsplit.lt.splitk = 1;
+  EXPECT_FALSE(launches_every_call(gemm, unsplit));
+  Candidate own = split;
+  own.backend = Backend::Own;
+  EXPECT_FALSE(launches_every_call(gemm, own)) << "our split variants' splitk field is not cuBLASLt's";
+  gemm.m = 2;
+  EXPECT_FALSE(launches_every_call(gemm, split));
+}
+
+TEST(CallGraphs, APlanThatLaunchesEveryCallNeverCountsOneAsARepeat) {
+  CallGraphs graphs(true);
+  const ExactCall call = base();
+  EXPECT_FALSE(graphs.repeats(call));
+  EXPECT_FALSE(graphs.repeats(call)) << "a second sight replays only where the plan captures";
+  EXPECT_EQ(graphs.graphs(), 0u);
+}
+
 }  // namespace
 }  // namespace gemmtune::runtime

@@ -455,6 +455,35 @@ TEST(RuntimeGpu, ACallRepeatedExactlyReplaysAGraphThatComputesWhatItsLaunchCompu
   }
 }
 
+// cuBLASLt's split-k algos at m = 1 lose replayed (runtime::launches_every_call): such a call is launched every time,
+// none captured, each launch into a poisoned Y checked against fp64.
+TEST(RuntimeGpu, ASingleRowCallOnACublasLtSplitKAlgoIsLaunchedEveryTimeNeverReplayed) {
+  GT_REQUIRE_GPU();
+  const test::ScratchDir dir;
+  const CudaStream s;
+  const GemmProblem p = make(1, 1024, 13824, "nn", OutputLayout::RowMajor, Activation::None, false, 0.f,
+                             MathMode::Tf32);
+  const LtHandle lt = make_lt_handle();
+  const std::vector<Candidate> algos = LtGemm(lt.get(), p, LtEpilogueMode::PreferFused).heuristic(16, 64 << 20);
+  const auto split = std::find_if(algos.begin(), algos.end(), [](const Candidate& c) { return c.lt.splitk > 1; });
+  if (split == algos.end()) GTEST_SKIP() << "cuBLASLt's heuristic offers no split-k algo for 1x1024x13824 here";
+  Fixture f(dir.path("none.db"));
+  f.rt->pin(p, split->id());
+  test::ProblemData d(p, 79);
+  std::vector<double> y_ref;
+  test::cpu_reference(d, y_ref, nullptr);
+  for (int call = 0; call < 4; ++call) {
+    test::poison(d.Y);
+    f.rt->forward(p, d.operands(), s.get());
+    s.synchronize();
+    EXPECT_LE(host_relative_error(to_host(d.Y.get(), d.Y.size()), y_ref), verification_tolerance(p))
+        << f.rt->explain(p) << ", call " << call;
+  }
+  EXPECT_EQ(f.rt->call_graphs().graphs, 0u) << f.rt->explain(p);
+  EXPECT_EQ(f.rt->call_graphs().replays, 0u);
+  EXPECT_FALSE(f.rt->replays(p, d.operands(), s.get()));
+}
+
 // A program may queue calls behind a kernel that waits for the host (scripts/bench_heldout.sh's timed batches do).
 // Instantiating and uploading a graph may wait for the GPU, so a repeated call is captured only where its stream has
 // drained, and the replays of a graph made then are queued behind such a kernel without waiting for it.
