@@ -1,7 +1,7 @@
 // tma_box_start_probe: can the copy engine start a box at a column that is not 16 bytes into a row (issue 49)?
 //
 // Wherever k % 4 != 0 the TMA kernels copy A into aligned scratch first (1.20x the aligned twin's time on seed 9716's
-// shapes, results/nvidia-h200/unaligned_decomposition_seed9716.txt). The rows r = j (mod 4) of a row-major m x k
+// shapes, results/nvidia-h200/unaligned_vs_aligned_seed9716.json). The rows r = j (mod 4) of a row-major m x k
 // matrix lie 4k floats apart, a multiple of 16 bytes, and row j starts j·k floats after row 0. So a map per class j
 // with the matrix's own aligned base, rows of 4k floats and j·k + k columns would address class j's k tile k0 as the
 // box at x = j·k + k0, unshifted, with its columns past k outside the map (zero-filled) rather than in the next row:
