@@ -29,9 +29,9 @@ inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
 }
 
 // A row-major rows×cols fp32 matrix (row stride ld floats) read in boxes of box_rows × box_cols. L2 promotion to 128
-// bytes, not 256: with every SM pulling a 128×128 tile's boxes, 256 landed them 7-20% slower (881-938 clocks a k tile
-// against 837-868 unpaired, 874-886 against 710-713 in pairs; results/nvidia-h200/wgmma_rate_probe.txt, whose probe
-// asks for the others).
+// bytes, not 256: with every SM pulling a 128×128 tile's boxes, pairs sharing A landed them 18-25% slower at 256 in
+// both leases that measured it (874-889 clocks a k tile against 710-751; unpaired 6-12% slower in one lease, level in
+// the other; results/nvidia-h200/wgmma_rate_probe.txt, whose probe asks for the others).
 inline CUtensorMap tensor_map_2d(const float* base, std::int64_t rows, std::int64_t cols, std::int64_t ld, int box_rows,
                                  int box_cols, CUtensorMapSwizzle swizzle,
                                  CUtensorMapL2promotion promotion = CU_TENSOR_MAP_L2_PROMOTION_L2_128B) {
