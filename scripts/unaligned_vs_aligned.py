@@ -115,14 +115,22 @@ def main():
     r.add_argument("--out")
     args = ap.parse_args()
     if args.cmd == "plan":
-        prof = plan(args.compile_json, args.out_dir, args.split)
+        try:
+            prof = plan(args.compile_json, args.out_dir, args.split)
+        except (OSError, ValueError, KeyError) as e:
+            sys.exit(f"unaligned_vs_aligned: {args.compile_json}: {e}")
         forms = "their twins and half-aligned forms" if args.split else "their twins"
         print(f"{len(prof['shapes']) // (4 if args.split else 2)} both-unaligned shapes and {forms} -> "
               f"{args.out_dir}/profile.json")
         return 0
-    with open(args.sweep_json) as f:
-        doc = json.load(f)
-    rows, summary = report(doc)
+    try:
+        with open(args.sweep_json) as f:
+            doc = json.load(f)
+        rows, summary = report(doc)
+    except (OSError, ValueError, KeyError) as e:
+        sys.exit(f"unaligned_vs_aligned: {args.sweep_json}: {e}")
+    if not rows:
+        sys.exit(f"unaligned_vs_aligned: {args.sweep_json}: no both-unaligned shape with its aligned twin measured")
     print(f"{'shape':>16} {'twin':>16} | {'unaligned':>9} {'aligned':>9} {'ratio':>6} | {'%peak':>6} {'twin':>6} | "
           f"unaligned best / aligned best")
     for x in rows:

@@ -1,8 +1,10 @@
 """scripts/unaligned_vs_aligned.py, no GPU: plan --split adds each both-unaligned shape's two half-aligned forms, and
-report puts each form's time beside the twin's; without --split the plan and report stay twins only."""
+report puts each form's time beside the twin's; without --split the plan and report stay twins only; a missing or
+malformed file is a one-line error."""
 import io
 import json
 import os
+import subprocess
 import sys
 import tempfile
 import unittest
@@ -58,6 +60,19 @@ class UnalignedVsAligned(unittest.TestCase):
             finally:
                 sys.argv = argv
         self.assertIn("x1.300;", out.getvalue())
+
+    def test_a_missing_or_malformed_file_is_one_line_and_a_nonzero_exit(self):
+        script = os.path.join(SCRIPTS, "unaligned_vs_aligned.py")
+        with tempfile.TemporaryDirectory() as d:
+            bad = os.path.join(d, "bad.json")
+            with open(bad, "w") as f:
+                f.write("{\"problems\": [{}]}")
+            for argv in (["plan", os.path.join(d, "none.json"), d, "--split"], ["report", os.path.join(d, "none.json")],
+                         ["report", bad]):
+                run = subprocess.run([sys.executable, script] + argv, capture_output=True, text=True)
+                self.assertNotEqual(run.returncode, 0, argv)
+                self.assertEqual(len(run.stderr.strip().splitlines()), 1, run.stderr)
+                self.assertTrue(run.stderr.startswith("unaligned_vs_aligned: "), run.stderr)
 
 
 if __name__ == "__main__":
