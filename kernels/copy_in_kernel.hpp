@@ -1,9 +1,10 @@
 // A copied inside the GEMM kernel (the "_staged_inline" variants): where A's rows are not 16-byte aligned (k % 4 != 0)
 // a staged variant copies A into aligned scratch before its TMA kernel, a pass of 2·m·k·4 bytes that the kernel waits
 // for (1.20× an aligned twin's time on seed 9716's shapes, results/nvidia-h200/unaligned_vs_aligned_seed9716.json).
-// An inline variant launches no copy: its producer warpgroup's three idle warps, and blocks of their own on SMs the
-// tiles leave idle, copy A in units of 32 rows × one k tile while the tiles run, and the lane that issues A's tile
-// copies waits for the units of its row panel and k tile.
+// An inline variant launches no copy: up to three of its producer warpgroup's idle warps (as many as the shared memory
+// the tile leaves holds landing buffers for), and blocks of their own on SMs the tiles leave idle, copy A in units of
+// 32 rows × one k tile while the tiles run, and the lane that issues A's tile copies waits for the units of its row
+// panel and k tile.
 //
 // The units go out from one counter in the order the tiles need them: a band of row panels (as many as one wave of
 // tiles covers), k tile by k tile, then the next band. A unit is taken by a running warp and copied without waiting for

@@ -161,6 +161,17 @@ struct WgmmaLayout {
   static constexpr int kBarriersPerStage = kSplit3x ? 3 : 2;
   static constexpr std::size_t kTmaSmemBytes = kBarrierOffset + kAlignSlack + kBarriersPerStage * 8 * T::stages;
   static constexpr std::uint32_t kTileBytes = (ATile::kFloats + BTile::kFloats) * sizeof(float);
+  // A copied in the kernel (kernels/copy_in_kernel.hpp): the producer's warps 1 … kCopyWarps land their units after
+  // the barriers, in what a block may add to its shared memory without fewer blocks fitting an SM (one block: 227 KB;
+  // two: half of the SM's 228 KB, less 1 KB each).
+  static constexpr int kBlocksPerSm = T::threads == 128 && T::bm <= 128 ? 2 : 1;
+  static constexpr long kMaxBlockSmem = kBlocksPerSm == 1 ? 232448 : 233472 / 2 - 1024;
+  static constexpr std::uint32_t kCopyLandingOffset = (kBarrierOffset + kBarriersPerStage * 8 * T::stages + 15) / 16 * 16;
+  static constexpr long kCopyRoom = kMaxBlockSmem - long{kAlignSlack} - long{kCopyLandingOffset};
+  static constexpr int kCopyWarps =
+      kCopyRoom < 0 ? 0 : kCopyRoom / inline_copy::kCopyWarpBytes < 3 ? static_cast<int>(kCopyRoom / inline_copy::kCopyWarpBytes) : 3;
+  static constexpr std::size_t kCopySmemBytes =
+      kCopyLandingOffset + std::size_t{kCopyWarps} * inline_copy::kCopyWarpBytes + kAlignSlack;
 };
 
 // A consumer thread's register operand for one k tile (4 k8 steps × 4 registers), from fp32 bits of the B tile. tf32:
@@ -630,8 +641,11 @@ __global__ void __launch_bounds__(T::threads + 128, T::threads == 128 && T::bm <
     __syncthreads();
   ptx::wait_for_previous_grid();  // where launched behind the kernel before: its writes (a staged variant's copies)
   if constexpr (kMayCopy) {
+    static_assert(Layout::kCopyWarps >= 1, "a tile block's warps copy units: no wait may depend on other blocks");
+    static_assert((T::threads + 128) / 32 * inline_copy::kCopyWarpBytes <= Layout::kPipelineBytes,
+                  "a block that only copies lands units in the pipeline's stages");
     if (copy_a.tickets && first_tile >= tiles) {  // a block on an SM the tiles leave idle: it only copies
-      inline_copy::copy_units<32, kBk>(copy_a);
+      inline_copy::copy_units<kBk>(copy_a, smem + tid / 32 * (inline_copy::kCopyWarpBytes / sizeof(float)));
       __syncthreads();
       if (tid < 32) inline_copy::finish_block(copy_a, inline_copy::ticket_count<kBk>(copy_a));
       return;
@@ -703,8 +717,10 @@ __global__ void __launch_bounds__(T::threads + 128, T::threads == 128 && T::bm <
     }
     if constexpr (kMayCopy) {
       if (copy_a.tickets) {
-        // 16 loads in flight a lane: the producer's cap of 40 registers holds them where it hands registers over.
-        if (tid >= T::threads + 32) inline_copy::copy_units<kMoveRegisters ? 16 : 32, kBk>(copy_a);
+        const int copy_warp = (tid - T::threads) / 32 - 1;
+        if (copy_warp >= 0 && copy_warp < Layout::kCopyWarps)
+          inline_copy::copy_units<kBk>(copy_a, smem + (Layout::kCopyLandingOffset +
+                                                       copy_warp * inline_copy::kCopyWarpBytes) / sizeof(float));
         __syncwarp();
         pipeline::sync_warpgroup(T::threads / 128);
         if (tid < T::threads + 32) inline_copy::finish_block(copy_a, inline_copy::ticket_count<kBk>(copy_a));
@@ -988,7 +1004,7 @@ void launch_wgmma_layout(const GemmProblem& p, const GemmOperands& x, int slices
       constexpr bool kBByClass = decltype(by_class)::value;
       const auto kernel = wgmma_tf32_tma_kernel<T, kBKMajor, kSplit3x, kSplitK, kBByClass>;
       static std::once_flag attribute_set;
-      raise_smem_limit_once(attribute_set, kernel, Layout::kTmaSmemBytes);
+      raise_smem_limit_once(attribute_set, kernel, kMayCopy ? Layout::kCopySmemBytes : Layout::kTmaSmemBytes);
       // Persistent (fewer blocks than tiles) only with more than one wave of tiles and a row-major output the copy
       // engine can store, and never split (a split block's epilogue waits for the tile's other slices) nor with B by
       // class (its fragments' columns are not the staged epilogue's); the Y and Z maps are placeholders, never read,
@@ -1045,12 +1061,12 @@ void launch_wgmma_layout(const GemmProblem& p, const GemmOperands& x, int slices
         if (!persistent && grid < resident) copy_blocks = (resident - grid) / T::cluster * T::cluster;
       }
       const dim3 blocks(persistent ? resident : grid + copy_blocks, 1, static_cast<unsigned>(slices));
+      const std::size_t smem = copy_a.src ? Layout::kCopySmemBytes : Layout::kTmaSmemBytes;
       if (T::cluster > 1 || behind) {
-        const KernelLaunch launch(blocks, dim3(T::cluster), T::threads + 128, Layout::kTmaSmemBytes, s, behind);
+        const KernelLaunch launch(blocks, dim3(T::cluster), T::threads + 128, smem, s, behind);
         GT_CUDA_CALL(cudaLaunchKernelEx(&launch.config, kernel, map_a, op_b, map_y, map_z, p.k, e, split, copy_a));
       } else {
-        kernel<<<blocks, T::threads + 128, Layout::kTmaSmemBytes, s>>>(map_a, op_b, map_y, map_z, p.k, e, split,
-                                                                         copy_a);
+        kernel<<<blocks, T::threads + 128, smem, s>>>(map_a, op_b, map_y, map_z, p.k, e, split, copy_a);
       }
     };
     if (b_by_class)
