@@ -29,9 +29,6 @@ struct LaunchScratch {
   // (results/nvidia-h200/programmatic_launch.txt). Off where CUPTI times a call alone (the sweep): the call's first
   // kernel would start inside the one before, and its time with it.
   bool behind_previous_kernel = false;
-  // A _staged_inline variant's launch: the GEMM kernel copies A itself (kernels/copy_in_kernel.hpp), with tickets
-  // from `tickets`.
-  bool copy_a_in_kernel = false;
 };
 
 // slices: how many blocks share each output tile's k (1: a block computes its tile's whole k; scratch is unused).

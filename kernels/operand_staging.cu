@@ -108,8 +108,7 @@ std::size_t staged_b_copies_floats(const OperandView& a, const OperandView& b) {
   return floats_b == 0 ? floats_a : staging_boundary(floats_a) + floats_b;
 }
 
-bool stage_operands(OperandView& a, OperandView& b, const LaunchScratch& scratch, cudaStream_t s,
-                    InKernelCopy* in_kernel) {
+bool stage_operands(OperandView& a, OperandView& b, const LaunchScratch& scratch, cudaStream_t s) {
   // The scratch a variant sizes says which copies it makes: a staged variant's holds B's copy only where B cannot be
   // read by class, a _staged_b variant's (staged_b.hpp) holds B's copy there too.
   const bool copy_b = b_read_by_class(b) && scratch.staging && scratch.staging_floats >= staged_b_copies_floats(a, b);
@@ -131,13 +130,6 @@ bool stage_operands(OperandView& a, OperandView& b, const LaunchScratch& scratch
       transpose_to_k_major({v->ptr, v->ld, copy, c.ld, c.rows, c.cols}, s);
       v->k_major = true;
       copied = true;
-    } else if (v == &a && in_kernel) {
-      in_kernel->src = v->ptr;
-      in_kernel->ld_src = v->ld;
-      in_kernel->dst = copy;
-      in_kernel->ld_dst = c.ld;
-      in_kernel->rows = c.rows;
-      in_kernel->cols = c.cols;
     } else {
       copies[n_copies++] = {v->ptr, v->ld, copy, c.ld, c.rows, c.cols};
     }

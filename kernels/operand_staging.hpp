@@ -17,7 +17,6 @@
 #include <cuda_runtime_api.h>
 
 #include "kernels/compiled_variant.hpp"
-#include "kernels/copy_in_kernel.hpp"
 #include "kernels/operand_view.cuh"
 #include "kernels/row_classes.hpp"
 
@@ -55,9 +54,6 @@ inline std::size_t staged_copies_floats(const OperandView& a, const OperandView&
 // scratch is left as it is (the cp.async pipeline reads it), except an MN-major a, which no wgmma kernel can read: an
 // InputError. Asynchronous on s: one kernel for the padded copies, one for a transposed a. True where it launched
 // any: the kernel that reads the copies may then be launched behind them (KernelLaunch's behind_previous).
-// With in_kernel, a's padded copy (not a transposed one) is left to the GEMM kernel: a is pointed at where it will be,
-// and *in_kernel says what to copy (kernels/copy_in_kernel.hpp; its tickets and order are the launcher's to fill).
-bool stage_operands(OperandView& a, OperandView& b, const LaunchScratch& scratch, cudaStream_t s,
-                    InKernelCopy* in_kernel = nullptr);
+bool stage_operands(OperandView& a, OperandView& b, const LaunchScratch& scratch, cudaStream_t s);
 
 }  // namespace gemmtune::kernels

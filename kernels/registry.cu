@@ -53,19 +53,11 @@ constexpr std::size_t kMaxStagingFloats = std::size_t{64} << 20;
 // variant: "<its tile's name>_streamk".
 const std::string kStagedSuffix = "_staged";
 const std::string kStagedBSuffix = "_staged_b";
-const std::string kStagedInlineSuffix = "_staged_inline";
 const std::string kStreamKSuffix = "_streamk";
 
 // Output tiles of a tile shape over p's Y: split-k's tickets, and the tiles a Stream-K launch shares out.
 std::int64_t output_tiles(const GemmProblem& p, const TileConfig& tile) {
   return ((p.m + tile.bm - 1) / tile.bm) * ((p.n + tile.bn - 1) / tile.bn);
-}
-
-// Whether p's A needs the padded copy that a _staged_inline variant makes in its kernel (not a transposing one), by
-// p's leading dimensions alone.
-bool copies_a_inline(const GemmProblem& p) {
-  const StagedCopy c = staged_copy(operand_a(p, GemmOperands{}), true);
-  return c.floats > 0 && !c.transposed;
 }
 
 // Whether the TMA kernel reads p's B by class of rows (kernels/row_classes.hpp), by p's leading dimensions alone: null
@@ -84,25 +76,19 @@ std::string cluster_device_limits() {
   return clusters ? "" : "thread-block clusters need compute capability 9.0 or newer, which this GPU is not";
 }
 
-// Staged twins (KernelVariant::staged, stages_b, copies_a_in_kernel) only where the TMA pipeline is what an unaligned
-// operand misses: wgmma; A copied in the kernel by the unsplit tf32 kernels only (their producer's idle warps).
-enum class Staging { None, Staged, StagedB, StagedInline };
+// Staged twins (KernelVariant::staged, stages_b) only where the TMA pipeline is what an unaligned operand misses:
+// wgmma.
+enum class Staging { None, Staged, StagedB };
 
 void add_family(std::vector<KernelVariant>& registry, Family family, MathMode mode,
                 const std::vector<CompiledVariant>& compiled, FamilyLimits limits = {}) {
   const bool wgmma = family == Family::WgmmaTf32 || family == Family::Wgmma3xTf32;
-  for (const Staging staging : {Staging::None, Staging::Staged, Staging::StagedB, Staging::StagedInline}) {
+  for (const Staging staging : {Staging::None, Staging::Staged, Staging::StagedB}) {
     if (staging != Staging::None && !wgmma) break;
-    const bool inline_copy = staging == Staging::StagedInline;
-    if (inline_copy && family != Family::WgmmaTf32) break;
     const bool staged = staging != Staging::None;
-    const std::string suffix = staging == Staging::StagedB ? kStagedBSuffix
-                               : inline_copy                ? kStagedInlineSuffix
-                               : staged                     ? kStagedSuffix
-                                                            : "";
+    const std::string suffix = staging == Staging::StagedB ? kStagedBSuffix : staged ? kStagedSuffix : "";
     const auto add = [&](KernelVariant v) {
       v.stages_b = staging == Staging::StagedB;
-      v.copies_a_in_kernel = inline_copy;
       registry.push_back(std::move(v));
     };
     for (const CompiledVariant& c : compiled) {
@@ -116,7 +102,7 @@ void add_family(std::vector<KernelVariant>& registry, Family family, MathMode mo
       if (c.stream_k_launch && !staged)
         add(KernelVariant{name + kStreamKSuffix, family, c.tile, mode, 1, 1, false, c.stream_k_launch,
                           variant_limits, nullptr, true});
-      if (!c.split_k || inline_copy) continue;
+      if (!c.split_k) continue;
       for (int slices : wgmma ? kWgmmaSplitSlices : kSplitSlices)
         add(KernelVariant{name + "_split" + std::to_string(slices) + suffix, family, c.tile, mode, 1, slices, staged,
                           c.launch, limits});
@@ -198,9 +184,6 @@ std::string KernelVariant::unsupported_reason(const GemmProblem& p) const {
   if (const std::size_t staging = staging_floats(p); staged && staging == 0)
     return "nothing to copy: A's leading dimension is a multiple of 4 floats and A is stored m×k already, and B's is "
            "too or B is read in place by class of rows: the unstaged twin runs the same kernel without the copy";
-  else if (copies_a_in_kernel && !copies_a_inline(p))
-    return "A is copied in the kernel only where its rows need the padded copy (k % 4 != 0) and it is stored m×k: "
-           "the _staged twin makes the other copies";
   else if (stages_b && !b_by_class(p))
     return "B is not read by class of rows here (its leading dimension is a multiple of 4 floats, or it has too few "
            "rows): the _staged twin makes the same copies";
@@ -214,13 +197,11 @@ std::string KernelVariant::device_unsupported_reason() const { return limits.dev
 
 std::size_t KernelVariant::tickets_at(const GemmProblem& p, int split) const {
   if (stream_k) return kStreamKSlots;
-  if (copies_a_in_kernel) return copies_a_inline(p) ? in_kernel_copy_tickets(p.m, p.k, tile.bm, tile.bk) : 0;
   if (split == 1) return 0;
   return static_cast<std::size_t>(output_tiles(p, tile));
 }
 
 std::size_t KernelVariant::partial_floats_at(const GemmProblem& p, int split) const {
-  if (copies_a_in_kernel) return 0;
   if (stream_k) return std::size_t{kStreamKSlots} * static_cast<std::size_t>(tile.bm * tile.bn);
   return tickets_at(p, split) * static_cast<std::size_t>(split) * static_cast<std::size_t>(tile.bm * tile.bn);
 }
@@ -258,9 +239,6 @@ void KernelVariant::launch(const GemmProblem& p, const GemmOperands& x, int spli
   const std::int64_t k_tiles = (p.k + tile.bk - 1) / tile.bk;
   if (slices_fn ? split < 1 || split > k_tiles : split != slices)
     throw InputError("kernel " + name + " cannot split " + p.key() + " into " + std::to_string(split) + " slices");
-  if (copies_a_in_kernel && (!scratch.tickets || scratch.ticket_count < tickets_at(p, split)))
-    throw InputError("kernel " + name + ": the in-kernel copy of A needs " + std::to_string(tickets_at(p, split)) +
-                     " tickets for " + p.key());
   if ((split > 1 || stream_k) &&
       (!scratch.partials || !scratch.tickets || scratch.partial_floats < partial_floats_at(p, split) ||
        scratch.ticket_count < tickets_at(p, split)))
@@ -270,9 +248,7 @@ void KernelVariant::launch(const GemmProblem& p, const GemmOperands& x, int spli
   if (staged && (!scratch.staging || scratch.staging_floats < staging_floats(p)))
     throw InputError("kernel " + name + ": staging scratch too small for " + p.key() + " (needs " +
                      std::to_string(staging_floats(p)) + " floats)");
-  LaunchScratch view = scratch;
-  view.copy_a_in_kernel = copies_a_in_kernel;
-  launch_fn(p, x, split, view, s);
+  launch_fn(p, x, split, scratch, s);
 }
 
 const std::vector<KernelVariant>& kernel_registry() {
@@ -289,12 +265,7 @@ const KernelVariant& alignment_twin(const KernelVariant& v, const GemmProblem& p
   // A _staged_b variant stays itself where B is read by class, the copy it was chosen for; elsewhere it is what its
   // _staged twin is.
   if (v.stages_b && b_by_class(p)) return v;
-  // A _staged_inline variant likewise where A needs its padded copy.
-  if (v.copies_a_in_kernel && copies_a_inline(p)) return v;
-  const std::size_t suffix = v.stages_b              ? kStagedBSuffix.size()
-                             : v.copies_a_in_kernel ? kStagedInlineSuffix.size()
-                             : v.staged             ? kStagedSuffix.size()
-                                                    : 0;
+  const std::size_t suffix = v.stages_b ? kStagedBSuffix.size() : v.staged ? kStagedSuffix.size() : 0;
   const std::string unstaged = v.name.substr(0, v.name.size() - suffix);
   const KernelVariant* staged = find_kernel_variant(unstaged + kStagedSuffix);
   if (!staged) return v;  // a family without staging

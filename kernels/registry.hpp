@@ -51,10 +51,6 @@ struct KernelVariant {
   // by class of rows, and runs only such problems (elsewhere its "_staged" twin makes the same copies). staged is set
   // as well: it copies what a staged variant copies.
   bool stages_b = false;
-  // A "_staged_inline" twin of an unsplit tf32 staged variant (kernels/copy_in_kernel.hpp): the GEMM kernel copies A
-  // itself while its tiles run, instead of a copy kernel before it. It runs only problems whose A needs the padded
-  // copy (k % 4 != 0, A stored m×k). staged is set as well.
-  bool copies_a_in_kernel = false;
 
   static constexpr int kSlicesPerProblem = 0;
   // How many blocks share each output tile's k when this variant runs p.

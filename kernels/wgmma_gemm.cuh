@@ -69,7 +69,6 @@
 #include "kernels/kernel_launch.hpp"
 #include "kernels/cluster_split_k.cuh"
 #include "kernels/compiled_variant.hpp"
-#include "kernels/copy_in_kernel.cuh"
 #include "kernels/epilogue.cuh"
 #include "kernels/operand_staging.hpp"
 #include "kernels/operand_view.cuh"
@@ -161,17 +160,6 @@ struct WgmmaLayout {
   static constexpr int kBarriersPerStage = kSplit3x ? 3 : 2;
   static constexpr std::size_t kTmaSmemBytes = kBarrierOffset + kAlignSlack + kBarriersPerStage * 8 * T::stages;
   static constexpr std::uint32_t kTileBytes = (ATile::kFloats + BTile::kFloats) * sizeof(float);
-  // A copied in the kernel (kernels/copy_in_kernel.hpp): the producer's warps 1 … kCopyWarps land their units after
-  // the barriers, in what a block may add to its shared memory without fewer blocks fitting an SM (one block: 227 KB;
-  // two: half of the SM's 228 KB, less 1 KB each).
-  static constexpr int kBlocksPerSm = T::threads == 128 && T::bm <= 128 ? 2 : 1;
-  static constexpr long kMaxBlockSmem = kBlocksPerSm == 1 ? 232448 : 233472 / 2 - 1024;
-  static constexpr std::uint32_t kCopyLandingOffset = (kBarrierOffset + kBarriersPerStage * 8 * T::stages + 15) / 16 * 16;
-  static constexpr long kCopyRoom = kMaxBlockSmem - long{kAlignSlack} - long{kCopyLandingOffset};
-  static constexpr int kCopyWarps =
-      kCopyRoom < 0 ? 0 : kCopyRoom / inline_copy::kCopyWarpBytes < 3 ? static_cast<int>(kCopyRoom / inline_copy::kCopyWarpBytes) : 3;
-  static constexpr std::size_t kCopySmemBytes =
-      kCopyLandingOffset + std::size_t{kCopyWarps} * inline_copy::kCopyWarpBytes + kAlignSlack;
 };
 
 // A consumer thread's register operand for one k tile (4 k8 steps × 4 registers), from fp32 bits of the B tile. tf32:
@@ -561,16 +549,12 @@ struct ConsumerBarrier {
 //
 // kStreamK: the grid's blocks split the k tiles of all output tiles among them (kernels/stream_k.cuh), with `split`'s
 // scratch holding the shares' partials and tickets; every tile is stored through the staged epilogue.
-//
-// copy_a (kernels/copy_in_kernel.hpp), where it has tickets: map_a reads a copy of A that the kernel makes itself. The
-// producer warpgroup's warps 1-3 copy units, blocks past the tiles copy with all their warps, and the lane issuing A's
-// tile copies waits for its panel's units. Unsplit tf32 only: 3xtf32's warps 1-3 split A tiles.
 template <class T, bool kBKMajor, bool kSplit3x, bool kSplitK, bool kBByClass, int kClusterSlices = 1,
           bool kStreamK = false>
 __global__ void __launch_bounds__(T::threads + 128, T::threads == 128 && T::bm <= 128 ? 2 : 1)
     wgmma_tf32_tma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ TmaOperand op_b,
                           const __grid_constant__ CUtensorMap map_y, const __grid_constant__ CUtensorMap map_z,
-                          std::int64_t k, EpilogueParams e, SplitK split, const InKernelCopy copy_a) {
+                          std::int64_t k, EpilogueParams e, SplitK split) {
   using Layout = WgmmaLayout<T, kBKMajor, kSplit3x>;
   using ATile = typename Layout::ATile;
   using BTile = typename Layout::BTile;
@@ -578,7 +562,6 @@ __global__ void __launch_bounds__(T::threads + 128, T::threads == 128 && T::bm <
   constexpr bool kMoveRegisters = T::threads == 256;
   constexpr bool kMayPersist = Layout::kMayPersist;
   constexpr int kSplitterWarps = 3;  // 3xtf32: the producer warpgroup's warps 1-3 split A tiles
-  constexpr bool kMayCopy = !kSplitK && !kStreamK && !kSplit3x;  // copy_a's tickets are null elsewhere
   static_assert(kCluster == 1 || (kCluster == 2 && kMayPersist), "clusters of two, for two consumer warpgroups");
   static_assert(!kSplitK || kCluster == 1, "a split block computes one tile: no pair to share A with");
   static_assert(kClusterSlices == 1 || kSplitK, "a cluster of slices is a split-k launch");
@@ -640,17 +623,6 @@ __global__ void __launch_bounds__(T::threads + 128, T::threads == 128 && T::bm <
   else
     __syncthreads();
   ptx::wait_for_previous_grid();  // where launched behind the kernel before: its writes (a staged variant's copies)
-  if constexpr (kMayCopy) {
-    static_assert(Layout::kCopyWarps >= 1, "a tile block's warps copy units: no wait may depend on other blocks");
-    static_assert((T::threads + 128) / 32 * inline_copy::kCopyWarpBytes <= Layout::kPipelineBytes,
-                  "a block that only copies lands units in the pipeline's stages");
-    if (copy_a.tickets && first_tile >= tiles) {  // a block on an SM the tiles leave idle: it only copies
-      inline_copy::copy_units<kBk>(copy_a, smem + tid / 32 * (inline_copy::kCopyWarpBytes / sizeof(float)));
-      __syncthreads();
-      if (tid < 32) inline_copy::finish_block(copy_a, inline_copy::ticket_count<kBk>(copy_a));
-      return;
-    }
-  }
 
   // Producer and consumers count k tiles across all of the block's tiles: k tile g uses stage g % kStages in that
   // stage's phase g / kStages, so the next tile's copies start as soon as this tile's last stages are released.
@@ -661,10 +633,8 @@ __global__ void __launch_bounds__(T::threads + 128, T::threads == 128 && T::bm <
       for_each_share([&](const TileShare& share) {
         const BlockTile block = block_tile(share.tile);
         const int row0 = static_cast<int>(block.row0), col0 = static_cast<int>(block.col0);
-        auto copied = inline_copy::CopiedKTiles::of_panel<kBk>(copy_a, block.row0, share.k_begin);
         for (int kt = share.k_begin; kt < share.k_end; ++kt, ++g) {
           const int s = g % kStages;
-          if constexpr (kMayCopy) copied.wait(kt, share.k_end);
           if (g >= kStages) pipeline::mbarrier_wait(empty(s), (g / kStages - 1) & 1);
           const std::uint32_t stage = smem_base + static_cast<std::uint32_t>(s) * Layout::kStageBytes;
           const std::uint32_t stage_b = stage + ATile::kFloats * sizeof(float);
@@ -714,17 +684,6 @@ __global__ void __launch_bounds__(T::threads + 128, T::threads == 128 && T::bm <
           if (tid % 32 == 0) pipeline::mbarrier_arrive(ready(s));
         }
       });
-    }
-    if constexpr (kMayCopy) {
-      if (copy_a.tickets) {
-        const int copy_warp = (tid - T::threads) / 32 - 1;
-        if (copy_warp >= 0 && copy_warp < Layout::kCopyWarps)
-          inline_copy::copy_units<kBk>(copy_a, smem + (Layout::kCopyLandingOffset +
-                                                       copy_warp * inline_copy::kCopyWarpBytes) / sizeof(float));
-        __syncwarp();
-        pipeline::sync_warpgroup(T::threads / 128);
-        if (tid < T::threads + 32) inline_copy::finish_block(copy_a, inline_copy::ticket_count<kBk>(copy_a));
-      }
     }
     if constexpr (kClusterSlices > 1) {
       __syncwarp();
@@ -958,8 +917,7 @@ bool launch_cluster_split(int slices, const CUtensorMap& map_a, const TmaOperand
       const KernelLaunch cluster_launch(dim3(grid, 1, kS), dim3(1, 1, kS), T::threads + 128, Layout::kTmaSmemBytes, s,
                                         behind);
       // The Y and Z maps are placeholders: a split block finishes through OutputTile.
-      GT_CUDA_CALL(
-          cudaLaunchKernelEx(&cluster_launch.config, kernel, map_a, op_b, map_a, map_a, k, e, split, InKernelCopy{}));
+      GT_CUDA_CALL(cudaLaunchKernelEx(&cluster_launch.config, kernel, map_a, op_b, map_a, map_a, k, e, split));
       return true;
     } else {
       return false;
@@ -978,14 +936,8 @@ void launch_wgmma_layout(const GemmProblem& p, const GemmOperands& x, int slices
                          cudaStream_t s) {
   using Layout = WgmmaLayout<T, kBKMajor, kSplit3x>;
   OperandView a = operand_a(p, x), b = operand_b(p, x);
-  // A _staged_inline variant's copy of A, which the kernel makes (kernels/copy_in_kernel.hpp); only the unsplit tf32
-  // kernel can, the others' copy runs before them.
-  constexpr bool kMayCopy = !kSplitK && !kSplit3x && !kStreamK;
-  InKernelCopy copy_a;
   // Launched behind a staged variant's copies (none without staging scratch), or behind whatever precedes the call.
-  const bool behind =
-      stage_operands(a, b, scratch, s, kMayCopy && scratch.copy_a_in_kernel ? &copy_a : nullptr) ||
-      scratch.behind_previous_kernel;
+  const bool behind = stage_operands(a, b, scratch, s) || scratch.behind_previous_kernel;
   const SplitK split = make_split_k(slices, scratch);
   const bool b_by_class = b_read_by_class(b);
   if (a.vec4 && (b.vec4 || b_by_class)) {
@@ -1004,7 +956,7 @@ void launch_wgmma_layout(const GemmProblem& p, const GemmOperands& x, int slices
       constexpr bool kBByClass = decltype(by_class)::value;
       const auto kernel = wgmma_tf32_tma_kernel<T, kBKMajor, kSplit3x, kSplitK, kBByClass>;
       static std::once_flag attribute_set;
-      raise_smem_limit_once(attribute_set, kernel, kMayCopy ? Layout::kCopySmemBytes : Layout::kTmaSmemBytes);
+      raise_smem_limit_once(attribute_set, kernel, Layout::kTmaSmemBytes);
       // Persistent (fewer blocks than tiles) only with more than one wave of tiles and a row-major output the copy
       // engine can store, and never split (a split block's epilogue waits for the tile's other slices) nor with B by
       // class (its fragments' columns are not the staged epilogue's); the Y and Z maps are placeholders, never read,
@@ -1039,7 +991,7 @@ void launch_wgmma_layout(const GemmProblem& p, const GemmOperands& x, int slices
           if (scratch.streamed_blocks > tiles % blocks) {
             const KernelLaunch launch(dim3(blocks), dim3(1), T::threads + 128, Layout::kTmaSmemBytes, s, behind);
             GT_CUDA_CALL(
-                cudaLaunchKernelEx(&launch.config, stream_k_kernel, map_a, op_b, map_y, map_z, p.k, e, scratch, InKernelCopy{}));
+                cudaLaunchKernelEx(&launch.config, stream_k_kernel, map_a, op_b, map_y, map_z, p.k, e, scratch));
             return;
           }
         }
@@ -1049,24 +1001,12 @@ void launch_wgmma_layout(const GemmProblem& p, const GemmOperands& x, int slices
                                                                             behind, s))
           return;
       }
-      // A copied in the kernel: its units go out a band of panels at a time, as many as one wave of tiles reads, and
-      // SMs the tiles leave idle get blocks that only copy.
-      unsigned copy_blocks = 0;
-      if (copy_a.src) {
-        const std::int64_t wave_tiles = std::min(grid, resident) / T::cluster;
-        const std::int64_t tiles_per_panel = (p.n + T::cluster * T::bn - 1) / (T::cluster * T::bn);
-        copy_a.tickets = scratch.tickets;
-        copy_a.panel_rows = T::bm;
-        copy_a.band_panels = static_cast<int>(std::max<std::int64_t>(1, (wave_tiles + tiles_per_panel - 1) / tiles_per_panel));
-        if (!persistent && grid < resident) copy_blocks = (resident - grid) / T::cluster * T::cluster;
-      }
-      const dim3 blocks(persistent ? resident : grid + copy_blocks, 1, static_cast<unsigned>(slices));
-      const std::size_t smem = copy_a.src ? Layout::kCopySmemBytes : Layout::kTmaSmemBytes;
+      const dim3 blocks(persistent ? resident : grid, 1, static_cast<unsigned>(slices));
       if (T::cluster > 1 || behind) {
-        const KernelLaunch launch(blocks, dim3(T::cluster), T::threads + 128, smem, s, behind);
-        GT_CUDA_CALL(cudaLaunchKernelEx(&launch.config, kernel, map_a, op_b, map_y, map_z, p.k, e, split, copy_a));
+        const KernelLaunch launch(blocks, dim3(T::cluster), T::threads + 128, Layout::kTmaSmemBytes, s, behind);
+        GT_CUDA_CALL(cudaLaunchKernelEx(&launch.config, kernel, map_a, op_b, map_y, map_z, p.k, e, split));
       } else {
-        kernel<<<blocks, T::threads + 128, smem, s>>>(map_a, op_b, map_y, map_z, p.k, e, split, copy_a);
+        kernel<<<blocks, T::threads + 128, Layout::kTmaSmemBytes, s>>>(map_a, op_b, map_y, map_z, p.k, e, split);
       }
     };
     if (b_by_class)

@@ -214,8 +214,7 @@ VariantErrors run_against_reference(const kernels::KernelVariant& v, const GemmP
 }
 
 bool left_to_its_twin(const kernels::KernelVariant& v, const GemmProblem& p) {
-  return (v.staged && v.staging_floats(p) == 0) ||
-         ((v.stages_b || v.copies_a_in_kernel) && &kernels::alignment_twin(v, p) != &v) ||
+  return (v.staged && v.staging_floats(p) == 0) || (v.stages_b && &kernels::alignment_twin(v, p) != &v) ||
          (v.stream_k && !kernels::stream_k_unsupported_reason(v, p).empty());
 }
 

@@ -61,7 +61,7 @@ TEST(KernelRegistry, HasAtLeastEightVariantsPerModeWithUniqueStableNames) {
   int per_mode[3] = {0, 0, 0};  // unsplit variants: each a tile shape of its own
   const std::regex name_format(
       R"((fp32|tf32|3xtf32)_\d+x\d+x\d+_w\d+x\d+(_t\d+x\d+)?_s\d(_split\d|_c\d)?|)"
-      R"(wgmma_(tf32|3xtf32)_\d+x\d+x\d+_s\d(_split\d|_c\d|_streamk)?(_staged|_staged_b|_staged_inline)?|)"
+      R"(wgmma_(tf32|3xtf32)_\d+x\d+x\d+_s\d(_split\d|_c\d|_streamk)?(_staged|_staged_b)?|)"
       R"(skinny_(mma_|stream_)?(fp32|tf32)_\d+x\d+x\d+_s\d|skinny_mma_3xtf32_\d+x\d+x\d+_s\d)");
   for (const KernelVariant& v : kernel_registry()) {
     EXPECT_TRUE(names.insert(v.name).second) << "duplicate " << v.name;
@@ -225,19 +225,17 @@ TEST(KernelRegistry, LaunchRefusesASliceCountTheVariantCannotRun) {
 }
 
 // Staging exists for the TMA pipeline alone: every wgmma variant (split and clustered ones too, not Stream-K's) has a
-// "_staged" twin and a "_staged_b" twin that launch the same kernel, the unsplit tf32 ones a "_staged_inline" twin too,
-// and no other family has any.
+// "_staged" twin and a "_staged_b" twin that launch the same kernel, and no other family has any.
 TEST(KernelRegistry, EveryWgmmaVariantAndNoOtherHasStagedTwinsOfTheSameKernel) {
-  int staged = 0, stages_b = 0, inline_copies = 0;
+  int staged = 0, stages_b = 0;
   const auto ends_with = [](const std::string& name, const std::string& suffix) {
     return name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
   };
   for (const KernelVariant& v : kernel_registry()) {
     const bool wgmma = v.family == Family::WgmmaTf32 || v.family == Family::Wgmma3xTf32;
-    const bool named_b = ends_with(v.name, "_staged_b"), named_inline = ends_with(v.name, "_staged_inline");
-    EXPECT_EQ(v.staged, named_b || named_inline || ends_with(v.name, "_staged")) << v.name;
+    const bool named_b = ends_with(v.name, "_staged_b");
+    EXPECT_EQ(v.staged, named_b || ends_with(v.name, "_staged")) << v.name;
     EXPECT_EQ(v.stages_b, named_b) << v.name;
-    EXPECT_EQ(v.copies_a_in_kernel, named_inline) << v.name;
     if (v.stream_k) {  // what it needs aligned (Y), no copy makes so
       EXPECT_EQ(find_kernel_variant(v.name + "_staged"), nullptr) << v.name;
       EXPECT_EQ(find_kernel_variant(v.name + "_staged_b"), nullptr) << v.name;
@@ -247,31 +245,21 @@ TEST(KernelRegistry, EveryWgmmaVariantAndNoOtherHasStagedTwinsOfTheSameKernel) {
       EXPECT_FALSE(v.staged) << v.name;
       continue;
     }
-    const std::string plain_name =
-        v.name.substr(0, v.name.size() - (named_b ? 9 : named_inline ? 14 : v.staged ? 7 : 0));
+    const std::string plain_name = v.name.substr(0, v.name.size() - (named_b ? 9 : v.staged ? 7 : 0));
     for (const std::string& suffix : {std::string(), std::string("_staged"), std::string("_staged_b")}) {
       const KernelVariant* twin = find_kernel_variant(plain_name + suffix);
       ASSERT_NE(twin, nullptr) << v.name << " has no twin " << plain_name + suffix;
       EXPECT_EQ(twin->launch_fn, v.launch_fn) << v.name;
       EXPECT_EQ(twin->slices, v.slices) << v.name;
     }
-    const KernelVariant* inline_twin = find_kernel_variant(plain_name + "_staged_inline");
-    if (v.family == Family::WgmmaTf32 && v.slices == 1) {
-      ASSERT_NE(inline_twin, nullptr) << v.name;
-      EXPECT_EQ(inline_twin->launch_fn, v.launch_fn) << v.name;
-    } else {
-      EXPECT_EQ(inline_twin, nullptr) << v.name << ": split and 3xtf32 kernels copy A before them";
-    }
-    staged += v.staged && !v.stages_b && !v.copies_a_in_kernel;
+    staged += v.staged && !v.stages_b;
     stages_b += v.stages_b;
-    inline_copies += v.copies_a_in_kernel;
   }
 #if defined(GEMMTUNE_HAVE_WGMMA)
   EXPECT_GE(staged, 16);
   EXPECT_EQ(stages_b, staged);
-  EXPECT_GE(inline_copies, 10);
 #else
-  EXPECT_EQ(staged + stages_b + inline_copies, 0);
+  EXPECT_EQ(staged + stages_b, 0);
   GTEST_SKIP() << "this build has no sm_90a code, so no wgmma variants to stage";
 #endif
 }
@@ -284,7 +272,7 @@ TEST(KernelRegistry, AStagedVariantCopiesOnlyUnalignedOrTransposedOperandsAndRef
   const KernelVariant* plain = nullptr;
   const KernelVariant* split = nullptr;
   for (const KernelVariant& v : kernel_registry()) {
-    if (!v.staged || v.stages_b || v.copies_a_in_kernel || v.mode != MathMode::Tf32) continue;
+    if (!v.staged || v.stages_b || v.mode != MathMode::Tf32) continue;
     if (!plain && v.slices == 1) plain = &v;
     if (!split && v.slices > 1) split = &v;
   }
@@ -320,57 +308,6 @@ TEST(KernelRegistry, AStagedVariantCopiesOnlyUnalignedOrTransposedOperandsAndRef
   EXPECT_EQ(split->scratch_floats(skinny),
             KernelVariant::staging_offset(split->split_k_partial_floats(skinny)) + 87u * 6160u);
   EXPECT_EQ(KernelVariant::staging_offset(65), 128u);
-}
-
-// A _staged_inline variant (kernels/copy_in_kernel.hpp) runs exactly the problems whose A needs the padded copy (k not a
-// multiple of 4, A stored m×k), with its _staged twin's copies and tickets instead of partials: 2 and one per row panel
-// and k tile. A launch without them is refused before anything runs, and carried to a problem it refuses it stands for
-// the twin that runs it.
-TEST(KernelRegistry, AStagedInlineVariantRunsOnlyTheAItCopiesAndNeedsTicketsPerPanelAndKTile) {
-  const KernelVariant* inline_copy = nullptr;
-  for (const KernelVariant& v : kernel_registry())
-    if (v.copies_a_in_kernel && v.tile.cluster == 1) {
-      inline_copy = &v;
-      break;
-    }
-  if (!inline_copy) GTEST_SKIP() << "this build has no sm_90a code, so no staged wgmma variants";
-  EXPECT_EQ(inline_copy->family, Family::WgmmaTf32);
-  EXPECT_EQ(inline_copy->slices, 1);
-  const std::string plain_name = inline_copy->name.substr(0, inline_copy->name.size() - 14);
-  const KernelVariant* staged = find_kernel_variant(plain_name + "_staged");
-  const KernelVariant* plain = find_kernel_variant(plain_name);
-  ASSERT_NE(staged, nullptr);
-  ASSERT_NE(plain, nullptr);
-  const std::string on_this_device = inline_copy->device_unsupported_reason();
-
-  const GemmProblem both = shape(700, 690, 1001);
-  EXPECT_EQ(inline_copy->unsupported_reason(both), on_this_device);
-  EXPECT_EQ(inline_copy->staging_floats(both), staged->staging_floats(both));
-  EXPECT_EQ(inline_copy->split_k_partial_floats(both), 0u);
-  const std::size_t panels = (700 + inline_copy->tile.bm - 1) / inline_copy->tile.bm;
-  EXPECT_EQ(inline_copy->split_k_tickets(both), 2 + panels * 32u);  // 1001 floats: 32 k tiles
-  EXPECT_EQ(&alignment_twin(*inline_copy, both), inline_copy);
-
-  const GemmProblem aligned_k = shape(300, 261, 1004);  // B read by class: nothing to copy
-  EXPECT_NE(inline_copy->unsupported_reason(aligned_k).find("nothing to copy"), std::string::npos);
-  EXPECT_EQ(inline_copy->split_k_tickets(aligned_k), 0u);
-  EXPECT_EQ(&alignment_twin(*inline_copy, aligned_k), plain);
-  GemmProblem transposed = both;
-  transposed.trans_a = true;  // A stored k×m: the _staged twin's transposing copy
-  EXPECT_NE(inline_copy->unsupported_reason(transposed).find("A is copied in the kernel only"), std::string::npos);
-  EXPECT_EQ(&alignment_twin(*inline_copy, transposed), staged);
-  EXPECT_EQ(&alignment_twin(*staged, both), staged) << "the _staged twin keeps its own copy kernel";
-
-  const GemmOperands x{reinterpret_cast<const float*>(16), reinterpret_cast<const float*>(16),
-                       reinterpret_cast<const float*>(16), reinterpret_cast<float*>(16)};
-  LaunchScratch no_tickets;
-  no_tickets.staging = reinterpret_cast<float*>(16);
-  no_tickets.staging_floats = inline_copy->staging_floats(both);
-  EXPECT_THROW(inline_copy->launch(both, x, no_tickets, nullptr), InputError);
-  LaunchScratch too_few = no_tickets;
-  too_few.tickets = reinterpret_cast<unsigned*>(16);
-  too_few.ticket_count = inline_copy->split_k_tickets(both) - 1;
-  EXPECT_THROW(inline_copy->launch(both, x, too_few, nullptr), InputError);
 }
 
 // A _staged_b variant copies what its _staged twin copies and B as well where B is read by class of rows (NN: n not a

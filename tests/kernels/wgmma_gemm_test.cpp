@@ -11,8 +11,6 @@
 #include <set>
 #include <string>
 
-#include "cuda/graph.hpp"
-#include "cuda/stream.hpp"
 #include "kernels/kernel_test_support.hpp"
 #include "kernels/launch_scratch.hpp"
 #include "kernels/reference_gemm.hpp"
@@ -88,15 +86,13 @@ TEST_P(WgmmaGemm, SplitsKOnlyForTheUnclusteredTf32TilesItLists) {
 
 // TN and TT: tf32 wgmma cannot read A stored k×m, so only a staged variant, which copies A into m rows of k first,
 // takes them; its refusal, if any, is the device's. A _staged_b one where B is read by class: n and k of 257.
-TEST_P(WgmmaGemm, RefusesTransposedAOnAnyMachineUnlessStagedByACopyKernel) {
+TEST_P(WgmmaGemm, RefusesTransposedAOnAnyMachineUnlessStaged) {
   for (const KernelVariant* v : variants()) {
     for (const bool trans_b : {false, true}) {
       const std::int64_t nk = v->stages_b ? 257 : 256;
       GemmProblem p = problem(256, nk, nk, trans_b);
       p.trans_a = true;
-      if (v->copies_a_in_kernel)  // the transposing copy is its _staged twin's
-        EXPECT_NE(v->unsupported_reason(p).find("stored m×k"), std::string::npos) << v->name << " " << p.key();
-      else if (v->staged)
+      if (v->staged)
         EXPECT_EQ(v->unsupported_reason(p), v->device_unsupported_reason()) << v->name << " " << p.key();
       else
         EXPECT_NE(v->unsupported_reason(p).find("K-major"), std::string::npos) << v->name << " " << p.key();
@@ -147,8 +143,7 @@ TEST_P(WgmmaGemm, StagedVariantsMatchFp64ReferenceWithAStoredKByM) {
   }
   std::uint32_t seed = 7300;
   for (const KernelVariant* v : variants()) {
-    // A _staged_inline variant copies only an A stored m×k: it leaves these problems to its _staged twin.
-    if (!v->staged || v->copies_a_in_kernel) continue;
+    if (!v->staged) continue;
     double worst = 0.0;
     int checked = 0;
     for (const GemmProblem& p : problems) {
@@ -331,73 +326,6 @@ TEST_P(WgmmaGemm, StreamKMatchesFp64ReferenceAndRepeatsBitForBit) {
   }
 #if defined(GEMMTUNE_HAVE_WGMMA)
   EXPECT_EQ(variants_checked, GetParam().mode == MathMode::Tf32 ? 3 : 0);
-#endif
-}
-
-// A _staged_inline variant (kernels/copy_in_kernel.hpp) runs its _staged twin's kernel on the same copy of A, made in
-// the kernel instead of before it: its Y must equal the twin's bit for bit. Shapes: one wave with blocks that only copy
-// (700×690×1001), more tiles than SMs (2999×2001×1001, A's rows and Y's unaligned), n a multiple of 4 (1000×1000×999:
-// two-warpgroup tiles run persistent), both layouts, bias+gelu. Each variant runs every shape on two inputs with the
-// same scratch, which checks that the kernel leaves its tickets at zero, and then from a CUDA graph replayed twice.
-TEST_P(WgmmaGemm, StagedInlineVariantsEqualTheirStagedTwinsBitForBitLaunchAfterLaunchAndInGraphs) {
-  GT_REQUIRE_WGMMA_FAMILY();
-  struct Shape {
-    std::int64_t m, n, k;
-  };
-  const Shape shapes[] = {{700, 690, 1001}, {2999, 2001, 1001}, {1000, 1000, 999}};
-  std::uint32_t seed = 7700;
-  int variants_checked = 0;
-  const CudaStream stream;
-  for (const KernelVariant* v : variants()) {
-    if (!v->copies_a_in_kernel) continue;
-    const KernelVariant* twin = find_kernel_variant(v->name.substr(0, v->name.size() - 7));
-    ASSERT_NE(twin, nullptr) << v->name;
-    ASSERT_TRUE(twin->staged && !twin->copies_a_in_kernel) << twin->name;
-    double worst = 0.0;
-    for (const bool trans_b : {false, true})
-      for (const Shape& shape : shapes) {
-        GemmProblem p = problem(shape.m, shape.n, shape.k, trans_b);
-        p.epi.bias = true;
-        p.epi.act = Activation::Gelu;
-        ASSERT_EQ(v->unsupported_reason(p), "") << v->name << " " << p.key();
-        const std::size_t count = static_cast<std::size_t>(p.m * p.n);
-        const LaunchScratchBuffer scratch(*v, p), twin_scratch(*twin, p);
-        for (int input = 0; input < 2; ++input) {
-          test::ProblemData d(p, seed++);
-          twin->launch(p, d.operands(), twin_scratch.view(), nullptr);
-          GT_CUDA_CALL(cudaDeviceSynchronize());
-          const std::vector<float> expected = test::to_host(d.Y.get(), count);
-          test::poison(d.Y);
-          v->launch(p, d.operands(), scratch.view(), nullptr);
-          GT_CUDA_CALL(cudaDeviceSynchronize());
-          ASSERT_EQ(test::to_host(d.Y.get(), count), expected) << v->name << " " << p.key() << " input " << input;
-          if (input == 0) {
-            DeviceBuffer<double> y_ref(count);
-            reference_gemm(p, d.operands(), y_ref.get(), nullptr, nullptr);
-            const double error = relative_frobenius_error(d.Y.get(), y_ref.get(), static_cast<std::int64_t>(count),
-                                                          nullptr);
-            ASSERT_LE(error, test::gemm_tolerance(p)) << v->name << " " << p.key();
-            worst = std::max(worst, error);
-            continue;
-          }
-          const CudaGraphExec graph =
-              CudaGraphExec::capture(stream.get(), [&] { v->launch(p, d.operands(), scratch.view(), stream.get()); });
-          for (int replay = 0; replay < 2; ++replay) {
-            test::poison(d.Y);
-            graph.launch(stream.get());
-            GT_CUDA_CALL(cudaStreamSynchronize(stream.get()));
-            ASSERT_EQ(test::to_host(d.Y.get(), count), expected) << v->name << " " << p.key() << " replay " << replay;
-          }
-        }
-      }
-    std::cout << "[ checked  ] " << v->name << ": equal to " << twin->name << ", max relative error " << worst << "\n";
-    ++variants_checked;
-  }
-#if defined(GEMMTUNE_HAVE_WGMMA)
-  EXPECT_GE(variants_checked, GetParam().mode == MathMode::Tf32 ? 10 : 0);
-  if (GetParam().mode != MathMode::Tf32) {
-    EXPECT_EQ(variants_checked, 0) << "3xtf32's warps 1-3 split A tiles";
-  }
 #endif
 }
 
