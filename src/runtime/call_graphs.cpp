@@ -42,6 +42,10 @@ bool launches_overlap(std::size_t call_programmatic_edges, std::size_t pair_prog
   return pair_programmatic_edges > 2 * call_programmatic_edges;
 }
 
+bool launches_every_call(const GemmProblem& gemm, const Candidate& c) {
+  return gemm.m == 1 && c.backend == Backend::Lt && c.lt.splitk > 1;
+}
+
 bool launch_hides_under_gpu(const CallCosts& costs) {
   const double gpu_at_least = costs.replay_gpu_us - costs.replay_host_us;  // NaN or infinite until both are measured
   return std::isfinite(gpu_at_least) && costs.launch_host_us < gpu_at_least;
@@ -97,10 +101,6 @@ bool CallGraphs::ready_to_capture(const ExactCall& call) {
 void CallGraphs::remember(const ExactCall& call) {
   if (seen_.size() >= kMaxSeen) seen_.clear();
   seen_.insert(call);
-}
-
-bool launches_every_call(const GemmProblem& gemm, const Candidate& c) {
-  return gemm.m == 1 && c.backend == Backend::Lt && c.lt.splitk > 1;
 }
 
 bool CallGraphs::repeats(const ExactCall& call) {
