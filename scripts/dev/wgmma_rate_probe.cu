@@ -17,7 +17,8 @@
 // chunks, unicast and in pairs that multicast A, 2-6 stages, free-running or paced as the kernel's consumers release
 // stages, every block on chunks of its own or "shared" as one wave of a GEMM reads them; "tensor copies"
 // (tensor_delivery_kernel) as the kernel makes them, 2-D boxes of a real 1408x1536x8192 problem, unpaired or in pairs
-// sharing A (our c2) or B. The rate the L2 lands a k tile's operands in every SM at once.
+// sharing A (our c2) or B, their tiles row by row or in the kernel's grouped order. The rate the L2 lands a k tile's
+// operands in every SM at once.
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -31,6 +32,7 @@
 #include "kernels/cluster.cuh"
 #include "kernels/kernel_launch.hpp"
 #include "kernels/ptx.cuh"
+#include "kernels/tile_schedule.cuh"
 #include "kernels/tma_operand.cuh"
 #include "kernels/wgmma_gemm.cuh"
 #include "kernels/wgmma_pipeline.cuh"
@@ -327,11 +329,14 @@ void run_delivery(const DeviceBuffer<unsigned char>& set, std::size_t working, i
 // kWrap 256: all of A and B (96 MB, more than L2 holds: each k tile's panels come from DRAM once, as in the GEMM);
 // 32: the first 1024 of k only (12 MB, L2-resident). kShareB (with kMulticast): pairs along m instead, sharing the B
 // tile (each block copies 16 of its 32 k rows into both) and copying A alone, as cuBLASLt's 1x2 clusters pair tiles.
+// kGrouped: blocks (or pairs) take their tiles in the kernel's order instead (grouped_tile: groups of 8 tile rows,
+// column by column, the pair's two tiles side by side along n), so that consecutive pairs share B, not A: whether the
+// order in which one wave's tiles are handed out moves the rate their copies land at (kloop_ncu_vs_cublaslt.txt).
 // A 128x128 tile's boxes as the kernel copies them: A 128 rows x 32 floats, B 32 rows x 136 floats; a stage of both.
 constexpr std::uint32_t kTensorABytes = 128 * 32 * 4, kTensorBBytes = 32 * 136 * 4;
 constexpr std::uint32_t kTensorStage = (kTensorABytes + kTensorBBytes + 1023) / 1024 * 1024;
 
-template <bool kMulticast, int kWrap, bool kShareB = false>
+template <bool kMulticast, int kWrap, bool kShareB = false, bool kGrouped = false>
 __global__ void __launch_bounds__(64)
     tensor_delivery_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                            int k_tiles, Counters* out) {
@@ -343,10 +348,16 @@ __global__ void __launch_bounds__(64)
   const int tid = static_cast<int>(threadIdx.x);
   ring.init();
   const std::uint32_t rank = kMulticast ? kernels::cluster::rank() : 0;
+  static_assert(!(kGrouped && kShareB), "the kernel's order pairs tiles along n");
   const int pair = static_cast<int>(blockIdx.x / 2);
-  const int row0 =
-      kShareB ? (2 * (pair / 12) + static_cast<int>(rank)) % 11 * 128 : static_cast<int>(blockIdx.x / 12) * 128;
-  const int col0 = kShareB ? pair % 12 * 128 : static_cast<int>(blockIdx.x % 12) * 128;
+  const kernels::BlockTile grouped =
+      kernels::grouped_tile(kMulticast ? pair : static_cast<int>(blockIdx.x), 128, kMulticast ? 256 : 128, 1408, 1536);
+  const int row0 = kGrouped  ? static_cast<int>(grouped.row0)
+                   : kShareB ? (2 * (pair / 12) + static_cast<int>(rank)) % 11 * 128
+                             : static_cast<int>(blockIdx.x / 12) * 128;
+  const int col0 = kGrouped  ? static_cast<int>(grouped.col0) + static_cast<int>(rank) * 128
+                   : kShareB ? pair % 12 * 128
+                             : static_cast<int>(blockIdx.x % 12) * 128;
   const long long start = clock64();
   if (tid == 0) {
     for (int g = 0; g < k_tiles; ++g) {
@@ -374,7 +385,7 @@ __global__ void __launch_bounds__(64)
 }
 
 // 256-byte L2 promotion unless told: the kernels' maps until d7cbe65, as the first runs of the results file measured.
-template <bool kMulticast, int kWrap, bool kShareB = false>
+template <bool kMulticast, int kWrap, bool kShareB = false, bool kGrouped = false>
 void run_tensor_delivery(int k_tiles, int sms, CUtensorMapL2promotion promotion = CU_TENSOR_MAP_L2_PROMOTION_L2_256B) {
   constexpr std::int64_t kM = 1408, kN = 1536, kK = 8192;
   const DeviceBuffer<float> a(static_cast<std::size_t>(kM * kK)), b(static_cast<std::size_t>(kK * kN));
@@ -384,7 +395,7 @@ void run_tensor_delivery(int k_tiles, int sms, CUtensorMapL2promotion promotion 
                                                    CU_TENSOR_MAP_SWIZZLE_128B, promotion);
   const CUtensorMap map_b =
       kernels::tensor_map_2d(b.get(), kK, kN, kN, kShareB ? 16 : 32, 136, CU_TENSOR_MAP_SWIZZLE_NONE, promotion);
-  const auto kernel = tensor_delivery_kernel<kMulticast, kWrap, kShareB>;
+  const auto kernel = tensor_delivery_kernel<kMulticast, kWrap, kShareB, kGrouped>;
   const std::size_t smem = 1024 + 4 * kTensorStage;
   GT_CUDA_CALL(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
   const DeviceBuffer<Counters> out(static_cast<std::size_t>(sms));
@@ -393,9 +404,10 @@ void run_tensor_delivery(int k_tiles, int sms, CUtensorMapL2promotion promotion 
       out, sms, [&] { GT_CUDA_CALL(cudaLaunchKernelEx(&launch.config, kernel, map_a, map_b, k_tiles, out.get())); });
   const double cycles = cycles_per_k_tile(medians, k_tiles);
   std::printf(
-      "tensor copies of 1408x1536x8192's tiles, 4 stages, %-9s paced, k tiles 0-%-3d, L2 promotion %-4s  %8.1f "
-      "cycles/k tile  landed %5.1f B/clk/SM\n",
-      kShareB ? "pairs: B" : (kMulticast ? "pairs: A" : "unicast"), kWrap - 1,
+      "tensor copies of 1408x1536x8192's tiles, 4 stages, %-9s paced, %-13s k tiles 0-%-3d, L2 promotion %-4s  "
+      "%8.1f cycles/k tile  landed %5.1f B/clk/SM\n",
+      kShareB ? "pairs: B" : (kMulticast ? "pairs: A" : "unicast"), kGrouped ? "kernel order," : "row by row,",
+      kWrap - 1,
       promotion == CU_TENSOR_MAP_L2_PROMOTION_NONE      ? "none"
       : promotion == CU_TENSOR_MAP_L2_PROMOTION_L2_64B  ? "64B"
       : promotion == CU_TENSOR_MAP_L2_PROMOTION_L2_128B ? "128B"
@@ -474,6 +486,8 @@ int run(int argc, char** argv) {
       run_tensor_delivery<true, 256>(k_tiles, sms, promotion);
       run_tensor_delivery<true, 256, true>(k_tiles, sms, promotion);
     }
+    run_tensor_delivery<false, 256, false, true>(k_tiles, sms, CU_TENSOR_MAP_L2_PROMOTION_L2_128B);
+    run_tensor_delivery<true, 256, false, true>(k_tiles, sms, CU_TENSOR_MAP_L2_PROMOTION_L2_128B);
   }
   return 0;
 }
