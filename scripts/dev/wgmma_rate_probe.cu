@@ -2,7 +2,7 @@
 // SMs of mid-size calls reach 30-57% of their tensor peak, unaligned_mid_ncu.txt; is that the instruction, the
 // fragment loads beside it, the copies filling shared memory at the same time, or the pipeline's waits?).
 //
-//   wgmma_rate_probe [K_TILES]      default 4096 k tiles a block
+//   wgmma_rate_probe [K_TILES] [tensor]      default 4096 k tiles a block; "tensor": the tensor copies alone
 //
 // One block per SM (132), three warpgroups as in wgmma_tf32_tma_kernel: consumers 0 and 1 (232 registers each), the
 // producer warpgroup (40). Each consumer runs the kernel's k loop over a ring of 4 stages that nobody refills: per k
@@ -448,7 +448,10 @@ void run_shape(const DeviceBuffer<unsigned char>& set, std::size_t working, int 
 int run(int argc, char** argv) {
   const int k_tiles = argc > 1 ? std::atoi(argv[1]) : 4096;
   if (k_tiles < 2 || k_tiles % 2 != 0)
-    throw InputError("K_TILES must be an even number >= 2 (usage: wgmma_rate_probe [K_TILES])");
+    throw InputError("K_TILES must be an even number >= 2 (usage: wgmma_rate_probe [K_TILES] [tensor])");
+  if (argc > 3 || (argc == 3 && std::string(argv[2]) != "tensor"))
+    throw InputError("usage: wgmma_rate_probe [K_TILES] [tensor]");
+  const bool tensor_only = argc == 3;
   int device = 0, sms = 0, major = 0;
   GT_CUDA_CALL(cudaGetDevice(&device));
   GT_CUDA_CALL(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
@@ -458,37 +461,46 @@ int run(int argc, char** argv) {
   const DeviceBuffer<unsigned char> set(working);
   GT_CUDA_CALL(cudaMemset(set.get(), 0x3c, working));
   std::printf("# %d SMs, %d k tiles a block\n", sms, k_tiles);
-  run_shape<64>(set, working, k_tiles, sms);
-  run_shape<128>(set, working, k_tiles, sms);
-  run_shape<192>(set, working, k_tiles, sms);
-  run_shape<256>(set, working, k_tiles, sms);
-  run_delivery<4, false, false>(set, working, k_tiles, sms);
-  run_delivery<4, true, false>(set, working, k_tiles, sms);
-  run_delivery<6, false, false>(set, working, k_tiles, sms);
-  run_delivery<6, true, false>(set, working, k_tiles, sms);
-  run_delivery<2, true, false>(set, working, k_tiles, sms);
-  run_delivery<3, true, false>(set, working, k_tiles, sms);
-  run_delivery<4, false, true>(set, working, k_tiles, sms);
-  run_delivery<4, true, true>(set, working, k_tiles, sms);
-  run_delivery<6, true, true>(set, working, k_tiles, sms);
-  if (sms == 132) {  // one wave of 1408x1536's tiles
+  if (!tensor_only) {
+    run_shape<64>(set, working, k_tiles, sms);
+    run_shape<128>(set, working, k_tiles, sms);
+    run_shape<192>(set, working, k_tiles, sms);
+    run_shape<256>(set, working, k_tiles, sms);
+    run_delivery<4, false, false>(set, working, k_tiles, sms);
+    run_delivery<4, true, false>(set, working, k_tiles, sms);
+    run_delivery<6, false, false>(set, working, k_tiles, sms);
+    run_delivery<6, true, false>(set, working, k_tiles, sms);
+    run_delivery<2, true, false>(set, working, k_tiles, sms);
+    run_delivery<3, true, false>(set, working, k_tiles, sms);
+    run_delivery<4, false, true>(set, working, k_tiles, sms);
+    run_delivery<4, true, true>(set, working, k_tiles, sms);
+    run_delivery<6, true, true>(set, working, k_tiles, sms);
+  }
+  // What follows is one wave of 1408x1536's 132 tiles.
+  if (sms != 132) {
+    if (tensor_only)
+      throw InputError("the tensor copies are one wave of 1408x1536's 132 tiles, and this GPU has " +
+                       std::to_string(sms) + " SMs");
+    return 0;
+  }
+  if (!tensor_only) {
     run_delivery<4, false, true, true>(set, working, k_tiles, sms);
     run_delivery<4, true, true, true>(set, working, k_tiles, sms);
-    run_tensor_delivery<false, 256>(k_tiles, sms);
-    run_tensor_delivery<true, 256>(k_tiles, sms);
-    run_tensor_delivery<false, 32>(k_tiles, sms);
-    run_tensor_delivery<true, 32>(k_tiles, sms);
-    run_tensor_delivery<true, 256, true>(k_tiles, sms);
-    run_tensor_delivery<true, 32, true>(k_tiles, sms);
-    for (const CUtensorMapL2promotion promotion :
-         {CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_L2_PROMOTION_L2_64B, CU_TENSOR_MAP_L2_PROMOTION_L2_128B}) {
-      run_tensor_delivery<false, 256>(k_tiles, sms, promotion);
-      run_tensor_delivery<true, 256>(k_tiles, sms, promotion);
-      run_tensor_delivery<true, 256, true>(k_tiles, sms, promotion);
-    }
-    run_tensor_delivery<false, 256, false, true>(k_tiles, sms, CU_TENSOR_MAP_L2_PROMOTION_L2_128B);
-    run_tensor_delivery<true, 256, false, true>(k_tiles, sms, CU_TENSOR_MAP_L2_PROMOTION_L2_128B);
   }
+  run_tensor_delivery<false, 256>(k_tiles, sms);
+  run_tensor_delivery<true, 256>(k_tiles, sms);
+  run_tensor_delivery<false, 32>(k_tiles, sms);
+  run_tensor_delivery<true, 32>(k_tiles, sms);
+  run_tensor_delivery<true, 256, true>(k_tiles, sms);
+  run_tensor_delivery<true, 32, true>(k_tiles, sms);
+  for (const CUtensorMapL2promotion promotion :
+       {CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_L2_PROMOTION_L2_64B, CU_TENSOR_MAP_L2_PROMOTION_L2_128B}) {
+    run_tensor_delivery<false, 256>(k_tiles, sms, promotion);
+    run_tensor_delivery<true, 256>(k_tiles, sms, promotion);
+    run_tensor_delivery<true, 256, true>(k_tiles, sms, promotion);
+  }
+  run_tensor_delivery<false, 256, false, true>(k_tiles, sms, CU_TENSOR_MAP_L2_PROMOTION_L2_128B);
+  run_tensor_delivery<true, 256, false, true>(k_tiles, sms, CU_TENSOR_MAP_L2_PROMOTION_L2_128B);
   return 0;
 }
 
