@@ -2,7 +2,8 @@
 // SMs of mid-size calls reach 30-57% of their tensor peak, unaligned_mid_ncu.txt; is that the instruction, the
 // fragment loads beside it, the copies filling shared memory at the same time, or the pipeline's waits?).
 //
-//   wgmma_rate_probe [K_TILES] [tensor]      default 4096 k tiles a block; "tensor": the tensor copies alone
+//   wgmma_rate_probe [K_TILES] [tensor|quads]   default 4096 k tiles a block; "tensor": the tensor copies alone;
+//                                               "quads": those of 2x2 clusters, beside the pairs'
 //
 // One block per SM (132), three warpgroups as in wgmma_tf32_tma_kernel: consumers 0 and 1 (232 registers each), the
 // producer warpgroup (40). Each consumer runs the kernel's k loop over a ring of 4 stages that nobody refills: per k
@@ -171,9 +172,9 @@ constexpr int kHalfTile = 16 * 1024;
 // and releases it at once, or (kPaced) as the kernel's consumers do, as if each k tile's group took the 512 clocks a
 // 128x128 tile takes at the pipe's rate and began once its stage had landed and the group before was done: stage g - 1
 // is released when group g - 1 is done and stage g has landed (the kernel's wait_group<1> after issuing group g).
-template <int kStages, bool kMulticast>
+template <int kStages, bool kMulticast, int kPeers = kMulticast ? 2 : 1>
 struct CopyRing {
-  static constexpr int kPair = kMulticast ? 2 : 1;
+  static constexpr int kPair = kPeers;
   std::uint64_t full[kStages], empty[kStages];
 
   __device__ std::uint32_t full_of(int g) { return kernels::ptx::smem_address(&full[g % kStages]); }
@@ -332,16 +333,21 @@ void run_delivery(const DeviceBuffer<unsigned char>& set, std::size_t working, i
 // kGrouped: blocks (or pairs) take their tiles in the kernel's order instead (grouped_tile: groups of 8 tile rows,
 // column by column, the pair's two tiles side by side along n), so that consecutive pairs share B, not A: whether the
 // order in which one wave's tiles are handed out moves the rate their copies land at (kloop_ncu_vs_cublaslt.txt).
+// kQuad 2: clusters of 2x2 tiles instead, each block copying half of its A tile into the block beside it (along n)
+// and half of its B tile (16 k rows) into the block below it (along m): 16.7 KB from L2 a block and k tile instead of
+// the pairs' 25.4 KB, the same 33.4 KB landed. Whether the L2's output or what lands in an SM bounds the pairs' rate.
+// kQuad 1: the same clusters, B copied whole by each block (the pairs' copies, in clusters of four).
 // A 128x128 tile's boxes as the kernel copies them: A 128 rows x 32 floats, B 32 rows x 136 floats; a stage of both.
 constexpr std::uint32_t kTensorABytes = 128 * 32 * 4, kTensorBBytes = 32 * 136 * 4;
 constexpr std::uint32_t kTensorStage = (kTensorABytes + kTensorBBytes + 1023) / 1024 * 1024;
 
-template <bool kMulticast, int kWrap, bool kShareB = false, bool kGrouped = false>
+template <bool kMulticast, int kWrap, bool kShareB = false, bool kGrouped = false, int kQuad = 0>
 __global__ void __launch_bounds__(64)
     tensor_delivery_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                            int k_tiles, Counters* out) {
   constexpr int kRing = 4;
-  using Ring = CopyRing<kRing, kMulticast>;
+  static_assert(!kQuad || (kMulticast && !kShareB && !kGrouped), "a quad multicasts both operands, row by row");
+  using Ring = CopyRing<kRing, kMulticast, kQuad ? 4 : (kMulticast ? 2 : 1)>;
   extern __shared__ float4 shared_mem[];
   __shared__ __align__(8) Ring ring;
   const std::uint32_t base = aligned_base(shared_mem);
@@ -359,6 +365,10 @@ __global__ void __launch_bounds__(64)
   } else if constexpr (kShareB) {
     row0 = (2 * (pair / 12) + static_cast<int>(rank)) % 11 * 128;
     col0 = pair % 12 * 128;
+  } else if constexpr (kQuad) {  // 6 quads a row of 12 tiles; the 11th tile row's quads wrap onto row 0
+    const int quad = static_cast<int>(blockIdx.x / 4), rm = static_cast<int>(rank / 2), rn = static_cast<int>(rank % 2);
+    row0 = (2 * (quad / 6) + rm) % 11 * 128;
+    col0 = (2 * (quad % 6) + rn) * 128;
   }
   const long long start = clock64();
   if (tid == 0) {
@@ -368,6 +378,17 @@ __global__ void __launch_bounds__(64)
       const std::uint32_t stage = base + static_cast<std::uint32_t>(g % kRing) * kTensorStage;
       const std::uint32_t full = ring.full_of(g);
       pipe::mbarrier_arrive_expect_tx(full, kTensorABytes + kTensorBBytes);
+      if constexpr (kQuad) {
+        const int rm = static_cast<int>(rank / 2), rn = static_cast<int>(rank % 2);
+        pipe::tma_multicast_2d(stage + static_cast<std::uint32_t>(rn) * (kTensorABytes / 2), map_a, full, k0,
+                               row0 + rn * 64, static_cast<std::uint16_t>(3u << (2 * rm)));
+        if constexpr (kQuad == 2)
+          pipe::tma_multicast_2d(stage + kTensorABytes + static_cast<std::uint32_t>(rm) * (kTensorBBytes / 2), map_b,
+                                 full, col0, k0 + 16 * rm, static_cast<std::uint16_t>(5u << rn));
+        else
+          pipe::tma_load_2d(stage + kTensorABytes, map_b, full, col0, k0);
+        continue;
+      }
       if constexpr (kMulticast && !kShareB)
         pipe::tma_multicast_2d(stage + rank * (kTensorABytes / 2), map_a, full, k0, row0 + static_cast<int>(rank) * 64,
                                std::uint16_t{3});
@@ -387,7 +408,7 @@ __global__ void __launch_bounds__(64)
 }
 
 // 256-byte L2 promotion unless told: the kernels' maps until d7cbe65, as the first runs of the results file measured.
-template <bool kMulticast, int kWrap, bool kShareB = false, bool kGrouped = false>
+template <bool kMulticast, int kWrap, bool kShareB = false, bool kGrouped = false, int kQuad = 0>
 void run_tensor_delivery(int k_tiles, int sms, CUtensorMapL2promotion promotion = CU_TENSOR_MAP_L2_PROMOTION_L2_256B) {
   constexpr std::int64_t kM = 1408, kN = 1536, kK = 8192;
   const DeviceBuffer<float> a(static_cast<std::size_t>(kM * kK)), b(static_cast<std::size_t>(kK * kN));
@@ -395,21 +416,31 @@ void run_tensor_delivery(int k_tiles, int sms, CUtensorMapL2promotion promotion 
   GT_CUDA_CALL(cudaMemset(b.get(), 0x3c, sizeof(float) * static_cast<std::size_t>(kK * kN)));
   const CUtensorMap map_a = kernels::tensor_map_2d(a.get(), kM, kK, kK, kMulticast && !kShareB ? 64 : 128, 32,
                                                    CU_TENSOR_MAP_SWIZZLE_128B, promotion);
-  const CUtensorMap map_b =
-      kernels::tensor_map_2d(b.get(), kK, kN, kN, kShareB ? 16 : 32, 136, CU_TENSOR_MAP_SWIZZLE_NONE, promotion);
-  const auto kernel = tensor_delivery_kernel<kMulticast, kWrap, kShareB, kGrouped>;
+  const CUtensorMap map_b = kernels::tensor_map_2d(b.get(), kK, kN, kN, kShareB || kQuad == 2 ? 16 : 32, 136,
+                                                   CU_TENSOR_MAP_SWIZZLE_NONE, promotion);
+  const auto kernel = tensor_delivery_kernel<kMulticast, kWrap, kShareB, kGrouped, kQuad>;
   const std::size_t smem = 1024 + 4 * kTensorStage;
   GT_CUDA_CALL(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+  const unsigned cluster = kQuad ? 4u : (kMulticast ? 2u : 1u);
+  if constexpr (kQuad) {  // whole quads only, all resident at once: a second wave would pull with fewer SMs
+    const kernels::KernelLaunch one(dim3(cluster), dim3(cluster), 64, smem, nullptr);
+    int quads = 0;
+    GT_CUDA_CALL(cudaOccupancyMaxActiveClusters(&quads, kernel, &one.config));
+    sms = std::min(sms, quads * 4);
+    std::printf("# quads: %d resident at once, %d blocks\n", quads, sms);
+  }
   const DeviceBuffer<Counters> out(static_cast<std::size_t>(sms));
-  const kernels::KernelLaunch launch(dim3(static_cast<unsigned>(sms)), dim3(kMulticast ? 2u : 1u), 64, smem, nullptr);
+  const kernels::KernelLaunch launch(dim3(static_cast<unsigned>(sms)), dim3(cluster), 64, smem, nullptr);
   const std::vector<Counters> medians = median_blocks(
       out, sms, [&] { GT_CUDA_CALL(cudaLaunchKernelEx(&launch.config, kernel, map_a, map_b, k_tiles, out.get())); });
   const double cycles = cycles_per_k_tile(medians, k_tiles);
   std::printf(
       "tensor copies of 1408x1536x8192's tiles, 4 stages, %-9s paced, %-13s k tiles 0-%-3d, L2 promotion %-4s  "
       "%8.1f cycles/k tile  landed %5.1f B/clk/SM\n",
-      kShareB ? "pairs: B" : (kMulticast ? "pairs: A" : "unicast"), kGrouped ? "kernel order," : "row by row,",
-      kWrap - 1,
+      kQuad == 2   ? "quads: AB"
+      : kQuad == 1 ? "quads: A"
+                   : (kShareB ? "pairs: B" : (kMulticast ? "pairs: A" : "unicast")),
+      kGrouped ? "kernel order," : "row by row,", kWrap - 1,
       promotion == CU_TENSOR_MAP_L2_PROMOTION_NONE      ? "none"
       : promotion == CU_TENSOR_MAP_L2_PROMOTION_L2_64B  ? "64B"
       : promotion == CU_TENSOR_MAP_L2_PROMOTION_L2_128B ? "128B"
@@ -450,10 +481,11 @@ void run_shape(const DeviceBuffer<unsigned char>& set, std::size_t working, int 
 int run(int argc, char** argv) {
   const int k_tiles = argc > 1 ? std::atoi(argv[1]) : 4096;
   if (k_tiles < 2 || k_tiles % 2 != 0)
-    throw InputError("K_TILES must be an even number >= 2 (usage: wgmma_rate_probe [K_TILES] [tensor])");
-  if (argc > 3 || (argc == 3 && std::string(argv[2]) != "tensor"))
-    throw InputError("usage: wgmma_rate_probe [K_TILES] [tensor]");
-  const bool tensor_only = argc == 3;
+    throw InputError("K_TILES must be an even number >= 2 (usage: wgmma_rate_probe [K_TILES] [tensor|quads])");
+  if (argc > 3 || (argc == 3 && std::string(argv[2]) != "tensor" && std::string(argv[2]) != "quads"))
+    throw InputError("usage: wgmma_rate_probe [K_TILES] [tensor|quads]");
+  const bool tensor_only = argc == 3 && std::string(argv[2]) == "tensor", quads_only = argc == 3 && !tensor_only;
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // each line out as it is measured, should a case hang
   int device = 0, sms = 0, major = 0;
   GT_CUDA_CALL(cudaGetDevice(&device));
   GT_CUDA_CALL(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
@@ -463,7 +495,7 @@ int run(int argc, char** argv) {
   const DeviceBuffer<unsigned char> set(working);
   GT_CUDA_CALL(cudaMemset(set.get(), 0x3c, working));
   std::printf("# %d SMs, %d k tiles a block\n", sms, k_tiles);
-  if (!tensor_only) {
+  if (!tensor_only && !quads_only) {
     run_shape<64>(set, working, k_tiles, sms);
     run_shape<128>(set, working, k_tiles, sms);
     run_shape<192>(set, working, k_tiles, sms);
@@ -484,9 +516,16 @@ int run(int argc, char** argv) {
   }
   // What follows is one wave of 1408x1536's 132 tiles.
   if (sms != 132) {
-    if (tensor_only)
+    if (tensor_only || quads_only)
       throw InputError("the tensor copies are one wave of 1408x1536's 132 tiles, and this GPU has " +
                        std::to_string(sms) + " SMs");
+    return 0;
+  }
+  if (quads_only) {
+    run_tensor_delivery<true, 256>(k_tiles, sms, CU_TENSOR_MAP_L2_PROMOTION_L2_128B);
+    run_tensor_delivery<true, 256, false, false, 1>(k_tiles, sms, CU_TENSOR_MAP_L2_PROMOTION_L2_128B);
+    run_tensor_delivery<true, 256, false, false, 2>(k_tiles, sms, CU_TENSOR_MAP_L2_PROMOTION_L2_128B);
+    run_tensor_delivery<true, 32, false, false, 2>(k_tiles, sms, CU_TENSOR_MAP_L2_PROMOTION_L2_128B);
     return 0;
   }
   run_tensor_delivery<false, 256>(k_tiles, sms);
