@@ -2,8 +2,9 @@
 // SMs of mid-size calls reach 30-57% of their tensor peak, unaligned_mid_ncu.txt; is that the instruction, the
 // fragment loads beside it, the copies filling shared memory at the same time, or the pipeline's waits?).
 //
-//   wgmma_rate_probe [K_TILES] [tensor|quads]   default 4096 k tiles a block; "tensor": the tensor copies alone;
-//                                               "quads": those of 2x2 clusters, beside the pairs'
+//   wgmma_rate_probe [K_TILES] [tensor|quads|mainloop]   default 4096 k tiles a block; "tensor": the tensor copies
+//       alone; "quads": those of 2x2 clusters, beside the pairs'; "mainloop": the kernel's whole k loop (copies,
+//       barriers, wgmmas, operand loads) over one wave, beside its copies alone
 //
 // One block per SM (132), three warpgroups as in wgmma_tf32_tma_kernel: consumers 0 and 1 (232 registers each), the
 // producer warpgroup (40). Each consumer runs the kernel's k loop over a ring of 4 stages that nobody refills: per k
@@ -57,7 +58,14 @@ struct Smem {
 struct Counters {
   long long cycles;      // the consumer loop of warpgroup 0
   long long copy_bytes;  // what the producer's copies landed meanwhile
+  long long ns;          // mainloop_kernel: the same loop by the global timer, so cycles / ns is the SM clock it ran at
 };
+
+__device__ long long global_ns() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;\n" : "=l"(t));
+  return static_cast<long long>(t);
+}
 
 template <int N, int kConsumers, bool kFrags, bool kCopies>
 __global__ void __launch_bounds__(384, 1)
@@ -448,6 +456,145 @@ void run_tensor_delivery(int k_tiles, int sms, CUtensorMapL2promotion promotion 
       cycles, (kTensorABytes + kTensorBBytes) / cycles);
 }
 
+// The kernel's k loop whole, with nothing else (no epilogue, one tile a block): wgmma_tf32_tma_kernel's protocol over
+// one wave of 1408x1536x8192's 128x128 tiles, its copies those of run_tensor_delivery (pairs along a row sharing A,
+// 128-byte promotion). The producer lane waits for a stage to be empty (every consumer warp of the pair released it)
+// and issues its copies; each of the two consumer warpgroups waits for a k tile, issues its group of 4 m64n128k8
+// wgmmas, waits for the group before, releases that group's stage (each warp into each block of the pair) and loads
+// the next tile's register operand (kFrags; else the wgmmas read the first operand again). Whether the k loop alone
+// runs at its copies' rate (710-720 clocks a k tile in pairs) or at the 797 the kernel's slope takes (k_slope.txt).
+template <bool kPaired, bool kFrags, int kStages>
+__global__ void __launch_bounds__(384, 1)
+    mainloop_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b, int k_tiles,
+                    Counters* out, float* sink) {
+  constexpr int kCluster = kPaired ? 2 : 1, kConsumerWarps = 8;
+  extern __shared__ float4 shared_mem[];
+  __shared__ __align__(8) std::uint64_t full[kStages], empty[kStages];
+  const std::uint32_t raw = kernels::ptx::smem_address(shared_mem), base = aligned_base(shared_mem);
+  const float* const smem = reinterpret_cast<const float*>(reinterpret_cast<const char*>(shared_mem) + (base - raw));
+  const auto full_of = [&](int g) { return kernels::ptx::smem_address(&full[g % kStages]); };
+  const auto empty_of = [&](int g) { return kernels::ptx::smem_address(&empty[g % kStages]); };
+  const int tid = static_cast<int>(threadIdx.x);
+  if (tid == 0) {
+    for (int s = 0; s < kStages; ++s) {
+      pipe::mbarrier_init(full_of(s), 1);
+      pipe::mbarrier_init(empty_of(s), kCluster * kConsumerWarps);
+    }
+    pipe::fence_barrier_init();
+  }
+  if constexpr (kPaired)
+    kernels::cluster::sync();  // no copy or arrival reaches the peer's barriers before they are initialized
+  else
+    __syncthreads();
+  const std::uint32_t rank = kPaired ? kernels::cluster::rank() : 0;
+  const int row0 = static_cast<int>(blockIdx.x / 12) * 128, col0 = static_cast<int>(blockIdx.x % 12) * 128;
+  if (tid >= 256) {
+    pipe::release_registers<40>();
+    if (tid != 256) return;
+    for (int g = 0; g < k_tiles; ++g) {
+      if (g >= kStages) pipe::mbarrier_wait(empty_of(g), static_cast<std::uint32_t>(g / kStages - 1) & 1);
+      const std::uint32_t stage = base + static_cast<std::uint32_t>(g % kStages) * kTensorStage;
+      pipe::mbarrier_arrive_expect_tx(full_of(g), kTensorABytes + kTensorBBytes);
+      const int k0 = 32 * (g % 256);
+      if constexpr (kPaired)
+        pipe::tma_multicast_2d(stage + rank * (kTensorABytes / 2), map_a, full_of(g), k0,
+                               row0 + static_cast<int>(rank) * 64, std::uint16_t{3});
+      else
+        pipe::tma_load_2d(stage, map_a, full_of(g), k0, row0);
+      pipe::tma_load_2d(stage + kTensorABytes, map_b, full_of(g), col0, k0);
+    }
+    // The peer's consumers arrive on this block's barriers until they are done with its last stages.
+    for (int last = k_tiles > kStages ? k_tiles - kStages : 0; last < k_tiles; ++last)
+      pipe::mbarrier_wait(empty_of(last), static_cast<std::uint32_t>(last / kStages) & 1);
+    return;
+  }
+  pipe::claim_registers<232>();
+  const int lane = tid % 32, t = lane % 4;
+  const int b_first = t * kBStride + tid / 32 * 16 + lane / 4;  // the kernel's NN offsets, plain B tile
+  kernels::RegisterOperand<false> frags[2];
+  const auto fetch = [&](int g, auto buffer) {
+    pipe::mbarrier_wait(full_of(g), static_cast<std::uint32_t>(g / kStages) & 1);
+    if constexpr (!kFrags) {
+      if (g > 1) return;  // both buffers hold a first operand, read again
+    }
+    const float* tile_b = smem + ((g % kStages) * kTensorStage + kTensorABytes) / 4 + b_first;
+#pragma unroll
+    for (int s = 0; s < 4; ++s) {
+      const int offsets[4] = {8 * kBStride * s, 8 * kBStride * s + 8, 4 * kBStride + 8 * kBStride * s,
+                              4 * kBStride + 8 * kBStride * s + 8};
+#pragma unroll
+      for (int q = 0; q < 4; ++q) frags[buffer].set(s, q, __float_as_uint(tile_b[offsets[q]]));
+    }
+  };
+  const auto release = [&](int g) {
+    __syncwarp();  // every lane's reads of the stage are done
+    if constexpr (kPaired) {
+      if (lane < kCluster)
+        pipe::mbarrier_arrive_cluster(kernels::cluster::peer_address(empty_of(g), static_cast<std::uint32_t>(lane)));
+    } else if (lane == 0) {
+      pipe::mbarrier_arrive(empty_of(g));
+    }
+  };
+  float acc[64];
+#pragma unroll
+  for (int i = 0; i < 64; ++i) acc[i] = 0.f;
+  const auto step = [&](int g, auto buffer) {
+    const std::uint64_t desc =
+        wg::sw128_kmajor_descriptor(base + static_cast<std::uint32_t>(g % kStages) * kTensorStage);
+    kernels::issue_k_steps<128, false>(acc, frags[buffer], desc, desc);
+    wg::wait_group<1>();  // group g - 1 is complete: its stage and operand buffer are free
+    if (g > 0) release(g - 1);
+    if (g + 1 < k_tiles) fetch(g + 1, std::integral_constant<int, 1 - decltype(buffer)::value>{});
+  };
+  fetch(0, std::integral_constant<int, 0>{});
+  const long long start = clock64(), start_ns = global_ns();
+  wg::fence_operands(acc);
+  for (int g = 0; g < k_tiles; g += 2) {
+    step(g, std::integral_constant<int, 0>{});
+    step(g + 1, std::integral_constant<int, 1>{});
+  }
+  wg::wait_group<0>();
+  wg::fence_operands(acc);
+  release(k_tiles - 1);
+  const long long cycles = clock64() - start, ns = global_ns() - start_ns;
+  float sum = 0.f;
+#pragma unroll
+  for (int i = 0; i < 64; ++i) sum += acc[i];
+  if (sum == 12345.f) sink[blockIdx.x] = sum;  // keeps the accumulators alive
+  if (tid == 0) {
+    out[blockIdx.x].cycles = cycles;
+    out[blockIdx.x].ns = ns;
+  }
+}
+
+template <bool kPaired, bool kFrags, int kStages>
+void run_mainloop(int k_tiles, int sms) {
+  constexpr std::int64_t kM = 1408, kN = 1536, kK = 8192;
+  const DeviceBuffer<float> a(static_cast<std::size_t>(kM * kK)), b(static_cast<std::size_t>(kK * kN));
+  GT_CUDA_CALL(cudaMemset(a.get(), 0x3c, sizeof(float) * static_cast<std::size_t>(kM * kK)));
+  GT_CUDA_CALL(cudaMemset(b.get(), 0x3c, sizeof(float) * static_cast<std::size_t>(kK * kN)));
+  const CUtensorMap map_a = kernels::tensor_map_2d(a.get(), kM, kK, kK, kPaired ? 64 : 128, 32,
+                                                   CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_128B);
+  const CUtensorMap map_b = kernels::tensor_map_2d(b.get(), kK, kN, kN, 32, 136, CU_TENSOR_MAP_SWIZZLE_NONE,
+                                                   CU_TENSOR_MAP_L2_PROMOTION_L2_128B);
+  const auto kernel = mainloop_kernel<kPaired, kFrags, kStages>;
+  const std::size_t smem = 1024 + std::size_t{kStages} * kTensorStage;
+  GT_CUDA_CALL(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+  const DeviceBuffer<Counters> out(static_cast<std::size_t>(sms));
+  const DeviceBuffer<float> sink(static_cast<std::size_t>(sms));
+  const kernels::KernelLaunch launch(dim3(static_cast<unsigned>(sms)), dim3(kPaired ? 2u : 1u), 384, smem, nullptr);
+  const std::vector<Counters> medians = median_blocks(out, sms, [&] {
+    GT_CUDA_CALL(cudaLaunchKernelEx(&launch.config, kernel, map_a, map_b, k_tiles, out.get(), sink.get()));
+  });
+  const double cycles = cycles_per_k_tile(medians, k_tiles);
+  std::vector<double> mhz;
+  for (const Counters& c : medians) mhz.push_back(1e3 * static_cast<double>(c.cycles) / static_cast<double>(c.ns));
+  std::printf(
+      "k loop of 1408x1536x8192's 128x128 tiles, %d stages, %-8s frags %-3s  %8.1f cycles/k tile  %5.1f%% "
+      "of the pipe  at %6.1f MHz\n",
+      kStages, kPaired ? "pairs: A" : "unicast", kFrags ? "on" : "off", cycles, 100.0 * 512.0 / cycles, median(mhz));
+}
+
 template <int N, int kConsumers, bool kFrags, bool kCopies>
 void run_case(const DeviceBuffer<unsigned char>& set, std::size_t working, int k_tiles, int sms) {
   const auto kernel = rate_kernel<N, kConsumers, kFrags, kCopies>;
@@ -481,10 +628,11 @@ void run_shape(const DeviceBuffer<unsigned char>& set, std::size_t working, int 
 int run(int argc, char** argv) {
   const int k_tiles = argc > 1 ? std::atoi(argv[1]) : 4096;
   if (k_tiles < 2 || k_tiles % 2 != 0)
-    throw InputError("K_TILES must be an even number >= 2 (usage: wgmma_rate_probe [K_TILES] [tensor|quads])");
-  if (argc > 3 || (argc == 3 && std::string(argv[2]) != "tensor" && std::string(argv[2]) != "quads"))
-    throw InputError("usage: wgmma_rate_probe [K_TILES] [tensor|quads]");
-  const bool tensor_only = argc == 3 && std::string(argv[2]) == "tensor", quads_only = argc == 3 && !tensor_only;
+    throw InputError("K_TILES must be an even number >= 2 (usage: wgmma_rate_probe [K_TILES] [tensor|quads|mainloop])");
+  const std::string mode = argc == 3 ? argv[2] : "";
+  if (argc > 3 || (argc == 3 && mode != "tensor" && mode != "quads" && mode != "mainloop"))
+    throw InputError("usage: wgmma_rate_probe [K_TILES] [tensor|quads|mainloop]");
+  const bool tensor_only = mode == "tensor", quads_only = mode == "quads", mainloop_only = mode == "mainloop";
   std::setvbuf(stdout, nullptr, _IOLBF, 0);  // each line out as it is measured, should a case hang
   int device = 0, sms = 0, major = 0;
   GT_CUDA_CALL(cudaGetDevice(&device));
@@ -495,7 +643,7 @@ int run(int argc, char** argv) {
   const DeviceBuffer<unsigned char> set(working);
   GT_CUDA_CALL(cudaMemset(set.get(), 0x3c, working));
   std::printf("# %d SMs, %d k tiles a block\n", sms, k_tiles);
-  if (!tensor_only && !quads_only) {
+  if (mode.empty()) {
     run_shape<64>(set, working, k_tiles, sms);
     run_shape<128>(set, working, k_tiles, sms);
     run_shape<192>(set, working, k_tiles, sms);
@@ -516,9 +664,17 @@ int run(int argc, char** argv) {
   }
   // What follows is one wave of 1408x1536's 132 tiles.
   if (sms != 132) {
-    if (tensor_only || quads_only)
+    if (!mode.empty())
       throw InputError("the tensor copies are one wave of 1408x1536's 132 tiles, and this GPU has " +
                        std::to_string(sms) + " SMs");
+    return 0;
+  }
+  if (mainloop_only) {
+    run_tensor_delivery<true, 256>(k_tiles, sms, CU_TENSOR_MAP_L2_PROMOTION_L2_128B);
+    run_mainloop<true, true, 4>(k_tiles, sms);
+    run_mainloop<true, false, 4>(k_tiles, sms);
+    run_mainloop<false, true, 4>(k_tiles, sms);
+    run_mainloop<true, true, 6>(k_tiles, sms);
     return 0;
   }
   if (quads_only) {
