@@ -67,6 +67,44 @@ __device__ long long global_ns() {
   return static_cast<long long>(t);
 }
 
+// A consumer thread's register operand of one k tile, loaded as the kernel loads it from the plain NN B tile (32 k
+// rows of bn + 8); tile_b points at the thread's first float, b_first() floats into the tile.
+__device__ int b_first() {
+  const int tid = static_cast<int>(threadIdx.x), lane = tid % 32;
+  return lane % 4 * kBStride + tid / 32 * 16 + lane / 4;
+}
+__device__ __forceinline__ void load_operand(kernels::RegisterOperand<false>& frag, const float* tile_b) {
+#pragma unroll
+  for (int s = 0; s < 4; ++s) {
+    const int offsets[4] = {8 * kBStride * s, 8 * kBStride * s + 8, 4 * kBStride + 8 * kBStride * s,
+                            4 * kBStride + 8 * kBStride * s + 8};
+#pragma unroll
+    for (int q = 0; q < 4; ++q) frag.set(s, q, __float_as_uint(tile_b[offsets[q]]));
+  }
+}
+
+// The kernel's loop over k tiles: step(g, buffer) with the operand buffer a compile-time constant (a run-time index
+// moves the array to local memory), unrolled by two; then the last group's wait.
+template <int kRegs, class Step>
+__device__ __forceinline__ void run_groups(float (&acc)[kRegs], int k_tiles, Step&& step) {
+  wg::fence_operands(acc);
+  for (int g = 0; g < k_tiles; g += 2) {
+    step(g, std::integral_constant<int, 0>{});
+    step(g + 1, std::integral_constant<int, 1>{});
+  }
+  wg::wait_group<0>();
+  wg::fence_operands(acc);
+}
+
+// A store of the accumulators' sum that never happens but that the compiler cannot drop: the wgmmas stay.
+template <int kRegs>
+__device__ __forceinline__ void keep_alive(const float (&acc)[kRegs], float* sink) {
+  float sum = 0.f;
+#pragma unroll
+  for (int i = 0; i < kRegs; ++i) sum += acc[i];
+  if (sum == 12345.f) sink[blockIdx.x] = sum;
+}
+
 template <int N, int kConsumers, bool kFrags, bool kCopies>
 __global__ void __launch_bounds__(384, 1)
     rate_kernel(const unsigned char* __restrict__ set, std::size_t working, int k_tiles, Counters* out, float* sink) {
@@ -120,19 +158,11 @@ __global__ void __launch_bounds__(384, 1)
 
   pipe::claim_registers<232>();
   if (warpgroup >= kConsumers) return;
-  const int lane = tid % 32, t = lane % 4;
-  const int b_first = t * kBStride + tid / 32 * 16 + lane / 4;  // the kernel's NN offsets, plain B tile
+  const int first = b_first();
   const auto stage_a = [&](int g) { return base + static_cast<std::uint32_t>((g % kStages) * Smem<N>::kStage); };
   kernels::RegisterOperand<false> frags[2];
   const auto fetch = [&](int g, auto buffer) {
-    const float* tile_b = smem + ((g % kStages) * Smem<N>::kStage + N * 128) / 4 + b_first;
-#pragma unroll
-    for (int s = 0; s < 4; ++s) {
-      const int offsets[4] = {8 * kBStride * s, 8 * kBStride * s + 8, 4 * kBStride + 8 * kBStride * s,
-                              4 * kBStride + 8 * kBStride * s + 8};
-#pragma unroll
-      for (int q = 0; q < 4; ++q) frags[buffer].set(s, q, __float_as_uint(tile_b[offsets[q]]));
-    }
+    load_operand(frags[buffer], smem + ((g % kStages) * Smem<N>::kStage + N * 128) / 4 + first);
   };
   fetch(0, std::integral_constant<int, 0>{});
   fetch(1, std::integral_constant<int, 1>{});
@@ -146,18 +176,9 @@ __global__ void __launch_bounds__(384, 1)
     if constexpr (kFrags) fetch(kt + 1, std::integral_constant<int, 1 - decltype(buffer)::value>{});
   };
   const long long start = clock64();
-  wg::fence_operands(acc);
-  for (int kt = 0; kt < k_tiles; kt += 2) {
-    step(kt, std::integral_constant<int, 0>{});
-    step(kt + 1, std::integral_constant<int, 1>{});
-  }
-  wg::wait_group<0>();
-  wg::fence_operands(acc);
+  run_groups(acc, k_tiles, step);
   const long long cycles = clock64() - start;
-  float sum = 0.f;
-#pragma unroll
-  for (int i = 0; i < N / 2; ++i) sum += acc[i];
-  if (sum == 12345.f) sink[blockIdx.x] = sum;  // keeps the accumulators alive
+  keep_alive(acc, sink);
   pipe::sync_first_threads<128 * kConsumers>();
   if (tid == 0) {
     out[blockIdx.x].cycles = cycles;
@@ -509,22 +530,14 @@ __global__ void __launch_bounds__(384, 1)
     return;
   }
   pipe::claim_registers<232>();
-  const int lane = tid % 32, t = lane % 4;
-  const int b_first = t * kBStride + tid / 32 * 16 + lane / 4;  // the kernel's NN offsets, plain B tile
+  const int lane = tid % 32, first = b_first();
   kernels::RegisterOperand<false> frags[2];
   const auto fetch = [&](int g, auto buffer) {
     pipe::mbarrier_wait(full_of(g), static_cast<std::uint32_t>(g / kStages) & 1);
     if constexpr (!kFrags) {
       if (g > 1) return;  // both buffers hold a first operand, read again
     }
-    const float* tile_b = smem + ((g % kStages) * kTensorStage + kTensorABytes) / 4 + b_first;
-#pragma unroll
-    for (int s = 0; s < 4; ++s) {
-      const int offsets[4] = {8 * kBStride * s, 8 * kBStride * s + 8, 4 * kBStride + 8 * kBStride * s,
-                              4 * kBStride + 8 * kBStride * s + 8};
-#pragma unroll
-      for (int q = 0; q < 4; ++q) frags[buffer].set(s, q, __float_as_uint(tile_b[offsets[q]]));
-    }
+    load_operand(frags[buffer], smem + ((g % kStages) * kTensorStage + kTensorABytes) / 4 + first);
   };
   const auto release = [&](int g) {
     __syncwarp();  // every lane's reads of the stage are done
@@ -548,19 +561,10 @@ __global__ void __launch_bounds__(384, 1)
   };
   fetch(0, std::integral_constant<int, 0>{});
   const long long start = clock64(), start_ns = global_ns();
-  wg::fence_operands(acc);
-  for (int g = 0; g < k_tiles; g += 2) {
-    step(g, std::integral_constant<int, 0>{});
-    step(g + 1, std::integral_constant<int, 1>{});
-  }
-  wg::wait_group<0>();
-  wg::fence_operands(acc);
+  run_groups(acc, k_tiles, step);
   release(k_tiles - 1);
   const long long cycles = clock64() - start, ns = global_ns() - start_ns;
-  float sum = 0.f;
-#pragma unroll
-  for (int i = 0; i < 64; ++i) sum += acc[i];
-  if (sum == 12345.f) sink[blockIdx.x] = sum;  // keeps the accumulators alive
+  keep_alive(acc, sink);
   if (tid == 0) {
     out[blockIdx.x].cycles = cycles;
     out[blockIdx.x].ns = ns;
