@@ -69,15 +69,18 @@ __device__ long long global_ns() {
 
 // A consumer thread's register operand of one k tile, loaded as the kernel loads it from the plain NN B tile (32 k
 // rows of bn + 8); tile_b points at the thread's first float, b_first() floats into the tile.
+// kStride: the tile's row length in floats (bn + 8, or bn where mainloop_kernel drops the padding).
+template <int kStride = kBStride>
 __device__ int b_first() {
   const int tid = static_cast<int>(threadIdx.x), lane = tid % 32;
-  return lane % 4 * kBStride + tid / 32 * 16 + lane / 4;
+  return lane % 4 * kStride + tid / 32 * 16 + lane / 4;
 }
+template <int kStride = kBStride>
 __device__ __forceinline__ void load_operand(kernels::RegisterOperand<false>& frag, const float* tile_b) {
 #pragma unroll
   for (int s = 0; s < 4; ++s) {
-    const int offsets[4] = {8 * kBStride * s, 8 * kBStride * s + 8, 4 * kBStride + 8 * kBStride * s,
-                            4 * kBStride + 8 * kBStride * s + 8};
+    const int offsets[4] = {8 * kStride * s, 8 * kStride * s + 8, 4 * kStride + 8 * kStride * s,
+                            4 * kStride + 8 * kStride * s + 8};
 #pragma unroll
     for (int q = 0; q < 4; ++q) frag.set(s, q, __float_as_uint(tile_b[offsets[q]]));
   }
@@ -484,11 +487,14 @@ void run_tensor_delivery(int k_tiles, int sms, CUtensorMapL2promotion promotion 
 // wgmmas, waits for the group before, releases that group's stage (each warp into each block of the pair) and loads
 // the next tile's register operand (kFrags; else the wgmmas read the first operand again). Whether the k loop alone
 // runs at its copies' rate (710-720 clocks a k tile in pairs) or at the 797 the kernel's slope takes (k_slope.txt).
-template <bool kPaired, bool kFrags, int kStages>
+// kBWidth: the B tile's row as copied, 136 floats (the kernel's padding, which keeps the operand loads free of bank
+// conflicts) or 128 (6% fewer of B's bytes, conflicting loads): whether the padding's bytes lengthen the loop.
+template <bool kPaired, bool kFrags, int kStages, int kBWidth = kBStride>
 __global__ void __launch_bounds__(384, 1)
     mainloop_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b, int k_tiles,
                     Counters* out, float* sink) {
   constexpr int kCluster = kPaired ? 2 : 1, kConsumerWarps = 8;
+  constexpr std::uint32_t kBBytes = 32 * kBWidth * 4, kStageBytes = (kTensorABytes + kBBytes + 1023) / 1024 * 1024;
   extern __shared__ float4 shared_mem[];
   __shared__ __align__(8) std::uint64_t full[kStages], empty[kStages];
   const std::uint32_t raw = kernels::ptx::smem_address(shared_mem), base = aligned_base(shared_mem);
@@ -514,8 +520,8 @@ __global__ void __launch_bounds__(384, 1)
     if (tid != 256) return;
     for (int g = 0; g < k_tiles; ++g) {
       if (g >= kStages) pipe::mbarrier_wait(empty_of(g), static_cast<std::uint32_t>(g / kStages - 1) & 1);
-      const std::uint32_t stage = base + static_cast<std::uint32_t>(g % kStages) * kTensorStage;
-      pipe::mbarrier_arrive_expect_tx(full_of(g), kTensorABytes + kTensorBBytes);
+      const std::uint32_t stage = base + static_cast<std::uint32_t>(g % kStages) * kStageBytes;
+      pipe::mbarrier_arrive_expect_tx(full_of(g), kTensorABytes + kBBytes);
       const int k0 = 32 * (g % 256);
       if constexpr (kPaired)
         pipe::tma_multicast_2d(stage + rank * (kTensorABytes / 2), map_a, full_of(g), k0,
@@ -530,14 +536,14 @@ __global__ void __launch_bounds__(384, 1)
     return;
   }
   pipe::claim_registers<232>();
-  const int lane = tid % 32, first = b_first();
+  const int lane = tid % 32, first = b_first<kBWidth>();
   kernels::RegisterOperand<false> frags[2];
   const auto fetch = [&](int g, auto buffer) {
     pipe::mbarrier_wait(full_of(g), static_cast<std::uint32_t>(g / kStages) & 1);
     if constexpr (!kFrags) {
       if (g > 1) return;  // both buffers hold a first operand, read again
     }
-    load_operand(frags[buffer], smem + ((g % kStages) * kTensorStage + kTensorABytes) / 4 + first);
+    load_operand<kBWidth>(frags[buffer], smem + ((g % kStages) * kStageBytes + kTensorABytes) / 4 + first);
   };
   const auto release = [&](int g) {
     __syncwarp();  // every lane's reads of the stage are done
@@ -553,7 +559,7 @@ __global__ void __launch_bounds__(384, 1)
   for (int i = 0; i < 64; ++i) acc[i] = 0.f;
   const auto step = [&](int g, auto buffer) {
     const std::uint64_t desc =
-        wg::sw128_kmajor_descriptor(base + static_cast<std::uint32_t>(g % kStages) * kTensorStage);
+        wg::sw128_kmajor_descriptor(base + static_cast<std::uint32_t>(g % kStages) * kStageBytes);
     kernels::issue_k_steps<128, false>(acc, frags[buffer], desc, desc);
     wg::wait_group<1>();  // group g - 1 is complete: its stage and operand buffer are free
     if (g > 0) release(g - 1);
@@ -571,7 +577,7 @@ __global__ void __launch_bounds__(384, 1)
   }
 }
 
-template <bool kPaired, bool kFrags, int kStages>
+template <bool kPaired, bool kFrags, int kStages, int kBWidth = kBStride>
 void run_mainloop(int k_tiles, int sms) {
   constexpr std::int64_t kM = 1408, kN = 1536, kK = 8192;
   const DeviceBuffer<float> a(static_cast<std::size_t>(kM * kK)), b(static_cast<std::size_t>(kK * kN));
@@ -579,10 +585,10 @@ void run_mainloop(int k_tiles, int sms) {
   GT_CUDA_CALL(cudaMemset(b.get(), 0x3c, sizeof(float) * static_cast<std::size_t>(kK * kN)));
   const CUtensorMap map_a = kernels::tensor_map_2d(a.get(), kM, kK, kK, kPaired ? 64 : 128, 32,
                                                    CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_128B);
-  const CUtensorMap map_b = kernels::tensor_map_2d(b.get(), kK, kN, kN, 32, 136, CU_TENSOR_MAP_SWIZZLE_NONE,
+  const CUtensorMap map_b = kernels::tensor_map_2d(b.get(), kK, kN, kN, 32, kBWidth, CU_TENSOR_MAP_SWIZZLE_NONE,
                                                    CU_TENSOR_MAP_L2_PROMOTION_L2_128B);
-  const auto kernel = mainloop_kernel<kPaired, kFrags, kStages>;
-  const std::size_t smem = 1024 + std::size_t{kStages} * kTensorStage;
+  const auto kernel = mainloop_kernel<kPaired, kFrags, kStages, kBWidth>;
+  const std::size_t smem = 1024 + std::size_t{kStages} * ((kTensorABytes + 32 * kBWidth * 4 + 1023) / 1024 * 1024);
   GT_CUDA_CALL(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
   const DeviceBuffer<Counters> out(static_cast<std::size_t>(sms));
   const DeviceBuffer<float> sink(static_cast<std::size_t>(sms));
@@ -594,9 +600,10 @@ void run_mainloop(int k_tiles, int sms) {
   std::vector<double> mhz;
   for (const Counters& c : medians) mhz.push_back(1e3 * static_cast<double>(c.cycles) / static_cast<double>(c.ns));
   std::printf(
-      "k loop of 1408x1536x8192's 128x128 tiles, %d stages, %-8s frags %-3s  %8.1f cycles/k tile  %5.1f%% "
-      "of the pipe  at %6.1f MHz\n",
-      kStages, kPaired ? "pairs: A" : "unicast", kFrags ? "on" : "off", cycles, 100.0 * 512.0 / cycles, median(mhz));
+      "k loop of 1408x1536x8192's 128x128 tiles, %d stages, %-8s frags %-3s  B rows of %d  %8.1f cycles/k tile  "
+      "%5.1f%% of the pipe  at %6.1f MHz\n",
+      kStages, kPaired ? "pairs: A" : "unicast", kFrags ? "on" : "off", kBWidth, cycles, 100.0 * 512.0 / cycles,
+      median(mhz));
 }
 
 template <int N, int kConsumers, bool kFrags, bool kCopies>
@@ -679,6 +686,8 @@ int run(int argc, char** argv) {
     run_mainloop<true, false, 4>(k_tiles, sms);
     run_mainloop<false, true, 4>(k_tiles, sms);
     run_mainloop<true, true, 6>(k_tiles, sms);
+    run_mainloop<true, false, 4, 128>(k_tiles, sms);
+    run_mainloop<true, true, 4, 128>(k_tiles, sms);
     return 0;
   }
   if (quads_only) {
