@@ -1,5 +1,6 @@
 """scripts/dev/tile_bound.py, no GPU: the tiled bound is a bound (never above the roofline's share), it charges whole
-waves of tiles, and a run without tf32 records or a missing file is refused with a message."""
+waves of tiles; the design bound charges A's copy exactly where k % 4 != 0 and is no faster than the roofline; a run
+without tf32 records or a missing file is refused with a message."""
 import json
 import math
 import os
@@ -32,6 +33,22 @@ class TiledBound(unittest.TestCase):
         whole_gpu_s = 2.0 * m * n * k / tile_bound.TENSOR
         self.assertGreater(t * 1e-6, whole_gpu_s * 1.05)
         self.assertLessEqual(t * 1e-6, 2 * one_tile_s + tile_bound.CALL_US * 1e-6 + 1e-12)
+
+    def test_design_bound_charges_the_copy_of_a_only_where_its_rows_are_unaligned(self):
+        for m, n, k in ((1000, 999, 1023), (4408, 578, 1473), (1000, 999, 1024), (4408, 578, 1472)):
+            tiles_us = tile_bound.bound_us(m, n, k, tile_bound.SM_INTAKE, 0.5)[0]
+            copy_us = 2 * 4.0 * m * k / tile_bound.COPY * 1e6 if k % 4 else 0.0
+            self.assertAlmostEqual(tile_bound.design_bound_us(m, n, k), tiles_us + copy_us, places=9)
+            self.assertEqual(copy_us > 0, k % 4 != 0)
+
+    def test_design_bound_is_never_faster_than_the_roofline_on_drawn_shapes(self):
+        import random
+        rng = random.Random(9718)
+        for _ in range(200):
+            m, n, k = (rng.randint(256, 8192) for _ in range(3))
+            roof_us = max(2.0 * m * n * k / tile_bound.TENSOR,
+                          4.0 * (m * k + k * n + m * n + n) / tile_bound.DRAM) * 1e6 + tile_bound.CALL_US
+            self.assertGreaterEqual(tile_bound.design_bound_us(m, n, k), roof_us * (1 - 1e-12), (m, n, k))
 
     def test_refuses_a_missing_file_and_a_run_without_tf32_records(self):
         script = os.path.join(DEV, "tile_bound.py")
