@@ -45,6 +45,12 @@ SPLITS = [1, 2, 3, 4, 6, 8]
 BK = 32
 
 
+def roofline_us(m, n, k):
+    """The roofline bound in us: 2mnk at the tensor pipes' rate or one DRAM pass over A, B, Y and the bias, plus a
+    call."""
+    return max(2.0 * m * n * k / TENSOR, 4.0 * (m * k + k * n + m * n + n) / DRAM) * 1e6 + CALL_US
+
+
 def bound_us(m, n, k, sm_feed=SM_FEED, l2_share=1.0):
     """The best (time in us, tile, split) over the tile shapes and splits; l2_share: the part of the tiles' operand
     bytes the L2 serves (the rest lands by multicast)."""
@@ -99,7 +105,7 @@ def main():
     for shape, s in shapes.items():
         m, n, k = (int(x) for x in shape.split("x"))
         flops = 2.0 * m * n * k
-        roof_us = max(flops / TENSOR, 4.0 * (m * k + k * n + m * n + n) / DRAM) * 1e6 + CALL_US
+        roof_us = roofline_us(m, n, k)
         t, tile, split = bound_us(m, n, k)
         roof, tiled = 100 * flops / (roof_us * 1e-6) / PEAK, 100 * flops / (t * 1e-6) / PEAK
         design = 100 * flops / (design_bound_us(m, n, k) * 1e-6) / PEAK

@@ -14,16 +14,17 @@ sys.path.insert(0, DEV)
 import tile_bound  # noqa: E402
 
 
+def drawn_shapes(seed, count=200):
+    import random
+    rng = random.Random(seed)
+    return [tuple(rng.randint(256, 8192) for _ in range(3)) for _ in range(count)]
+
+
 class TiledBound(unittest.TestCase):
     def test_is_never_faster_than_the_roofline_on_drawn_shapes(self):
-        import random
-        rng = random.Random(4901)
-        for _ in range(200):
-            m, n, k = (rng.randint(256, 8192) for _ in range(3))
-            roof_us = max(2.0 * m * n * k / tile_bound.TENSOR,
-                          4.0 * (m * k + k * n + m * n + n) / tile_bound.DRAM) * 1e6 + tile_bound.CALL_US
+        for m, n, k in drawn_shapes(4901):
             t, _, _ = tile_bound.bound_us(m, n, k)
-            self.assertGreaterEqual(t, roof_us * (1 - 1e-12), (m, n, k))
+            self.assertGreaterEqual(t, tile_bound.roofline_us(m, n, k) * (1 - 1e-12), (m, n, k))
 
     def test_one_tile_more_than_the_sms_costs_a_second_wave(self):
         # 133 tiles of 256x128 at k = 8192, no split worth it: two waves of one tile's tensor time at least.
@@ -42,13 +43,9 @@ class TiledBound(unittest.TestCase):
             self.assertEqual(copy_us > 0, k % 4 != 0)
 
     def test_design_bound_is_never_faster_than_the_roofline_on_drawn_shapes(self):
-        import random
-        rng = random.Random(9718)
-        for _ in range(200):
-            m, n, k = (rng.randint(256, 8192) for _ in range(3))
-            roof_us = max(2.0 * m * n * k / tile_bound.TENSOR,
-                          4.0 * (m * k + k * n + m * n + n) / tile_bound.DRAM) * 1e6 + tile_bound.CALL_US
-            self.assertGreaterEqual(tile_bound.design_bound_us(m, n, k), roof_us * (1 - 1e-12), (m, n, k))
+        for m, n, k in drawn_shapes(9718):
+            self.assertGreaterEqual(tile_bound.design_bound_us(m, n, k), tile_bound.roofline_us(m, n, k) * (1 - 1e-12),
+                                    (m, n, k))
 
     def test_refuses_a_missing_file_and_a_run_without_tf32_records(self):
         script = os.path.join(DEV, "tile_bound.py")
