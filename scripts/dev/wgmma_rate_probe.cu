@@ -369,9 +369,33 @@ void run_delivery(const DeviceBuffer<unsigned char>& set, std::size_t working, i
 // and half of its B tile (16 k rows) into the block below it (along m): 16.7 KB from L2 a block and k tile instead of
 // the pairs' 25.4 KB, the same 33.4 KB landed. Whether the L2's output or what lands in an SM bounds the pairs' rate.
 // kQuad 1: the same clusters, B copied whole by each block (the pairs' copies, in clusters of four).
-// A 128x128 tile's boxes as the kernel copies them: A 128 rows x 32 floats, B 32 rows x 136 floats; a stage of both.
-constexpr std::uint32_t kTensorABytes = 128 * 32 * 4, kTensorBBytes = 32 * 136 * 4;
-constexpr std::uint32_t kTensorStage = (kTensorABytes + kTensorBBytes + 1023) / 1024 * 1024;
+// A 128x128 tile's boxes as the kernel copies them: A 128 rows x 32 floats, B 32 rows of b_width floats (the
+// kernel's bn + 8); a stage of both, 1024-byte aligned.
+constexpr std::uint32_t kTensorABytes = 128 * 32 * 4;
+constexpr std::uint32_t tensor_b_bytes(int b_width) { return 32 * static_cast<std::uint32_t>(b_width) * 4; }
+constexpr std::uint32_t tensor_stage_bytes(int b_width) {
+  return (kTensorABytes + tensor_b_bytes(b_width) + 1023) / 1024 * 1024;
+}
+constexpr std::uint32_t kTensorBBytes = tensor_b_bytes(kBStride), kTensorStage = tensor_stage_bytes(kBStride);
+
+// 1408x1536x8192's A and B, one wave of 128x128 tiles on 132 SMs, every float the same finite value (what the copies
+// move matters, not what the math makes), and the tensor maps of their boxes.
+struct WaveOperands {
+  static constexpr std::int64_t kM = 1408, kN = 1536, kK = 8192;
+  DeviceBuffer<float> a{static_cast<std::size_t>(kM * kK)}, b{static_cast<std::size_t>(kK * kN)};
+  WaveOperands() {
+    GT_CUDA_CALL(cudaMemset(a.get(), 0x3c, sizeof(float) * a.size()));
+    GT_CUDA_CALL(cudaMemset(b.get(), 0x3c, sizeof(float) * b.size()));
+  }
+  // A's box: `rows` rows of 32 floats, 128-byte swizzle (the layout wgmma reads).
+  CUtensorMap map_a(int rows, CUtensorMapL2promotion promotion) const {
+    return kernels::tensor_map_2d(a.get(), kM, kK, kK, rows, 32, CU_TENSOR_MAP_SWIZZLE_128B, promotion);
+  }
+  // B's box: `rows` k rows of `width` floats, unswizzled.
+  CUtensorMap map_b(int rows, int width, CUtensorMapL2promotion promotion) const {
+    return kernels::tensor_map_2d(b.get(), kK, kN, kN, rows, width, CU_TENSOR_MAP_SWIZZLE_NONE, promotion);
+  }
+};
 
 template <bool kMulticast, int kWrap, bool kShareB = false, bool kGrouped = false, int kQuad = 0>
 __global__ void __launch_bounds__(64)
@@ -442,14 +466,9 @@ __global__ void __launch_bounds__(64)
 // 256-byte L2 promotion unless told: the kernels' maps until d7cbe65, as the first runs of the results file measured.
 template <bool kMulticast, int kWrap, bool kShareB = false, bool kGrouped = false, int kQuad = 0>
 void run_tensor_delivery(int k_tiles, int sms, CUtensorMapL2promotion promotion = CU_TENSOR_MAP_L2_PROMOTION_L2_256B) {
-  constexpr std::int64_t kM = 1408, kN = 1536, kK = 8192;
-  const DeviceBuffer<float> a(static_cast<std::size_t>(kM * kK)), b(static_cast<std::size_t>(kK * kN));
-  GT_CUDA_CALL(cudaMemset(a.get(), 0x3c, sizeof(float) * static_cast<std::size_t>(kM * kK)));
-  GT_CUDA_CALL(cudaMemset(b.get(), 0x3c, sizeof(float) * static_cast<std::size_t>(kK * kN)));
-  const CUtensorMap map_a = kernels::tensor_map_2d(a.get(), kM, kK, kK, kMulticast && !kShareB ? 64 : 128, 32,
-                                                   CU_TENSOR_MAP_SWIZZLE_128B, promotion);
-  const CUtensorMap map_b = kernels::tensor_map_2d(b.get(), kK, kN, kN, kShareB || kQuad == 2 ? 16 : 32, 136,
-                                                   CU_TENSOR_MAP_SWIZZLE_NONE, promotion);
+  const WaveOperands operands;
+  const CUtensorMap map_a = operands.map_a(kMulticast && !kShareB ? 64 : 128, promotion);
+  const CUtensorMap map_b = operands.map_b(kShareB || kQuad == 2 ? 16 : 32, kBStride, promotion);
   const auto kernel = tensor_delivery_kernel<kMulticast, kWrap, kShareB, kGrouped, kQuad>;
   const std::size_t smem = 1024 + 4 * kTensorStage;
   GT_CUDA_CALL(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
@@ -494,7 +513,7 @@ __global__ void __launch_bounds__(384, 1)
     mainloop_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b, int k_tiles,
                     Counters* out, float* sink) {
   constexpr int kCluster = kPaired ? 2 : 1, kConsumerWarps = 8;
-  constexpr std::uint32_t kBBytes = 32 * kBWidth * 4, kStageBytes = (kTensorABytes + kBBytes + 1023) / 1024 * 1024;
+  constexpr std::uint32_t kBBytes = tensor_b_bytes(kBWidth), kStageBytes = tensor_stage_bytes(kBWidth);
   extern __shared__ float4 shared_mem[];
   __shared__ __align__(8) std::uint64_t full[kStages], empty[kStages];
   const std::uint32_t raw = kernels::ptx::smem_address(shared_mem), base = aligned_base(shared_mem);
@@ -579,16 +598,11 @@ __global__ void __launch_bounds__(384, 1)
 
 template <bool kPaired, bool kFrags, int kStages, int kBWidth = kBStride>
 void run_mainloop(int k_tiles, int sms) {
-  constexpr std::int64_t kM = 1408, kN = 1536, kK = 8192;
-  const DeviceBuffer<float> a(static_cast<std::size_t>(kM * kK)), b(static_cast<std::size_t>(kK * kN));
-  GT_CUDA_CALL(cudaMemset(a.get(), 0x3c, sizeof(float) * static_cast<std::size_t>(kM * kK)));
-  GT_CUDA_CALL(cudaMemset(b.get(), 0x3c, sizeof(float) * static_cast<std::size_t>(kK * kN)));
-  const CUtensorMap map_a = kernels::tensor_map_2d(a.get(), kM, kK, kK, kPaired ? 64 : 128, 32,
-                                                   CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_128B);
-  const CUtensorMap map_b = kernels::tensor_map_2d(b.get(), kK, kN, kN, 32, kBWidth, CU_TENSOR_MAP_SWIZZLE_NONE,
-                                                   CU_TENSOR_MAP_L2_PROMOTION_L2_128B);
+  const WaveOperands operands;
+  const CUtensorMap map_a = operands.map_a(kPaired ? 64 : 128, CU_TENSOR_MAP_L2_PROMOTION_L2_128B);
+  const CUtensorMap map_b = operands.map_b(32, kBWidth, CU_TENSOR_MAP_L2_PROMOTION_L2_128B);
   const auto kernel = mainloop_kernel<kPaired, kFrags, kStages, kBWidth>;
-  const std::size_t smem = 1024 + std::size_t{kStages} * ((kTensorABytes + 32 * kBWidth * 4 + 1023) / 1024 * 1024);
+  const std::size_t smem = 1024 + std::size_t{kStages} * tensor_stage_bytes(kBWidth);
   GT_CUDA_CALL(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
   const DeviceBuffer<Counters> out(static_cast<std::size_t>(sms));
   const DeviceBuffer<float> sink(static_cast<std::size_t>(sms));
