@@ -15,13 +15,14 @@ import math
 import os
 import sys
 
-PEAK_TF32 = 494.7e12  # H200 dense tf32 (../shared/DEVICE.md)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir))
+from unaligned_vs_aligned import PEAK_TF32, both_unaligned, shape_of  # noqa: E402
 
 
 def plan(compile_json, out_dir):
     with open(compile_json) as f:
         shapes = sorted({tuple(int(x) for x in r["shape"].split("x")) for r in json.load(f)["records"]})
-    shapes = [list(s) for s in shapes if s[1] % 4 and s[2] % 4]
+    shapes = [list(s) for s in shapes if both_unaligned(s)]
     common = {"epilogues": ["gelu"], "modes": ["tf32"], "backends": ["own", "lt"],
               "lt": {"top_k": 8, "workspace_mib": 64}}
     os.makedirs(out_dir, exist_ok=True)
@@ -36,7 +37,7 @@ def plan(compile_json, out_dir):
 def best(path):
     with open(path) as f:
         doc = json.load(f)
-    return {tuple(int(x) for x in p["problem_key"].split(":")[1].split("x")): p for p in doc["problems"]}
+    return {tuple(shape_of(p["problem_key"])): p for p in doc["problems"]}
 
 
 def report(nn_json, tt_json):

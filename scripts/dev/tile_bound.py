@@ -40,6 +40,7 @@ DRAM = 4.8e12
 CALL_US = 1.4
 SM_INTAKE = 54 * CLOCK  # bytes/s of tile copies landing in one SM, at best (the design bound)
 COPY = 4.6e12          # bytes/s read + written by A's copy into aligned rows, at best (the design bound)
+PAIR_L2_SHARE = 0.5    # the part of the tiles' operand bytes the L2 serves where pairs share each tile (design bound)
 TILES = [(64, 128), (128, 64), (128, 128), (192, 128), (128, 192), (256, 128), (128, 256)]
 SPLITS = [1, 2, 3, 4, 6, 8]
 BK = 32
@@ -77,7 +78,7 @@ def design_bound_us(m, n, k):
     """The design bound's time in us: the tiles at the SMs' measured intake, the L2 serving each operand tile once per
     pair, then A's copy into aligned rows where k % 4 != 0 (2mk floats read and written)."""
     copy_us = 2 * 4.0 * m * k / COPY * 1e6 if k % 4 else 0.0
-    return bound_us(m, n, k, SM_INTAKE, 0.5)[0] + copy_us
+    return bound_us(m, n, k, SM_INTAKE, PAIR_L2_SHARE)[0] + copy_us
 
 
 def geomean(xs):

@@ -37,7 +37,7 @@ class TiledBound(unittest.TestCase):
 
     def test_design_bound_charges_the_copy_of_a_only_where_its_rows_are_unaligned(self):
         for m, n, k in ((1000, 999, 1023), (4408, 578, 1473), (1000, 999, 1024), (4408, 578, 1472)):
-            tiles_us = tile_bound.bound_us(m, n, k, tile_bound.SM_INTAKE, 0.5)[0]
+            tiles_us = tile_bound.bound_us(m, n, k, tile_bound.SM_INTAKE, tile_bound.PAIR_L2_SHARE)[0]
             copy_us = 2 * 4.0 * m * k / tile_bound.COPY * 1e6 if k % 4 else 0.0
             self.assertAlmostEqual(tile_bound.design_bound_us(m, n, k), tiles_us + copy_us, places=9)
             self.assertEqual(copy_us > 0, k % 4 != 0)
