@@ -19,9 +19,21 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.p
 from unaligned_vs_aligned import PEAK_TF32, both_unaligned, shape_of  # noqa: E402
 
 
+def read_json(path, what):
+    """The JSON document at `path`, or exit with one line naming the file (`what`: the part of it this script needs)."""
+    try:
+        with open(path) as f:
+            doc = json.load(f)
+        if not isinstance(doc, dict) or what not in doc:
+            raise KeyError(what)
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        sys.exit(f"swap_operands: {path}: {e.__class__.__name__}: {e} (expected a JSON document with {what!r})")
+    return doc
+
+
 def plan(compile_json, out_dir):
-    with open(compile_json) as f:
-        shapes = sorted({tuple(int(x) for x in r["shape"].split("x")) for r in json.load(f)["records"]})
+    records = read_json(compile_json, "records")["records"]
+    shapes = sorted({tuple(int(x) for x in r["shape"].split("x")) for r in records})
     shapes = [list(s) for s in shapes if both_unaligned(s)]
     common = {"epilogues": ["gelu"], "modes": ["tf32"], "backends": ["own", "lt"],
               "lt": {"top_k": 8, "workspace_mib": 64}}
@@ -35,8 +47,7 @@ def plan(compile_json, out_dir):
 
 
 def best(path):
-    with open(path) as f:
-        doc = json.load(f)
+    doc = read_json(path, "problems")
     return {tuple(shape_of(p["problem_key"])): p for p in doc["problems"]}
 
 

@@ -1,8 +1,10 @@
 """scripts/dev/swap_operands.py, no GPU: the plan keeps only the both-unaligned shapes and poses each one transposed
-(n x m x k, layout tt, output col); the report pairs a shape with its transposed twin and prints their time ratio."""
+(n x m x k, layout tt, output col); the report pairs a shape with its transposed twin and prints their time ratio; a missing or wrong file is refused in one
+line."""
 import io
 import json
 import os
+import subprocess
 import sys
 import tempfile
 import unittest
@@ -47,6 +49,18 @@ class SwapOperands(unittest.TestCase):
                 swap_operands.report(*paths)
         self.assertIn("asked / transposed 0.625", out.getvalue())
         self.assertIn("the transposed form faster on 0", out.getvalue())
+
+    def test_a_missing_or_wrong_file_is_refused_in_one_line(self):
+        script = os.path.join(DEV, "swap_operands.py")
+        with tempfile.TemporaryDirectory() as d:
+            wrong = os.path.join(d, "wrong.json")
+            with open(wrong, "w") as f:
+                json.dump({"records": []}, f)
+            for args in (["plan", os.path.join(d, "none.json"), d], ["report", wrong, wrong]):
+                run = subprocess.run([sys.executable, script, *args], capture_output=True, text=True)
+                self.assertNotEqual(run.returncode, 0, args)
+                self.assertEqual(len(run.stderr.strip().splitlines()), 1, run.stderr)
+                self.assertIn("swap_operands: ", run.stderr)
 
 
 if __name__ == "__main__":
