@@ -2,9 +2,10 @@
 // SMs of mid-size calls reach 30-57% of their tensor peak, unaligned_mid_ncu.txt; is that the instruction, the
 // fragment loads beside it, the copies filling shared memory at the same time, or the pipeline's waits?).
 //
-//   wgmma_rate_probe [K_TILES] [tensor|quads|mainloop]   default 4096 k tiles a block; "tensor": the tensor copies
-//       alone; "quads": those of 2x2 clusters, beside the pairs'; "mainloop": the kernel's whole k loop (copies,
-//       barriers, wgmmas, operand loads) over one wave, beside its copies alone
+//   wgmma_rate_probe [K_TILES] [tensor|quads|mainloop|sustained]   default 4096 k tiles a block; "tensor": the
+//       tensor copies alone; "quads": those of 2x2 clusters, beside the pairs'; "mainloop": the kernel's whole k loop
+//       (copies, barriers, wgmmas, operand loads) over one wave, beside its copies alone; "sustained": the 256x128
+//       pairs' k loop launched 1500 times back to back, its clock over time, with constant operands, then random ones
 //
 // One block per SM (132), three warpgroups as in wgmma_tf32_tma_kernel: consumers 0 and 1 (232 registers each), the
 // producer warpgroup (40). Each consumer runs the kernel's k loop over a ring of 4 stages that nobody refills: per k
@@ -86,6 +87,23 @@ __device__ __forceinline__ void load_operand(kernels::RegisterOperand<false>& fr
   }
 }
 
+// B as the copy engine lands it in bn / 32 boxes of 32 k rows x 32 floats, 128-byte swizzle (no padding fetched):
+// warp w's lanes take columns 64(w / 4) + 4(w % 4) + 16(g / 4) + g % 4 and 32 more, so that a load's 4 rows x 8 lanes
+// fall on 32 distinct banks through the swizzle (g < 4 on units 0-3 of the row, g >= 4 on units 4-7).
+__device__ __forceinline__ void load_swizzled_operand(kernels::RegisterOperand<false>& frag, const float* tile_b) {
+  const int tid = static_cast<int>(threadIdx.x), lane = tid % 32, warp = tid / 32, g = lane / 4, t = lane % 4;
+  const int unit = warp % 4 + 4 * (g / 4), at = 2 * (warp / 4) * 1024 + g % 4;  // box 2(w / 4), float g % 4
+  const float* const lo = tile_b + at + t * 32 + (unit ^ t) * 4;
+  const float* const hi = tile_b + at + (t + 4) * 32 + (unit ^ (t + 4)) * 4;
+#pragma unroll
+  for (int s = 0; s < 4; ++s) {
+    frag.set(s, 0, __float_as_uint(lo[256 * s]));
+    frag.set(s, 1, __float_as_uint(lo[256 * s + 1024]));
+    frag.set(s, 2, __float_as_uint(hi[256 * s]));
+    frag.set(s, 3, __float_as_uint(hi[256 * s + 1024]));
+  }
+}
+
 // The kernel's loop over k tiles: step(g, buffer) with the operand buffer a compile-time constant (a run-time index
 // moves the array to local memory), unrolled by two; then the last group's wait.
 template <int kRegs, class Step>
@@ -94,6 +112,19 @@ __device__ __forceinline__ void run_groups(float (&acc)[kRegs], int k_tiles, Ste
   for (int g = 0; g < k_tiles; g += 2) {
     step(g, std::integral_constant<int, 0>{});
     step(g + 1, std::integral_constant<int, 1>{});
+  }
+  wg::wait_group<0>();
+  wg::fence_operands(acc);
+}
+
+// The same over three operand buffers, for a loop that loads each tile's register operand two groups ahead.
+template <int kRegs, class Step>
+__device__ __forceinline__ void run_groups_of_three(float (&acc)[kRegs], int k_tiles, Step&& step) {
+  wg::fence_operands(acc);
+  for (int g = 0; g < k_tiles; g += 3) {
+    step(g, std::integral_constant<int, 0>{});
+    if (g + 1 < k_tiles) step(g + 1, std::integral_constant<int, 1>{});
+    if (g + 2 < k_tiles) step(g + 2, std::integral_constant<int, 2>{});
   }
   wg::wait_group<0>();
   wg::fence_operands(acc);
@@ -372,28 +403,54 @@ void run_delivery(const DeviceBuffer<unsigned char>& set, std::size_t working, i
 // A 128x128 tile's boxes as the kernel copies them: A 128 rows x 32 floats, B 32 rows of b_width floats (the
 // kernel's bn + 8); a stage of both, 1024-byte aligned.
 constexpr std::uint32_t kTensorABytes = 128 * 32 * 4;
-constexpr std::uint32_t tensor_b_bytes(int b_width) { return 32 * static_cast<std::uint32_t>(b_width) * 4; }
+// b_width 0: four swizzled boxes of 32 floats (128 floats a row, unpadded).
+constexpr std::uint32_t tensor_b_bytes(int b_width) {
+  return 32 * static_cast<std::uint32_t>(b_width == 0 ? 128 : b_width) * 4;
+}
 constexpr std::uint32_t tensor_stage_bytes(int b_width) {
   return (kTensorABytes + tensor_b_bytes(b_width) + 1023) / 1024 * 1024;
 }
 constexpr std::uint32_t kTensorBBytes = tensor_b_bytes(kBStride), kTensorStage = tensor_stage_bytes(kBStride);
 
+// Fills x with values uniform in [-1, 1) from a hash of the index: operands that toggle the tensor cores' inputs as a
+// real GEMM's do, which draws more power than one repeated value.
+__global__ void fill_random(float* x, std::size_t count) {
+  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < count;
+       i += std::size_t{gridDim.x} * blockDim.x) {
+    std::uint32_t h = static_cast<std::uint32_t>(i) * 0x9E3779B1u;
+    h ^= h >> 15;
+    h *= 0x85EBCA77u;
+    h ^= h >> 13;
+    x[i] = static_cast<float>(h >> 8) * (2.0f / 16777216.0f) - 1.0f;
+  }
+}
+
 // 1408x1536x8192's A and B, one wave of 128x128 tiles on 132 SMs, every float the same finite value (what the copies
-// move matters, not what the math makes), and the tensor maps of their boxes.
+// move matters, not what the math makes) or random ones (what the tensor cores' power draw depends on), and the tensor
+// maps of their boxes.
 struct WaveOperands {
-  static constexpr std::int64_t kM = 1408, kN = 1536, kK = 8192;
-  DeviceBuffer<float> a{static_cast<std::size_t>(kM * kK)}, b{static_cast<std::size_t>(kK * kN)};
-  WaveOperands() {
-    GT_CUDA_CALL(cudaMemset(a.get(), 0x3c, sizeof(float) * a.size()));
-    GT_CUDA_CALL(cudaMemset(b.get(), 0x3c, sizeof(float) * b.size()));
+  static constexpr std::int64_t kN = 1536, kK = 8192;
+  std::int64_t m;  // 11 tile rows: 1408 for 128x128 tiles (mainloop_kernel's taller tiles take more)
+  DeviceBuffer<float> a, b{static_cast<std::size_t>(kK * kN)};
+  explicit WaveOperands(std::int64_t rows = 1408, bool random = false)
+      : m(rows), a(static_cast<std::size_t>(rows * kK)) {
+    if (random) {
+      fill_random<<<1024, 256>>>(a.get(), a.size());
+      fill_random<<<1024, 256>>>(b.get(), b.size());
+      GT_CUDA_CALL(cudaGetLastError());
+    } else {
+      GT_CUDA_CALL(cudaMemset(a.get(), 0x3c, sizeof(float) * a.size()));
+      GT_CUDA_CALL(cudaMemset(b.get(), 0x3c, sizeof(float) * b.size()));
+    }
   }
   // A's box: `rows` rows of 32 floats, 128-byte swizzle (the layout wgmma reads).
   CUtensorMap map_a(int rows, CUtensorMapL2promotion promotion) const {
-    return kernels::tensor_map_2d(a.get(), kM, kK, kK, rows, 32, CU_TENSOR_MAP_SWIZZLE_128B, promotion);
+    return kernels::tensor_map_2d(a.get(), m, kK, kK, rows, 32, CU_TENSOR_MAP_SWIZZLE_128B, promotion);
   }
   // B's box: `rows` k rows of `width` floats, unswizzled.
   CUtensorMap map_b(int rows, int width, CUtensorMapL2promotion promotion) const {
-    return kernels::tensor_map_2d(b.get(), kK, kN, kN, rows, width, CU_TENSOR_MAP_SWIZZLE_NONE, promotion);
+    return kernels::tensor_map_2d(b.get(), kK, kN, kN, rows, width == 0 ? 32 : width,
+                                  width == 0 ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_NONE, promotion);
   }
 };
 
@@ -507,13 +564,18 @@ void run_tensor_delivery(int k_tiles, int sms, CUtensorMapL2promotion promotion 
 // the next tile's register operand (kFrags; else the wgmmas read the first operand again). Whether the k loop alone
 // runs at its copies' rate (710-720 clocks a k tile in pairs) or at the 797 the kernel's slope takes (k_slope.txt).
 // kBWidth: the B tile's row as copied, 136 floats (the kernel's padding, which keeps the operand loads free of bank
-// conflicts) or 128 (6% fewer of B's bytes, conflicting loads): whether the padding's bytes lengthen the loop.
-template <bool kPaired, bool kFrags, int kStages, int kBWidth = kBStride>
+// conflicts) or 128 (6% fewer of B's bytes, conflicting loads): whether the padding's bytes lengthen the loop; 0: four
+// boxes of 32 floats, 128-byte swizzle, read as load_swizzled_operand does (unpadded, conflict-free).
+// kBuffers 3: each tile's register operand is loaded two groups ahead instead of one, so that its loads have a whole
+// group's time to land while the shared memory also serves the copies and the wgmmas' reads.
+// kRows: the tile's rows of A (128, or 192 and 256 as the 192x128 and 256x128 variants), over 11 x kRows rows of A.
+template <bool kPaired, bool kFrags, int kStages, int kBWidth = kBStride, int kBuffers = 2, int kRows = 128>
 __global__ void __launch_bounds__(384, 1)
     mainloop_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b, int k_tiles,
                     Counters* out, float* sink) {
   constexpr int kCluster = kPaired ? 2 : 1, kConsumerWarps = 8;
-  constexpr std::uint32_t kBBytes = tensor_b_bytes(kBWidth), kStageBytes = tensor_stage_bytes(kBWidth);
+  constexpr std::uint32_t kABytes = kRows * 32 * 4, kBBytes = tensor_b_bytes(kBWidth);
+  constexpr std::uint32_t kStageBytes = (kABytes + kBBytes + 1023) / 1024 * 1024;
   extern __shared__ float4 shared_mem[];
   __shared__ __align__(8) std::uint64_t full[kStages], empty[kStages];
   const std::uint32_t raw = kernels::ptx::smem_address(shared_mem), base = aligned_base(shared_mem);
@@ -533,21 +595,28 @@ __global__ void __launch_bounds__(384, 1)
   else
     __syncthreads();
   const std::uint32_t rank = kPaired ? kernels::cluster::rank() : 0;
-  const int row0 = static_cast<int>(blockIdx.x / 12) * 128, col0 = static_cast<int>(blockIdx.x % 12) * 128;
+  const int row0 = static_cast<int>(blockIdx.x / 12) * kRows, col0 = static_cast<int>(blockIdx.x % 12) * 128;
   if (tid >= 256) {
     pipe::release_registers<40>();
     if (tid != 256) return;
     for (int g = 0; g < k_tiles; ++g) {
       if (g >= kStages) pipe::mbarrier_wait(empty_of(g), static_cast<std::uint32_t>(g / kStages - 1) & 1);
       const std::uint32_t stage = base + static_cast<std::uint32_t>(g % kStages) * kStageBytes;
-      pipe::mbarrier_arrive_expect_tx(full_of(g), kTensorABytes + kBBytes);
+      pipe::mbarrier_arrive_expect_tx(full_of(g), kABytes + kBBytes);
       const int k0 = 32 * (g % 256);
       if constexpr (kPaired)
-        pipe::tma_multicast_2d(stage + rank * (kTensorABytes / 2), map_a, full_of(g), k0,
-                               row0 + static_cast<int>(rank) * 64, std::uint16_t{3});
+        pipe::tma_multicast_2d(stage + rank * (kABytes / 2), map_a, full_of(g), k0,
+                               row0 + static_cast<int>(rank) * (kRows / 2), std::uint16_t{3});
       else
         pipe::tma_load_2d(stage, map_a, full_of(g), k0, row0);
-      pipe::tma_load_2d(stage + kTensorABytes, map_b, full_of(g), col0, k0);
+      if constexpr (kBWidth == 0) {
+#pragma unroll
+        for (int j = 0; j < 4; ++j)
+          pipe::tma_load_2d(stage + kABytes + 4096u * static_cast<std::uint32_t>(j), map_b, full_of(g), col0 + 32 * j,
+                            k0);
+      } else {
+        pipe::tma_load_2d(stage + kABytes, map_b, full_of(g), col0, k0);
+      }
     }
     // The peer's consumers arrive on this block's barriers until they are done with its last stages.
     for (int last = k_tiles > kStages ? k_tiles - kStages : 0; last < k_tiles; ++last)
@@ -555,14 +624,18 @@ __global__ void __launch_bounds__(384, 1)
     return;
   }
   pipe::claim_registers<232>();
-  const int lane = tid % 32, first = b_first<kBWidth>();
-  kernels::RegisterOperand<false> frags[2];
+  const int lane = tid % 32, first = kBWidth == 0 ? 0 : b_first<kBWidth>();
+  kernels::RegisterOperand<false> frags[kBuffers];
   const auto fetch = [&](int g, auto buffer) {
     pipe::mbarrier_wait(full_of(g), static_cast<std::uint32_t>(g / kStages) & 1);
     if constexpr (!kFrags) {
-      if (g > 1) return;  // both buffers hold a first operand, read again
+      if (g >= kBuffers) return;  // every buffer holds a first operand, read again
     }
-    load_operand<kBWidth>(frags[buffer], smem + ((g % kStages) * kStageBytes + kTensorABytes) / 4 + first);
+    const float* const tile_b = smem + ((g % kStages) * kStageBytes + kABytes) / 4;
+    if constexpr (kBWidth == 0)
+      load_swizzled_operand(frags[buffer], tile_b);
+    else
+      load_operand<kBWidth>(frags[buffer], tile_b + first);
   };
   const auto release = [&](int g) {
     __syncwarp();  // every lane's reads of the stage are done
@@ -573,20 +646,25 @@ __global__ void __launch_bounds__(384, 1)
       pipe::mbarrier_arrive(empty_of(g));
     }
   };
-  float acc[64];
+  float acc[kRows / 2];
 #pragma unroll
-  for (int i = 0; i < 64; ++i) acc[i] = 0.f;
+  for (int i = 0; i < kRows / 2; ++i) acc[i] = 0.f;
   const auto step = [&](int g, auto buffer) {
     const std::uint64_t desc =
         wg::sw128_kmajor_descriptor(base + static_cast<std::uint32_t>(g % kStages) * kStageBytes);
-    kernels::issue_k_steps<128, false>(acc, frags[buffer], desc, desc);
+    kernels::issue_k_steps<kRows, false>(acc, frags[buffer], desc, desc);
     wg::wait_group<1>();  // group g - 1 is complete: its stage and operand buffer are free
     if (g > 0) release(g - 1);
-    if (g + 1 < k_tiles) fetch(g + 1, std::integral_constant<int, 1 - decltype(buffer)::value>{});
+    constexpr int kNext = (decltype(buffer)::value + kBuffers - 1) % kBuffers;  // group g - 1's buffer
+    if (g + kBuffers - 1 < k_tiles) fetch(g + kBuffers - 1, std::integral_constant<int, kNext>{});
   };
   fetch(0, std::integral_constant<int, 0>{});
+  if constexpr (kBuffers == 3) fetch(1, std::integral_constant<int, 1>{});
   const long long start = clock64(), start_ns = global_ns();
-  run_groups(acc, k_tiles, step);
+  if constexpr (kBuffers == 3)
+    run_groups_of_three(acc, k_tiles, step);
+  else
+    run_groups(acc, k_tiles, step);
   release(k_tiles - 1);
   const long long cycles = clock64() - start, ns = global_ns() - start_ns;
   keep_alive(acc, sink);
@@ -596,13 +674,13 @@ __global__ void __launch_bounds__(384, 1)
   }
 }
 
-template <bool kPaired, bool kFrags, int kStages, int kBWidth = kBStride>
+template <bool kPaired, bool kFrags, int kStages, int kBWidth = kBStride, int kBuffers = 2, int kRows = 128>
 void run_mainloop(int k_tiles, int sms) {
-  const WaveOperands operands;
-  const CUtensorMap map_a = operands.map_a(kPaired ? 64 : 128, CU_TENSOR_MAP_L2_PROMOTION_L2_128B);
+  const WaveOperands operands(11 * kRows);
+  const CUtensorMap map_a = operands.map_a(kPaired ? kRows / 2 : kRows, CU_TENSOR_MAP_L2_PROMOTION_L2_128B);
   const CUtensorMap map_b = operands.map_b(32, kBWidth, CU_TENSOR_MAP_L2_PROMOTION_L2_128B);
-  const auto kernel = mainloop_kernel<kPaired, kFrags, kStages, kBWidth>;
-  const std::size_t smem = 1024 + std::size_t{kStages} * tensor_stage_bytes(kBWidth);
+  const auto kernel = mainloop_kernel<kPaired, kFrags, kStages, kBWidth, kBuffers, kRows>;
+  const std::size_t smem = 1024 + std::size_t{kStages} * ((kRows * 128 + tensor_b_bytes(kBWidth) + 1023) / 1024 * 1024);
   GT_CUDA_CALL(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
   const DeviceBuffer<Counters> out(static_cast<std::size_t>(sms));
   const DeviceBuffer<float> sink(static_cast<std::size_t>(sms));
@@ -614,10 +692,54 @@ void run_mainloop(int k_tiles, int sms) {
   std::vector<double> mhz;
   for (const Counters& c : medians) mhz.push_back(1e3 * static_cast<double>(c.cycles) / static_cast<double>(c.ns));
   std::printf(
-      "k loop of 1408x1536x8192's 128x128 tiles, %d stages, %-8s frags %-3s  B rows of %d  %8.1f cycles/k tile  "
-      "%5.1f%% of the pipe  at %6.1f MHz\n",
-      kStages, kPaired ? "pairs: A" : "unicast", kFrags ? "on" : "off", kBWidth, cycles, 100.0 * 512.0 / cycles,
+      "k loop of %dx1536x8192's %dx128 tiles, %d stages, %-8s frags %-3s (%d buffers)  B rows of %3d%s  %8.1f "
+      "cycles/k tile  %5.1f%% of the pipe  at %6.1f MHz\n",
+      11 * kRows, kRows, kStages, kPaired ? "pairs: A" : "unicast", kFrags ? "on" : "off", kBuffers,
+      kBWidth == 0 ? 128 : kBWidth, kBWidth == 0 ? " (4 swizzled boxes)" : "", cycles, 400.0 * kRows / cycles,
       median(mhz));
+}
+
+// The pairs' k loop of kRows x 128 tiles launched `launches` times back to back, as a sweep or a training loop keeps
+// the GPU busy: per group of launches, the median block's SM clock (clock64 against the global timer) and cycles a k
+// tile, so that what the 700 W cap does to the clock over seconds of tensor work shows.
+template <int kRows>
+void run_sustained(int k_tiles, int sms, int launches, bool random) {
+  const WaveOperands operands(11 * kRows, random);
+  const CUtensorMap map_a = operands.map_a(kRows / 2, CU_TENSOR_MAP_L2_PROMOTION_L2_128B);
+  const CUtensorMap map_b = operands.map_b(32, kBStride, CU_TENSOR_MAP_L2_PROMOTION_L2_128B);
+  const auto kernel = mainloop_kernel<true, true, 4, kBStride, 2, kRows>;
+  const std::size_t smem = 1024 + 4 * std::size_t{(kRows * 128 + tensor_b_bytes(kBStride) + 1023) / 1024 * 1024};
+  GT_CUDA_CALL(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+  const DeviceBuffer<Counters> out(static_cast<std::size_t>(sms) * static_cast<std::size_t>(launches));
+  const DeviceBuffer<float> sink(static_cast<std::size_t>(sms));
+  const kernels::KernelLaunch launch(dim3(static_cast<unsigned>(sms)), dim3(2), 384, smem, nullptr);
+  GT_CUDA_CALL(cudaMemset(out.get(), 0, sizeof(Counters) * out.size()));
+  for (int i = 0; i < launches; ++i)
+    GT_CUDA_CALL(cudaLaunchKernelEx(&launch.config, kernel, map_a, map_b, k_tiles,
+                                    out.get() + static_cast<std::size_t>(i) * static_cast<std::size_t>(sms),
+                                    sink.get()));
+  GT_CUDA_CALL(cudaGetLastError());
+  GT_CUDA_CALL(cudaDeviceSynchronize());
+  std::vector<Counters> host(out.size());
+  GT_CUDA_CALL(cudaMemcpy(host.data(), out.get(), sizeof(Counters) * host.size(), cudaMemcpyDeviceToHost));
+  const int per_row = std::max(1, launches / 16);
+  std::printf("# %dx128 pairs' k loop, %s operands, %d launches of %d k tiles back to back, every %d-th launch:\n",
+              kRows, random ? "random" : "constant", launches, k_tiles, per_row);
+  double elapsed_ms = 0;
+  for (int i = 0; i < launches; ++i) {
+    std::vector<double> mhz, cycles, ns;
+    for (int b = 0; b < sms; ++b) {
+      const Counters& c =
+          host[static_cast<std::size_t>(i) * static_cast<std::size_t>(sms) + static_cast<std::size_t>(b)];
+      mhz.push_back(1e3 * static_cast<double>(c.cycles) / static_cast<double>(c.ns));
+      cycles.push_back(static_cast<double>(c.cycles) / k_tiles);
+      ns.push_back(static_cast<double>(c.ns));
+    }
+    elapsed_ms += median(ns) * 1e-6;
+    if (i % per_row == 0 || i + 1 == launches)
+      std::printf("launch %5d  after %8.1f ms of loops  %7.1f cycles/k tile  %5.1f%% of the pipe  at %6.1f MHz\n", i,
+                  elapsed_ms, median(cycles), 400.0 * kRows / median(cycles), median(mhz));
+  }
 }
 
 template <int N, int kConsumers, bool kFrags, bool kCopies>
@@ -653,11 +775,13 @@ void run_shape(const DeviceBuffer<unsigned char>& set, std::size_t working, int 
 int run(int argc, char** argv) {
   const int k_tiles = argc > 1 ? std::atoi(argv[1]) : 4096;
   if (k_tiles < 2 || k_tiles % 2 != 0)
-    throw InputError("K_TILES must be an even number >= 2 (usage: wgmma_rate_probe [K_TILES] [tensor|quads|mainloop])");
+    throw InputError(
+        "K_TILES must be an even number >= 2 (usage: wgmma_rate_probe [K_TILES] [tensor|quads|mainloop|sustained])");
   const std::string mode = argc == 3 ? argv[2] : "";
-  if (argc > 3 || (argc == 3 && mode != "tensor" && mode != "quads" && mode != "mainloop"))
-    throw InputError("usage: wgmma_rate_probe [K_TILES] [tensor|quads|mainloop]");
+  if (argc > 3 || (argc == 3 && mode != "tensor" && mode != "quads" && mode != "mainloop" && mode != "sustained"))
+    throw InputError("usage: wgmma_rate_probe [K_TILES] [tensor|quads|mainloop|sustained]");
   const bool tensor_only = mode == "tensor", quads_only = mode == "quads", mainloop_only = mode == "mainloop";
+  const bool sustained_only = mode == "sustained";
   std::setvbuf(stdout, nullptr, _IOLBF, 0);  // each line out as it is measured, should a case hang
   int device = 0, sms = 0, major = 0;
   GT_CUDA_CALL(cudaGetDevice(&device));
@@ -694,6 +818,11 @@ int run(int argc, char** argv) {
                        std::to_string(sms) + " SMs");
     return 0;
   }
+  if (sustained_only) {
+    run_sustained<256>(k_tiles, sms, 1500, false);
+    run_sustained<256>(k_tiles, sms, 1500, true);
+    return 0;
+  }
   if (mainloop_only) {
     run_tensor_delivery<true, 256>(k_tiles, sms, CU_TENSOR_MAP_L2_PROMOTION_L2_128B);
     run_mainloop<true, true, 4>(k_tiles, sms);
@@ -702,6 +831,18 @@ int run(int argc, char** argv) {
     run_mainloop<true, true, 6>(k_tiles, sms);
     run_mainloop<true, false, 4, 128>(k_tiles, sms);
     run_mainloop<true, true, 4, 128>(k_tiles, sms);
+    run_mainloop<true, false, 4, 0>(k_tiles, sms);
+    run_mainloop<true, true, 4, 0>(k_tiles, sms);
+    run_mainloop<false, true, 4, 0>(k_tiles, sms);
+    run_mainloop<true, true, 6, 0, 3>(k_tiles, sms);
+    run_mainloop<true, true, 4, kBStride, 2, 256>(k_tiles, sms);
+    run_mainloop<true, false, 4, kBStride, 2, 256>(k_tiles, sms);
+    run_mainloop<true, true, 4, 0, 2, 256>(k_tiles, sms);
+    run_mainloop<true, false, 4, 0, 2, 256>(k_tiles, sms);
+    run_mainloop<false, true, 4, kBStride, 2, 256>(k_tiles, sms);
+    run_mainloop<false, true, 4, 0, 2, 256>(k_tiles, sms);
+    run_mainloop<true, true, 4, kBStride, 2, 192>(k_tiles, sms);
+    run_mainloop<true, true, 4, 0, 2, 192>(k_tiles, sms);
     return 0;
   }
   if (quads_only) {
