@@ -23,7 +23,13 @@ tiles (such a pair shares it); and where k % 4 != 0, A's rows are not 16-byte al
 aligned rows, 2mk floats read and written at 4.6 TB/s (padded_copy_funnel_ab.txt: the product copy's fastest, A
 L2-resident), before the GEMM: the copy engine cannot read those rows in place (tma_box_start.txt).
 
-    scripts/dev/tile_bound.py results/nvidia-h200/compile_compare.json
+The tensor pipes' rate scales with the SM clock they run at (--clock, MHz). It is 1980 by default, the clock the
+earlier runs of this file assumed; under tf32 wgmma with random operands the H200's SMs run slower
+(results/nvidia-h200/tensor_clock_under_load.txt, clock64 against the global timer): 1568 MHz in the first 2.7 ms of
+a 256x128 k loop, 1290-1350 MHz once the board sits at its 700 W cap. The byte rates are rates in time, measured at
+1980 MHz, and do not scale with it.
+
+    scripts/dev/tile_bound.py results/nvidia-h200/compile_compare.json [--clock 1568]
 """
 import argparse
 import json
@@ -32,8 +38,8 @@ import sys
 
 PEAK = 494.7e12       # the shares' denominator: the H200's quoted dense tf32 peak (2048 FLOP a clock at 1830 MHz)
 SMS = 132
-CLOCK = 1.98e9
-TENSOR = 2048 * SMS * CLOCK  # what the tensor pipes do at the clock the runs hold (wgmma_rate_probe.txt): 535 TFLOP/s
+CLOCK = 1.98e9         # the H200's highest SM clock: where the byte rates below were measured (bytes a clock x it)
+TENSOR = 2048 * SMS * CLOCK  # what the tensor pipes do at that clock (wgmma_rate_probe.txt): 535 TFLOP/s
 SM_FEED = 65 * CLOCK   # bytes/s into one SM
 L2_FEED = 10.6e12      # bytes/s out of L2, every SM pulling
 DRAM = 4.8e12
@@ -46,16 +52,16 @@ SPLITS = [1, 2, 3, 4, 6, 8]
 BK = 32
 
 
-def roofline_us(m, n, k):
-    """The roofline bound in us: 2mnk at the tensor pipes' rate or one DRAM pass over A, B, Y and the bias, plus a
-    call."""
-    return max(2.0 * m * n * k / TENSOR, 4.0 * (m * k + k * n + m * n + n) / DRAM) * 1e6 + CALL_US
+def roofline_us(m, n, k, clock=CLOCK):
+    """The roofline bound in us: 2mnk at the tensor pipes' rate at `clock` (Hz) or one DRAM pass over A, B, Y and the
+    bias, plus a call."""
+    return max(2.0 * m * n * k / (TENSOR * clock / CLOCK), 4.0 * (m * k + k * n + m * n + n) / DRAM) * 1e6 + CALL_US
 
 
-def bound_us(m, n, k, sm_feed=SM_FEED, l2_share=1.0):
+def bound_us(m, n, k, sm_feed=SM_FEED, l2_share=1.0, clock=CLOCK):
     """The best (time in us, tile, split) over the tile shapes and splits; l2_share: the part of the tiles' operand
-    bytes the L2 serves (the rest lands by multicast)."""
-    per_sm_peak = TENSOR / SMS
+    bytes the L2 serves (the rest lands by multicast); clock: the SM clock the tensor pipes run at (Hz)."""
+    per_sm_peak = TENSOR * clock / CLOCK / SMS
     dram_s = 4.0 * (m * k + k * n + m * n + n) / DRAM
     best = None
     for bm, bn in TILES:
@@ -74,11 +80,11 @@ def bound_us(m, n, k, sm_feed=SM_FEED, l2_share=1.0):
     return best
 
 
-def design_bound_us(m, n, k):
+def design_bound_us(m, n, k, clock=CLOCK):
     """The design bound's time in us: the tiles at the SMs' measured intake, the L2 serving each operand tile once per
     pair, then A's copy into aligned rows where k % 4 != 0 (2mk floats read and written)."""
     copy_us = 2 * 4.0 * m * k / COPY * 1e6 if k % 4 else 0.0
-    return bound_us(m, n, k, SM_INTAKE, PAIR_L2_SHARE)[0] + copy_us
+    return bound_us(m, n, k, SM_INTAKE, PAIR_L2_SHARE, clock)[0] + copy_us
 
 
 def geomean(xs):
@@ -88,7 +94,12 @@ def geomean(xs):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("compare", help="a compile_compare.json (scripts/compile_report.py)")
+    ap.add_argument("--clock", type=float, default=CLOCK / 1e6,
+                    help="the SM clock the tensor pipes run at, MHz (default 1980: the H200's highest)")
     args = ap.parse_args()
+    if not 100 <= args.clock <= 3000:
+        sys.exit(f"tile_bound: --clock {args.clock:g}: an SM clock in MHz, 100-3000")
+    clock = args.clock * 1e6
     try:
         with open(args.compare) as f:
             records = json.load(f)["records"]
@@ -101,15 +112,16 @@ def main():
             shapes[r["shape"]]["runtime"].append(r["runtime_pct_of_tf32_peak"])
     if not shapes:
         sys.exit(f"tile_bound: {args.compare}: no tf32 record")
+    print(f"# the tensor pipes at {args.clock:g} MHz")
     print("shape               half       roofline  tiled bound (tile, split)   design bound   runtime (best condition)")
     halves = {True: ([], [], [], []), False: ([], [], [], [])}
     for shape, s in shapes.items():
         m, n, k = (int(x) for x in shape.split("x"))
         flops = 2.0 * m * n * k
-        roof_us = roofline_us(m, n, k)
-        t, tile, split = bound_us(m, n, k)
+        roof_us = roofline_us(m, n, k, clock)
+        t, tile, split = bound_us(m, n, k, clock=clock)
         roof, tiled = 100 * flops / (roof_us * 1e-6) / PEAK, 100 * flops / (t * 1e-6) / PEAK
-        design = 100 * flops / (design_bound_us(m, n, k) * 1e-6) / PEAK
+        design = 100 * flops / (design_bound_us(m, n, k, clock) * 1e-6) / PEAK
         ours = max(s["runtime"])
         for lst, v in zip(halves[s["unaligned"]], (roof, tiled, design, ours)):
             lst.append(v)

@@ -1,6 +1,7 @@
 """scripts/dev/tile_bound.py, no GPU: the tiled bound is a bound (never above the roofline's share), it charges whole
-waves of tiles; the design bound charges A's copy exactly where k % 4 != 0 and is no faster than the roofline; a run
-without tf32 records or a missing file is refused with a message."""
+waves of tiles; the design bound charges A's copy exactly where k % 4 != 0 and is no faster than the roofline; a
+slower SM clock slows the tensor pipes alone; a run without tf32 records, a missing file or a clock that is no SM's
+is refused with a message."""
 import json
 import math
 import os
@@ -46,6 +47,32 @@ class TiledBound(unittest.TestCase):
         for m, n, k in drawn_shapes(9718):
             self.assertGreaterEqual(tile_bound.design_bound_us(m, n, k), tile_bound.roofline_us(m, n, k) * (1 - 1e-12),
                                     (m, n, k))
+
+    def test_a_slower_clock_never_speeds_a_bound_and_slows_a_tensor_bound_wave_in_proportion(self):
+        slow = 1.568e9
+        for m, n, k in drawn_shapes(9719):
+            self.assertGreaterEqual(tile_bound.bound_us(m, n, k, clock=slow)[0], tile_bound.bound_us(m, n, k)[0] - 1e-9)
+            self.assertGreaterEqual(tile_bound.design_bound_us(m, n, k, slow), tile_bound.design_bound_us(m, n, k) - 1e-9)
+            self.assertGreaterEqual(tile_bound.roofline_us(m, n, k, slow), tile_bound.roofline_us(m, n, k) - 1e-9)
+        # 4096^3 is tensor-bound in the roofline: its compute time scales with the clock alone.
+        m = n = k = 4096
+        fast, slower = (tile_bound.roofline_us(m, n, k, c) - tile_bound.CALL_US for c in (tile_bound.CLOCK, slow))
+        self.assertAlmostEqual(slower / fast, tile_bound.CLOCK / slow, places=9)
+
+    def test_refuses_a_clock_that_is_no_sms(self):
+        script = os.path.join(DEV, "tile_bound.py")
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "tf32.json")
+            with open(path, "w") as f:
+                json.dump({"records": [{"mode": "tf32", "shape": "256x256x256", "both_unaligned": False,
+                                        "runtime_pct_of_tf32_peak": 1.0}]}, f)
+            for clock in ("5", "1e9"):
+                run = subprocess.run([sys.executable, script, path, "--clock", clock], capture_output=True, text=True)
+                self.assertNotEqual(run.returncode, 0)
+                self.assertIn("--clock", run.stderr)
+            ok = subprocess.run([sys.executable, script, path, "--clock", "1568"], capture_output=True, text=True)
+            self.assertEqual(ok.returncode, 0, ok.stderr)
+            self.assertIn("1568 MHz", ok.stdout)
 
     def test_refuses_a_missing_file_and_a_run_without_tf32_records(self):
         script = os.path.join(DEV, "tile_bound.py")
