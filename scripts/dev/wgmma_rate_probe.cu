@@ -2,10 +2,12 @@
 // SMs of mid-size calls reach 30-57% of their tensor peak, unaligned_mid_ncu.txt; is that the instruction, the
 // fragment loads beside it, the copies filling shared memory at the same time, or the pipeline's waits?).
 //
-//   wgmma_rate_probe [K_TILES] [tensor|quads|mainloop|sustained]   default 4096 k tiles a block; "tensor": the
+//   wgmma_rate_probe [K_TILES] [tensor|quads|mainloop|sustained|bursts]   default 4096 k tiles a block; "tensor": the
 //       tensor copies alone; "quads": those of 2x2 clusters, beside the pairs'; "mainloop": the kernel's whole k loop
 //       (copies, barriers, wgmmas, operand loads) over one wave, beside its copies alone; "sustained": the 256x128
-//       pairs' k loop launched 1500 times back to back, its clock over time, with constant operands, then random ones
+//       pairs' k loop launched 1500 times back to back, its clock over time, with constant operands, then random ones;
+//       "bursts": 40 launches of the 128x128, 192x128 and 256x128 pairs' loops on random operands, and the 256x128
+//       one on constant operands, each after 3 s idle, as a benchmark's timed window finds the board
 //
 // One block per SM (132), three warpgroups as in wgmma_tf32_tma_kernel: consumers 0 and 1 (232 registers each), the
 // producer warpgroup (40). Each consumer runs the kernel's k loop over a ring of 4 stages that nobody refills: per k
@@ -23,10 +25,12 @@
 // sharing A (our c2) or B, their tiles row by row or in the kernel's grouped order. The rate the L2 lands a k tile's
 // operands in every SM at once.
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "common/error.hpp"
@@ -703,7 +707,7 @@ void run_mainloop(int k_tiles, int sms) {
 // the GPU busy: per group of launches, the median block's SM clock (clock64 against the global timer) and cycles a k
 // tile, so that what the 700 W cap does to the clock over seconds of tensor work shows.
 template <int kRows>
-void run_sustained(int k_tiles, int sms, int launches, bool random) {
+void run_sustained(int k_tiles, int sms, int launches, bool random, int idle_ms = 0) {
   const WaveOperands operands(11 * kRows, random);
   const CUtensorMap map_a = operands.map_a(kRows / 2, CU_TENSOR_MAP_L2_PROMOTION_L2_128B);
   const CUtensorMap map_b = operands.map_b(32, kBStride, CU_TENSOR_MAP_L2_PROMOTION_L2_128B);
@@ -714,6 +718,8 @@ void run_sustained(int k_tiles, int sms, int launches, bool random) {
   const DeviceBuffer<float> sink(static_cast<std::size_t>(sms));
   const kernels::KernelLaunch launch(dim3(static_cast<unsigned>(sms)), dim3(2), 384, smem, nullptr);
   GT_CUDA_CALL(cudaMemset(out.get(), 0, sizeof(Counters) * out.size()));
+  GT_CUDA_CALL(cudaDeviceSynchronize());
+  std::this_thread::sleep_for(std::chrono::milliseconds(idle_ms));  // the board back near idle power first
   for (int i = 0; i < launches; ++i)
     GT_CUDA_CALL(cudaLaunchKernelEx(&launch.config, kernel, map_a, map_b, k_tiles,
                                     out.get() + static_cast<std::size_t>(i) * static_cast<std::size_t>(sms),
@@ -723,8 +729,10 @@ void run_sustained(int k_tiles, int sms, int launches, bool random) {
   std::vector<Counters> host(out.size());
   GT_CUDA_CALL(cudaMemcpy(host.data(), out.get(), sizeof(Counters) * host.size(), cudaMemcpyDeviceToHost));
   const int per_row = std::max(1, launches / 16);
-  std::printf("# %dx128 pairs' k loop, %s operands, %d launches of %d k tiles back to back, every %d-th launch:\n",
-              kRows, random ? "random" : "constant", launches, k_tiles, per_row);
+  std::printf(
+      "# %dx128 pairs' k loop, %s operands, %d launches of %d k tiles back to back after %d ms idle, every %d-th "
+      "launch:\n",
+      kRows, random ? "random" : "constant", launches, k_tiles, idle_ms, per_row);
   double elapsed_ms = 0;
   for (int i = 0; i < launches; ++i) {
     std::vector<double> mhz, cycles, ns;
@@ -776,12 +784,14 @@ int run(int argc, char** argv) {
   const int k_tiles = argc > 1 ? std::atoi(argv[1]) : 4096;
   if (k_tiles < 2 || k_tiles % 2 != 0)
     throw InputError(
-        "K_TILES must be an even number >= 2 (usage: wgmma_rate_probe [K_TILES] [tensor|quads|mainloop|sustained])");
+        "K_TILES must be an even number >= 2 (usage: wgmma_rate_probe [K_TILES] "
+        "[tensor|quads|mainloop|sustained|bursts])");
   const std::string mode = argc == 3 ? argv[2] : "";
-  if (argc > 3 || (argc == 3 && mode != "tensor" && mode != "quads" && mode != "mainloop" && mode != "sustained"))
-    throw InputError("usage: wgmma_rate_probe [K_TILES] [tensor|quads|mainloop|sustained]");
+  if (argc > 3 || (argc == 3 && mode != "tensor" && mode != "quads" && mode != "mainloop" && mode != "sustained" &&
+                   mode != "bursts"))
+    throw InputError("usage: wgmma_rate_probe [K_TILES] [tensor|quads|mainloop|sustained|bursts]");
   const bool tensor_only = mode == "tensor", quads_only = mode == "quads", mainloop_only = mode == "mainloop";
-  const bool sustained_only = mode == "sustained";
+  const bool sustained_only = mode == "sustained", bursts_only = mode == "bursts";
   std::setvbuf(stdout, nullptr, _IOLBF, 0);  // each line out as it is measured, should a case hang
   int device = 0, sms = 0, major = 0;
   GT_CUDA_CALL(cudaGetDevice(&device));
@@ -816,6 +826,13 @@ int run(int argc, char** argv) {
     if (!mode.empty())
       throw InputError("the tensor copies are one wave of 1408x1536's 132 tiles, and this GPU has " +
                        std::to_string(sms) + " SMs");
+    return 0;
+  }
+  if (bursts_only) {
+    run_sustained<128>(k_tiles, sms, 40, true, 3000);
+    run_sustained<192>(k_tiles, sms, 40, true, 3000);
+    run_sustained<256>(k_tiles, sms, 40, true, 3000);
+    run_sustained<256>(k_tiles, sms, 40, false, 3000);
     return 0;
   }
   if (sustained_only) {
