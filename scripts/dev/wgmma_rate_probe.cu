@@ -411,8 +411,9 @@ constexpr std::uint32_t kTensorABytes = 128 * 32 * 4;
 constexpr std::uint32_t tensor_b_bytes(int b_width) {
   return 32 * static_cast<std::uint32_t>(b_width == 0 ? 128 : b_width) * 4;
 }
-constexpr std::uint32_t tensor_stage_bytes(int b_width) {
-  return (kTensorABytes + tensor_b_bytes(b_width) + 1023) / 1024 * 1024;
+// rows: the A tile's (mainloop_kernel's taller tiles take 192 or 256).
+constexpr std::uint32_t tensor_stage_bytes(int b_width, int rows = 128) {
+  return (static_cast<std::uint32_t>(rows) * 32 * 4 + tensor_b_bytes(b_width) + 1023) / 1024 * 1024;
 }
 constexpr std::uint32_t kTensorBBytes = tensor_b_bytes(kBStride), kTensorStage = tensor_stage_bytes(kBStride);
 
@@ -579,7 +580,7 @@ __global__ void __launch_bounds__(384, 1)
                     Counters* out, float* sink) {
   constexpr int kCluster = kPaired ? 2 : 1, kConsumerWarps = 8;
   constexpr std::uint32_t kABytes = kRows * 32 * 4, kBBytes = tensor_b_bytes(kBWidth);
-  constexpr std::uint32_t kStageBytes = (kABytes + kBBytes + 1023) / 1024 * 1024;
+  constexpr std::uint32_t kStageBytes = tensor_stage_bytes(kBWidth, kRows);
   extern __shared__ float4 shared_mem[];
   __shared__ __align__(8) std::uint64_t full[kStages], empty[kStages];
   const std::uint32_t raw = kernels::ptx::smem_address(shared_mem), base = aligned_base(shared_mem);
@@ -684,7 +685,7 @@ void run_mainloop(int k_tiles, int sms) {
   const CUtensorMap map_a = operands.map_a(kPaired ? kRows / 2 : kRows, CU_TENSOR_MAP_L2_PROMOTION_L2_128B);
   const CUtensorMap map_b = operands.map_b(32, kBWidth, CU_TENSOR_MAP_L2_PROMOTION_L2_128B);
   const auto kernel = mainloop_kernel<kPaired, kFrags, kStages, kBWidth, kBuffers, kRows>;
-  const std::size_t smem = 1024 + std::size_t{kStages} * ((kRows * 128 + tensor_b_bytes(kBWidth) + 1023) / 1024 * 1024);
+  const std::size_t smem = 1024 + std::size_t{kStages} * tensor_stage_bytes(kBWidth, kRows);
   GT_CUDA_CALL(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
   const DeviceBuffer<Counters> out(static_cast<std::size_t>(sms));
   const DeviceBuffer<float> sink(static_cast<std::size_t>(sms));
@@ -712,7 +713,7 @@ void run_sustained(int k_tiles, int sms, int launches, bool random, int idle_ms 
   const CUtensorMap map_a = operands.map_a(kRows / 2, CU_TENSOR_MAP_L2_PROMOTION_L2_128B);
   const CUtensorMap map_b = operands.map_b(32, kBStride, CU_TENSOR_MAP_L2_PROMOTION_L2_128B);
   const auto kernel = mainloop_kernel<true, true, 4, kBStride, 2, kRows>;
-  const std::size_t smem = 1024 + 4 * std::size_t{(kRows * 128 + tensor_b_bytes(kBStride) + 1023) / 1024 * 1024};
+  const std::size_t smem = 1024 + 4 * std::size_t{tensor_stage_bytes(kBStride, kRows)};
   GT_CUDA_CALL(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
   const DeviceBuffer<Counters> out(static_cast<std::size_t>(sms) * static_cast<std::size_t>(launches));
   const DeviceBuffer<float> sink(static_cast<std::size_t>(sms));
