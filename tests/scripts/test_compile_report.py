@@ -1,7 +1,8 @@
 """The torch.compile comparison's plumbing (issue 49), no GPU and no PyTorch: scripts/heldout_shapes.py --compile
 draws what the issue asks (256..8192, half with k and n both not multiples of 4, all tuned, bias+gelu only, the same
 shapes for the same seed), and scripts/compile_report.py joins a run, computes the ratios, holds a shape below 0.99x
-compiled against the target and refuses a run whose compiled side is missing."""
+compiled against the target, gives the unaligned half's share of a burst's tensor rate beside the peak's, and refuses
+a run whose compiled side is missing or a burst rate above the peak."""
 import json
 import os
 import subprocess
@@ -120,6 +121,25 @@ class CompileReport(unittest.TestCase):
         self.assertEqual(s["unaligned_shapes"], 1)
         self.assertFalse(s["target_unaligned_50pct_peak"])  # 20 TFLOP/s is 4% of the H200's peak
         self.assertTrue(s["target_unaligned_2x_heuristic"])
+
+    def test_the_unaligned_half_is_also_given_as_a_share_of_what_the_pipes_deliver_in_a_burst(self):
+        doc, printed = self.joined({"1000x1001x999": 150.0, "1000x1000x1000": 130.0})
+        s = doc["summary"][0]
+        self.assertAlmostEqual(doc["burst_tf32_tflops"], 2048 * 132 * 1.568e9 / 1e12)
+        self.assertAlmostEqual(s["unaligned_geomean_pct_of_burst"],
+                               s["unaligned_geomean_pct_of_peak"] * 494.7 / doc["burst_tf32_tflops"])
+        self.assertIn("% of a burst's", printed)
+        self.assertNotIn("target_unaligned_50pct_burst", s, "the burst share is a distance, not a target")
+        doc, _ = self.joined({"1000x1001x999": 150.0, "1000x1000x1000": 130.0}, "--burst-tf32-tflops", "247.35")
+        self.assertAlmostEqual(doc["summary"][0]["unaligned_geomean_pct_of_burst"],
+                               2 * doc["summary"][0]["unaligned_geomean_pct_of_peak"])
+
+    def test_a_burst_rate_above_the_peak_is_refused(self):
+        with tempfile.TemporaryDirectory() as d:
+            proc, _ = report(d, run_files(d, {"1000x1001x999": 150.0, "1000x1000x1000": 130.0}),
+                             "--burst-tf32-tflops", "600")
+        self.assertNotEqual(proc.returncode, 0)
+        self.assertIn("--burst-tf32-tflops 600", proc.stderr)
 
     def test_a_shape_below_099x_compiled_misses_the_target(self):
         doc, printed = self.joined({"1000x1001x999": 150.0, "1000x1000x1000": 98.0})
