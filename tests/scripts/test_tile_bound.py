@@ -52,7 +52,8 @@ class TiledBound(unittest.TestCase):
         slow = 1.568e9
         for m, n, k in drawn_shapes(9719):
             self.assertGreaterEqual(tile_bound.bound_us(m, n, k, clock=slow)[0], tile_bound.bound_us(m, n, k)[0] - 1e-9)
-            self.assertGreaterEqual(tile_bound.design_bound_us(m, n, k, slow), tile_bound.design_bound_us(m, n, k) - 1e-9)
+            self.assertGreaterEqual(tile_bound.design_bound_us(m, n, k, slow),
+                                    tile_bound.design_bound_us(m, n, k) - 1e-9)
             self.assertGreaterEqual(tile_bound.roofline_us(m, n, k, slow), tile_bound.roofline_us(m, n, k) - 1e-9)
         # 4096^3 is tensor-bound in the roofline: its compute time scales with the clock alone.
         m = n = k = 4096
