@@ -113,7 +113,8 @@ def main():
     if not shapes:
         sys.exit(f"tile_bound: {args.compare}: no tf32 record")
     print(f"# the tensor pipes at {args.clock:g} MHz")
-    print("shape               half       roofline  tiled bound (tile, split)   design bound   runtime (best condition)")
+    print("shape               half       roofline  tiled bound (tile, split)   design bound   "
+          "runtime (best condition)")
     halves = {True: ([], [], [], []), False: ([], [], [], [])}
     for shape, s in shapes.items():
         m, n, k = (int(x) for x in shape.split("x"))
