@@ -679,23 +679,40 @@ __global__ void __launch_bounds__(384, 1)
   }
 }
 
+// The SM clock a block's loop ran at, in MHz: its clock64 cycles over its global-timer nanoseconds.
+double clock_mhz(const Counters& c) { return 1e3 * static_cast<double>(c.cycles) / static_cast<double>(c.ns); }
+
+// One wave of mainloop_kernel on 11 x kRows rows of A: its operands, tensor maps, shared memory and cluster shape, set
+// up once for run_mainloop and run_sustained.
+template <bool kPaired, bool kFrags, int kStages, int kBWidth, int kBuffers, int kRows>
+struct MainloopWave {
+  static constexpr auto kKernel = mainloop_kernel<kPaired, kFrags, kStages, kBWidth, kBuffers, kRows>;
+  static constexpr std::size_t kSmem = 1024 + std::size_t{kStages} * tensor_stage_bytes(kBWidth, kRows);
+  WaveOperands operands;
+  CUtensorMap map_a, map_b;
+  kernels::KernelLaunch launch;
+
+  MainloopWave(int sms, bool random)
+      : operands(11 * kRows, random),
+        map_a(operands.map_a(kPaired ? kRows / 2 : kRows, CU_TENSOR_MAP_L2_PROMOTION_L2_128B)),
+        map_b(operands.map_b(32, kBWidth, CU_TENSOR_MAP_L2_PROMOTION_L2_128B)),
+        launch(dim3(static_cast<unsigned>(sms)), dim3(kPaired ? 2u : 1u), 384, kSmem, nullptr) {
+    GT_CUDA_CALL(cudaFuncSetAttribute(kKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kSmem)));
+  }
+  void operator()(int k_tiles, Counters* out, float* sink) const {
+    GT_CUDA_CALL(cudaLaunchKernelEx(&launch.config, kKernel, map_a, map_b, k_tiles, out, sink));
+  }
+};
+
 template <bool kPaired, bool kFrags, int kStages, int kBWidth = kBStride, int kBuffers = 2, int kRows = 128>
 void run_mainloop(int k_tiles, int sms) {
-  const WaveOperands operands(11 * kRows);
-  const CUtensorMap map_a = operands.map_a(kPaired ? kRows / 2 : kRows, CU_TENSOR_MAP_L2_PROMOTION_L2_128B);
-  const CUtensorMap map_b = operands.map_b(32, kBWidth, CU_TENSOR_MAP_L2_PROMOTION_L2_128B);
-  const auto kernel = mainloop_kernel<kPaired, kFrags, kStages, kBWidth, kBuffers, kRows>;
-  const std::size_t smem = 1024 + std::size_t{kStages} * tensor_stage_bytes(kBWidth, kRows);
-  GT_CUDA_CALL(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+  const MainloopWave<kPaired, kFrags, kStages, kBWidth, kBuffers, kRows> wave(sms, false);
   const DeviceBuffer<Counters> out(static_cast<std::size_t>(sms));
   const DeviceBuffer<float> sink(static_cast<std::size_t>(sms));
-  const kernels::KernelLaunch launch(dim3(static_cast<unsigned>(sms)), dim3(kPaired ? 2u : 1u), 384, smem, nullptr);
-  const std::vector<Counters> medians = median_blocks(out, sms, [&] {
-    GT_CUDA_CALL(cudaLaunchKernelEx(&launch.config, kernel, map_a, map_b, k_tiles, out.get(), sink.get()));
-  });
+  const std::vector<Counters> medians = median_blocks(out, sms, [&] { wave(k_tiles, out.get(), sink.get()); });
   const double cycles = cycles_per_k_tile(medians, k_tiles);
   std::vector<double> mhz;
-  for (const Counters& c : medians) mhz.push_back(1e3 * static_cast<double>(c.cycles) / static_cast<double>(c.ns));
+  for (const Counters& c : medians) mhz.push_back(clock_mhz(c));
   std::printf(
       "k loop of %dx1536x8192's %dx128 tiles, %d stages, %-8s frags %-3s (%d buffers)  B rows of %3d%s  %8.1f "
       "cycles/k tile  %5.1f%% of the pipe  at %6.1f MHz\n",
@@ -709,22 +726,14 @@ void run_mainloop(int k_tiles, int sms) {
 // tile, so that what the 700 W cap does to the clock over seconds of tensor work shows.
 template <int kRows>
 void run_sustained(int k_tiles, int sms, int launches, bool random, int idle_ms = 0) {
-  const WaveOperands operands(11 * kRows, random);
-  const CUtensorMap map_a = operands.map_a(kRows / 2, CU_TENSOR_MAP_L2_PROMOTION_L2_128B);
-  const CUtensorMap map_b = operands.map_b(32, kBStride, CU_TENSOR_MAP_L2_PROMOTION_L2_128B);
-  const auto kernel = mainloop_kernel<true, true, 4, kBStride, 2, kRows>;
-  const std::size_t smem = 1024 + 4 * std::size_t{tensor_stage_bytes(kBStride, kRows)};
-  GT_CUDA_CALL(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+  const MainloopWave<true, true, 4, kBStride, 2, kRows> wave(sms, random);
   const DeviceBuffer<Counters> out(static_cast<std::size_t>(sms) * static_cast<std::size_t>(launches));
   const DeviceBuffer<float> sink(static_cast<std::size_t>(sms));
-  const kernels::KernelLaunch launch(dim3(static_cast<unsigned>(sms)), dim3(2), 384, smem, nullptr);
   GT_CUDA_CALL(cudaMemset(out.get(), 0, sizeof(Counters) * out.size()));
   GT_CUDA_CALL(cudaDeviceSynchronize());
   std::this_thread::sleep_for(std::chrono::milliseconds(idle_ms));  // the board back near idle power first
   for (int i = 0; i < launches; ++i)
-    GT_CUDA_CALL(cudaLaunchKernelEx(&launch.config, kernel, map_a, map_b, k_tiles,
-                                    out.get() + static_cast<std::size_t>(i) * static_cast<std::size_t>(sms),
-                                    sink.get()));
+    wave(k_tiles, out.get() + static_cast<std::size_t>(i) * static_cast<std::size_t>(sms), sink.get());
   GT_CUDA_CALL(cudaGetLastError());
   GT_CUDA_CALL(cudaDeviceSynchronize());
   std::vector<Counters> host(out.size());
@@ -740,7 +749,7 @@ void run_sustained(int k_tiles, int sms, int launches, bool random, int idle_ms 
     for (int b = 0; b < sms; ++b) {
       const Counters& c =
           host[static_cast<std::size_t>(i) * static_cast<std::size_t>(sms) + static_cast<std::size_t>(b)];
-      mhz.push_back(1e3 * static_cast<double>(c.cycles) / static_cast<double>(c.ns));
+      mhz.push_back(clock_mhz(c));
       cycles.push_back(static_cast<double>(c.cycles) / k_tiles);
       ns.push_back(static_cast<double>(c.ns));
     }
