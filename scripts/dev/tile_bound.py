@@ -39,7 +39,14 @@ import sys
 PEAK = 494.7e12       # the shares' denominator: the H200's quoted dense tf32 peak (2048 FLOP a clock at 1830 MHz)
 SMS = 132
 CLOCK = 1.98e9         # the H200's highest SM clock: where the byte rates below were measured (bytes a clock x it)
-TENSOR = 2048 * SMS * CLOCK  # what the tensor pipes do at that clock (wgmma_rate_probe.txt): 535 TFLOP/s
+
+
+def tensor_rate(clock):
+    """tf32 FLOP/s of all the tensor pipes at an SM clock (Hz): 2048 a clock on each SM (wgmma_rate_probe.txt)."""
+    return 2048 * SMS * clock
+
+
+TENSOR = tensor_rate(CLOCK)  # 535 TFLOP/s at the highest clock
 SM_FEED = 65 * CLOCK   # bytes/s into one SM
 L2_FEED = 10.6e12      # bytes/s out of L2, every SM pulling
 DRAM = 4.8e12
@@ -55,13 +62,13 @@ BK = 32
 def roofline_us(m, n, k, clock=CLOCK):
     """The roofline bound in us: 2mnk at the tensor pipes' rate at `clock` (Hz) or one DRAM pass over A, B, Y and the
     bias, plus a call."""
-    return max(2.0 * m * n * k / (TENSOR * clock / CLOCK), 4.0 * (m * k + k * n + m * n + n) / DRAM) * 1e6 + CALL_US
+    return max(2.0 * m * n * k / tensor_rate(clock), 4.0 * (m * k + k * n + m * n + n) / DRAM) * 1e6 + CALL_US
 
 
 def bound_us(m, n, k, sm_feed=SM_FEED, l2_share=1.0, clock=CLOCK):
     """The best (time in us, tile, split) over the tile shapes and splits; l2_share: the part of the tiles' operand
     bytes the L2 serves (the rest lands by multicast); clock: the SM clock the tensor pipes run at (Hz)."""
-    per_sm_peak = TENSOR * clock / CLOCK / SMS
+    per_sm_peak = tensor_rate(clock) / SMS
     dram_s = 4.0 * (m * k + k * n + m * n + n) / DRAM
     best = None
     for bm, bn in TILES:
