@@ -67,6 +67,10 @@ def shape_of(problem_key):
     return [int(d) for d in problem_key.split(":")[1].split("x")]
 
 
+def geomean(xs):
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
+
+
 def report(sweep_doc):
     best = {}
     for p in sweep_doc["problems"]:
@@ -93,13 +97,12 @@ def report(sweep_doc):
             if h is not None:
                 rows[-1].update({f"{name}_us": h["best_us"], f"{name}_candidate": h["best_candidate"],
                                  f"{name}_ratio": h["best_us"] / a["best_us"]})
-    gm = lambda xs: math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
-    summary = {"shapes": len(rows), "geomean_ratio": gm([r["ratio"] for r in rows]),
-               "geomean_unaligned_pct_peak": gm([r["unaligned_pct_peak"] for r in rows]),
-               "geomean_aligned_pct_peak": gm([r["aligned_pct_peak"] for r in rows])}
+    summary = {"shapes": len(rows), "geomean_ratio": geomean([r["ratio"] for r in rows]),
+               "geomean_unaligned_pct_peak": geomean([r["unaligned_pct_peak"] for r in rows]),
+               "geomean_aligned_pct_peak": geomean([r["aligned_pct_peak"] for r in rows])}
     for name in ("k_unaligned", "n_unaligned"):
         if rows and all(f"{name}_ratio" in r for r in rows):
-            summary[f"geomean_{name}_ratio"] = gm([r[f"{name}_ratio"] for r in rows])
+            summary[f"geomean_{name}_ratio"] = geomean([r[f"{name}_ratio"] for r in rows])
     return rows, summary
 
 

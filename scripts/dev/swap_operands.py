@@ -11,12 +11,11 @@ then:   gemmtune sweep --profile OUT_DIR/swap_nn.json --no-db --json OUT_DIR/nn.
 report: swap_operands.py report OUT_DIR/nn.json OUT_DIR/tt.json
 """
 import json
-import math
 import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir))
-from unaligned_vs_aligned import PEAK_TF32, both_unaligned, shape_of  # noqa: E402
+from unaligned_vs_aligned import PEAK_TF32, both_unaligned, geomean, shape_of  # noqa: E402
 
 
 def read_json(path, what):
@@ -64,7 +63,7 @@ def report(nn_json, tt_json):
               f"({100 * ideal_us / a['best_us']:.1f}% of peak, {a['best_candidate']}); transposed {b['best_us']:.1f} us "
               f"(own best {b['best_own_us']:.1f}, {b['best_candidate']}); asked / transposed {ratios[-1]:.3f}")
     if ratios:
-        print(f"geomean asked / transposed {math.exp(sum(map(math.log, ratios)) / len(ratios)):.3f} over "
+        print(f"geomean asked / transposed {geomean(ratios):.3f} over "
               f"{len(ratios)} shapes; the transposed form faster on {sum(r > 1 for r in ratios)}")
 
 
