@@ -478,17 +478,21 @@ struct StagedOutput {
   static_assert(kOutputBoxCols == 32, "a box row is one 128-byte swizzle row");
 
   // acc[4i + q] is Y (8i + 2t + q % 2, col + 8(q / 2)) of the block tile; bias[j] is column col + 8j's. acc ends up
-  // holding Z. The activation runs over all of acc before the first chunk: 128 independent exp2/rcp chains rather
-  // than 8 between two barriers.
+  // holding Z. A chunk's 8 values are finished (activation: two multi-function-unit ops each) just before its buffer
+  // is waited for, so the two warpgroups' exp2/rcp work spreads over the chunks' barrier waits instead of running as
+  // one burst, bound by the multi-function units, before the first store.
   template <Activation kAct>
   __device__ static void store(float (&acc)[kRows / 2], const float (&bias)[2], const EpilogueParams& e,
                                const CUtensorMap& map_y, const CUtensorMap& map_z, BlockTile block, float* staging,
                                int warpgroup, int col, int t) {
     const bool leader = threadIdx.x % 128 == 0;
     const int x0 = static_cast<int>(block.col0) + 64 * warpgroup, y0 = static_cast<int>(block.row0);
-    const auto pass = [&](const CUtensorMap& map, const float (&values)[kRows / 2]) {
+    const auto pass = [&](const CUtensorMap& map, auto finish) {
 #pragma unroll
       for (int chunk = 0; chunk < kChunks; ++chunk) {
+        float values[8];
+#pragma unroll
+        for (int i = 0; i < 8; ++i) values[i] = finish(acc[8 * chunk + i]);
         float* const buffer = staging + chunk % 2 * (kOutputChunkBytes / sizeof(float));
         if (leader) pipeline::bulk_wait_group_read<1>();
         pipeline::sync_warpgroup(warpgroup);
@@ -499,7 +503,7 @@ struct StagedOutput {
             const int r = 8 * half + 2 * t + q % 2, c = col % 64 + 8 * (q / 2);
             const int box = c / kOutputBoxCols;
             buffer[box * (kOutputBoxBytes / sizeof(float)) + swizzle_128b_offset(r, c % kOutputBoxCols)] =
-                values[4 * (2 * chunk + half) + q];
+                values[4 * half + q];
           }
         wgmma::fence_async_shared();  // the copy engine reads through the async proxy
         pipeline::sync_warpgroup(warpgroup);
@@ -513,11 +517,8 @@ struct StagedOutput {
     };
 #pragma unroll
     for (int i = 0; i < kRows / 2; ++i) acc[i] += bias[i % 4 / 2];
-    if (e.z) pass(map_z, acc);
-    float y[kRows / 2];
-#pragma unroll
-    for (int i = 0; i < kRows / 2; ++i) y[i] = fast::activation<kAct>(acc[i], e.leaky_slope);
-    pass(map_y, y);
+    if (e.z) pass(map_z, [](float z) { return z; });
+    pass(map_y, [&](float z) { return fast::activation<kAct>(z, e.leaky_slope); });
   }
 
   // Call once the warpgroup has stored its last chunk: its buffers stay in use until the copy engine has read them.
