@@ -37,15 +37,12 @@ have; the others are listed under "not_compared" in the output, and the count is
 """
 import argparse
 import json
-import math
 import sys
+
+from heldout_report import geomean
 
 H200_TF32_DENSE_TFLOPS = 494.7  # ../shared/DEVICE.md
 H200_TF32_BURST_TFLOPS = 2048 * 132 * 1.568e9 / 1e12  # results/nvidia-h200/tensor_clock_under_load.txt: 423.9
-
-
-def geomean(xs):
-    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
 
 
 def sweep_problems(sweep):

@@ -16,9 +16,10 @@ join: unaligned_vs_aligned.py report OUT_DIR/sweep.json [--out results/<gpu>/una
 """
 import argparse
 import json
-import math
 import os
 import sys
+
+from heldout_report import geomean
 
 PEAK_TF32 = 494.7e12  # H200 dense tf32 (../shared/DEVICE.md)
 
@@ -65,10 +66,6 @@ def plan(compile_json, out_dir, split=False):
 
 def shape_of(problem_key):
     return [int(d) for d in problem_key.split(":")[1].split("x")]
-
-
-def geomean(xs):
-    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
 
 
 def report(sweep_doc):
