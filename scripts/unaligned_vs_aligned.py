@@ -151,8 +151,9 @@ def main():
           f"{summary['geomean_aligned_pct_peak']:.1f}% (issue 49 asks >= 50%)")
     if args.out:
         with open(args.out, "w") as f:
-            json.dump({"device": doc.get("device"), "method": __doc__, "summary": summary, "records": rows}, f,
-                      indent=1)
+            # The sweep's own cost says how it ran: candidates sampled and pruned (0 pruned under --no-prune).
+            json.dump({"device": doc.get("device"), "method": __doc__, "sweep_cost": doc.get("cost"),
+                       "summary": summary, "records": rows}, f, indent=1)
     return 0
 
 

@@ -1,6 +1,6 @@
 """scripts/unaligned_vs_aligned.py, no GPU: plan --split adds each both-unaligned shape's two half-aligned forms, and
-report puts each form's time beside the twin's; without --split the plan and report stay twins only; a missing or
-malformed file is a one-line error."""
+report puts each form's time beside the twin's, and --out keeps the sweep's cost; without --split the plan and report
+stay twins only; a missing or malformed file is a one-line error."""
 import io
 import json
 import os
@@ -60,6 +60,22 @@ class UnalignedVsAligned(unittest.TestCase):
             finally:
                 sys.argv = argv
         self.assertIn("x1.300;", out.getvalue())
+
+    def test_report_out_keeps_the_sweeps_cost_so_a_no_prune_run_says_so(self):
+        with tempfile.TemporaryDirectory() as d:
+            sweep, out_json = os.path.join(d, "s.json"), os.path.join(d, "r.json")
+            with open(sweep, "w") as f:
+                json.dump({"cost": {"sampled": 7, "pruned": 0},
+                           "problems": [problem(100, 30, 7, 13.0), problem(100, 32, 8, 10.0)]}, f)
+            argv = sys.argv
+            sys.argv = ["unaligned_vs_aligned.py", "report", sweep, "--out", out_json]
+            try:
+                with redirect_stdout(io.StringIO()):
+                    self.assertEqual(uva.main(), 0)
+            finally:
+                sys.argv = argv
+            with open(out_json) as f:
+                self.assertEqual(json.load(f)["sweep_cost"], {"sampled": 7, "pruned": 0})
 
     def test_a_missing_or_malformed_file_is_one_line_and_a_nonzero_exit(self):
         script = os.path.join(SCRIPTS, "unaligned_vs_aligned.py")
