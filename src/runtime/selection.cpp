@@ -95,13 +95,14 @@ std::string standin_text(const Neighbor& n, const Carried& c) {
 }
 
 // The first-use trial's candidates (selection.hpp): the first becomes c's stand-in, the rest its trial_alternatives.
-// First the own variants ranked by what the sweeps measured at the kind's shapes (variant_ranking.hpp); then, for a
+// First the specialists of p's shape class that the ranking cannot place, up to half the limit; then the own variants
+// ranked by what the sweeps measured at the kind's shapes (variant_ranking.hpp); then, for a
 // cache without measurements (imported) or to fill the list, the variants tuned shapes chose, nearest first.
 // Neighbours in range whose choice cannot be tried are noted in `rejected`; those beyond it are passed over in silence
 // (there may be hundreds). False when the kind offers no candidate.
 bool trial_candidates(const CacheIndex& index, const std::vector<Neighbor>& neighbors, const GemmProblem& p,
                       const SelectionRules& rules, const SupportCheck& supports, const TwinChooser& twin,
-                      std::vector<std::string>& rejected, Choice& c) {
+                      const SpecialistsOf& specialists, std::vector<std::string>& rejected, Choice& c) {
   std::vector<std::string> taken;
   const auto take = [&](const Candidate& candidate, const std::string& why, const std::string& source) {
     taken.push_back(candidate.id());
@@ -118,6 +119,24 @@ bool trial_candidates(const CacheIndex& index, const std::vector<Neighbor>& neig
   const std::vector<MeasuredNeighbor> measured = index.measured_neighbors(p);
   const std::vector<RankedVariant> ranked = rank_own_variants(
       measured, [&](const Candidate& m) { return twin ? twin(p, m) : m; });
+  if (specialists) {
+    const Specialists s = specialists(p);
+    const auto is_ranked = [&](const Candidate& v) {
+      return std::any_of(ranked.begin(), ranked.end(),
+                         [&](const RankedVariant& r) { return r.candidate.id() == v.id(); });
+    };
+    std::vector<Candidate> unranked;
+    for (const Candidate& v : s.candidates)
+      if (!is_ranked(v) && supports(p, v).empty()) unranked.push_back(v);
+    const std::size_t half = static_cast<std::size_t>(rules.max_trial_candidates + 1) / 2;
+    if (unranked.size() > half) unranked.resize(half);
+    const std::string why = "one of " + s.what + " that no sweep measured at the kind's tuned shapes (" +
+                            std::to_string(unranked.size()) + " tried here)";
+    for (const Candidate& v : unranked)
+      take(v,
+           "no exact entry; " + v.id() + " is " + why + (rules.cache_note.empty() ? "" : "; " + rules.cache_note),
+           why);
+  }
   int rank = 0;
   for (const RankedVariant& r : ranked) {
     if (full()) break;
@@ -171,7 +190,8 @@ const char* to_string(ChoiceSource s) {
 }
 
 Choice select_candidate(const CacheIndex& index, const GemmProblem& p, const SelectionRules& rules,
-                        const SupportCheck& supports, const DefaultChooser& fallback, const TwinChooser& twin) {
+                        const SupportCheck& supports, const DefaultChooser& fallback, const TwinChooser& twin,
+                        const SpecialistsOf& specialists) {
   std::vector<std::string> rejected;  // cached candidates that no longer apply, in the order they were tried
   Choice c;
   if (const CacheEntry* e = index.exact(p)) {
@@ -214,7 +234,7 @@ Choice select_candidate(const CacheIndex& index, const GemmProblem& p, const Sel
     if (refusal.empty() && !in_range.empty()) refusal = agreement_refusal(in_range, rules.min_agreeing_neighbours, p, twin);
   }
   if (on_trial) {
-    if (trial_candidates(index, neighbors, p, rules, supports, twin, rejected, c)) return c;
+    if (trial_candidates(index, neighbors, p, rules, supports, twin, specialists, rejected, c)) return c;
   } else if (refusal.empty()) {
     for (const Neighbor& n : in_range) {
       const Carried carried = carry(n, p, twin);

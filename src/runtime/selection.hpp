@@ -23,6 +23,15 @@
 // distance, without the x1.10 or the agreement (a trial costs a millisecond each). Where the default is our
 // own best guess (3xtf32, which cuBLASLt lacks), the nearest tuned shape that runs the problem stands in as before:
 // a measured variant of a near shape knows more than a guess.
+// A problem of a shape class that has variants of its own (SpecialistsOf: m ≤ 64) puts to the trial first those that
+// no sweep measured at the kind's shapes, with a db or without, up to half of max_trial_candidates; the ranked variants
+// fill the rest. On held-out seed 9723 (H200) no tuned shape had m ≤ 64, and the trial at 8x2048x352 fp32 timed 12
+// ranked tile variants (1.1-2.1x heuristic-first's time in a stream with cold inputs) but no skinny one, which the
+// sweep timed 1.42x faster than cuBLAS's sgemm with no epilogue and 1.77x with bias+gelu
+// (results/nvidia-h200/fp32_ceiling_seed9723.json.gz). Half, not all beyond the limit: the trial's 60 ms of host time
+// (first_use_trial.hpp) then ran out at 8x2048x352 tf32 with 33 challengers, before heuristic-first's algo at a
+// framework's workspace, 1.11-1.20x in a stream before, was timed in full; and a ranked tile variant still won
+// 26x13799x2048 tf32 (1.6x).
 // An entry the fp32-equivalent policy admitted is taken only when the rules allow it, and as a nearest shape only for
 // a k no longer than the one its accuracy was measured at (the error of a k-long sum grows with k).
 // Pure logic: the GPU checks come in as functions, so the rules are tested without a GPU.
@@ -70,6 +79,15 @@ using DefaultChooser = std::function<DefaultCandidate(const GemmProblem& p)>;
 // p's alignment asks (kernels::alignment_twin); a shape tuned with aligned operands chose a tile, not the cp.async
 // pipeline that the same variant would fall back to at an unaligned p. Empty: the candidate as it is.
 using TwinChooser = std::function<Candidate(const GemmProblem& p, const Candidate& c)>;
+// The own variants made for p's shape class (the decode-sized skinny families where m ≤ 64), best guess first, and
+// the words for them; none where p is of no such class. A first-use trial times those that the kind's measurements
+// cannot rank: a db whose tuned shapes all lie outside the class measured none of them, and the tile variants it ranks
+// were measured at shapes of another class.
+struct Specialists {
+  std::vector<Candidate> candidates;
+  std::string what;  // "the skinny variants, made for m up to 64"
+};
+using SpecialistsOf = std::function<Specialists(const GemmProblem& p)>;
 
 struct SelectionRules {
   double max_nearest_distance = 0;
@@ -89,6 +107,7 @@ struct SelectionRules {
 };
 
 Choice select_candidate(const CacheIndex& index, const GemmProblem& p, const SelectionRules& rules,
-                        const SupportCheck& supports, const DefaultChooser& fallback, const TwinChooser& twin = {});
+                        const SupportCheck& supports, const DefaultChooser& fallback, const TwinChooser& twin = {},
+                        const SpecialistsOf& specialists = {});
 
 }  // namespace gemmtune::runtime

@@ -1119,6 +1119,21 @@ TEST_F(RuntimeCacheGpu, AFirstUseTrialPutsThePlainGemmAndOurEpilogueAgainstAFuse
   EXPECT_EQ(warnings.str(), "");
 }
 
+// A decode-sized problem with no db at all: nothing was measured, yet the trial times the skinny variants made for its
+// class beside what cuBLAS and cuBLASLt offer (selection.hpp), says so, and whichever it keeps runs right.
+TEST_F(RuntimeCacheGpu, ADecodeSizedFirstUseWithoutADbTimesTheSkinnyVariants) {
+  const GemmProblem p = make(8, 2048, 352, "nn", OutputLayout::RowMajor, Activation::None, false, 0.f, MathMode::Fp32);
+  std::ostringstream warnings;
+  Runtime rt(db, 0, with_trial(warnings));
+  rt.prepare(p);
+  const std::string why = rt.explain(p);
+  EXPECT_NE(why.find("the skinny variants, made for decode-sized m"), std::string::npos) << why;
+  for (const char* v : {"own/skinny_fp32_8x128x32_s4", "own/skinny_stream_fp32_8x128x128_s4", "cublas/sgemm"})
+    EXPECT_NE(why.find(v), std::string::npos) << v << ": " << why;
+  expect_correct(rt, p);
+  EXPECT_EQ(warnings.str(), "");
+}
+
 // An exact entry that is one of what the runtime tries without an entry (here heuristic-first itself) says only that
 // the sweep saw it win among near-ties on its own operands: with the trial on, a first-use trial on the program's
 // problem decides between the same candidates, and the entry counts as run only where it still runs. Without the

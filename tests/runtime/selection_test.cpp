@@ -384,6 +384,96 @@ TEST(FallbackEvidence, AFirstUseTrialTriesTheVariantsMeasuredFastestNearbyBefore
   EXPECT_EQ(two.trial_alternatives[0].candidate.id(), "own/tf32_a");
 }
 
+// A GPU-free SpecialistsOf: three "skinny" variants for problems with m ≤ 64, none for the others.
+Specialists three_skinny(const GemmProblem& p) {
+  Specialists s{{}, "the skinny variants, made for decode-sized m"};
+  if (p.m > 64) return s;
+  for (const char* v : {"skinny_1", "skinny_2", "skinny_3"}) {
+    Candidate c;
+    c.backend = Backend::Own;
+    c.own_variant = v;
+    s.candidates.push_back(c);
+  }
+  return s;
+}
+
+const GemmProblem kDecode = test_problem(8, 2048, 352);
+
+TEST(FallbackEvidence, ADecodeSizedTrialTimesTheSkinnyVariantsNoSweepMeasuredFirstInHalfTheLimit) {
+  // The tuned shapes are all large, so their sweeps measured tile variants only; skinny_2 cannot run kDecode.
+  const CacheIndex index({own_entry(kTuned, "tf32_a", margins(1.05, 1.04))}, kHere,
+                         measured_at(kTuned, {{"tf32_a", 1.05}, {"tf32_x", 1.4}, {"tf32_z", 0.8}}));
+  const SupportCheck supports = [](const GemmProblem&, const Candidate& c) -> std::string {
+    return c.own_variant == "skinny_2" ? "its tile does not fit" : "";
+  };
+  SelectionRules r = rules();
+  r.confirm_on_first_use = true;
+  r.max_trial_candidates = 4;
+  const Choice c = select_candidate(index, kDecode, r, supports, lt_heuristic_default(), {}, &three_skinny);
+  EXPECT_EQ(c.source, ChoiceSource::Nearest) << c.why;
+  EXPECT_EQ(c.candidate.id(), "own/skinny_1");
+  EXPECT_NE(c.why.find("own/skinny_1 is one of the skinny variants, made for decode-sized m that no sweep measured at "
+                       "the kind's tuned shapes (2 tried here)"),
+            std::string::npos)
+      << c.why;
+  ASSERT_EQ(c.trial_alternatives.size(), 3u) << "skinny_3, then the ranked x and a fill the limit of 4";
+  EXPECT_EQ(c.trial_alternatives[0].candidate.id(), "own/skinny_3");
+  EXPECT_EQ(c.trial_alternatives[1].candidate.id(), "own/tf32_x");
+  EXPECT_EQ(c.trial_alternatives[2].candidate.id(), "own/tf32_a");
+
+  // Half of a limit of 2 is one specialist; the best ranked variant keeps the other place.
+  r.max_trial_candidates = 2;
+  const Choice two = select_candidate(index, kDecode, r, supports, lt_heuristic_default(), {}, &three_skinny);
+  EXPECT_EQ(two.candidate.id(), "own/skinny_1");
+  ASSERT_EQ(two.trial_alternatives.size(), 1u);
+  EXPECT_EQ(two.trial_alternatives[0].candidate.id(), "own/tf32_x");
+
+  // A shape of another class is asked as before: the specialists have nothing for it.
+  const Choice large = select_candidate(index, kUntuned, r, supports, lt_heuristic_default(), {}, &three_skinny);
+  EXPECT_EQ(large.candidate.id(), "own/tf32_x");
+  ASSERT_EQ(large.trial_alternatives.size(), 1u);
+  EXPECT_EQ(large.trial_alternatives[0].candidate.id(), "own/tf32_a");
+
+  // Without the trial nothing is timed, so nothing unmeasured is taken either.
+  const Choice untried = select_candidate(index, kDecode, rules(), supports, lt_heuristic_default(), {}, &three_skinny);
+  EXPECT_EQ(untried.source, ChoiceSource::Default) << untried.why;
+  EXPECT_TRUE(untried.trial_alternatives.empty());
+}
+
+TEST(FallbackEvidence, ASkinnyVariantASweepMeasuredIsRankedWithTheOthersNotTakenAsUnmeasured) {
+  const GemmProblem tuned_decode = test_problem(16, 2048, 512);
+  const CacheIndex index({own_entry(tuned_decode, "skinny_1", margins(1.3, 1.3))}, kHere,
+                         measured_at(tuned_decode, {{"skinny_1", 1.3}, {"tf32_x", 0.9}}));
+  FakeChecks checks;
+  SelectionRules r = rules();
+  r.confirm_on_first_use = true;
+  r.max_trial_candidates = 3;
+  const Choice c = select_candidate(index, kDecode, r, checks.supports(), lt_heuristic_default(), {}, &three_skinny);
+  ASSERT_EQ(c.trial_alternatives.size(), 2u) << c.why;
+  EXPECT_EQ(c.candidate.id(), "own/skinny_2") << "unmeasured first";
+  EXPECT_EQ(c.trial_alternatives[0].candidate.id(), "own/skinny_3");
+  EXPECT_EQ(c.trial_alternatives[1].candidate.id(), "own/skinny_1") << "measured: ranked 1 of 2, in the last place";
+  EXPECT_EQ(c.trial_alternatives[1].source.rfind("ranked 1 of 2: x1.30", 0), 0u) << c.trial_alternatives[1].source;
+}
+
+TEST(FallbackEvidence, WithoutADbADecodeSizedProblemStillPutsTheSkinnyVariantsToTheTrial) {
+  FakeChecks checks;
+  SelectionRules r = rules();
+  r.confirm_on_first_use = true;
+  r.cache_note = "the db 'x.db' was not found";
+  const Choice c =
+      select_candidate(CacheIndex({}, kHere), kDecode, r, checks.supports(), lt_heuristic_default(), {}, &three_skinny);
+  EXPECT_EQ(c.source, ChoiceSource::Nearest) << c.why;
+  EXPECT_EQ(c.candidate.id(), "own/skinny_1");
+  EXPECT_EQ(c.trial_alternatives.size(), 2u);
+  EXPECT_NE(c.why.find("tuned shapes (3 tried here); the db 'x.db' was not found"), std::string::npos) << c.why;
+
+  const Choice large =
+      select_candidate(CacheIndex({}, kHere), kAsked, r, checks.supports(), lt_heuristic_default(), {}, &three_skinny);
+  EXPECT_EQ(large.source, ChoiceSource::Default) << "no specialist, no measurement: the default, as before";
+  EXPECT_NE(large.why.find("because the db 'x.db' was not found"), std::string::npos) << large.why;
+}
+
 // A GPU-free TwinChooser: "<v>" and "<v>_staged" are twins, staged exactly where the problem's k is not a multiple of 4
 // (what kernels::alignment_twin decides from the operands' leading dimensions).
 Candidate fake_alignment_twin(const GemmProblem& p, const Candidate& c) {

@@ -101,6 +101,8 @@ struct RuntimeOptions {
   // 12 instead of 8 lifted the untuned tf32 half from 1.09-1.13x to 1.14-1.17x heuristic-first in a stream with cold
   // inputs (168x4096x8192: 1.43x from the variant ranked 11th); on seeds 1, 2 and 5-8, from 1.112x to 1.127x. No
   // record fell below 0.98x. Fewer: a shorter first call (each challenger costs at least one pair of batches).
+  // Of this count, a decode-sized problem (m ≤ 64) gives up to half to the skinny variants that run it where the db
+  // measured none of them at the kind's shapes (runtime/selection.hpp), without a db as well.
   int max_trial_candidates = 12;
   // Run a small backward's two GEMMs (gA, gB; m·n·k up to 512³) side by side: gB on a stream of the runtime's,
   // forked from and joined back into the caller's stream (captured into a graph as two edges), with a second
