@@ -96,8 +96,8 @@ std::string standin_text(const Neighbor& n, const Carried& c) {
 
 // The first-use trial's candidates (selection.hpp): the first becomes c's stand-in, the rest its trial_alternatives.
 // First the specialists of p's shape class that the ranking cannot place, up to half the limit; then the own variants
-// ranked by what the sweeps measured at the kind's shapes (variant_ranking.hpp); then, for a
-// cache without measurements (imported) or to fill the list, the variants tuned shapes chose, nearest first.
+// ranked by what the sweeps measured at the kind's shapes (variant_ranking.hpp); then, for a cache without
+// measurements (imported) or to fill the list, the variants tuned shapes chose, nearest first.
 // Neighbours in range whose choice cannot be tried are noted in `rejected`; those beyond it are passed over in silence
 // (there may be hundreds). False when the kind offers no candidate.
 bool trial_candidates(const CacheIndex& index, const std::vector<Neighbor>& neighbors, const GemmProblem& p,

@@ -85,7 +85,7 @@ using TwinChooser = std::function<Candidate(const GemmProblem& p, const Candidat
 // were measured at shapes of another class.
 struct Specialists {
   std::vector<Candidate> candidates;
-  std::string what;  // "the skinny variants, made for m up to 64"
+  std::string what;  // "the skinny variants, made for decode-sized m"
 };
 using SpecialistsOf = std::function<Specialists(const GemmProblem& p)>;
 
