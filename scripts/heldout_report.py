@@ -22,6 +22,9 @@ scripts/bench_python_overhead.py's.
 against itself across two processes, the earlier run held to the targets against the later exactly as the runtime
 (whose process runs earlier still) is held against eager. The share of eager's own records below 0.99x is the floor
 under what the two-process view can show; the one-process view has no such floor.
+Where the runtime ran cuBLAS's own sgemm with no epilogue, both sides made torch.mm's call: those records' range
+across the two processes, beside their one-process range, is what the two-process view shows of a call against
+itself.
 --here (compare_torch.py --shapes --runtime-db, per seed with the seed's db) holds the same targets per mode x epilogue
 x launch x condition to the runtime and eager timed in eager's process, the sides taking turns every round, in all four
 conditions: the one-process view of the cold and graph conditions, which --same-process (stream/warm) leaves out.
@@ -200,6 +203,25 @@ def eager_repeat_rows(records):
     return rows
 
 
+def eager_call_rows(records):
+    """Where the runtime ran cuBLAS's own sgemm with no epilogue it made the call torch.mm makes (cublasSgemm, the math
+    mode PyTorch sets, the same library file), so the two sides ran eager's own call: per launch x condition, the range
+    and geomean of torch_us / runtime_us across the two processes and, where the record has it, in one process
+    (one_process). The spread of a call against itself, which no choice of the runtime's can narrow."""
+    groups = {}
+    for r in records:
+        if r["candidate"] == "cublas/sgemm" and r["epilogue"] == "none" and r.get("torch_us"):
+            groups.setdefault((r["launch"], r["condition"]), []).append(r)
+    rows = []
+    for (launch, condition), rs in sorted(groups.items()):
+        across = [r["torch_us"] / r["runtime_us"] for r in rs]
+        one = [r["one_process"]["torch_us"] / r["one_process"]["runtime_us"] for r in rs if r.get("one_process")]
+        rows.append({"launch": launch, "condition": condition, "n": len(rs), "across_min": min(across),
+                     "across_max": max(across), "across_geomean": geomean(across),
+                     "one_process_min": min(one, default=None), "one_process_max": max(one, default=None)})
+    return rows
+
+
 def records_of_seeds(paths, seeds):
     """The records of per-seed JSONs (compare_torch.py --runtime-db, eager_same_process.py), of the given seeds (all
     where None)."""
@@ -355,6 +377,7 @@ def main():
                                      no_entry_differing["min"] >= TARGET_NO_ENTRY)
     eager, eager_below = eager_rows(records)
     repeat = eager_repeat_rows(records)
+    eager_call = eager_call_rows(records)
     same_cases = records_of_seeds(args.same_process, args.seeds)
     same = same_process_rows(same_cases)
     here, here_below = here_rows(here_recs)
@@ -374,6 +397,7 @@ def main():
            "vs_torch_eager": eager, "met_vs_torch_eager": bool(eager) and all(r["met"] for r in eager),
            "vs_torch_eager_by_condition": eager_by_condition(eager),
            "eager_vs_itself_across_processes": repeat,
+           "eager_call_in_both_harnesses": eager_call,
            "vs_torch_eager_same_process": same,
            "met_vs_torch_eager_same_process": bool(same) and all(r["met"] for r in same),
            "same_process_cases": same_cases,
@@ -439,6 +463,14 @@ def main():
                   f"{e['geomean']:8.3f} {e['min']:6.3f} {e['share_below_band']:6.1%} {e['below_floor']:5d} | "
                   f"{e['share_outside_band']:6.1%} | {e['min_case']}")
         print(eager_verdict(repeat, " held to eager itself across processes", "records"))
+    if eager_call:
+        print("eager's own call (the runtime ran cuBLAS's sgemm, no epilogue: torch.mm's call), over eager:")
+        for e in eager_call:
+            one = ("-" if e["one_process_min"] is None else
+                   f"{e['one_process_min']:.3f}-{e['one_process_max']:.3f}")
+            print(f"  {e['launch']:<6} {e['condition']:<4} | {e['n']:3d} records: across processes "
+                  f"{e['across_min']:.3f}-{e['across_max']:.3f} (geomean {e['across_geomean']:.3f}), in one process "
+                  f"{one}")
     if same:
         print("over PyTorch eager in one process, on the same tensors (scripts/eager_same_process.py, stream/warm):")
         print(f"{'mode':<5} {'epilogue':<10} | {'n':>4} {'geomean':>8} {'min':>6} {'<0.99':>6} {'<0.97':>5} | met | "

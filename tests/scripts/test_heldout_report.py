@@ -47,6 +47,26 @@ class EagerRows(unittest.TestCase):
         self.assertEqual(heldout_report.eager_rows([r]), ([], []))
 
 
+class EagerCallRows(unittest.TestCase):
+    def test_only_cublas_sgemm_with_no_epilogue_counts_and_both_views_are_ranged_per_condition(self):
+        def call(shape, runtime_us, torch_us, candidate="cublas/sgemm", epilogue="none", one=None):
+            r = dict(record(shape, epilogue, runtime_us, torch_us), candidate=candidate)
+            if one:
+                r["one_process"] = {"runtime_us": one[0], "torch_us": one[1]}
+            return r
+        rows = heldout_report.eager_call_rows([
+            call("a", 100, 97, one=(100, 100.5)), call("b", 100, 104, one=(100, 99.5)),
+            call("c", 100, 50, candidate="lt/x"), call("d", 100, 50, epilogue="bias+gelu")])
+        row, = rows
+        self.assertEqual((row["launch"], row["condition"], row["n"]), ("stream", "warm", 2))
+        self.assertAlmostEqual(row["across_min"], 0.97)
+        self.assertAlmostEqual(row["across_max"], 1.04)
+        self.assertAlmostEqual(row["one_process_min"], 0.995)
+        self.assertAlmostEqual(row["one_process_max"], 1.005)
+        no_one, = heldout_report.eager_call_rows([call("a", 100, 99)])
+        self.assertIsNone(no_one["one_process_min"])
+
+
 class EagerRepeatRows(unittest.TestCase):
     def test_eager_against_itself_is_held_to_the_same_targets_in_the_benchmarks_direction(self):
         rs = [dict(record(f"{i}x1x1", "none", 0, 100.0), torch_repeat_us=100.0) for i in range(48)]
