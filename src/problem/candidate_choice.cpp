@@ -181,18 +181,16 @@ NoEntryChoice choose_over_no_entry(const std::vector<std::vector<ConditionTime>>
   if (no_entry.empty()) return best;
   const std::vector<ConditionTime>& heuristic = no_entry.front();
   for (const ConditionTime& t : heuristic) best.evidence.conditions.push_back({t.condition, 1.0, kMinProgramNoise});
-  double best_margin = 0;
+  double best_total_us = 0;
   for (std::size_t i = 0; i < challengers.size(); ++i) {
     const double noise = i < min_noise.size() ? min_noise[i] : kMinProgramNoise;
     bool keep = true;
-    double worst = 0;  // the smallest margin over any member in any condition
-    for (std::size_t m = 0; m < no_entry.size() && keep; ++m) {
-      const KeepVerdict v = keep_over_heuristic(challengers[i], no_entry[m], noise);
-      keep = v.keep;
-      worst = m == 0 ? v.evidence.min_margin() : std::min(worst, v.evidence.min_margin());
-    }
-    if (!keep || worst <= best_margin) continue;
-    best_margin = worst;
+    for (std::size_t m = 0; m < no_entry.size() && keep; ++m)
+      keep = keep_over_heuristic(challengers[i], no_entry[m], noise).keep;
+    double total_us = 0;
+    for (const ConditionTime& t : challengers[i]) total_us += t.median_us;
+    if (!keep || (best.challenger >= 0 && total_us >= best_total_us)) continue;
+    best_total_us = total_us;
     best.challenger = static_cast<int>(i);
     best.evidence = keep_over_heuristic(challengers[i], heuristic, noise).evidence;
   }

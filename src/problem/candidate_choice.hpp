@@ -111,9 +111,10 @@ struct KeepVerdict {
 KeepVerdict keep_over_heuristic(const std::vector<ConditionTime>& candidate,
                                 const std::vector<ConditionTime>& heuristic, double min_noise = kMinProgramNoise);
 
-// The program-paid decision over the finalists: index into `challengers` of the one to keep (the largest worst-case
-// margin among those the keep rule keeps), or -1 for heuristic-first; and the kept one's evidence (for heuristic-
-// first: margin 1 in every measured condition, exactly, since it is what the program would run anyway).
+// The program-paid decision over the finalists: index into `challengers` of the one to keep (of those the keep rule
+// keeps, the least per-call time summed over the conditions, as choose_over_no_entry below), or -1 for heuristic-
+// first; and the kept one's evidence (for heuristic-first: margin 1 in every measured condition, exactly, since it is
+// what the program would run anyway).
 struct ProgramChoice {
   int challenger = -1;
   MarginEvidence evidence;
@@ -129,7 +130,15 @@ ProgramChoice choose_as_program_pays(const std::vector<ConditionTime>& heuristic
 // trial picks, so an entry must beat every one of them, not heuristic-first alone: a sweep that timed only
 // heuristic-first kept cuBLASLt's fused GELU_BIAS at 2723x3333x1536 fp32, 0.96x of the runtime with no db at all.
 //  - A challenger is kept only where keep_over_heuristic holds against each member (min_noise: per challenger, the
-//    bound against any member); among those, the one with the largest worst-case margin over the set.
+//    bound against any member); among those, the one with the least per-call time summed over the conditions, the
+//    rule by which the runtime's first-use trial ranks its winners (runtime/first_use_trial.hpp: ProgramTrial::
+//    challenger_us), so that an entry is what the runtime without one would pick among the same candidates. Where two
+//    winners trade conditions, the largest worst-case margin (the rule before) and the trial part ways: at 2x4096x768
+//    fp32 on the H200 the sweep kept own/skinny_stream_fp32_8x128x128_s4 (x1.057 warm, x1.64-1.71 cold) over
+//    own/skinny_fp32_8x128x32_s4 (x1.03-1.06 warm, x1.75-1.87 cold), the trial picked the second, and the entry ran
+//    0.925-0.948x of no entry with cold inputs and 1.02-1.06x warm (held-out seed 9725). And where the worst-case
+//    margins lie within noise of each other, noise picks: five sweeps of 2x4096x768 bias+gelu fp32 that day kept
+//    three different skinny variants.
 //  - Else a member: the one whose worst condition against the other members is best, heuristic-first on a tie, among
 //    heuristic-first and the members at least as fast as it in every condition (the trial runs a challenger only
 //    where it wins everywhere). Which of those the runtime's trial would pick is not known here (its batches, not
