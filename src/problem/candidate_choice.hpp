@@ -139,10 +139,15 @@ ProgramChoice choose_as_program_pays(const std::vector<ConditionTime>& heuristic
 //    0.925-0.948x of no entry with cold inputs and 1.02-1.06x warm (held-out seed 9725). And where the worst-case
 //    margins lie within noise of each other, noise picks: five sweeps of 2x4096x768 bias+gelu fp32 that day kept
 //    three different skinny variants.
-//  - Else a member: the one whose worst condition against the other members is best, heuristic-first on a tie, among
-//    heuristic-first and the members at least as fast as it in every condition (the trial runs a challenger only
-//    where it wins everywhere). Which of those the runtime's trial would pick is not known here (its batches, not
-//    these medians, decide), so the entry is the member that loses least to whichever it picks.
+//  - Else the one whose worst condition against the others is best, heuristic-first on a tie, among heuristic-first,
+//    the members at least as fast as it in every condition (the trial runs a challenger only where it wins
+//    everywhere), and the challengers that beat heuristic-first beyond noise in every condition but not every member
+//    (the trial, had it tried one, would keep it over heuristic-first; at m <= 64 it tries the skinny variants,
+//    runtime/selection.hpp). Which of those the runtime's trial would pick is not known here (its batches, not these
+//    medians, decide), so the entry is the one that loses least to whichever it picks. With members alone, at
+//    2x4096x768 fp32 (held-out seed 9725, H200) the skinny variants won x1.03 warm and x1.75-1.87 cold over
+//    heuristic-first but not beyond noise over another member warm; a cuBLASLt member became the entry and ran
+//    0.54-0.57x of no entry with cold inputs, where the trial ran a skinny variant.
 // The evidence is over heuristic-first (no_entry[0]), what the runtime's transfer rules read: 1 in every measured
 // condition for heuristic-first itself.
 struct NoEntryChoice {
