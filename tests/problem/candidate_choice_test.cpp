@@ -152,14 +152,14 @@ TEST(NoEntryKeepRule, WithoutAWinnerAMemberFasterEverywhereIsKeptAMixedOneIsNot)
 }
 
 // 2x4096x768 fp32 (held-out seed 9725, H200, us per call warm and cold): a skinny variant 3% faster than
-// heuristic-first warm and 1.76x cold, but within noise of another member warm, became no entry; the member kept
-// instead ran 0.54-0.57x of no entry cold, where the runtime's trial ran the skinny variant.
+// heuristic-first warm and 1.76x cold, but within noise of another member warm, was not kept; the member kept instead
+// ran 0.54-0.57x of no entry cold, where the runtime's trial ran the skinny variant.
 TEST(NoEntryKeepRule, AChallengerThatBeatsHeuristicFirstButNotEveryMemberIsWeighedWithTheMembers) {
   const std::vector<ConditionTime> heuristic = times(9.39, 18.72), member = times(9.20, 18.50);
   const std::vector<ConditionTime> skinny = times(9.12, 10.65);
   EXPECT_FALSE(keep_over_heuristic(skinny, member).keep) << "within noise of the member warm";
   const NoEntryChoice c = choose_over_no_entry({heuristic, member}, {skinny});
-  EXPECT_EQ(c.challenger, 0) << "it loses 0.9% warm to the member, the member 42% cold to it";
+  EXPECT_EQ(c.challenger, 0) << "it beats the member by 0.9% warm, within noise; the member loses 42% cold to it";
   EXPECT_DOUBLE_EQ(c.evidence.min_margin(), 9.39 / 9.12) << "the evidence is over heuristic-first";
   // One that does not beat heuristic-first beyond noise everywhere stays out: the trial would not keep it.
   const NoEntryChoice weak = choose_over_no_entry({heuristic, member}, {times(9.30, 10.65)});
