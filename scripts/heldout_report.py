@@ -4,7 +4,9 @@ heldout_bench.json and prints the table: per mode x launch x condition, the runt
 heuristic-first (the records' paired `speedup`, else heuristic_us / runtime_us: geomean, min and its shape) for all shapes, the tuned (exact) half and
 the held-out (fallback) half, and over PyTorch eager (torch_us / runtime_us). Where the records carry vs_no_entry
 (heldout_bench --confirm, tuned shapes): the runtime with its tuned entry over the runtime with no db at all, paired per
-round, against issue 37's bar that a tuned entry is never slower than no entry (>= 0.99x). Then the issue's targets,
+round, against issue 37's bar that a tuned entry is never slower than no entry (>= 0.99x). By problem class
+(decode-sized, m <= 64, and the rest): the speedup over heuristic-first beside heuristic-first's distance to the GPU's
+limits (% of dense peak, % of nominal DRAM bandwidth), where the GPU is in LIMITS. Then the issue's targets,
 and issue 48's against PyTorch eager per mode x epilogue x launch x condition: at most 2% of records below 0.99x eager
 (PyTorch runs in its own process: 1% is its noise band), none below 0.97x, geomean >= 1.2x with bias+gelu and >= 1.05x
 with none; under each eager view, the same share and floor per launch x condition over all its modes and epilogues
@@ -48,6 +50,10 @@ TARGET_TORCH_TF32 = 1.1
 TARGET_NO_ENTRY = 0.99
 EAGER_BAND, EAGER_MAX_SHARE, EAGER_FLOOR = 0.99, 0.02, 0.97
 EAGER_GEOMEAN = {"bias+gelu": 1.2, "none": 1.05}
+# The runtime's decode-sized class (runtime/selection.hpp: the skinny variants' m <= 64).
+DECODE_MAX_M = 64
+# Nominal limits per GPU (../shared/DEVICE.md): dense FLOP/s per mode and DRAM bytes/s; the distance to them needs both.
+LIMITS = {"nvidia-h200": {"tf32": 494.7e12, "fp32": 66.9e12, "dram": 4.8e12}}
 
 
 def geomean(xs):
@@ -68,6 +74,39 @@ def stats(records, field):
     worst = min(pairs, key=lambda p: p[0])
     return {"n": len(pairs), "geomean": geomean([p[0] for p in pairs]), "min": worst[0],
             "min_case": f"{worst[1]['shape']} {worst[1]['epilogue']} ({worst[1]['selection']}, {worst[1]['candidate']})"}
+
+
+def by_problem_class(records, slug):
+    """Per mode x launch x condition and class (m <= DECODE_MAX_M: decode-sized; else the rest): the runtime over
+    heuristic-first (geomean), and where the GPU's limits are known, heuristic-first's median distance to them: its
+    share of the dense peak, and of the nominal DRAM bandwidth for the operands read once and Y written once (the
+    traffic of a cold call; a warm one may find some of it in L2). A class near the bandwidth has little left for any
+    kernel to win; the geomean targets are over all classes at once."""
+    limits = LIMITS.get(slug)
+    rows = []
+    for mode in ("tf32", "fp32"):
+        for launch in ("stream", "graph"):
+            for condition in ("warm", "cold"):
+                for name, decode in (("decode", True), ("rest", False)):
+                    rs = [r for r in records if r["mode"] == mode and r["launch"] == launch
+                          and r["condition"] == condition and r.get("heuristic_us")
+                          and (int(r["shape"].split("x")[0]) <= DECODE_MAX_M) == decode]
+                    if not rs:
+                        continue
+                    row = {"mode": mode, "launch": launch, "condition": condition, "class": name, "n": len(rs),
+                           "vs_heuristic": geomean([speedup(r, "heuristic_us") for r in rs])}
+                    if limits:
+                        pct_peak, pct_dram = [], []
+                        for r in rs:
+                            m, n, k = (int(x) for x in r["shape"].split("x"))
+                            seconds = r["heuristic_us"] * 1e-6
+                            pct_peak.append(100 * 2 * m * n * k / seconds / limits[mode])
+                            pct_dram.append(100 * 4 * (m * k + k * n + m * n) / seconds / limits["dram"])
+                        row["heuristic_pct_peak_median"] = sorted(pct_peak)[len(pct_peak) // 2]
+                        row["heuristic_pct_dram_median"] = sorted(pct_dram)[len(pct_dram) // 2]
+                        row["heuristic_pct_dram_max"] = max(pct_dram)
+                    rows.append(row)
+    return rows
 
 
 def eager_targets(xs, epilogue):
@@ -381,6 +420,7 @@ def main():
     same_cases = records_of_seeds(args.same_process, args.seeds)
     same = same_process_rows(same_cases)
     here, here_below = here_rows(here_recs)
+    classes = by_problem_class(records, slug)
     shapes = {(r["seed"], r["shape"]) for r in records}
     seeds = sorted({r["seed"] for r in records})
     sources = {}
@@ -392,7 +432,7 @@ def main():
            "torch_method": torch_doc and torch_doc.get("method"), "seeds": seeds, "shapes": len(shapes),
            "targets": {"min_vs_heuristic": TARGET_MIN, "geomean_vs_heuristic": TARGET_GEOMEAN,
                        "geomean_vs_torch_tf32": TARGET_TORCH_TF32},
-           "summary": summary, "vs_no_entry": no_entry_rows, "met": met,
+           "summary": summary, "by_problem_class": classes, "vs_no_entry": no_entry_rows, "met": met,
            "vs_no_entry_where_the_candidate_differs": no_entry_differing if no_entry_rows else None,
            "vs_torch_eager": eager, "met_vs_torch_eager": bool(eager) and all(r["met"] for r in eager),
            "vs_torch_eager_by_condition": eager_by_condition(eager),
@@ -417,6 +457,17 @@ def main():
         print(line)
     print("how the runtime chose (per shape x mode x epilogue): " +
           ", ".join(f"{k[0]}->{k[1]}: {v}" for k, v in sorted(sources.items())))
+    print(f"by problem class (decode: m <= {DECODE_MAX_M}), over heuristic-first, and heuristic-first's distance to "
+          f"the limits{'' if LIMITS.get(slug) else ' (limits not known for ' + str(slug) + ')'}:")
+    print(f"{'mode':<5} {'launch':<6} {'L2':<4} {'class':<6} | {'n':>4} {'geomean':>8} | "
+          f"{'% peak':>7} {'% DRAM':>7} {'max':>5} (heuristic-first: median, max)")
+    for c in classes:
+        limit = f"{'-':>7} {'-':>7} {'-':>5}"
+        if "heuristic_pct_dram_max" in c:
+            limit = (f"{c['heuristic_pct_peak_median']:7.1f} {c['heuristic_pct_dram_median']:7.1f} "
+                     f"{c['heuristic_pct_dram_max']:5.1f}")
+        print(f"{c['mode']:<5} {c['launch']:<6} {c['condition']:<4} {c['class']:<6} | {c['n']:4d} "
+              f"{c['vs_heuristic']:8.3f} | {limit}")
     below = sorted((r for r in records if speedup(r, "heuristic_us") < TARGET_MIN), key=lambda r: r["speedup"])
     for r in below:
         lo, hi = r.get("speedup_interval") or (float("nan"), float("nan"))

@@ -67,6 +67,21 @@ class EagerCallRows(unittest.TestCase):
         self.assertIsNone(no_one["one_process_min"])
 
 
+class ByProblemClass(unittest.TestCase):
+    def test_decode_sized_shapes_are_split_off_and_heuristic_firsts_distance_to_the_limits_is_their_median(self):
+        def rec(shape, heuristic_us, runtime_us):
+            return dict(record(shape, "none", runtime_us, None), heuristic_us=heuristic_us)
+        # 1x4096x4096 tf32 in 20 us: 4*(4096 + 4096*4096 + 4096) bytes, 67.1 MB at 3.36 TB/s, 70% of 4.8 TB/s.
+        recs = [rec("1x4096x4096", 20.0, 20.0), rec("64x1024x1024", 10.0, 8.0), rec("4096x4096x4096", 400.0, 320.0)]
+        decode, rest = heldout_report.by_problem_class(recs, "nvidia-h200")
+        self.assertEqual((decode["class"], decode["n"], rest["class"], rest["n"]), ("decode", 2, "rest", 1))
+        self.assertAlmostEqual(decode["vs_heuristic"], (1.0 * 1.25) ** 0.5)
+        self.assertAlmostEqual(rest["heuristic_pct_peak_median"], 100 * 2 * 4096 ** 3 / 400e-6 / 494.7e12)
+        self.assertAlmostEqual(decode["heuristic_pct_dram_max"], 100 * 4 * (4096 + 4096 * 4096 + 4096) / 20e-6 / 4.8e12)
+        unknown, _ = heldout_report.by_problem_class(recs, "some-other-gpu")
+        self.assertNotIn("heuristic_pct_dram_max", unknown, "no limits are guessed for a GPU not in the table")
+
+
 class EagerRepeatRows(unittest.TestCase):
     def test_eager_against_itself_is_held_to_the_same_targets_in_the_benchmarks_direction(self):
         rs = [dict(record(f"{i}x1x1", "none", 0, 100.0), torch_repeat_us=100.0) for i in range(48)]
