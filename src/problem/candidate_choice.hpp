@@ -145,9 +145,10 @@ ProgramChoice choose_as_program_pays(const std::vector<ConditionTime>& heuristic
 //    (the trial, had it tried one, would keep it over heuristic-first; at m <= 64 it tries the skinny variants,
 //    runtime/selection.hpp). Which of those the runtime's trial would pick is not known here (its batches, not these
 //    medians, decide), so the entry is the one that loses least to whichever it picks. With members alone, at
-//    2x4096x768 fp32 (held-out seed 9725, H200) the skinny variants won x1.03 warm and x1.75-1.87 cold over
-//    heuristic-first but not beyond noise over another member warm; a cuBLASLt member became the entry and ran
-//    0.54-0.57x of no entry with cold inputs, where the trial ran a skinny variant.
+//    2x4096x768 fp32 (held-out seed 9725, H200) a sweep kept heuristic-first itself, which ran 0.54-0.57x of no
+//    entry with cold inputs, where the trial ran a skinny variant: the skinny variants win there by x1.03-1.04 warm
+//    (x1.75-1.87 cold), within 1-2% of the noise floor, so a member a little faster than heuristic-first warm keeps
+//    them out.
 // The evidence is over heuristic-first (no_entry[0]), what the runtime's transfer rules read: 1 in every measured
 // condition for heuristic-first itself.
 struct NoEntryChoice {

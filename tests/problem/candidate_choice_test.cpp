@@ -151,9 +151,10 @@ TEST(NoEntryKeepRule, WithoutAWinnerAMemberFasterEverywhereIsKeptAMixedOneIsNot)
   EXPECT_EQ(choose_over_no_entry({fused, {{"stream/warm", 5.0, 0.0}}}, {}).member, 0);
 }
 
-// 2x4096x768 fp32 (held-out seed 9725, H200, us per call warm and cold): a skinny variant 3% faster than
-// heuristic-first warm and 1.76x cold, but within noise of another member warm, was not kept; the member kept instead
-// ran 0.54-0.57x of no entry cold, where the runtime's trial ran the skinny variant.
+// 2x4096x768 fp32 (held-out seed 9725, H200, us per call warm and cold; the member's times are made up): a skinny
+// variant 3% faster than heuristic-first warm and 1.76x cold, within noise of a member a little faster than
+// heuristic-first warm, is no winner; a member or heuristic-first kept instead ran 0.54-0.57x of no entry cold there,
+// where the runtime's trial ran the skinny variant.
 TEST(NoEntryKeepRule, AChallengerThatBeatsHeuristicFirstButNotEveryMemberIsWeighedWithTheMembers) {
   const std::vector<ConditionTime> heuristic = times(9.39, 18.72), member = times(9.20, 18.50);
   const std::vector<ConditionTime> skinny = times(9.12, 10.65);
