@@ -39,9 +39,9 @@ import argparse
 import json
 import sys
 
-from heldout_report import geomean
+from heldout_report import LIMITS, geomean
 
-H200_TF32_DENSE_TFLOPS = 494.7  # ../shared/DEVICE.md
+H200_TF32_DENSE_TFLOPS = LIMITS["nvidia-h200"]["tf32"] / 1e12
 H200_TF32_BURST_TFLOPS = 2048 * 132 * 1.568e9 / 1e12  # results/nvidia-h200/tensor_clock_under_load.txt: 423.9
 
 

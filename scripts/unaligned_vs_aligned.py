@@ -19,9 +19,9 @@ import json
 import os
 import sys
 
-from heldout_report import geomean
+from heldout_report import LIMITS, geomean
 
-PEAK_TF32 = 494.7e12  # H200 dense tf32 (../shared/DEVICE.md)
+PEAK_TF32 = LIMITS["nvidia-h200"]["tf32"]
 
 
 def both_unaligned(shape):

@@ -15,8 +15,9 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir))
 from bench_decode import min_dram_bytes, shape_of  # noqa: E402
+from heldout_report import LIMITS  # noqa: E402
 
-PEAK_TF32, DRAM = 494.7e12, 4.8e12
+PEAK_TF32, DRAM = LIMITS["nvidia-h200"]["tf32"], LIMITS["nvidia-h200"]["dram"]
 
 
 def variant_of(candidate_id):
