@@ -79,8 +79,9 @@ def stats(records, field):
 def by_problem_class(records, slug):
     """Per mode x launch x condition and class (m <= DECODE_MAX_M: decode-sized; else the rest): the runtime over
     heuristic-first (geomean), and where the GPU's limits are known, heuristic-first's median distance to them: its
-    share of the dense peak, and of the nominal DRAM bandwidth for the operands read once and Y written once (the
-    traffic of a cold call; a warm one may find some of it in L2). A class near the bandwidth has little left for any
+    share of the dense peak, and of the nominal DRAM bandwidth for the operands (and the bias where there is one) read
+    once and Y written once (the traffic of a cold call, as bench_decode.min_dram_bytes counts it; a warm one may find
+    some of it in L2). A class near the bandwidth has little left for any
     kernel to win; the geomean targets are over all classes at once."""
     limits = LIMITS.get(slug)
     rows = []
@@ -101,7 +102,8 @@ def by_problem_class(records, slug):
                             m, n, k = (int(x) for x in r["shape"].split("x"))
                             seconds = r["heuristic_us"] * 1e-6
                             pct_peak.append(100 * 2 * m * n * k / seconds / limits[mode])
-                            pct_dram.append(100 * 4 * (m * k + k * n + m * n) / seconds / limits["dram"])
+                            bias = n if "bias" in r["epilogue"] else 0
+                            pct_dram.append(100 * 4 * (m * k + k * n + bias + m * n) / seconds / limits["dram"])
                         row["heuristic_pct_peak_median"] = sorted(pct_peak)[len(pct_peak) // 2]
                         row["heuristic_pct_dram_median"] = sorted(pct_dram)[len(pct_dram) // 2]
                         row["heuristic_pct_dram_max"] = max(pct_dram)

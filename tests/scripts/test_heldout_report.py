@@ -78,6 +78,10 @@ class ByProblemClass(unittest.TestCase):
         self.assertAlmostEqual(decode["vs_heuristic"], (1.0 * 1.25) ** 0.5)
         self.assertAlmostEqual(rest["heuristic_pct_peak_median"], 100 * 2 * 4096 ** 3 / 400e-6 / 494.7e12)
         self.assertAlmostEqual(decode["heuristic_pct_dram_max"], 100 * 4 * (4096 + 4096 * 4096 + 4096) / 20e-6 / 4.8e12)
+        with_bias = dict(record("1x4096x4096", "bias+gelu", 20.0, None), heuristic_us=20.0)
+        decode_bias, _ = heldout_report.by_problem_class([with_bias, recs[2]], "nvidia-h200")
+        self.assertAlmostEqual(decode_bias["heuristic_pct_dram_max"],
+                               100 * 4 * (4096 + 4096 * 4096 + 4096 + 4096) / 20e-6 / 4.8e12, msg="the bias is read too")
         unknown, _ = heldout_report.by_problem_class(recs, "some-other-gpu")
         self.assertNotIn("heuristic_pct_dram_max", unknown, "no limits are guessed for a GPU not in the table")
 
