@@ -362,7 +362,7 @@ __global__ void __launch_bounds__(kSkinnyThreads, SkinnyLayout<T, Math>::kMinBlo
   float* const tile = smem + Math::kSumFloats;
   Math::template to_tile<Output>(acc, smem, tile, tid);
   if constexpr (kSplitK)
-    if (!gather_split_k<Output, T::bm, T::bn, kSkinnyThreads>(tile, split, tid)) return;
+    if (!gather_skinny_split_k<Output, T::bm, T::bn, kSkinnyThreads>(tile, split, tid)) return;
   Output::finish(tile, e, block, tid);
 }
 

@@ -71,6 +71,22 @@ int skinny_slices(const GemmProblem& p) {
   return best;
 }
 
+#if defined(__CUDACC__)
+// The skinny tiles' split-k sum (gather_split_k). These tiles split k up to kMaxSkinnySlices ways, and one slice at a
+// time the tile's last block waits out an L2 round trip per slice while the tile's other blocks are done. Where a
+// thread sums 4 elements (the 8×128 tiles) it loads 4 slices at once: on the H200 with a cold L2, over 16 decode
+// shapes in tf32 and fp32, those tiles ran 1.05x as fast (geomean; 0.97-1.34x, the most where k was split most) and
+// each problem's fastest skinny variant 1.05x (results/nvidia-h200/decode_split_gather.json.gz). Where a thread sums
+// 8 (16×128, 8×256), 2 slices at once ran 0.93-0.96x as fast (geomean; not understood), and 4 spilled under the
+// 80-register cap of three blocks per SM, so the tiles of 8 and 16 elements keep one slice at a time.
+template <class Output, int kRows, int kCols, int kThreads>
+__device__ __forceinline__ bool gather_skinny_split_k(float* tile, const SplitK& split, int tid) {
+  constexpr int kPerThread = kRows * kCols / kThreads;
+  return gather_split_k<Output, kRows, kCols, kThreads, kPerThread, WholeBlockBarrier, kPerThread <= 4 ? 4 : 1>(
+      tile, split, tid);
+}
+#endif
+
 // One launch of kKernel over tile T's grid, with kSmemBytes of dynamic shared memory (allowed once per kernel).
 template <auto kKernel, class T, int kThreads, std::size_t kSmemBytes>
 void launch_skinny_tiles(const GemmProblem& p, const GemmOperands& x, int slices, const LaunchScratch& scratch,

@@ -189,7 +189,7 @@ __global__ void __launch_bounds__(kStreamThreads)
   Parts::template add_into<Output>(sums, tile, tid);
   __syncthreads();
   if constexpr (kSplitK)
-    if (!gather_split_k<Output, T::bm, T::bn, kStreamThreads>(tile, split, tid)) return;
+    if (!gather_skinny_split_k<Output, T::bm, T::bn, kStreamThreads>(tile, split, tid)) return;
   Output::finish(tile, e, block, tid);
 }
 

@@ -55,9 +55,12 @@ struct WholeBlockBarrier {
 // Call with the block's accumulators in `tile` (after the barrier that follows every put); threads 0 … kThreads − 1
 // call it, and `barrier` synchronizes exactly them. Returns true when this block holds the tile's whole sum and should
 // run the epilogue; false when another slice's block will. kBatch: how many of a thread's elements it sums at once
-// (all by default; fewer where registers are capped).
+// (all by default; fewer where registers are capped). kSlicesInFlight: how many slices' partials it loads before
+// adding them (still in slice order). The last block sums while every other block of the tile is done, so its reads
+// are the tile's tail: one slice at a time they are a chain of L2 round trips as long as the slice count, which the
+// skinny families split up to 64 ways.
 template <class Output, int kRows, int kCols, int kThreads, int kBatch = kRows * kCols / kThreads,
-          class Barrier = WholeBlockBarrier>
+          class Barrier = WholeBlockBarrier, int kSlicesInFlight = 1>
 __device__ __forceinline__ bool gather_split_k(float* tile, const SplitK& split, int tid, Barrier barrier = {}) {
   constexpr int kFloats = kRows * kCols;
   constexpr int kPerThread = kFloats / kThreads;
@@ -79,19 +82,29 @@ __device__ __forceinline__ bool gather_split_k(float* tile, const SplitK& split,
   if (ticket != static_cast<unsigned>(split.slices - 1)) return false;
   __threadfence();  // acquire: the other slices' partials, published before their tickets
 
-  // Slice by slice, a batch of a thread's elements at once: kBatch loads in flight per slice, not one.
+  // kSlicesInFlight slices at a time, a batch of a thread's elements each: kBatch·kSlicesInFlight loads in flight,
+  // then added in slice order, so the sum does not depend on how many were in flight.
   static_assert(kPerThread % kBatch == 0, "whole batches");
+  static_assert(kSlicesInFlight >= 1, "at least one slice at a time");
 #pragma unroll 1
   for (int j0 = 0; j0 < kPerThread; j0 += kBatch) {
     float sum[kBatch];
 #pragma unroll 1
-    for (int s = 0; s < split.slices; ++s) {
-      const float* const part = partials + s * kFloats + tid + j0 * kThreads;
+    for (int s0 = 0; s0 < split.slices; s0 += kSlicesInFlight) {
+      float v[kSlicesInFlight][kBatch];
 #pragma unroll
-      for (int j = 0; j < kBatch; ++j) {
-        const float v = s == slice ? at(j0 + j) : __ldcg(part + j * kThreads);
-        sum[j] = s == 0 ? v : sum[j] + v;
+      for (int i = 0; i < kSlicesInFlight; ++i) {
+        const int s = s0 + i;
+        const float* const part = partials + s * kFloats + tid + j0 * kThreads;
+#pragma unroll
+        for (int j = 0; j < kBatch; ++j)
+          v[i][j] = s >= split.slices ? 0.f : s == slice ? at(j0 + j) : __ldcg(part + j * kThreads);
       }
+#pragma unroll
+      for (int i = 0; i < kSlicesInFlight; ++i)
+#pragma unroll
+        for (int j = 0; j < kBatch; ++j)
+          if (s0 + i < split.slices) sum[j] = s0 + i == 0 ? v[i][j] : sum[j] + v[i][j];
     }
 #pragma unroll
     for (int j = 0; j < kBatch; ++j) at(j0 + j) = sum[j];

@@ -1,8 +1,8 @@
 // The skinny families (kernels/skinny_gemm.cu, skinny_stream_gemm.cu): every variant, FFMA in fp32 and in tf32 (B
 // through shared memory or streamed into registers) and mma in tf32, vs the fp64 reference on NN problems with 1 to
 // 64 rows (edge tiles in every dimension, n and k not multiples of 4, every activation, save_z, dropout, both output
-// layouts), split and unsplit, and with B's rows off 16-byte boundaries; split launches repeat bit for bit; and what
-// they refuse, and why.
+// layouts), split and unsplit (odd slice counts too), and with B's rows off 16-byte
+// boundaries; split launches repeat bit for bit; and what they refuse, and why.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -208,6 +208,22 @@ TEST(SkinnyGemm, EveryVariantReadsBRowsThatStartOffA16ByteBoundary) {
         worst = std::max(worst, e.y);
       }
     std::cout << "[ checked  ] " << v->name << ": unaligned B rows, max relative error " << worst << "\n";
+  }
+}
+
+// The last block loads several slices' partials at once (gather_skinny_split_k: 2 or 4 by tile) and adds them in
+// slice order: an odd slice count leaves a short last group, which must add nothing extra.
+TEST(SkinnyGemm, OddSliceCountsLeaveTheGathersLastGroupShortAndStillMatchFp64Reference) {
+  GT_REQUIRE_GPU();
+  std::uint32_t seed = 9300;
+  for (const KernelVariant* v : skinny_variants()) {
+    GemmProblem p = nn(3, 700, 64, v->mode);
+    p.epi.bias = true;
+    p.epi.act = Activation::Gelu;
+    while (p.k < 40000 && (v->slices_for(p) <= 4 || v->slices_for(p) % 2 == 0)) p.k += 97;
+    ASSERT_LT(p.k, 40000) << v->name << ": no k found that splits into an odd 5 or more slices";
+    const test::VariantErrors e = test::run_against_reference(*v, p, seed++);
+    EXPECT_LE(e.y, test::gemm_tolerance(p)) << v->name << " " << p.key() << ", " << v->slices_for(p) << " slices";
   }
 }
 
