@@ -81,8 +81,8 @@ def by_problem_class(records, slug):
     heuristic-first (geomean), and where the GPU's limits are known, heuristic-first's median distance to them: its
     share of the dense peak, and of the nominal DRAM bandwidth for the operands (and the bias where there is one) read
     once and Y written once (the traffic of a cold call, as bench_decode.min_dram_bytes counts it; a warm one may find
-    some of it in L2). A class near the bandwidth has little left for any
-    kernel to win; the geomean targets are over all classes at once."""
+    some of it in L2). A class near the bandwidth has little left for any kernel to win; the geomean targets are over
+    all classes at once."""
     limits = LIMITS.get(slug)
     rows = []
     for mode in ("tf32", "fp32"):

@@ -12,6 +12,11 @@ import re
 import sys
 
 
+def fail(message):
+    print(f"sweep_variant_ab: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
 def geomean(xs):
     return math.exp(sum(map(math.log, xs)) / len(xs))
 
@@ -21,7 +26,7 @@ def medians(path, family):
         with open(path) as f:
             sweep = json.load(f)
     except (OSError, ValueError) as e:
-        sys.exit(f"sweep_variant_ab: cannot read {path}: {e}")
+        fail(f"cannot read {path}: {e}")
     return {(r["problem_key"], r["candidate"]["id"]): r["median_us"] for r in sweep["results"]
             if r["status"] == "ok" and r["candidate"]["id"].startswith(family)}
 
@@ -34,6 +39,8 @@ def tile_of(candidate_id):
 def compare(before, after):
     pairs = [{"problem": k, "candidate": c, "before_us": before[(k, c)], "after_us": us}
              for (k, c), us in sorted(after.items()) if (k, c) in before]
+    if not pairs:
+        return None
     by_tile = {}
     for p in pairs:
         by_tile.setdefault(tile_of(p["candidate"]), []).append(p["before_us"] / p["after_us"])
@@ -58,13 +65,14 @@ def main():
     rounds = []
     for i, (before, after) in enumerate(args.round, 1):
         r = compare(medians(before, args.family), medians(after, args.family))
-        if not r["pairs"]:
-            sys.exit(f"sweep_variant_ab: round {i}: the two sweeps share no {args.family} candidate")
+        if r is None:
+            fail(f"round {i}: the two sweeps share no {args.family} candidate")
         f = r["fastest"]
         print(f"round {i}: each problem's fastest {args.family}: before/after geomean x{f['geomean']:.3f} "
               f"(min {f['min']:.3f}, max {f['max']:.3f}, {f['n']} problems)")
         for tile, t in r["by_tile"].items():
-            print(f"  {tile:>8}: x{t['geomean']:.3f} (min {t['min']:.3f}, max {t['max']:.3f}, {t['n']} variant x problem)")
+            print(f"  {tile:>8}: x{t['geomean']:.3f} (min {t['min']:.3f}, max {t['max']:.3f}, "
+                  f"{t['n']} variant x problem)")
         rounds.append(r)
     if args.out:
         with open(args.out, "w") as f:

@@ -1,8 +1,8 @@
 // The skinny families (kernels/skinny_gemm.cu, skinny_stream_gemm.cu): every variant, FFMA in fp32 and in tf32 (B
 // through shared memory or streamed into registers) and mma in tf32, vs the fp64 reference on NN problems with 1 to
 // 64 rows (edge tiles in every dimension, n and k not multiples of 4, every activation, save_z, dropout, both output
-// layouts), split and unsplit (odd slice counts too), and with B's rows off 16-byte
-// boundaries; split launches repeat bit for bit; and what they refuse, and why.
+// layouts), split and unsplit (odd slice counts too), and with B's rows off 16-byte boundaries; split launches repeat
+// bit for bit; and what they refuse, and why.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -211,8 +211,8 @@ TEST(SkinnyGemm, EveryVariantReadsBRowsThatStartOffA16ByteBoundary) {
   }
 }
 
-// The last block loads several slices' partials at once (gather_skinny_split_k: 2 or 4 by tile) and adds them in
-// slice order: an odd slice count leaves a short last group, which must add nothing extra.
+// Where a thread sums 4 elements the last block loads 4 slices' partials at once (gather_skinny_split_k) and adds
+// them in slice order: an odd slice count leaves a short last group, which must add nothing extra.
 TEST(SkinnyGemm, OddSliceCountsLeaveTheGathersLastGroupShortAndStillMatchFp64Reference) {
   GT_REQUIRE_GPU();
   std::uint32_t seed = 9300;
