@@ -7,18 +7,17 @@ A candidate the sweep pruned has its first batch's median only, so single ratios
 usage: sweep_variant_ab.py --round BEFORE.json AFTER.json [--round ...] [--family own/skinny] [--out OUT.json]"""
 import argparse
 import json
-import math
+import os
 import re
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir))
+from heldout_report import geomean  # noqa: E402
 
 
 def fail(message):
     print(f"sweep_variant_ab: {message}", file=sys.stderr)
     sys.exit(2)
-
-
-def geomean(xs):
-    return math.exp(sum(map(math.log, xs)) / len(xs))
 
 
 def medians(path, family):
@@ -47,8 +46,8 @@ def compare(before, after):
     fastest = {}
     for side, times in (("before", before), ("after", after)):
         for (k, _), us in times.items():
-            fastest.setdefault(k, {}).setdefault(side, us)
-            fastest[k][side] = min(fastest[k][side], us)
+            f = fastest.setdefault(k, {})
+            f[side] = min(f.get(side, us), us)
     best = [f["before"] / f["after"] for f in fastest.values() if "before" in f and "after" in f]
     return {"pairs": pairs,
             "by_tile": {t: {"n": len(xs), "geomean": geomean(xs), "min": min(xs), "max": max(xs)}
