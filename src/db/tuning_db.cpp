@@ -532,19 +532,23 @@ std::vector<MeasurementRecord> TuningDb::latest_measurements(const std::string& 
   return read_measurements(select);
 }
 
-std::vector<OwnVariantSpeed> TuningDb::own_variant_speeds(const std::string& device_key) const {
+std::vector<OwnVariantSpeed> TuningDb::own_variant_speeds(const std::string& device_key,
+                                                           const std::string& problem_key) const {
   // heuristic_first(): the first (lowest id) Ok rank-0 cuBLASLt record of the run's problem; SQLite gives the bare
-  // median_us of the row that MIN(id) picked.
+  // median_us of the row that MIN(id) picked. One problem's filter is spelled out in both places, not as
+  // (?2 = '' OR ...), so that SQLite uses measurements_by_problem for it.
+  const std::string one_problem = problem_key.empty() ? "" : " AND problem_key = ?2";
   SqliteStatement select = db_.prepare(
       "WITH h AS (SELECT run_id, problem_key, median_us, MIN(id) FROM measurements WHERE device_key = ?1 AND "
-      "backend = 'lt' AND heuristic_rank = 0 AND status = 'ok' GROUP BY run_id, problem_key) "
+      "backend = 'lt' AND heuristic_rank = 0 AND status = 'ok'" + one_problem + " GROUP BY run_id, problem_key) "
       "SELECT m.problem_key AS problem_key, " + aliased_columns(kCandidateColumns, "m.") +
       ", h.median_us / m.median_us AS speedup FROM measurements m JOIN problems_done d ON "
       "d.device_key = m.device_key AND d.problem_key = m.problem_key AND d.run_id = m.run_id "
       "JOIN h ON h.run_id = m.run_id AND h.problem_key = m.problem_key "
       "WHERE m.device_key = ?1 AND m.backend = 'own' AND m.status = 'ok' AND m.fp32_equivalent = 0 "
-      "AND m.median_us > 0 ORDER BY m.problem_key");
+      "AND m.median_us > 0" + (problem_key.empty() ? "" : " AND m.problem_key = ?2") + " ORDER BY m.problem_key");
   select.bind(1, device_key);
+  if (!problem_key.empty()) select.bind(2, problem_key);
   std::vector<OwnVariantSpeed> speeds;
   std::string key;  // rows come by problem: each key is parsed once
   GemmProblem problem;

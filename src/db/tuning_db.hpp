@@ -115,8 +115,10 @@ class TuningDb {
   // Per problem this device key has done, every own variant that measured Ok in the run that completed it, against
   // that run's heuristic-first (candidate_choice.hpp); a problem without one gives none. Candidates the
   // fp32-equivalent policy admitted are left out: whether one may run is decided per cache entry, with its k.
-  // Ordered by problem key (a sort by candidate too made a 2,880-problem db's read 1.5x slower).
-  std::vector<OwnVariantSpeed> own_variant_speeds(const std::string& device_key) const;
+  // Ordered by problem key (a sort by candidate too made a 2,880-problem db's read 1.5x slower). With a problem key,
+  // that problem's only.
+  std::vector<OwnVariantSpeed> own_variant_speeds(const std::string& device_key,
+                                                  const std::string& problem_key = {}) const;
 
   // Counts one miss per key (a key listed twice counts twice); one transaction. Keys must parse.
   void record_misses(const std::string& device_key, const std::vector<std::string>& problem_keys);

@@ -31,6 +31,7 @@
 #include "runtime/selection.hpp"
 #include "runtime/stream_scratch.hpp"
 #include "runtime/trial_gpu.hpp"
+#include "runtime/variant_ranking.hpp"
 
 namespace gemmtune {
 
@@ -206,8 +207,8 @@ class Runtime::Impl {
     return plans_.find(p) != plans_.end();
   }
 
-  // Whether p runs its exact entry's own candidate: a first-use trial may have put another of the no-entry set in
-  // its place (decide_by_trial).
+  // Whether p runs its exact entry's own candidate: a first-use trial may have put another of the no-entry set, or an
+  // own variant the sweep timed faster there, in its place (decide_by_trial).
   bool runs_exact_entry(const GemmProblem& p) {
     const auto held = lock();
     const Choice& c = plan(p, std::nullopt).choice;
@@ -501,7 +502,9 @@ class Runtime::Impl {
   // program's. Held-out seed 9644 (H200): the entry a21+epi of 53x13824x4096 bias+gelu tf32, 1.032-1.048x
   // heuristic-first in the sweep, ran 0.976-0.985x a runtime with no db, whose trial timed it no faster than
   // heuristic-first on its own inputs and ran the `+bias` form of heuristic-first's algo. The trial on the program's
-  // inputs decides between the same candidates; an entry beyond that set (our kernels, another algo) stands.
+  // inputs decides between the same candidates, and the own variants the sweep timed faster than heuristic-first at
+  // this shape (entry_rivals), as a runtime without the entry would try own variants there (selection.hpp: the skinny
+  // ones at a decode shape, the ranked ones elsewhere). An entry beyond that set (our kernels, another algo) stands.
   template <class DefaultOf>
   void decide_by_trial(const GemmProblem& p, Choice& choice, DefaultOf&& default_of,
                        std::chrono::steady_clock::time_point began,
@@ -530,6 +533,13 @@ class Runtime::Impl {
     if (had_standin)
       for (const Choice::Alternative& a : choice.trial_alternatives)
         tried.push_back({a.candidate, a.candidate.id() + " (" + a.source + ")", false, {}, {}});
+    if (exact)
+      for (const runtime::RankedVariant& r : entry_rivals(p)) {
+        char source[120];
+        std::snprintf(source, sizeof(source), " (the sweep timed it x%.2f over heuristic-first at this shape)",
+                      r.speedup);
+        tried.push_back({r.candidate, r.candidate.id() + source, false, {}, {}});
+      }
     if (tried.empty()) return;
     const TrialCost trial_cost = trial(p, d.candidate, tried, inputs, began);
     std::vector<runtime::ProgramTrial> times;
@@ -608,6 +618,25 @@ class Runtime::Impl {
       choice.why = best->name + " beat heuristic-first by the most in a " + best->text + others + " (" +
                    before + ")";
     }
+  }
+
+  // The own variants a trial of p's exact entry times beside it (variant_ranking.hpp: exact_shape_rivals), read from
+  // the db for p alone; none where the cache came without measurements or the db can no longer be read (the entry
+  // is then tried against the no-entry set only, as before, and a warning says why).
+  std::vector<runtime::RankedVariant> entry_rivals(const GemmProblem& p) {
+    if (!cache_.db) return {};
+    std::vector<OwnVariantSpeed> at_shape;
+    try {
+      at_shape = cache_.db->own_variant_speeds(cache_.index.device_key(), p.key());
+    } catch (const Error& e) {
+      warn("cannot read what the sweep measured at " + p.key() + " from '" + cache_.db_path +
+           "', so the first-use trial of its entry leaves out our kernels: " + e.what());
+      return {};
+    }
+    std::vector<OwnVariantSpeed> runnable;
+    for (OwnVariantSpeed& v : at_shape)
+      if (unsupported(p, v.candidate).empty()) runnable.push_back(std::move(v));
+    return runtime::exact_shape_rivals(runnable, std::min(runtime::kMaxEntryRivals, options_.max_trial_candidates));
   }
 
   // What a no-entry challenger that won is, and what it beat.

@@ -37,4 +37,21 @@ std::vector<RankedVariant> rank_own_variants(const std::vector<MeasuredNeighbor>
   return ranked;
 }
 
+std::vector<RankedVariant> exact_shape_rivals(const std::vector<OwnVariantSpeed>& at_shape, int max_rivals) {
+  std::vector<RankedVariant> faster;
+  for (const OwnVariantSpeed& v : at_shape)
+    if (v.speedup > 1) faster.push_back({v.candidate, v.speedup, 1});
+  std::sort(faster.begin(), faster.end(), [](const RankedVariant& a, const RankedVariant& b) {
+    return a.speedup != b.speedup ? a.speedup > b.speedup : a.candidate.id() < b.candidate.id();
+  });
+  std::vector<RankedVariant> rivals;  // one per id: a problem measured by two runs lists a variant twice
+  for (RankedVariant& r : faster) {
+    if (static_cast<int>(rivals.size()) >= max_rivals) break;
+    const bool seen = std::any_of(rivals.begin(), rivals.end(),
+                                  [&](const RankedVariant& t) { return t.candidate.id() == r.candidate.id(); });
+    if (!seen) rivals.push_back(std::move(r));
+  }
+  return rivals;
+}
+
 }  // namespace gemmtune::runtime

@@ -33,4 +33,20 @@ inline constexpr double kRankingSigma = 1.0;
 std::vector<RankedVariant> rank_own_variants(const std::vector<MeasuredNeighbor>& measured,
                                              const std::function<Candidate(const Candidate&)>& as_run);
 
+// An exact entry that is one of what the runtime tries without an entry (heuristic-first, or a no-entry challenger)
+// is put to a first-use trial on the program's problem (runtime.cpp: decide_by_trial); these are the own variants that
+// trial times beside it: those the sweep timed faster than heuristic-first at that very shape, by kernel time, fastest
+// first (ties by id), at most max_rivals. Why: the sweep keeps heuristic-first unless a challenger beats it beyond
+// noise in every condition, and against a split-k or clustered heuristic-first that bound is 6%, since where the
+// sweep's workspace lies moves such an algo that much (candidate_choice.hpp: kWorkspacePlacementNoise); a runtime with
+// no db at all times the same own variants against heuristic-first in the program's workspace, at a 1% floor. At
+// 2x4096x768 tf32 (held-out seed 9725, H200) the sweep's table had own/skinny_mma_tf32_8x128x32_s4 at 7.90 us against
+// heuristic-first's split-k 4 algo at 9.04, the entry pinned heuristic-first, and the program ran 0.894-0.976x a
+// runtime with no db, whose trial kept the skinny variant. With its rivals in the trial, an entry and no entry decide
+// among the same candidates by the same rule.
+// Three: a first use of the entry then times a few sides more than the no-entry set's, not every variant the sweep ran
+// there (the skinny families alone have dozens at a decode shape), within the trial's budgets (first_use_trial.hpp).
+inline constexpr int kMaxEntryRivals = 3;
+std::vector<RankedVariant> exact_shape_rivals(const std::vector<OwnVariantSpeed>& at_shape, int max_rivals);
+
 }  // namespace gemmtune::runtime

@@ -293,6 +293,26 @@ TEST_F(TuningDbTest, OwnVariantSpeedsAreOverHeuristicFirstOfTheRunThatCompletedE
   EXPECT_EQ(db.own_variant_speeds(other.key()).size(), 1u);
 }
 
+TEST_F(TuningDbTest, OwnVariantSpeedsOfOneProblemAreThatProblemsAloneOverItsOwnHeuristicFirst) {
+  TuningDb db(path());
+  const GemmProblem p = test_problem(2, 4096, 768), q = test_problem(512, 512, 512);
+  const std::int64_t run = db.begin_run(test_run(device));
+  db.store_problem(run, p, {lt_record(p, 5, 9.0), own_record(p, "skinny_a", 7.5), own_record(p, "skinny_b", 10.0)});
+  db.store_problem(run, q, {lt_record(q, 5, 30.0), own_record(q, "tf32_a", 20.0)});
+  const std::vector<OwnVariantSpeed> at_p = db.own_variant_speeds(device.key(), p.key());
+  ASSERT_EQ(at_p.size(), 2u);
+  for (const OwnVariantSpeed& v : at_p) EXPECT_EQ(v.problem, p);
+  EXPECT_EQ(at_p[0].candidate.id(), "own/skinny_a");
+  EXPECT_DOUBLE_EQ(at_p[0].speedup, 9.0 / 7.5);
+  EXPECT_DOUBLE_EQ(at_p[1].speedup, 0.9);
+  const std::vector<OwnVariantSpeed> at_q = db.own_variant_speeds(device.key(), q.key());
+  ASSERT_EQ(at_q.size(), 1u);
+  EXPECT_DOUBLE_EQ(at_q[0].speedup, 1.5);
+  EXPECT_TRUE(db.own_variant_speeds(device.key(), test_problem(64, 64, 64).key()).empty());
+  EXPECT_TRUE(db.own_variant_speeds(test_device("NVIDIA Other GPU").key(), p.key()).empty());
+  EXPECT_EQ(db.own_variant_speeds(device.key()).size(), 3u);
+}
+
 TEST_F(TuningDbTest, ADbOfSchemaVersionTwoIsMigratedToCarryThePolicyFlag) {
   {
     SqliteDb old(path(), SqliteDb::Access::ReadWriteCreate);

@@ -74,5 +74,24 @@ TEST(VariantRanking, TwinsMeasuredAtDifferentShapesAreOneVariantAsTheAskedProble
 
 TEST(VariantRanking, NoMeasuredShapesRankNothing) { EXPECT_TRUE(rank_own_variants({}, as_measured).empty()); }
 
+// An exact entry's trial times the own variants its sweep timed faster than heuristic-first there, fastest first, one
+// per variant, at most max_rivals; the slower ones and heuristic-first's equals are no rivals.
+TEST(ExactShapeRivals, AreTheVariantsTimedFasterThanHeuristicFirstAtTheShapeFastestFirstUpToTheLimit) {
+  const GemmProblem p = test_problem(2, 4096, 768);
+  const std::vector<OwnVariantSpeed> at_shape = {speed(p, "skinny_c", 1.05), speed(p, "skinny_a", 1.14),
+                                                 speed(p, "skinny_slow", 0.8), speed(p, "skinny_even", 1.0),
+                                                 speed(p, "skinny_b", 1.14), speed(p, "skinny_a", 1.02),
+                                                 speed(p, "skinny_d", 1.01)};
+  const std::vector<RankedVariant> rivals = exact_shape_rivals(at_shape, 3);
+  ASSERT_EQ(rivals.size(), 3u);
+  EXPECT_EQ(rivals[0].candidate.id(), "own/skinny_a");  // ties by id
+  EXPECT_EQ(rivals[1].candidate.id(), "own/skinny_b");
+  EXPECT_EQ(rivals[2].candidate.id(), "own/skinny_c");
+  EXPECT_DOUBLE_EQ(rivals[0].speedup, 1.14);
+  EXPECT_EQ(exact_shape_rivals(at_shape, 10).size(), 4u);  // a, b, c, d: a once, not the slow or the even one
+  EXPECT_TRUE(exact_shape_rivals(at_shape, 0).empty());
+  EXPECT_TRUE(exact_shape_rivals({speed(p, "skinny_slow", 0.99)}, 3).empty());
+}
+
 }  // namespace
 }  // namespace gemmtune::runtime
