@@ -212,6 +212,11 @@ void decide_as_program_pays(ProblemResult& pr, const std::optional<NoEntryCandid
   for (const MeasurementRecord* m : members) member_noise = std::max(member_noise, placement_noise(m->candidate));
   std::vector<double> min_noise;  // per challenger, against any member
   for (const MeasurementRecord* r : others) min_noise.push_back(std::max(member_noise, placement_noise(r->candidate)));
+  for (std::size_t i = 0; i < members.size(); ++i)
+    pr.finalists.push_back({members[i]->candidate.id(), i == 0 ? "heuristic_first" : "no_entry",
+                            placement_noise(members[i]->candidate), times[i]});
+  for (std::size_t i = 0; i < others.size(); ++i)
+    pr.finalists.push_back({others[i]->candidate.id(), "challenger", min_noise[i], times[members.size() + i]});
   const auto split = times.begin() + static_cast<std::ptrdiff_t>(members.size());
   const NoEntryChoice choice = choose_over_no_entry(std::vector<std::vector<ConditionTime>>(times.begin(), split),
                                                     std::vector<std::vector<ConditionTime>>(split, times.end()),
@@ -371,6 +376,7 @@ SweepResult run_sweep(const SweepPlan& plan, const SweepProfile& profile, const 
         std::fprintf(stderr, "gemmtune: warning: %s: finalist stage failed (%s); keeping heuristic-first\n",
                      pp.problem.key().c_str(), e.what());
         pr.evidence = {};
+        pr.finalists.clear();
         const MeasurementRecord* first = heuristic_first(pr.records);
         pr.kept_record = first ? static_cast<int>(first - pr.records.data()) : -1;
       }

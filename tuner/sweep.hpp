@@ -50,6 +50,19 @@ struct ProblemCost {
   ProblemCost& operator+=(const ProblemCost& o);
 };
 
+// One candidate as the finalist stage timed it, in every condition: what the --json document shows of the stage, so a
+// kept entry (or a challenger left out) can be read back to its per-condition times.
+struct FinalistTiming {
+  std::string candidate;  // its id
+  // "heuristic_first"; "no_entry": one of the runtime's first-use challengers without an entry
+  // (lt/no_entry_candidates.hpp); "challenger": a fast candidate beyond those
+  std::string role;
+  // The smallest noise a challenger's margins had to clear against any member of the no-entry set (its placement
+  // noise and theirs, problem/candidate_choice.hpp: placement_noise); for a member, its own placement noise.
+  double noise_bound = 0;
+  std::vector<ConditionTime> conditions;
+};
+
 struct ProblemResult {
   GemmProblem problem;
   std::vector<MeasurementRecord> records;  // empty when resumed
@@ -59,6 +72,7 @@ struct ProblemResult {
   // (-1: no stage ran, the ranking's chosen_candidate stands) and its margin over heuristic-first.
   int kept_record = -1;
   MarginEvidence evidence;
+  std::vector<FinalistTiming> finalists;  // empty where the stage timed nothing (no stage, or nothing near enough)
   ProblemCost cost;
 };
 

@@ -1,5 +1,6 @@
 #include "tuner/sweep_report.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <ostream>
@@ -72,6 +73,47 @@ ProblemCost cost_from_json(const nlohmann::json& problem_entry) {
   c.finalists = j.value("finalists", 0);
   c.out_of_reach = j.value("out_of_reach", 0);
   return c;
+}
+
+nlohmann::json finalist_stage_json(const ProblemResult& pr) {
+  const MeasurementRecord* kept = pr.kept_record >= 0 ? kept_candidate(pr) : nullptr;
+  if (!kept) return nullptr;
+  nlohmann::json finalists = nlohmann::json::array();
+  for (const FinalistTiming& f : pr.finalists) {
+    nlohmann::json conditions = nlohmann::json::array();
+    for (const ConditionTime& c : f.conditions)
+      conditions.push_back({{"condition", c.condition}, {"median_us", c.median_us}, {"rel_spread", c.rel_spread}});
+    finalists.push_back(
+        {{"candidate", f.candidate}, {"role", f.role}, {"noise_bound", f.noise_bound}, {"conditions", conditions}});
+  }
+  return {{"kept", kept->candidate.id()}, {"evidence", pr.evidence.encode()}, {"finalists", finalists}};
+}
+
+void finalist_stage_from_json(const nlohmann::json& problem_entry, ProblemResult& pr) {
+  if (!problem_entry.contains("finalist_stage")) return;
+  const std::string where = "finalist_stage of " + pr.problem.key();
+  try {
+    const nlohmann::json& j = problem_entry.at("finalist_stage");
+    const std::string kept = j.at("kept").get<std::string>();
+    const auto it = std::find_if(pr.records.begin(), pr.records.end(), [&](const MeasurementRecord& r) {
+      return r.status == MeasureStatus::Ok && r.candidate.id() == kept;
+    });
+    if (it == pr.records.end()) throw InputError(where + ": kept candidate '" + kept + "' has no ok record");
+    std::vector<FinalistTiming> finalists;
+    for (const nlohmann::json& f : j.at("finalists")) {
+      FinalistTiming t{f.at("candidate").get<std::string>(), f.at("role").get<std::string>(),
+                       f.at("noise_bound").get<double>(), {}};
+      for (const nlohmann::json& c : f.at("conditions"))
+        t.conditions.push_back({c.at("condition").get<std::string>(), c.at("median_us").get<double>(),
+                                c.at("rel_spread").get<double>()});
+      finalists.push_back(std::move(t));
+    }
+    pr.evidence = MarginEvidence::decode(j.at("evidence").get<std::string>());
+    pr.kept_record = static_cast<int>(it - pr.records.begin());
+    pr.finalists = std::move(finalists);
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(where + ": " + e.what());
+  }
 }
 
 std::string cost_summary(const SweepResult& result) {
@@ -181,6 +223,7 @@ nlohmann::json sweep_json(const SweepResult& result) {
     if (pr.resumed) continue;
     problems.push_back(problem_summary_json(pr));
     problems.back()["cost"] = cost_json(pr.cost);
+    if (nlohmann::json stage = finalist_stage_json(pr); !stage.is_null()) problems.back()["finalist_stage"] = stage;
     if (pr.metrics) {
       const ProblemMetrics& m = *pr.metrics;
       nlohmann::json jm = {{"candidate", m.candidate_id},

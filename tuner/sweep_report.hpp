@@ -29,6 +29,12 @@ nlohmann::json problem_summary_json(const ProblemResult& pr);
 // combines its workers' documents); a document without it gives an empty cost.
 nlohmann::json cost_json(const ProblemCost& c);
 ProblemCost cost_from_json(const nlohmann::json& problem_entry);
+// The finalist stage in the --json document ("finalist_stage" of an entry of "problems"; absent where no stage ran):
+// {"kept": candidate id, "evidence": MarginEvidence::encode(), "finalists": [{"candidate", "role", "noise_bound",
+// "conditions": [{"condition", "median_us", "rel_spread"}]}]}; and back into pr (kept_record, evidence, finalists),
+// for --devices. A document without it leaves pr as it was; a malformed one throws InputError.
+nlohmann::json finalist_stage_json(const ProblemResult& pr);
+void finalist_stage_from_json(const nlohmann::json& problem_entry, ProblemResult& pr);
 // The sweep's cost over its measured problems: "N problems in 1m05s (...): where the time went; candidates sampled
 // and pruned; the finalist stage". One line; empty when no problem was measured.
 std::string cost_summary(const SweepResult& result);

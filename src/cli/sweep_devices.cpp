@@ -139,12 +139,13 @@ class ProgressLine {
 
 std::string shard_name(int shard, int shards) { return std::to_string(shard) + "/" + std::to_string(shards); }
 
-// The records of one group's finished shards as one sweep result, in plan order. A problem a worker skipped
-// (--resume) is marked resumed; problems of shards that did not finish are left out.
+// The records and finalist stages of one group's finished shards as one sweep result, in plan order. A problem a
+// worker skipped (--resume) is marked resumed; problems of shards that did not finish are left out.
 SweepResult combine_group(const SweepPlan& plan, const SweepProfile& profile, const Group& g) {
   SweepResult result;
   std::map<std::string, std::vector<MeasurementRecord>> records;
   std::map<std::string, ProblemCost> measured;  // problem key -> what its worker spent on it
+  std::map<std::string, nlohmann::json> entries;  // problem key -> its entry of the worker's "problems"
   bool first = true;
   for (const auto& [shard, path] : g.json_of) {
     const nlohmann::json doc = read_json_file(path);
@@ -161,8 +162,11 @@ SweepResult combine_group(const SweepPlan& plan, const SweepProfile& profile, co
     result.run.finished_at = std::max(result.run.finished_at, doc.at("finished_at").get<std::string>());
     if (doc.at("timer") == "events") result.timer_warning = "a worker timed with CUDA events";
     if (doc.contains("cost")) result.setup_s += doc["cost"].value("setup_s", 0.0);
-    for (const nlohmann::json& p : doc.at("problems"))
-      measured[p.at("problem_key").get<std::string>()] = cost_from_json(p);
+    for (const nlohmann::json& p : doc.at("problems")) {
+      const std::string key = p.at("problem_key").get<std::string>();
+      measured[key] = cost_from_json(p);
+      entries[key] = p;
+    }
     for (const nlohmann::json& r : doc.at("results")) {
       MeasurementRecord rec = r.get<MeasurementRecord>();
       records[rec.problem.key()].push_back(std::move(rec));
@@ -181,6 +185,7 @@ SweepResult combine_group(const SweepPlan& plan, const SweepProfile& profile, co
     pr.resumed = cost == measured.end();
     if (!pr.resumed) pr.cost = cost->second;
     if (auto it = records.find(key); it != records.end()) pr.records = std::move(it->second);
+    if (auto it = entries.find(key); it != entries.end()) finalist_stage_from_json(it->second, pr);
     for (const MeasurementRecord& r : pr.records) {
       if (r.status == MeasureStatus::VerifyFailed) ++result.verify_failures;
       if (r.status == MeasureStatus::Error) ++result.errors;

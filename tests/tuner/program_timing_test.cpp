@@ -3,8 +3,11 @@
 #include "tuner/program_timing.hpp"
 
 #include <algorithm>
+#include <optional>
+#include <string>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "cuda/device_info.hpp"
 #include "db/tuning_db.hpp"
@@ -88,9 +91,31 @@ TEST(FinalistStageGpu, ASweepStoresEachEntrysMarginInEveryConditionItsProfileNam
     "name": "finalists", "shapes": [[256, 512, 128], [384, 1536, 768]], "epilogues": ["bias+gelu"],
     "modes": ["tf32", "fp32"], "backends": ["own", "lt"], "lt": {"top_k": 4},
     "timing": {"min_samples": 10, "min_time_ms": 1, "max_time_ms": 20, "max_noise_pct": 2}})");
-  auto r = test::run_gemmtune({"sweep", "--profile", dir.path("both.json"), "--db", dir.path("both.db")});
+  auto r = test::run_gemmtune(
+      {"sweep", "--profile", dir.path("both.json"), "--db", dir.path("both.db"), "--json", dir.path("both.out.json")});
   ASSERT_EQ(r.exit_code, 0) << r.output;
   expect_margins_follow_the_keep_rule(dir.path("both.db"), "stream/warm,stream/cold,graph/warm,graph/cold");
+  // The --json document shows the stage: what it kept (the db's entry) and every finalist's time in each condition.
+  const nlohmann::json doc = nlohmann::json::parse(test::read_bytes(dir.path("both.out.json")));
+  const TuningDb db(dir.path("both.db"));
+  int staged = 0;
+  for (const nlohmann::json& p : doc.at("problems")) {
+    if (!p.contains("finalist_stage")) continue;
+    ++staged;
+    const nlohmann::json& stage = p["finalist_stage"];
+    const std::string key = p.at("problem_key").get<std::string>();
+    const std::optional<CacheEntry> e = db.cached(query_device(0).identity.key(), key);
+    ASSERT_TRUE(e.has_value()) << key;
+    EXPECT_EQ(stage.at("kept"), e->candidate.id()) << key;
+    for (const nlohmann::json& f : stage.at("finalists")) {
+      EXPECT_EQ(f.at("conditions").size(), 4u) << key;
+      for (const nlohmann::json& c : f.at("conditions")) EXPECT_GT(c.at("median_us").get<double>(), 0) << key;
+    }
+    if (!stage.at("finalists").empty()) {
+      EXPECT_EQ(stage["finalists"][0].at("role"), "heuristic_first") << key;
+    }
+  }
+  EXPECT_EQ(staged, 4) << "two shapes in two modes, each with a heuristic-first";
   r = test::run_gemmtune({"cache", "show", "--db", dir.path("both.db")});
   EXPECT_NE(r.output.find("(stream/warm,stream/cold,graph/warm,graph/cold)"), std::string::npos) << r.output;
 

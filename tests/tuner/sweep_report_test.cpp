@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "common/error.hpp"
 #include "support/tuning_fixtures.hpp"
 
 namespace gemmtune {
@@ -63,6 +64,57 @@ TEST(SweepReport, EachProblemsCostRoundTripsThroughTheJsonDocument) {
   EXPECT_EQ(back.finalists, 2);
   EXPECT_EQ(back.out_of_reach, 1);
   EXPECT_EQ(cost_from_json(nlohmann::json{{"problem_key", "x"}}).wall_s, 0) << "an older document has no cost";
+}
+
+// What the finalist stage timed, per candidate and condition, and what it kept: in the document, and back for
+// --devices; a problem without a stage has none, and a document naming a kept candidate it has no record of is refused.
+TEST(SweepReport, TheFinalistStagesTimesAndKeptCandidateRoundTripThroughTheJsonDocument) {
+  SweepResult r = two_problems_and_a_resumed_one();
+  ProblemResult& staged = r.problems[1];
+  staged.records.push_back(test::own_record(staged.problem, "skinny_a", 8.0));
+  staged.kept_record = 0;
+  staged.evidence.conditions = {{"stream/warm", 1.0, 0.06}, {"graph/cold", 1.0, 0.06}};
+  staged.finalists = {
+      {"lt/first", "heuristic_first", 0.06, {{"stream/warm", 9.04, 0.01}, {"graph/cold", 9.5, 0.02}}},
+      {"own/skinny_a", "challenger", 0.06, {{"stream/warm", 8.8, 0.015}, {"graph/cold", 8.9, 0.0125}}}};
+  const nlohmann::json doc = sweep_json(r);
+  EXPECT_FALSE(doc["problems"][0].contains("finalist_stage"));
+  const nlohmann::json& stage = doc["problems"][1].at("finalist_stage");
+  EXPECT_EQ(stage.at("kept"), staged.records[0].candidate.id());
+  EXPECT_EQ(stage.at("evidence"), staged.evidence.encode());
+  EXPECT_EQ(stage.at("finalists")[1].at("conditions")[0].at("median_us"), 8.8);
+
+  ProblemResult back;
+  back.problem = staged.problem;
+  back.records = staged.records;
+  finalist_stage_from_json(doc["problems"][1], back);
+  EXPECT_EQ(back.kept_record, 0);
+  EXPECT_EQ(back.evidence, staged.evidence);
+  ASSERT_EQ(back.finalists.size(), 2u);
+  for (std::size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(back.finalists[i].candidate, staged.finalists[i].candidate);
+    EXPECT_EQ(back.finalists[i].role, staged.finalists[i].role);
+    EXPECT_EQ(back.finalists[i].noise_bound, staged.finalists[i].noise_bound);
+    ASSERT_EQ(back.finalists[i].conditions.size(), 2u);
+    for (std::size_t c = 0; c < 2; ++c) {
+      EXPECT_EQ(back.finalists[i].conditions[c].condition, staged.finalists[i].conditions[c].condition);
+      EXPECT_EQ(back.finalists[i].conditions[c].median_us, staged.finalists[i].conditions[c].median_us);
+      EXPECT_EQ(back.finalists[i].conditions[c].rel_spread, staged.finalists[i].conditions[c].rel_spread);
+    }
+  }
+
+  ProblemResult untouched;
+  untouched.problem = staged.problem;
+  finalist_stage_from_json(doc["problems"][0], untouched);
+  EXPECT_EQ(untouched.kept_record, -1);
+  EXPECT_TRUE(untouched.finalists.empty());
+
+  nlohmann::json stray = doc["problems"][1];
+  stray["finalist_stage"]["kept"] = "own/not_measured";
+  EXPECT_THROW(finalist_stage_from_json(stray, back), InputError);
+  nlohmann::json malformed = doc["problems"][1];
+  malformed["finalist_stage"]["finalists"][0].erase("conditions");
+  EXPECT_THROW(finalist_stage_from_json(malformed, back), InputError);
 }
 
 TEST(SweepReport, TheDocumentsCostSumsItsMeasuredProblemsBesideTheSweepsOwnWallAndSetup) {
