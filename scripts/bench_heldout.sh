@@ -15,7 +15,7 @@
 #             conditions on the seed's db (heldout_report.py --here); a failure there only costs that view;
 #             scripts/heldout_report.py joins everything into OUT_DIR/heldout_bench.json and prints the table.
 # OUT_DIR defaults to results/<gpu-slug> (as bench_kernels.sh): heldout_bench.json lands there, the per-seed work
-# (shapes, profile, db, sweep and bench logs) under OUT_DIR/heldout/.
+# (shapes, profile, db, sweep and bench logs, the sweep's --json with its finalist stages) under OUT_DIR/heldout/.
 #
 # The runtime as it runs by default (RuntimeOptions::confirm_standins on: the first-use trial) goes into
 # heldout_bench.json. CONFIRM=both (the default) also times it with the option off (the evidence rules alone), on the
@@ -70,8 +70,8 @@ for seed in ${seeds//,/ }; do
   rm -rf "$dir"
   python3 scripts/heldout_shapes.py --seed "$seed" --count "$count" --out "$dir" "${policy_flags[@]}"
   # shellcheck disable=SC2086 # SWEEP_FLAGS is a list of flags
-  "$build/gemmtune" sweep --profile "$dir/profile.json" --db "$dir/heldout.db" ${SWEEP_FLAGS:-} > "$dir/sweep.txt" \
-    2> "$dir/sweep.log"
+  "$build/gemmtune" sweep --profile "$dir/profile.json" --db "$dir/heldout.db" --json "$dir/sweep.json" \
+    ${SWEEP_FLAGS:-} > "$dir/sweep.txt" 2> "$dir/sweep.log"
   echo "bench_heldout: seed $seed tuned in $((SECONDS - start)) s" >&2
   "$build/gemmtune" cache show --db "$dir/heldout.db" > "$dir/cache.txt"
   if [[ $confirm != 1 ]]; then

@@ -504,22 +504,35 @@ class Runtime::Impl {
   // heuristic-first on its own inputs and ran the `+bias` form of heuristic-first's algo. The trial on the program's
   // inputs decides between the same candidates, and the own variants the sweep timed faster than heuristic-first at
   // this shape (entry_rivals), as a runtime without the entry would try own variants there (selection.hpp: the skinny
-  // ones at a decode shape, the ranked ones elsewhere). An entry beyond that set (our kernels, another algo) stands.
+  // ones at a decode shape, the ranked ones elsewhere). Another algo stands. An own entry stands where the sweep timed
+  // no other own variant near it; else the trial puts it beside those near-ties (variant_ranking.hpp: which trade
+  // warm against cold, so noise picks between them), and one of them replaces it only by beating heuristic-first
+  // and the entry there.
   template <class DefaultOf>
   void decide_by_trial(const GemmProblem& p, Choice& choice, DefaultOf&& default_of,
                        std::chrono::steady_clock::time_point began,
                        const std::optional<runtime::CallerInputs>& inputs) {
     const bool exact = choice.source == ChoiceSource::Exact;
     if (!exact && choice.source != ChoiceSource::Nearest && choice.source != ChoiceSource::Default) return;  // pinned
-    if (exact && choice.candidate.backend == Backend::Own) return;  // never one of the no-entry set
+    // An own entry is never one of the no-entry set: it is tried only against the near-ties the sweep timed beside it.
+    const bool own_entry = exact && choice.candidate.backend == Backend::Own;
+    std::vector<runtime::RankedVariant> rivals;
+    if (own_entry) {
+      rivals = entry_rivals(p, &choice.candidate);
+      if (rivals.empty()) return;
+    }
     const runtime::DefaultCandidate d = default_of(p);
     if (!d.heuristic_first) return;  // nothing measured to confirm against: the default would be a guess
     if (choice.source == ChoiceSource::Default && choice.candidate.id() != d.candidate.id()) return;
     const GemmProblem g = pass_gemm(p);
+    // An own entry beat every one of these beyond noise in the sweep's finalist stage, on the program's conditions.
     const std::vector<Candidate> no_entry =
-        no_entry_challengers(g, d.candidate, lt_heuristic_first_of(g, lt_.get()), options_.workspace_bytes);
+        own_entry ? std::vector<Candidate>{}
+                  : no_entry_challengers(g, d.candidate, lt_heuristic_first_of(g, lt_.get()), options_.workspace_bytes);
     const auto is_entry = [&](const Candidate& c) { return c.id() == choice.candidate.id(); };
-    if (exact && !is_entry(d.candidate) && std::none_of(no_entry.begin(), no_entry.end(), is_entry)) return;
+    if (exact && !own_entry && !is_entry(d.candidate) && std::none_of(no_entry.begin(), no_entry.end(), is_entry))
+      return;
+    if (exact && !own_entry) rivals = entry_rivals(p, nullptr);
     // The order of the trial's first pairs: the stand-in, what cuBLAS and cuBLASLt offer in the runtime's place, then
     // the stand-in's alternatives. Where the budget runs out before every challenger has had one, the call PyTorch
     // eager makes has had it before the 25-odd own variants ranked below the stand-in: at 206x5120x13824 bias+gelu
@@ -528,18 +541,18 @@ class Runtime::Impl {
     std::vector<Tried> tried;
     const bool had_standin = choice.source == ChoiceSource::Nearest;
     if (had_standin) tried.push_back({choice.candidate, "the stand-in " + choice.candidate.id(), false, {}, {}});
+    if (own_entry) tried.push_back({choice.candidate, "the entry " + choice.candidate.id(), false, {}, {}});
     for (const Candidate& c : no_entry)
       tried.push_back({c, c.id() + " (" + no_entry_challenger_kind(c) + ")", true, {}, {}});
     if (had_standin)
       for (const Choice::Alternative& a : choice.trial_alternatives)
         tried.push_back({a.candidate, a.candidate.id() + " (" + a.source + ")", false, {}, {}});
-    if (exact)
-      for (const runtime::RankedVariant& r : entry_rivals(p)) {
-        char source[120];
-        std::snprintf(source, sizeof(source), " (the sweep timed it x%.2f over heuristic-first at this shape)",
-                      r.speedup);
-        tried.push_back({r.candidate, r.candidate.id() + source, false, {}, {}});
-      }
+    for (const runtime::RankedVariant& r : rivals) {
+      char source[120];
+      std::snprintf(source, sizeof(source), " (the sweep timed it x%.2f over heuristic-first at this shape)",
+                    r.speedup);
+      tried.push_back({r.candidate, r.candidate.id() + source, false, {}, {}});
+    }
     if (tried.empty()) return;
     const TrialCost trial_cost = trial(p, d.candidate, tried, inputs, began);
     std::vector<runtime::ProgramTrial> times;
@@ -583,6 +596,20 @@ class Runtime::Impl {
                   tried.size(), tried.size() == 1 ? "" : "s", trial_cost.gpu_us / 1000, trial_cost.setup_us / 1000);
     others += cost;
     const std::string before = choice.why;
+    if (own_entry) {
+      // The sweep's evidence stands against heuristic-first: a near-tie replaces the entry only by beating
+      // heuristic-first here and the entry's own time in this trial.
+      const Candidate& runs = best ? best->candidate : choice.candidate;
+      choice.why = before + "; the sweep timed other own variants within " +
+                   std::to_string(static_cast<int>(runtime::kRivalWithin * 100)) +
+                   "% of it at this shape, so a first-use trial on this problem decided: " +
+                   (is_entry(runs) ? "it runs" : runs.id() + " runs") + ", " +
+                   (best ? best->name + " beat heuristic-first by the most in a " + best->text
+                         : std::string("no challenger beat heuristic-first, so the sweep's evidence stands")) +
+                   others;
+      choice.candidate = runs;
+      return;
+    }
     if (exact) {
       // A trial that ran out of budget before it had timed the entry in full says nothing against the sweep's
       // measurement: the entry stands unless a challenger won.
@@ -620,10 +647,11 @@ class Runtime::Impl {
     }
   }
 
-  // The own variants a trial of p's exact entry times beside it (variant_ranking.hpp: exact_shape_rivals), read from
-  // the db for p alone; none where the cache came without measurements or the db can no longer be read (the entry
-  // is then tried against the no-entry set only, as before, and a warning says why).
-  std::vector<runtime::RankedVariant> entry_rivals(const GemmProblem& p) {
+  // The own variants a trial of p's exact entry times beside it (variant_ranking.hpp: exact_shape_rivals; those near
+  // `own_entry` where the entry is one), read from the db for p alone. None where the cache came without measurements
+  // or the db can no longer be read (a warning then says why): an entry of the no-entry set is then tried against
+  // that set only, and an own entry stands.
+  std::vector<runtime::RankedVariant> entry_rivals(const GemmProblem& p, const Candidate* own_entry) {
     if (!cache_.db) return {};
     std::vector<OwnVariantSpeed> at_shape;
     try {
@@ -636,7 +664,8 @@ class Runtime::Impl {
     std::vector<OwnVariantSpeed> runnable;
     for (OwnVariantSpeed& v : at_shape)
       if (unsupported(p, v.candidate).empty()) runnable.push_back(std::move(v));
-    return runtime::exact_shape_rivals(runnable, std::min(runtime::kMaxEntryRivals, options_.max_trial_candidates));
+    return runtime::exact_shape_rivals(runnable, std::min(runtime::kMaxEntryRivals, options_.max_trial_candidates),
+                                       own_entry);
   }
 
   // What a no-entry challenger that won is, and what it beat.

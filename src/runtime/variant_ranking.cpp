@@ -37,10 +37,19 @@ std::vector<RankedVariant> rank_own_variants(const std::vector<MeasuredNeighbor>
   return ranked;
 }
 
-std::vector<RankedVariant> exact_shape_rivals(const std::vector<OwnVariantSpeed>& at_shape, int max_rivals) {
+std::vector<RankedVariant> exact_shape_rivals(const std::vector<OwnVariantSpeed>& at_shape, int max_rivals,
+                                              const Candidate* entry) {
+  double floor = 1;  // a rival's speedup must exceed it
+  if (entry) {
+    double entry_speedup = 0;
+    for (const OwnVariantSpeed& v : at_shape)
+      if (v.candidate.id() == entry->id()) entry_speedup = std::max(entry_speedup, v.speedup);
+    if (entry_speedup == 0) return {};
+    floor = std::max(floor, entry_speedup / (1 + kRivalWithin));
+  }
   std::vector<RankedVariant> faster;
   for (const OwnVariantSpeed& v : at_shape)
-    if (v.speedup > 1) faster.push_back({v.candidate, v.speedup, 1});
+    if (v.speedup > floor && !(entry && v.candidate.id() == entry->id())) faster.push_back({v.candidate, v.speedup, 1});
   std::sort(faster.begin(), faster.end(), [](const RankedVariant& a, const RankedVariant& b) {
     return a.speedup != b.speedup ? a.speedup > b.speedup : a.candidate.id() < b.candidate.id();
   });

@@ -43,10 +43,20 @@ std::vector<RankedVariant> rank_own_variants(const std::vector<MeasuredNeighbor>
 // 2x4096x768 tf32 (held-out seed 9725, H200) the sweep's table had own/skinny_mma_tf32_8x128x32_s4 at 7.90 us against
 // heuristic-first's split-k 4 algo at 9.04, the entry pinned heuristic-first, and the program ran 0.894-0.976x a
 // runtime with no db, whose trial kept the skinny variant. With its rivals in the trial, an entry and no entry decide
-// among the same candidates by the same rule.
+// among the same kind of candidates by the same rule.
+//
+// An own entry (`entry`) has rivals only where the sweep timed others within kRivalWithin of it: near-ties that trade
+// conditions, warm against cold, which the sweep's finalist stage and a no-db runtime's trial each settle by their
+// summed time over the four, so by noise. At 2x4096x768 bias+gelu fp32 (seed 9725 again, H200) the sweep kept
+// own/skinny_fp32_8x128x64_s4, the no-db trial own/skinny_fp32_8x128x32_s3, and the entry ran 0.950-0.955x no entry
+// warm and 1.027-1.032x cold; at 2x1152x11409 fp32 (seed 9726) the streamed and the plain skinny tile, 0.972x. The
+// entry itself is no rival; there are none where the sweep did not measure the entry at the shape (an imported
+// cache) or nothing is that near.
+inline constexpr double kRivalWithin = 0.10;  // as the sweep's finalists by kernel time (tuner/sweep.cpp)
 // Three: a first use of the entry then times a few sides more than the no-entry set's, not every variant the sweep ran
 // there (the skinny families alone have dozens at a decode shape), within the trial's budgets (first_use_trial.hpp).
 inline constexpr int kMaxEntryRivals = 3;
-std::vector<RankedVariant> exact_shape_rivals(const std::vector<OwnVariantSpeed>& at_shape, int max_rivals);
+std::vector<RankedVariant> exact_shape_rivals(const std::vector<OwnVariantSpeed>& at_shape, int max_rivals,
+                                              const Candidate* entry = nullptr);
 
 }  // namespace gemmtune::runtime

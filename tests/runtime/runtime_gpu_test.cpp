@@ -1196,6 +1196,55 @@ TEST_F(RuntimeCacheGpu, AnExactHeuristicFirstEntrysTrialAlsoTimesTheOwnVariantsT
   EXPECT_EQ(warnings.str(), "");
 }
 
+// An own entry whose sweep timed another own variant within 10% of it is put to a first-use trial beside that near-tie
+// (the two trade warm against cold: seed 9725's 2x4096x768 bias+gelu fp32 ran 0.950x no entry); a variant further off
+// is left out, and an entry with no near-tie runs as it is, untried.
+TEST_F(RuntimeCacheGpu, AnOwnEntrysTrialTimesTheNearTiesTheSweepTimedBesideItAndNoneFurtherOff) {
+  const GemmProblem p = make(2, 4096, 768, "nn", OutputLayout::RowMajor, Activation::Gelu, true, 0.f, MathMode::Fp32);
+  const GemmProblem alone =
+      make(2, 4096, 768, "nn", OutputLayout::RowMajor, Activation::None, false, 0.f, MathMode::Fp32);
+  const char* kept = "skinny_fp32_8x128x64_s4";
+  const char* near = "skinny_fp32_8x128x32_s3";
+  const char* far = "skinny_stream_fp32_8x128x64_s2";
+  for (const char* v : {kept, near, far}) ASSERT_NE(kernels::find_kernel_variant(v), nullptr) << v;
+  {
+    TuningDb tuning(db);
+    const std::int64_t run = tuning.begin_run(test::test_run(query_device(0).identity));
+    for (const GemmProblem& q : {p, alone}) {
+      std::vector<MeasurementRecord> records = {test::lt_record(q, 5, 19.07), test::own_record(q, kept, 8.58),
+                                                test::own_record(q, far, 12.0)};
+      if (q == p) records.push_back(test::own_record(q, near, 8.90));
+      records[0].candidate = LtGemm(make_lt_handle().get(), q).heuristic(1, std::size_t{64} << 20)[0];
+      const CacheDecision keep{&records[1], {{{"stream/warm", 1.3, 0.03}, {"graph/cold", 2.0, 0.03}}}};
+      tuning.store_problem(run, q, records, &keep);
+    }
+  }
+  std::ostringstream warnings;
+  Runtime rt(db, 0, with_trial(warnings));
+  rt.prepare(p);
+  const std::string why = rt.explain(p);
+  EXPECT_NE(why.find("[exact] exact cache hit"), std::string::npos) << why;
+  EXPECT_NE(why.find("the sweep timed other own variants within 10% of it at this shape, so a first-use trial on "
+                     "this problem decided: "),
+            std::string::npos)
+      << why;
+  EXPECT_NE(why.find(std::string("own/") + near + " (the sweep timed it x2.14 over heuristic-first"), std::string::npos)
+      << why;
+  EXPECT_EQ(why.find(far), std::string::npos) << why;
+  EXPECT_EQ(why.find("cublas/sgemm"), std::string::npos) << "the sweep's finalist stage settled the no-entry set: "
+                                                          << why;
+  const std::string runs = rt.candidate_id(p);
+  EXPECT_TRUE(runs == std::string("own/") + kept || runs == std::string("own/") + near) << why;
+  EXPECT_EQ(rt.runs_exact_entry(p), runs == std::string("own/") + kept) << why;
+  expect_correct(rt, p);
+
+  rt.prepare(alone);
+  EXPECT_EQ(rt.explain(alone).find("first-use trial"), std::string::npos) << rt.explain(alone);
+  EXPECT_EQ(rt.candidate_id(alone), std::string("own/") + kept);
+  EXPECT_TRUE(rt.runs_exact_entry(alone));
+  EXPECT_EQ(warnings.str(), "");
+}
+
 // Issue 37: one process resolving untuned problems one after another, with the first-use trial and CUDA's default
 // (lazy) module loading, had three first calls wait out the blocking kernel's 10 s timeout (7x5632x823 fp32 none,
 // 86x1536x488 tf32 none and bias+gelu). Every side of a trial now runs once before anything waits behind that kernel;

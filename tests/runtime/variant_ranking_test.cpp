@@ -93,5 +93,25 @@ TEST(ExactShapeRivals, AreTheVariantsTimedFasterThanHeuristicFirstAtTheShapeFast
   EXPECT_TRUE(exact_shape_rivals({speed(p, "skinny_slow", 0.99)}, 3).empty());
 }
 
+// An own entry's rivals are the variants within kRivalWithin (10%) of its own speed at the shape, itself left out; an
+// entry the sweep did not measure there has none.
+TEST(ExactShapeRivals, OfAnOwnEntryAreOnlyItsNearTiesAndNoneWhereTheEntryWasNotMeasured) {
+  const GemmProblem p = test_problem(2, 4096, 768);
+  const std::vector<OwnVariantSpeed> at_shape = {speed(p, "kept", 2.2), speed(p, "near", 2.05),
+                                                 speed(p, "faster", 2.3), speed(p, "far", 1.9)};
+  Candidate kept;
+  kept.backend = Backend::Own;
+  kept.own_variant = "kept";
+  const std::vector<RankedVariant> rivals = exact_shape_rivals(at_shape, 3, &kept);
+  ASSERT_EQ(rivals.size(), 2u);  // 2.2 / 1.1 = 2.0: far (1.9) is out
+  EXPECT_EQ(rivals[0].candidate.id(), "own/faster");
+  EXPECT_EQ(rivals[1].candidate.id(), "own/near");
+  Candidate unmeasured = kept;
+  unmeasured.own_variant = "unmeasured";
+  EXPECT_TRUE(exact_shape_rivals(at_shape, 3, &unmeasured).empty());
+  EXPECT_TRUE(exact_shape_rivals({speed(p, "kept", 0.9), speed(p, "near", 0.89)}, 3, &kept).empty())
+      << "no rival slower than heuristic-first";
+}
+
 }  // namespace
 }  // namespace gemmtune::runtime
