@@ -614,7 +614,7 @@ class Runtime::Impl {
                    "% of it at this shape, so a first-use trial on this problem decided: " +
                    (is_entry(runs) ? "it runs" : runs.id() + " runs") + ", " +
                    (best ? best->name + " beat heuristic-first by the most in a " + best->text
-                         : std::string("no challenger beat heuristic-first, so the sweep's evidence stands")) +
+                         : std::string("no near-tie beat both heuristic-first and the entry, so the sweep's choice stands")) +
                    others;
       choice.candidate = runs;
       return;
