@@ -190,6 +190,10 @@ void decide_as_program_pays(ProblemResult& pr, const std::optional<NoEntryCandid
       if (const MeasurementRecord* r = ok_record(pr.records, c.id()); r && r != fin[0]) members.push_back(r);
   for (std::size_t i = 1; i < fin.size(); ++i)
     if (std::find(members.begin(), members.end(), fin[i]) == members.end()) others.push_back(fin[i]);
+  // By id: the order in which choose_over_no_entry settles near-ties (first_within_tie_band), as the runtime's trial.
+  std::sort(others.begin(), others.end(), [](const MeasurementRecord* a, const MeasurementRecord* b) {
+    return a->candidate.id() < b->candidate.id();
+  });
   pr.cost.finalists = static_cast<int>(members.size() + others.size()) - 1;
   pr.kept_record = index_of(fin[0]);
   const std::vector<ProgramCondition> conditions = program_conditions(profile.timing);

@@ -167,6 +167,14 @@ KeepVerdict keep_over_heuristic(const std::vector<ConditionTime>& candidate,
   return v;
 }
 
+int first_within_tie_band(const std::vector<double>& total_us) {
+  if (total_us.empty()) return -1;
+  const double least = *std::min_element(total_us.begin(), total_us.end());
+  for (std::size_t i = 0; i < total_us.size(); ++i)
+    if (total_us[i] <= least * (1 + kChoiceTieBand)) return static_cast<int>(i);
+  return -1;
+}
+
 ProgramChoice choose_as_program_pays(const std::vector<ConditionTime>& heuristic,
                                      const std::vector<std::vector<ConditionTime>>& challengers,
                                      const std::vector<double>& min_noise) {
@@ -182,19 +190,24 @@ NoEntryChoice choose_over_no_entry(const std::vector<std::vector<ConditionTime>>
   const std::vector<ConditionTime>& heuristic = no_entry.front();
   for (const ConditionTime& t : heuristic) best.evidence.conditions.push_back({t.condition, 1.0, kMinProgramNoise});
   const auto noise_of = [&](std::size_t i) { return i < min_noise.size() ? min_noise[i] : kMinProgramNoise; };
-  double best_total_us = 0;
+  std::vector<std::size_t> kept;
+  std::vector<double> kept_total_us;
   for (std::size_t i = 0; i < challengers.size(); ++i) {
     bool keep = true;
     for (std::size_t m = 0; m < no_entry.size() && keep; ++m)
       keep = keep_over_heuristic(challengers[i], no_entry[m], noise_of(i)).keep;
+    if (!keep) continue;
     double total_us = 0;
     for (const ConditionTime& t : challengers[i]) total_us += t.median_us;
-    if (!keep || (best.challenger >= 0 && total_us >= best_total_us)) continue;
-    best_total_us = total_us;
+    kept.push_back(i);
+    kept_total_us.push_back(total_us);
+  }
+  if (const int k = first_within_tie_band(kept_total_us); k >= 0) {
+    const std::size_t i = kept[static_cast<std::size_t>(k)];
     best.challenger = static_cast<int>(i);
     best.evidence = keep_over_heuristic(challengers[i], heuristic, noise_of(i)).evidence;
+    return best;
   }
-  if (best.challenger >= 0) return best;
   // The member whose worst margin over the other members is largest. A condition one of them was not measured in
   // counts as a loss (margin 0). A member other than heuristic-first stands only where it is at least as fast as
   // heuristic-first in every condition: the runtime's trial runs a challenger only where it wins in each condition it

@@ -111,6 +111,15 @@ struct KeepVerdict {
 KeepVerdict keep_over_heuristic(const std::vector<ConditionTime>& candidate,
                                 const std::vector<ConditionTime>& heuristic, double min_noise = kMinProgramNoise);
 
+// Of several winners' per-call times summed over the conditions, given in a fixed order (by candidate id), the index
+// of the one to keep: the first whose sum lies within kChoiceTieBand of the least. Near-ties that trade conditions,
+// warm against cold, sum to within a fraction of a percent of each other, so the least sum is noise: at 2x4096x768
+// fp32 (held-out seed 9725, H200) three skinny tiles summed to 35.55, 35.58 and 35.88 us over the four conditions
+// while each led one of them by 2-3%, and the sweep and a no-db runtime's trial kept different ones (the entry ran
+// 0.950-0.976x no entry where they differed). In a fixed order the sweep and every runtime's trial that measured
+// the same near-ties keep the same one. -1 for none.
+int first_within_tie_band(const std::vector<double>& total_us);
+
 // The program-paid decision over the finalists: index into `challengers` of the one to keep (of those the keep rule
 // keeps, the least per-call time summed over the conditions, as choose_over_no_entry below), or -1 for heuristic-
 // first; and the kept one's evidence (for heuristic-first: margin 1 in every measured condition, exactly, since it is
@@ -132,7 +141,9 @@ ProgramChoice choose_as_program_pays(const std::vector<ConditionTime>& heuristic
 //  - A challenger is kept only where keep_over_heuristic holds against each member (min_noise: per challenger, the
 //    bound against any member); among those, the one with the least per-call time summed over the conditions, the
 //    rule by which the runtime's first-use trial ranks its winners (runtime/first_use_trial.hpp: ProgramTrial::
-//    challenger_us), so that an entry is what the runtime without one would pick among the same candidates. Where two
+//    challenger_us), so that an entry is what the runtime without one would pick among the same candidates; of
+//    sums within kChoiceTieBand, the first in the order `challengers` are given in (first_within_tie_band; the sweep
+//    gives them by candidate id, as the runtime's trial orders its winners). Where two
 //    winners trade conditions, the largest worst-case margin (the rule before) and the trial part ways: at 2x4096x768
 //    fp32 on the H200 the sweep kept own/skinny_stream_fp32_8x128x128_s4 (x1.057 warm, x1.64-1.71 cold) over
 //    own/skinny_fp32_8x128x32_s4 (x1.03-1.06 warm, x1.75-1.87 cold), the trial picked the second, and the entry ran

@@ -20,6 +20,7 @@
 #include "launch/candidate_launcher.hpp"
 #include "lt/lt_handles.hpp"
 #include "lt/no_entry_candidates.hpp"
+#include "problem/candidate_choice.hpp"
 #include "problem/pass_gemm.hpp"
 #include "runtime/cache_index.hpp"
 #include "runtime/call_graphs.hpp"
@@ -410,6 +411,12 @@ class Runtime::Impl {
     bool out_of_budget = false;  // the trial's budget stopped it before it lost (ChallengerTrial::out_of_budget)
   };
 
+  // Why one winner of a trial runs rather than another (first_within_tie_band).
+  static std::string kept_over_other_winners() {
+    return " took the least time over the four conditions, or was first by id among those within " +
+           std::to_string(static_cast<int>(std::lround(kChoiceTieBand * 100))) + "% of the least,";
+  }
+
   // Whether t was timed in every condition.
   static bool timed_in_full(const Tried& t) {
     return t.times && t.times->warm.batches > 0 && t.times->cold.batches > 0 && t.times->graph.batches > 0 &&
@@ -566,9 +573,17 @@ class Runtime::Impl {
       if (t.times) times.push_back(*t.times);
     const runtime::DefaultFastest fastest = runtime::fastest_default(times);
     const auto wins = [&](const Tried& t) { return t.times && t.times->challenger_wins(fastest); };
-    const Tried* best = nullptr;
+    // The winner with the least time summed over the conditions; of sums within the tie band, the first by id, as the
+    // sweep's finalist stage settles them (problem/candidate_choice.hpp: first_within_tie_band).
+    std::vector<const Tried*> winners;
     for (const Tried& t : tried)
-      if (wins(t) && (!best || t.times->challenger_us() < best->times->challenger_us())) best = &t;
+      if (wins(t)) winners.push_back(&t);
+    std::stable_sort(winners.begin(), winners.end(),
+                     [](const Tried* a, const Tried* b) { return a->candidate.id() < b->candidate.id(); });
+    std::vector<double> winner_us;
+    for (const Tried* w : winners) winner_us.push_back(w->times->challenger_us());
+    const int first = first_within_tie_band(winner_us);
+    const Tried* best = first >= 0 ? winners[static_cast<std::size_t>(first)] : nullptr;
     if (own_entry && best && best != &tried.front() && timed_in_full(tried.front()) &&
         tried.front().times->challenger_us() <= best->times->challenger_us())
       best = nullptr;  // a near-tie beat heuristic-first by the floor where the entry did not, yet took longer
@@ -576,8 +591,10 @@ class Runtime::Impl {
     for (const Tried& t : tried)
       if (&t != best)
         others += "; " + t.name +
-                  (wins(t) ? " beat heuristic-first by less than " + best->candidate.id() + " in a "
-                           : " was not faster in a ") +
+                  (!wins(t) ? " was not faster in a "
+                   : best   ? " also beat heuristic-first, but " + best->candidate.id() + kept_over_other_winners() +
+                                " in a "
+                            : " beat heuristic-first where the entry did not, yet took longer than the entry, in a ") +
                   t.text;
     if (!times.empty()) {
       char text[280];
@@ -613,7 +630,7 @@ class Runtime::Impl {
                    std::to_string(static_cast<int>(runtime::kRivalWithin * 100)) +
                    "% of it at this shape, so a first-use trial on this problem decided: " +
                    (is_entry(runs) ? "it runs" : runs.id() + " runs") + ", " +
-                   (best ? best->name + " beat heuristic-first by the most in a " + best->text
+                   (best ? best->name + " beat heuristic-first and was kept among the winners in a " + best->text
                          : std::string("no near-tie beat both heuristic-first and the entry, so the sweep's choice stands")) +
                    others;
       choice.candidate = runs;
@@ -628,7 +645,7 @@ class Runtime::Impl {
       const Candidate& runs = best ? best->candidate : entry_stands ? choice.candidate : d.candidate;
       choice.why = before + "; it is one of what the runtime tries without an entry, so a first-use trial on this "
                    "problem decided: " + (is_entry(runs) ? "it runs" : runs.id() + " runs") + ", " +
-                   (best           ? best->name + " beat heuristic-first by the most in a " + best->text
+                   (best           ? best->name + " beat heuristic-first and was kept among the winners in a " + best->text
                     : entry_stands ? std::string("no challenger beat heuristic-first, and the trial's budget ran "
                                                  "out before it had timed the entry in full")
                                    : std::string("no challenger beat heuristic-first")) +
@@ -651,7 +668,7 @@ class Runtime::Impl {
                    (had_standin ? d.how : before) + ")";
     } else {
       choice.candidate = best->candidate;
-      choice.why = best->name + " beat heuristic-first by the most in a " + best->text + others + " (" +
+      choice.why = best->name + " beat heuristic-first and was kept among the winners in a " + best->text + others + " (" +
                    before + ")";
     }
   }
