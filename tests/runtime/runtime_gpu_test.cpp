@@ -1205,7 +1205,7 @@ TEST_F(RuntimeCacheGpu, AnOwnEntrysTrialTimesTheNearTiesTheSweepTimedBesideItAnd
       make(2, 4096, 768, "nn", OutputLayout::RowMajor, Activation::None, false, 0.f, MathMode::Fp32);
   const char* kept = "skinny_fp32_8x128x64_s4";
   const char* near = "skinny_fp32_8x128x32_s3";
-  const char* far = "skinny_stream_fp32_8x128x64_s2";
+  const char* far = "skinny_stream_fp32_8x128x128_s4";
   for (const char* v : {kept, near, far}) ASSERT_NE(kernels::find_kernel_variant(v), nullptr) << v;
   {
     TuningDb tuning(db);
