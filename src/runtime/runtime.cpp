@@ -411,6 +411,8 @@ class Runtime::Impl {
     bool out_of_budget = false;  // the trial's budget stopped it before it lost (ChallengerTrial::out_of_budget)
   };
 
+  static constexpr const char* kKeptAmongWinners = " beat heuristic-first and was kept among the winners in a ";
+
   // Why one winner of a trial runs rather than another (first_within_tie_band).
   static std::string kept_over_other_winners() {
     return " took the least time over the four conditions, or was first by id among those within " +
@@ -630,8 +632,9 @@ class Runtime::Impl {
                    std::to_string(static_cast<int>(runtime::kRivalWithin * 100)) +
                    "% of it at this shape, so a first-use trial on this problem decided: " +
                    (is_entry(runs) ? "it runs" : runs.id() + " runs") + ", " +
-                   (best ? best->name + " beat heuristic-first and was kept among the winners in a " + best->text
-                         : std::string("no near-tie beat both heuristic-first and the entry, so the sweep's choice stands")) +
+                   (best ? best->name + kKeptAmongWinners + best->text
+                         : std::string("no near-tie beat both heuristic-first and the entry, so the sweep's choice "
+                                       "stands")) +
                    others;
       choice.candidate = runs;
       return;
@@ -645,7 +648,7 @@ class Runtime::Impl {
       const Candidate& runs = best ? best->candidate : entry_stands ? choice.candidate : d.candidate;
       choice.why = before + "; it is one of what the runtime tries without an entry, so a first-use trial on this "
                    "problem decided: " + (is_entry(runs) ? "it runs" : runs.id() + " runs") + ", " +
-                   (best           ? best->name + " beat heuristic-first and was kept among the winners in a " + best->text
+                   (best           ? best->name + kKeptAmongWinners + best->text
                     : entry_stands ? std::string("no challenger beat heuristic-first, and the trial's budget ran "
                                                  "out before it had timed the entry in full")
                                    : std::string("no challenger beat heuristic-first")) +
@@ -668,8 +671,7 @@ class Runtime::Impl {
                    (had_standin ? d.how : before) + ")";
     } else {
       choice.candidate = best->candidate;
-      choice.why = best->name + " beat heuristic-first and was kept among the winners in a " + best->text + others + " (" +
-                   before + ")";
+      choice.why = best->name + kKeptAmongWinners + best->text + others + " (" + before + ")";
     }
   }
 

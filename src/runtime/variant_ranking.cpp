@@ -49,7 +49,8 @@ std::vector<RankedVariant> exact_shape_rivals(const std::vector<OwnVariantSpeed>
   }
   std::vector<RankedVariant> faster;
   for (const OwnVariantSpeed& v : at_shape)
-    if (v.speedup > floor && !(entry && v.candidate.id() == entry->id())) faster.push_back({v.candidate, v.speedup, 1});
+    if (v.speedup > floor && !(entry && v.candidate.id() == entry->id()))
+      faster.push_back({v.candidate, v.speedup, 1});
   std::sort(faster.begin(), faster.end(), [](const RankedVariant& a, const RankedVariant& b) {
     return a.speedup != b.speedup ? a.speedup > b.speedup : a.candidate.id() < b.candidate.id();
   });
