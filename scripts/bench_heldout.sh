@@ -13,6 +13,7 @@
 #             (BUILD_DIR/python) and PyTorch eager in one process, stream/warm (two processes differ by more than the
 #             comparison's 1% band: its header says why), and compare_torch.py --runtime-db does in all four
 #             conditions on the seed's db (heldout_report.py --here); a failure there only costs that view;
+#             that run also times torch.compile max-autotune of the same ops beside them (--compiled; COMPILED below);
 #             scripts/heldout_report.py joins everything into OUT_DIR/heldout_bench.json and prints the table.
 # OUT_DIR defaults to results/<gpu-slug> (as bench_kernels.sh): heldout_bench.json lands there, the per-seed work
 # (shapes, profile, db, sweep and bench logs, the sweep's --json with its finalist stages) under OUT_DIR/heldout/.
@@ -31,10 +32,16 @@
 # TRIAL_CANDIDATES=N times the trial with RuntimeOptions::max_trial_candidates N instead of its default, into
 # bench_trialN.json per seed and OUT_DIR/heldout_bench_trialN.json, beside a default run's files.
 #
+# COMPILED=tf32,fp32 (the default), tf32, fp32 or 0: the modes in which compare_torch.py --runtime-db also compiles each
+# op with torch.compile max-autotune and times it in turn with eager and the runtime (heldout_report.py --compiled).
+# Inductor's autotuning takes 11-17 s a shape and epilogue in tf32 and 44-67 s in fp32 on the H200: COMPILED=tf32 keeps
+# a 16-shape run near 10 minutes; 0 skips it. Only the default runtime's run (CONFIRM=1 or both, no suffix) has it.
+#
 # SWEEP_FLAGS="..." adds flags to the tuning sweep (e.g. --no-prune, to hold the pruned sweep's choices against every
 # candidate sampled to the end on the same shapes).
 #
 # usage: [CONFIRM=0|1|both (default)] [FP32_EQUIVALENT=0|1] [TRIAL_CANDIDATES=N] [SWEEP_FLAGS=...]
+#          [COMPILED=tf32,fp32 (default)|tf32|fp32|0]
 #          scripts/bench_heldout.sh [BUILD_DIR=build]
 #          [OUT_DIR=results/<gpu-slug>] [SEEDS=1,2] [COUNT=24]
 set -euo pipefail
@@ -52,6 +59,12 @@ case ${FP32_EQUIVALENT:-0} in
   0) ;;
   1) suffix=_fp32_equivalent policy_flags=(--fp32-equivalent) ;;
   *) echo "bench_heldout: FP32_EQUIVALENT must be 0 or 1" >&2; exit 2 ;;
+esac
+compiled_flags=()
+case ${COMPILED:-tf32,fp32} in
+  0) ;;
+  tf32 | fp32 | tf32,fp32 | fp32,tf32) compiled_flags=(--compiled --compiled-modes "${COMPILED:-tf32,fp32}") ;;
+  *) echo "bench_heldout: COMPILED must be tf32,fp32, tf32, fp32 or 0" >&2; exit 2 ;;
 esac
 trial_suffix="" trial_flags=()
 if [[ -n ${TRIAL_CANDIDATES:-} ]]; then
@@ -89,7 +102,7 @@ for seed in ${seeds//,/ }; do
   shape_files+=(--shapes "$dir/shapes.json")
   seed_dirs+=("$dir")
 done
-torch_args=() same_args=() here_args=()
+torch_args=() same_args=() here_args=() compiled_args=()
 if python3 -c "import torch" 2> /dev/null; then
   python3 scripts/compare_torch.py "${shape_files[@]}" --json "$out/heldout$suffix/torch.json" \
     > "$out/heldout$suffix/torch.txt"
@@ -108,11 +121,13 @@ if python3 -c "import torch" 2> /dev/null; then
       else
         echo "bench_heldout: the one-process eager comparison failed for $dir (see its eager_same_process.txt)" >&2
       fi
-      # The same in all four conditions: compare_torch.py times the runtime on the seed's db beside eager, in turns.
+      # The same in all four conditions: compare_torch.py times the runtime on the seed's db beside eager, in turns,
+      # and the compiled op with them. Last, and written after every shape: a run cut short keeps what it measured.
       if PYTHONPATH="$build/python${PYTHONPATH:+:$PYTHONPATH}" python3 scripts/compare_torch.py \
-          --shapes "$dir/shapes.json" --runtime-db "$dir/heldout.db" --json "$dir/torch_here.json" \
-          > "$dir/torch_here.txt" 2>&1; then
+          --shapes "$dir/shapes.json" --runtime-db "$dir/heldout.db" "${compiled_flags[@]}" \
+          --json "$dir/torch_here.json" > "$dir/torch_here.txt" 2>&1; then
         here_args+=(--here "$dir/torch_here.json")
+        ((${#compiled_flags[@]})) && compiled_args+=(--compiled "$dir/torch_here.json")
       else
         echo "bench_heldout: the one-process comparison in four conditions failed for $dir (see its torch_here.txt)" >&2
       fi
@@ -125,7 +140,7 @@ fi
 if ((${#confirm_jsons[@]})); then
   echo "== with the first-use trial (RuntimeOptions::confirm_standins) =="
   python3 scripts/heldout_report.py "${confirm_jsons[@]}" "${torch_args[@]}" "${same_args[@]}" "${here_args[@]}" \
-    --out "$out/heldout_bench$trial_suffix$suffix.json"
+    "${compiled_args[@]}" --out "$out/heldout_bench$trial_suffix$suffix.json"
 fi
 if ((${#bench_jsons[@]})); then
   echo "== without the first-use trial (RuntimeOptions::confirm_standins off) =="

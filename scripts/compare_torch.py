@@ -9,7 +9,8 @@ call) is reported beside it when triton is installed.
 
 usage: compare_torch.py --runtime-json runtime_bench.json [--json OUT]
        compare_torch.py --shapes shapes.json [--shapes ...] --json OUT [--rounds N] [--calls N]
-                        [--modes tf32,fp32] [--epilogues none,bias+gelu] [--compiled] [--runtime-db DB]
+                        [--modes tf32,fp32] [--epilogues none,bias+gelu] [--compiled [--compiled-modes M]]
+                        [--runtime-db DB]
 
 With --shapes (the held-out benchmark, scripts/bench_heldout.sh): every shape of the files (heldout_shapes.py's
 format) x tf32/fp32 x epilogues none and bias+gelu, in the four conditions of bench/heldout_bench.cu:
@@ -20,7 +21,9 @@ L2).
 --compiled (scripts/bench_compile.sh, issue 49) also times the same op through torch.compile(mode=
 "max-autotune-no-cudagraphs"), compiled afresh per shape and mode (torch._dynamo.reset), in the same four conditions:
 compiled_us beside torch_us, compile_s (the first call's wall time: Inductor's autotuning and codegen) and
-compiled_rel_err (its output against eager's, relative to eager's largest magnitude).
+compiled_rel_err (its output against eager's, relative to eager's largest magnitude). --compiled-modes tf32 (or fp32)
+compiles in that mode alone: Inductor's fp32 autotuning takes 44-67 s a shape on the H200 (tf32 11-17 s), and a
+held-out run on one device call may not have it; the other mode's records carry no compiled_us.
 
 --runtime-db DB (with --shapes) also times our tuned runtime in this process: gemmtune.Runtime(DB).forward on the same
 tensors, every call into one preallocated output, as runtime_here_us. heldout_bench times the runtime in a process
@@ -219,7 +222,7 @@ def heldout(args):
                     op = addmm_op(epilogue)
                     sides = [("torch_us", lambda i: op(c[i % sets], a[i % sets], b[i % sets]))]
                     extra = {}
-                    if args.compiled:
+                    if args.compiled and mode in args.compiled_modes.split(","):
                         compiled, compile_s, rel_err = compile_op(epilogue, a[0], b[0], c[0])
                         sides.append(("compiled_us", lambda i: compiled(c[i % sets], a[i % sets], b[i % sets])))
                         extra = {"compile_s": compile_s, "compiled_rel_err": rel_err}
@@ -235,7 +238,7 @@ def heldout(args):
                             print(f"torch {mode:<5} {epilogue:<9} {m}x{n}x{k:<8} {rec['launch']:<6} "
                                   f"{rec['condition']:<4} eager {rec['torch_us']:9.2f} us" +
                                   (f"  compiled {rec['compiled_us']:9.2f} us (compile {rec['compile_s']:.1f} s)"
-                                   if args.compiled else "") +
+                                   if "compiled_us" in rec else "") +
                                   (f"  runtime here {rec['runtime_here_us']:9.2f} us" if rt is not None else ""),
                                   flush=True)
                     del a, b, c, sides
@@ -250,7 +253,7 @@ def write_heldout_json(args, records):
                      f"stream or {GRAPH_INSTANCES} captured CUDA graphs of the batch replayed in turn; warm: the same "
                      "tensors; cold: L2 overwritten before the batch, inputs rotating past 2x L2 (as heldout_bench)" +
                      ("; compiled: torch.compile(mode='max-autotune-no-cudagraphs', dynamic=False), compiled afresh "
-                      "per shape and mode, timed the same way" if args.compiled else "") +
+                      f"per shape and mode ({args.compiled_modes}), timed the same way" if args.compiled else "") +
                      ("; runtime_here: gemmtune.Runtime(db).forward in this process, the same tensors, every call "
                       "into one output, timed the same way" if args.runtime_db else "") +
                      "; the sides of a condition take turns every round, the first rotating",
@@ -269,8 +272,15 @@ def main():
     ap.add_argument("--modes", default="tf32,fp32", help="with --shapes: comma-separated math modes")
     ap.add_argument("--epilogues", default="none,bias+gelu", help="with --shapes: comma-separated epilogues")
     ap.add_argument("--compiled", action="store_true", help="with --shapes: also time torch.compile max-autotune")
+    ap.add_argument("--compiled-modes", help="with --compiled: compile in these of --modes only (default: all)")
     ap.add_argument("--runtime-db", help="with --shapes: also time gemmtune.Runtime with this db in this process")
     args = ap.parse_args()
+    if args.compiled_modes is None:
+        args.compiled_modes = args.modes
+    elif not args.compiled:
+        ap.error("--compiled-modes needs --compiled")
+    elif not set(args.compiled_modes.split(",")) <= set(args.modes.split(",")):
+        ap.error("--compiled-modes: some of --modes")
     if not set(args.modes.split(",")) <= {"tf32", "fp32"}:
         ap.error("--modes: tf32 and/or fp32")
     if not set(args.epilogues.split(",")) <= {"none", "bias+gelu"}:

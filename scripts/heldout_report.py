@@ -31,11 +31,15 @@ itself.
 x launch x condition to the runtime and eager timed in eager's process, the sides taking turns every round, in all four
 conditions: the one-process view of the cold and graph conditions, which --same-process (stream/warm) leaves out.
 Each record of heldout_bench.json then also holds its two times from that process (one_process: runtime_us, torch_us).
+--compiled (compare_torch.py --shapes --compiled, per seed; bench_heldout.sh adds --compiled to the --here run, so one
+file serves both) puts torch.compile max-autotune beside the runtime, per mode x epilogue x launch x condition: the
+compiled op's time over the runtime's across processes, and in one process where the file also timed the runtime, and
+eager's over the compiled op's in its process. No target is held to it here; each record keeps its times (compiled).
 
 usage: heldout_report.py --bench seed1.json [--bench ...] [--torch torch.json [--torch ...]]
                          [--torch-repeat torch2.json [--torch-repeat ...]]
                          [--same-process eager.json [--same-process ...]] [--here torch_here.json [--here ...]]
-                         [--seeds 1,2] --out heldout_bench.json
+                         [--compiled torch_here.json [--compiled ...]] [--seeds 1,2] --out heldout_bench.json
 """
 import argparse
 import gzip
@@ -225,6 +229,47 @@ def torch_times(paths):
     return first, us
 
 
+def compiled_times(paths):
+    """compare_torch.py --compiled JSONs: per record_key of the records that carry compiled_us, what that process
+    measured: the compiled op, eager beside it, the runtime beside them where it ran --runtime-db, and the compile."""
+    times = {}
+    for path in paths:
+        for r in read_json(path)["records"]:
+            if r.get("compiled_us"):
+                times[record_key(r)] = {k: r[k] for k in ("compiled_us", "torch_us", "runtime_here_us", "compile_s",
+                                                          "compiled_rel_err") if r.get(k) is not None}
+    return times
+
+
+def compiled_rows(records):
+    """torch.compile max-autotune beside the runtime, per mode x epilogue x launch x condition: the compiled op over
+    the runtime across processes (compiled_us / runtime_us, read as the eager view reads torch_us / runtime_us) and in
+    one process where the compiled run also timed the runtime (compiled_us / runtime_here_us, the sides taking turns),
+    the records below the 0.99x band of each, and the compiled op over eager in its process (torch_us / compiled_us:
+    above 1, the compiled op is faster than eager)."""
+    groups = {}
+    for r in records:
+        if r.get("compiled"):
+            groups.setdefault((r["mode"], r["epilogue"], r["launch"], r["condition"]), []).append(r)
+    rows = []
+    for (mode, epilogue, launch, condition), rs in sorted(groups.items()):
+        across = [r["compiled"]["compiled_us"] / r["runtime_us"] for r in rs]
+        here = [(r["compiled"]["compiled_us"] / r["compiled"]["runtime_here_us"], r) for r in rs
+                if r["compiled"].get("runtime_here_us")]
+        row = {"mode": mode, "epilogue": epilogue, "launch": launch, "condition": condition, "n": len(rs),
+               "geomean": geomean(across), "min": min(across),
+               "min_case": min(zip(across, rs), key=lambda p: p[0])[1]["shape"],
+               "below_band": sum(x < EAGER_BAND for x in across),
+               "compiled_over_eager": geomean([r["compiled"]["torch_us"] / r["compiled"]["compiled_us"] for r in rs])}
+        if here:
+            worst = min(here, key=lambda p: p[0])
+            row.update({"one_process_n": len(here), "one_process_geomean": geomean([x for x, _ in here]),
+                        "one_process_min": worst[0], "one_process_min_case": worst[1]["shape"],
+                        "one_process_below_band": sum(x < EAGER_BAND for x, _ in here)})
+        rows.append(row)
+    return rows
+
+
 def eager_repeat_rows(records):
     """PyTorch eager against itself across processes: per mode x epilogue x launch x condition, the ratio of the
     repeated run to the first (torch_repeat_us / torch_us, read as the benchmark reads torch_us / runtime_us) under
@@ -320,12 +365,16 @@ def main():
     ap.add_argument("--here", action="append", default=[],
                     help="compare_torch.py --shapes --runtime-db JSON (one per seed, with its db): the runtime and "
                          "eager in one process, in all four conditions")
+    ap.add_argument("--compiled", action="append", default=[],
+                    help="compare_torch.py --shapes --compiled JSON (one per seed; with --runtime-db it also holds "
+                         "the runtime timed in that process): torch.compile max-autotune beside the runtime")
     ap.add_argument("--seeds", type=lambda v: {int(x) for x in v.split(",")},
                     help="comma-separated seeds: keep only their records")
     ap.add_argument("--out", required=True)
     args = ap.parse_args()
     for flag, paths in (("--bench", args.bench), ("--torch", args.torch), ("--torch-repeat", args.torch_repeat),
-                        ("--same-process", args.same_process), ("--here", args.here)):
+                        ("--same-process", args.same_process), ("--here", args.here),
+                        ("--compiled", args.compiled)):
         for path in paths:
             if not os.path.isfile(path):
                 ap.error(f"{flag}: no file {path}")
@@ -361,6 +410,10 @@ def main():
     for r in records:
         if record_key(r) in here_us:
             r["one_process"] = here_us[record_key(r)]
+    compiled_us = compiled_times(args.compiled)
+    for r in records:
+        if record_key(r) in compiled_us:
+            r["compiled"] = compiled_us[record_key(r)]
 
     summary, lines, met = [], [], True
     header = (f"{'mode':<5} {'launch':<6} {'L2':<4} | {'all: geomean':>12} {'min':>6} | {'exact':>6} {'min':>6} | "
@@ -422,6 +475,9 @@ def main():
     same_cases = records_of_seeds(args.same_process, args.seeds)
     same = same_process_rows(same_cases)
     here, here_below = here_rows(here_recs)
+    compiled = compiled_rows(records)
+    compile_s = {(r["seed"], r["shape"], r["mode"], r["epilogue"]): r["compiled"].get("compile_s", 0.0)
+                 for r in records if r.get("compiled")}
     classes = by_problem_class(records, slug)
     shapes = {(r["seed"], r["shape"]) for r in records}
     seeds = sorted({r["seed"] for r in records})
@@ -446,6 +502,7 @@ def main():
            "vs_torch_eager_one_process_all_conditions": here,
            "met_vs_torch_eager_one_process_all_conditions": bool(here) and all(r["met"] for r in here),
            "vs_torch_eager_one_process_all_conditions_by_condition": eager_by_condition(here),
+           "vs_torch_compiled": compiled, "torch_compile_s_total": sum(compile_s.values()) if compile_s else None,
            "runtime_sources": [{"selection": k[0], "runtime_source": k[1], "cases": v} for k, v in sorted(sources.items())],
            "records": records}
     with open(args.out, "w") as f:
@@ -549,6 +606,19 @@ def main():
                   f"{r['launch']}/{r['condition']} (ours {r['runtime_here_us']:.1f} us, eager {r['torch_us']:.1f})")
         print(eager_verdict(here, " in one process, all four conditions", "records"))
         print_eager_by_condition(out["vs_torch_eager_one_process_all_conditions_by_condition"])
+    if compiled:
+        print(f"over torch.compile max-autotune (compare_torch.py --compiled: {len(compile_s)} compiles, "
+              f"{sum(compile_s.values()):.0f} s; compiled / ours, and eager / compiled in the compiled op's process):")
+        print(f"{'mode':<5} {'epilogue':<10} {'launch':<6} {'L2':<4} | {'n':>4} {'geomean':>8} {'min':>6} "
+              f"{'<0.99':>5} | one process: {'geomean':>7} {'min':>6} {'<0.99':>5} | compiled/eager | worst shape")
+        for c in compiled:
+            one = (f"{c['one_process_geomean']:7.3f} {c['one_process_min']:6.3f} {c['one_process_below_band']:5d}"
+                   if "one_process_n" in c else f"{'-':>7} {'-':>6} {'-':>5}")
+            print(f"{c['mode']:<5} {c['epilogue']:<10} {c['launch']:<6} {c['condition']:<4} | {c['n']:4d} "
+                  f"{c['geomean']:8.3f} {c['min']:6.3f} {c['below_band']:5d} | one process: {one} | "
+                  f"{c['compiled_over_eager']:14.3f} | {c['min_case']}")
+    elif args.compiled:
+        print("over torch.compile max-autotune: the --compiled files hold no compiled timing of these records")
     no_entry_target = f"; every tuned entry >= {TARGET_NO_ENTRY}x no entry" if no_entry_rows else ""
     print(f"targets: every case >= {TARGET_MIN}x heuristic-first; geomean >= {TARGET_GEOMEAN['tf32']}x tf32 and "
           f">= {TARGET_GEOMEAN['fp32']}x fp32 in each condition; >= {TARGET_TORCH_TF32}x PyTorch eager tf32"

@@ -4,7 +4,9 @@
 # then one report over all of them
 # (scripts/heldout_report.py, PyTorch eager from each seed's own compare_torch.py run). Leaves heldout_bench.json,
 # the report and each seed's logs and JSONs (no dbs) in OUT_DIR.
-#   usage: scripts/dev/heldout_device.sh OUT_DIR SEEDS [COUNT=24] [LIMIT_S=540 per seed]     e.g. OUT 4801,4802
+# COMPILED passes through to bench_heldout.sh (the modes torch.compile max-autotune is timed in).
+#   usage: [COMPILED=...] scripts/dev/heldout_device.sh OUT_DIR SEEDS [COUNT=24] [LIMIT_S=540 per seed]
+#   e.g. OUT 4801,4802
 set -uo pipefail
 out=${1:?usage: scripts/dev/heldout_device.sh OUT_DIR SEEDS [COUNT] [LIMIT_S]}
 seeds=${2:?usage: scripts/dev/heldout_device.sh OUT_DIR SEEDS [COUNT] [LIMIT_S]}
@@ -39,6 +41,9 @@ for seed in ${seeds//,/ }; do
   [[ -f $dir/torch_repeat.json ]] && torches+=(--torch-repeat "$dir/torch_repeat.json")
   [[ -f $dir/seed$seed/eager_same_process.json ]] && torches+=(--same-process "$dir/seed$seed/eager_same_process.json")
   [[ -f $dir/seed$seed/torch_here.json ]] && torches+=(--here "$dir/seed$seed/torch_here.json")
+  # With COMPILED (bench_heldout.sh) that file also holds torch.compile's times; without, the report says it has none.
+  [[ ${COMPILED:-tf32,fp32} != 0 && -f $dir/seed$seed/torch_here.json ]] &&
+    torches+=(--compiled "$dir/seed$seed/torch_here.json")
 done
 python3 scripts/heldout_report.py "${benches[@]}" "${torches[@]}" --out "$out/heldout_bench.json" | tee "$out/report.txt"
 tar -C "$work" -czf "$out/heldout_work.tgz" --exclude='*.db' .

@@ -130,7 +130,8 @@ class Usage(unittest.TestCase):
                 json.dump({"records": []}, f)
             for args in (["--bench", "/nonexistent/b.json"],
                          ["--bench", bench, "--same-process", "/nonexistent/s.json"],
-                         ["--bench", bench, "--torch-repeat", "/nonexistent/t.json"]):
+                         ["--bench", bench, "--torch-repeat", "/nonexistent/t.json"],
+                         ["--bench", bench, "--compiled", "/nonexistent/c.json"]):
                 r = subprocess.run([sys.executable, script, *args, "--out", os.path.join(d, "o.json")],
                                    capture_output=True, text=True)
                 self.assertEqual(r.returncode, 2)
@@ -236,6 +237,44 @@ class OneProcessAllConditions(unittest.TestCase):
         self.assertEqual(by["warm"]["one_process"], {"runtime_us": 4.9, "torch_us": 5.2})
         self.assertNotIn("one_process", by["cold"], "no runtime time in that process")
         self.assertEqual(by["warm"]["runtime_us"], 5.0, "heldout_bench's own time stays as it was")
+
+
+class CompiledRows(unittest.TestCase):
+    def test_the_compiled_op_is_set_beside_the_runtime_across_and_within_processes_and_kept_in_each_record(self):
+        script = os.path.join(os.path.dirname(os.path.abspath(heldout_report.__file__)), "heldout_report.py")
+        bench_rec = {"seed": 1, "mode": "tf32", "epilogue": "bias+gelu", "launch": "stream", "condition": "warm",
+                     "heuristic_us": 20.0, "speedup": 2.0, "selection": "exact", "runtime_source": "exact",
+                     "candidate": "own/x"}
+
+        def compiled(shape, compiled_us, runtime_here_us, mode="tf32"):
+            return {"seed": 1, "mode": mode, "epilogue": "bias+gelu", "launch": "stream", "condition": "warm",
+                    "shape": shape, "torch_us": 12.0, "compiled_us": compiled_us, "runtime_here_us": runtime_here_us,
+                    "compile_s": 15.0, "compiled_rel_err": 1e-4}
+        with tempfile.TemporaryDirectory() as d:
+            bench, comp, out = (os.path.join(d, n) for n in ("bench.json", "compiled.json", "o.json"))
+            with open(bench, "w") as f:
+                json.dump({"device": "NVIDIA H200", "method": "", "records": [
+                    dict(bench_rec, shape="1x2x3", runtime_us=10.0), dict(bench_rec, shape="4x5x6", runtime_us=10.0),
+                    dict(bench_rec, shape="7x8x9", runtime_us=10.0, mode="fp32")]}, f)
+            with open(comp, "w") as f:
+                # 7x8x9 fp32 was not compiled (--compiled-modes tf32): eager's time alone, no compiled_us.
+                json.dump({"records": [compiled("1x2x3", 12.0, 10.0), compiled("4x5x6", 9.8, 9.0),
+                                       {**compiled("7x8x9", None, 10.0, mode="fp32")}]}, f)
+            r = subprocess.run([sys.executable, script, "--bench", bench, "--compiled", comp, "--out", out],
+                               capture_output=True, text=True, check=True)
+            with open(out) as f:
+                doc = json.load(f)
+        row, = doc["vs_torch_compiled"]
+        self.assertEqual((row["mode"], row["n"], row["below_band"], row["min_case"]), ("tf32", 2, 1, "4x5x6"))
+        self.assertAlmostEqual(row["geomean"], (1.2 * 0.98) ** 0.5)
+        self.assertAlmostEqual(row["one_process_min"], 9.8 / 9.0)
+        self.assertEqual(row["one_process_below_band"], 0)
+        self.assertAlmostEqual(row["compiled_over_eager"], (1.0 * 12.0 / 9.8) ** 0.5)
+        self.assertAlmostEqual(doc["torch_compile_s_total"], 30.0)
+        by = {x["shape"]: x for x in doc["records"]}
+        self.assertEqual(by["4x5x6"]["compiled"]["compiled_us"], 9.8)
+        self.assertNotIn("compiled", by["7x8x9"])
+        self.assertIn("over torch.compile max-autotune", r.stdout)
 
 
 class NoEntryRows(unittest.TestCase):
