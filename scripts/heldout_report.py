@@ -610,7 +610,7 @@ def main():
         print(f"over torch.compile max-autotune (compare_torch.py --compiled: {len(compile_s)} compiles, "
               f"{sum(compile_s.values()):.0f} s; compiled / ours, and eager / compiled in the compiled op's process):")
         print(f"{'mode':<5} {'epilogue':<10} {'launch':<6} {'L2':<4} | {'n':>4} {'geomean':>8} {'min':>6} "
-              f"{'<0.99':>5} | one process: {'geomean':>7} {'min':>6} {'<0.99':>5} | compiled/eager | worst shape")
+              f"{'<0.99':>5} | one process: {'geomean':>7} {'min':>6} {'<0.99':>5} | eager/compiled | worst shape")
         for c in compiled:
             one = (f"{c['one_process_geomean']:7.3f} {c['one_process_min']:6.3f} {c['one_process_below_band']:5d}"
                    if "one_process_n" in c else f"{'-':>7} {'-':>6} {'-':>5}")
