@@ -2,7 +2,10 @@
 read a clock that each side's calls advance by its own cost, every side gets its own median, in a stream and from a
 graph, and the sides take turns within every round with the first one rotating, so a clock drift within a condition
 reaches them alike; from a graph, each side's rounds replay several graphs of its calls in turn; the runtime's side
-writes one output for every call, as eager's discarded results hand their block to the next call."""
+writes one output for every call, as eager's discarded results hand their block to the next call; --compiled-modes
+is a usage error without --compiled or outside --modes."""
+import contextlib
+import io
 import os
 import sys
 import tempfile
@@ -157,3 +160,23 @@ class RuntimeHereSide(FakeTorchCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class CompiledModes(FakeTorchCase):
+    def exit_code_and_error(self, *args):
+        argv, sys.argv = sys.argv, ["compare_torch.py", "--shapes", "s.json", "--json", "o.json", *args]
+        err = io.StringIO()
+        try:
+            with contextlib.redirect_stderr(err), self.assertRaises(SystemExit) as done:
+                self.ct.main()
+        finally:
+            sys.argv = argv
+        return done.exception.code, err.getvalue()
+
+    def test_compiled_modes_need_compiled_and_must_be_some_of_the_modes(self):
+        code, err = self.exit_code_and_error("--compiled-modes", "tf32")
+        self.assertEqual(code, 2)
+        self.assertIn("--compiled-modes needs --compiled", err)
+        code, err = self.exit_code_and_error("--compiled", "--modes", "tf32", "--compiled-modes", "fp32")
+        self.assertEqual(code, 2)
+        self.assertIn("--compiled-modes: some of --modes", err)
