@@ -127,7 +127,7 @@ if python3 -c "import torch" 2> /dev/null; then
           --shapes "$dir/shapes.json" --runtime-db "$dir/heldout.db" "${compiled_flags[@]}" \
           --json "$dir/torch_here.json" > "$dir/torch_here.txt" 2>&1; then
         here_args+=(--here "$dir/torch_here.json")
-        ((${#compiled_flags[@]})) && compiled_args+=(--compiled "$dir/torch_here.json")
+        if ((${#compiled_flags[@]})); then compiled_args+=(--compiled "$dir/torch_here.json"); fi
       else
         echo "bench_heldout: the one-process comparison in four conditions failed for $dir (see its torch_here.txt)" >&2
       fi
