@@ -23,6 +23,7 @@
 #include <cublas_v2.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -107,6 +108,14 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
+// The median of a sustained run's last quarter (at least its last value): the clock the board settled at.
+double median_of_last_quarter(const std::vector<double>& v) {
+  return median(std::vector<double>(v.end() - static_cast<std::ptrdiff_t>(v.size() / 4) - 1, v.end()));
+}
+
+// The share of the SMs' 128 FFMA a clock that `ffma` multiply-adds in `us` microseconds use at `mhz`.
+double ffma_share(double ffma, double us, double mhz, int sms) { return ffma / (us * mhz * 128.0 * sms); }
+
 struct Probe {
   int sms;
   cudaStream_t s;
@@ -177,11 +186,9 @@ void ffma_pipe(const Probe& p, double sustain_ms) {
     GT_CUDA_CALL(cudaEventSynchronize(stop.get()));
     if (stop.elapsed_ms_since(start) >= sustain_ms) break;
   }
-  const std::size_t tail = rate.size() / 4;  // the last quarter: the clock the board settled at
   std::printf("  sustained %.0f ms (%zu launches): last quarter %.1f FFMA/SM clock at %.0f MHz; "
               "first launch %.0f MHz\n",
-              sustain_ms, rate.size(), median(std::vector<double>(rate.end() - tail - 1, rate.end())),
-              median(std::vector<double>(mhz.end() - tail - 1, mhz.end())), mhz.front());
+              sustain_ms, rate.size(), median_of_last_quarter(rate), median_of_last_quarter(mhz), mhz.front());
 }
 
 struct Shape {
@@ -221,7 +228,7 @@ void sgemm_shape(const Probe& p, const BlasHandle& h, Shape sh, double sustain_m
     us.push_back(1e3 * stop.elapsed_ms_since(start) / kBatch);
   }
   const double t = median(us), f = median(mhz), ffma = static_cast<double>(sh.m) * sh.n * sh.k;
-  const double share = ffma / (t * 1e-6 * f * 1e6 * 128.0 * p.sms);
+  const double share = ffma_share(ffma, t, f, p.sms);
   std::printf("  %5ldx%5ldx%5ld  %9.2f us  %6.2f TFLOP/s  clock %5.0f MHz  FFMA share at that clock %5.1f%%  "
               "(at 1980 MHz %5.1f%%)\n",
               sh.m, sh.n, sh.k, t, 2 * ffma / (t * 1e6), f, 100 * share, 100 * share * f / 1980.0);
@@ -237,11 +244,9 @@ void sgemm_shape(const Probe& p, const BlasHandle& h, Shape sh, double sustain_m
     tail_us.push_back(1e3 * stop.elapsed_ms_since(start) / kBatch);
     if (stop.elapsed_ms_since(first) >= sustain_ms) break;
   }
-  const std::size_t q = tail_us.size() / 4;
-  const double ts = median(std::vector<double>(tail_us.end() - q - 1, tail_us.end()));
-  const double fs = median(std::vector<double>(tail_mhz.end() - q - 1, tail_mhz.end()));
+  const double ts = median_of_last_quarter(tail_us), fs = median_of_last_quarter(tail_mhz);
   std::printf("  sustained %.0f ms, last quarter: %9.2f us  clock %5.0f MHz  FFMA share at that clock %5.1f%%\n",
-              sustain_ms, ts, fs, 100 * ffma / (ts * 1e-6 * fs * 1e6 * 128.0 * p.sms));
+              sustain_ms, ts, fs, 100 * ffma_share(ffma, ts, fs, p.sms));
 }
 
 Shape parse_shape(const std::string& s) {
