@@ -82,10 +82,11 @@ struct OutputTile {
   static constexpr int kVectorsPerRow = kCols / 4;
   static_assert(kThreads % kVectorsPerRow == 0, "every thread keeps the same 4 columns in the vector walk");
   static constexpr int kRowStep = kThreads / kVectorsPerRow;
-  static_assert(kRows % kRowStep == 0, "the vector walk covers the tile in whole steps");
+  // A step may be taller than the tile (8×64 with 256 threads: 16 rows a step); the threads past its rows have none.
+  static_assert(kRows % kRowStep == 0 || kRowStep % kRows == 0, "the vector walk covers the tile in whole steps");
   // Vectors read from shared memory before any is stored: the compiler cannot move a tile read above a store to Y
   // (both are generic pointers), so the batch is what keeps several reads in flight.
-  static constexpr int kBatch = kRows / kRowStep < 4 ? kRows / kRowStep : 4;
+  static constexpr int kBatch = kRows / kRowStep < 1 ? 1 : kRows / kRowStep < 4 ? kRows / kRowStep : 4;
 
   // n % 4 == 0 and col0 % 4 == 0, so a thread's 4 columns are all inside n or all outside.
   template <Activation kAct>
