@@ -28,7 +28,8 @@ const char* name_prefix(Family f) {
 // leave out the warp tile, which the instruction fixes (16 columns of Y × the block's rows):
 // "wgmma_tf32_256x128x32_s4", and name their cluster where blocks run in clusters: "wgmma_tf32_256x128x32_s4_c2".
 // Skinny variants name the problems' mode they serve, since one FFMA kernel serves two: "skinny_tf32_16x128x64_s4",
-// "skinny_mma_tf32_16x128x32_s4", "skinny_stream_fp32_8x128x64_s2" (its stages: the 4-row groups a warp loads ahead).
+// "skinny_mma_tf32_16x128x32_s4", "skinny_stream_fp32_8x128x64_s2" (its stages: the 4-row groups a warp loads ahead),
+// and "_wholek" where the tile never splits k: "skinny_tf32_8x64x128_s4_wholek".
 std::string variant_name(Family f, MathMode mode, const TileConfig& t) {
   std::string prefix = name_prefix(f);
   if (is_skinny(f)) prefix += std::string("_") + gemmtune::to_string(mode);
@@ -37,6 +38,7 @@ std::string variant_name(Family f, MathMode mode, const TileConfig& t) {
   if (warp_tile_named) name += "_w" + std::to_string(t.wm) + "x" + std::to_string(t.wn);
   if (t.tm > 0) name += "_t" + std::to_string(t.tm) + "x" + std::to_string(t.tn);
   name += "_s" + std::to_string(t.stages);
+  if (t.whole_k) name += "_wholek";
   return t.cluster > 1 ? name + "_c" + std::to_string(t.cluster) : name;
 }
 

@@ -57,6 +57,27 @@ struct RowsComputed : T {
 template <class T, int kRows>
 struct TakesBThroughL1<RowsComputed<T, kRows>> : TakesBThroughL1<T> {};
 
+// A tile that never splits k: one block streams its tile's whole k×bn panel, 4 stages of 128 rows in flight (145-161
+// KiB at 64 columns, 81-97 KiB at 32; an A100 holds 163). Split, a call ends in a chain of L2 round trips (each slice's
+// partial written and fenced, a ticket, the last block's gather) that a decode GEMM of a few MB, done in 5-7 µs, pays
+// in full. What torch.compile's max-autotune picked at 5×4096×424, 2×4096×768 and 4×2048×1024 tf32 (H200): Triton tiles
+// of 16×32, 2 warps, k whole, 5 stages of 128 rows; 5.5 µs a call at the first, where every split skinny tile took
+// 6.8-7.2 µs of kernel time alone.
+template <class T>
+struct WholeK : T {
+  static constexpr TileConfig config() {
+    TileConfig c = T::config();
+    c.whole_k = true;
+    return c;
+  }
+};
+template <class T>
+struct TakesWholeK : std::false_type {};
+template <class T>
+struct TakesWholeK<WholeK<T>> : std::true_type {};
+template <class T, int kRows>
+struct TakesWholeK<RowsComputed<T, kRows>> : TakesWholeK<T> {};
+
 template <class T, class = void>
 struct RowsOf {
   static constexpr int value = T::bm;
@@ -142,24 +163,30 @@ struct FfmaMath {
 // m = 16 exact FFMA cannot keep up with B (50-53% of 4.8 TB/s), and three mma per step still can. Three independent
 // accumulators a step (small·big, big·small, big·big) instead of one chain ran 0.88-0.97x as fast at m = 16
 // (results/nvidia-h200/decode_m16_tries.txt): the chain's latency is not what holds these tiles at 64-72%.
+// Under 128 columns the 8 warps cannot each own 16 of them: kKGroups groups of warps take turns over a chunk's k8
+// steps (group j steps j, j + kKGroups, …), and the groups' sums add up in shared memory in group order, as FFMA's
+// lanes do.
 template <class T, bool kUnitsB, bool kSplit3x>
 struct MmaMathOf {
   static constexpr bool kUnits = kUnitsB;
   static constexpr bool kRegisterLight = true;
   static constexpr int kWarps = kSkinnyThreads / 32;
-  static constexpr int kNTiles = T::bn / kWarps / 16;  // 16-column mma tiles per warp
+  static constexpr int kColWarps = T::bn / 16 < kWarps ? T::bn / 16 : kWarps;
+  static constexpr int kKGroups = kWarps / kColWarps;
+  static constexpr int kNTiles = T::bn / kColWarps / 16;  // 16-column mma tiles per warp
   static constexpr int kMTiles = T::bm / 8;
   // 3xtf32's doubled fragments of four mma tiles a warp (16×256) spilled under three blocks' 80 registers and took
   // 1.45-1.77x as long as at two blocks' 128; two tiles (16×128, 8×256) stay at three, where 16×128 ran 0.94-1.11x
   // as fast as at two (results/nvidia-h200/decode_3xtf32_sweep.txt).
   static constexpr int kMaxBlocksThroughL1 = kSplit3x && kNTiles * kMTiles > 2 ? 2 : 3;
   static constexpr int kSteps = kSplit3x ? kSplit3xPromoteSteps : 1;  // k8 steps per fresh accumulator
-  static_assert(kNTiles >= 1 && T::bn % (kWarps * 16) == 0 && T::bm % 8 == 0 && T::bk % (8 * kSteps) == 0,
+  static_assert(kNTiles >= 1 && T::bn % (kColWarps * 16) == 0 && kWarps % kColWarps == 0 && T::bm % 8 == 0 &&
+                    T::bk % (8 * kSteps * kKGroups) == 0,
                 "warps own whole 16-column tiles of whole 8-row groups of m, and whole promotions of k");
   // The Bᵀ fragment reads (k = t, n = g) and (k = t + 4, …): bank 8t + g with 8 floats of padding, conflict-free.
   static constexpr int kBStride = T::bn + 8;
   static constexpr int kAStride = T::bk + 4;  // the Aᵀ fragment reads (m = g, k = t): bank 4g + t
-  static constexpr int kSumFloats = 0;
+  static constexpr int kSumFloats = kKGroups > 1 ? kKGroups * T::bm * T::bn : 0;
 
   struct Acc {
     float v[kNTiles][kMTiles][4];
@@ -200,10 +227,11 @@ struct MmaMathOf {
   // kUnits: b holds raw rows (the 8 floats of padding hold the extra unit); this thread reads rows k8 + t and
   // k8 + t + 4 only, which share shift[t].
   __device__ static void chunk(Acc& acc, const float* b, const float* a, int tid, const RowShifts& shift) {
-    const int warp = tid / 32, g = tid % 32 / 4, t = tid % 4;
-    const float* const bw = b + warp * kNTiles * 16 + g + (kUnits ? shift[t] : 0);
+    const int warp = tid / 32, g = tid % 32 / 4, t = tid % 4, group = warp / kColWarps;
+    const float* const bw = b + warp % kColWarps * kNTiles * 16 + g + (kUnits ? shift[t] : 0);
 #pragma unroll
-    for (int k8 = 0; k8 < T::bk; k8 += 8 * kSteps) {
+    for (int q = 0; q < T::bk / (8 * kSteps * kKGroups); ++q) {
+      const int k8 = (q * kKGroups + group) * 8 * kSteps;
       StepValues v[kSteps];
 #pragma unroll
       for (int s = 0; s < kSteps; ++s) load_step(v[s], bw, a, k8 + 8 * s, g, t);
@@ -250,22 +278,42 @@ struct MmaMathOf {
   }
 
   // The accumulator (n = g or g + 8, m = 2t or 2t + 1) lands at tile bank 8t + g (OutputTile's stride ≡ 4 mod 32).
+  // With k groups it goes to the group's part of sums first, and the parts are added into the tile.
   template <class Output>
-  __device__ static void to_tile(const Acc& acc, float*, float* tile, int tid) {
-    const int warp = tid / 32, g = tid % 32 / 4, t = tid % 4;
+  __device__ static void to_tile(const Acc& acc, float* sums, float* tile, int tid) {
+    const int warp = tid / 32, g = tid % 32 / 4, t = tid % 4, group = warp / kColWarps;
     const auto y = [](float v) { return kSplit3x ? split3x_unshrink(v) : v; };
+    const auto put = [&](int m, int n, float v) {
+      if constexpr (kKGroups > 1)
+        sums[(group * T::bm + m) * T::bn + n] = v;
+      else
+        Output::put(tile, m, n, y(v));
+    };
 #pragma unroll
     for (int i = 0; i < kNTiles; ++i)
 #pragma unroll
       for (int j = 0; j < kMTiles; ++j) {
-        const int n = warp * kNTiles * 16 + i * 16 + g, m = j * 8 + 2 * t;
-        Output::put(tile, m, n, y(acc.v[i][j][0]));
-        Output::put(tile, m + 1, n, y(acc.v[i][j][1]));
-        Output::put(tile, m, n + 8, y(acc.v[i][j][2]));
-        Output::put(tile, m + 1, n + 8, y(acc.v[i][j][3]));
+        const int n = warp % kColWarps * kNTiles * 16 + i * 16 + g, m = j * 8 + 2 * t;
+        put(m, n, acc.v[i][j][0]);
+        put(m + 1, n, acc.v[i][j][1]);
+        put(m, n + 8, acc.v[i][j][2]);
+        put(m + 1, n + 8, acc.v[i][j][3]);
       }
     __syncthreads();
+    if constexpr (kKGroups > 1) {
+      TileParts<T::bm, T::bn, kKGroups, kSkinnyThreads>::template add_into<UnshrunkOutput<Output>>(sums, tile, tid);
+      __syncthreads();
+    }
   }
+
+ private:
+  // Output's put() of a value the split products shrank (3xtf32), scaled back.
+  template <class Output>
+  struct UnshrunkOutput {
+    __device__ static void put(float* tile, int r, int c, float v) {
+      Output::put(tile, r, c, kSplit3x ? split3x_unshrink(v) : v);
+    }
+  };
 };
 template <class T, bool kUnitsB>
 using MmaMath = MmaMathOf<T, kUnitsB, false>;
@@ -370,8 +418,10 @@ template <class T, class Math>
 void launch_skinny_split_or_not(const GemmProblem& p, const GemmOperands& x, int slices,
                                 const LaunchScratch& scratch, cudaStream_t s) {
   constexpr std::size_t kBytes = SkinnyLayout<T, Math>::kBytes;
-  if (slices > 1)
-    return launch_skinny_tiles<&skinny_gemm_kernel<T, Math, true>, T, kSkinnyThreads, kBytes>(p, x, slices, scratch, s);
+  if constexpr (!TakesWholeK<T>::value)
+    if (slices > 1)
+      return launch_skinny_tiles<&skinny_gemm_kernel<T, Math, true>, T, kSkinnyThreads, kBytes>(p, x, slices, scratch,
+                                                                                              s);
   launch_skinny_tiles<&skinny_gemm_kernel<T, Math, false>, T, kSkinnyThreads, kBytes>(p, x, 1, scratch, s);
 }
 
@@ -426,12 +476,20 @@ std::string skinny_problem_limits(const GemmProblem& p) {
 // (50-53% of 4.8 TB/s: 19-20 TFLOP/s of the 38 that 16 rows need). (results/nvidia-h200/decode_fp32_rows_sweep.txt)
 // Off L1 at two blocks per SM (16×128×32 and 16×256×16 at 4 stages, 128 registers, k split for both blocks) 16 rows
 // reached 49.9-54.6%, 1.00-1.05x: more warps barely moved it (results/nvidia-h200/decode_m16_tries.txt).
+// 64 and 32 columns (16 and 32 k-lanes) are for B panels too small to fill the GPU with 128-column tiles unsplit: at
+// 5×4096×424 those are 32 tiles of 14 chunks, split 14 ways, a ticket and a 14-slice gather on a 7 µs path. On the
+// H200 (results/nvidia-h200/decode_compiled_64col.txt) 8×32×128 whole-k was the fastest of all candidates at 1×1024×295
+// and 4×2048×1024 (0.73-0.89x the best before, cuBLASLt's included), 8×64×64 split at 3×1024×4096 (0.92-0.93x), where
+// B's k is long. Never the fastest, taken out: 8×64×64 through L1, 8×64×128 and 8×64×64 whole-k. Registry order is the
+// first-use trial's guess order within a family (runtime.cpp, skinny_specialists), so the whole-k tile comes second.
 //                                bm   bn  bk  wm  wn tm tn stages
 using SkinnyFfmaTiles = TileList<Tile<8, 128, 32, 8, 16, 0, 0, 4>,
+                                 WholeK<Tile<8, 32, 128, 8, 4, 0, 0, 4>>,
                                  Tile<8, 128, 64, 8, 16, 0, 0, 4>,
                                  Tile<16, 128, 64, 16, 16, 0, 0, 4>,
                                  Tile<8, 256, 32, 8, 32, 0, 0, 4>,
                                  Tile<16, 256, 32, 16, 32, 0, 0, 4>,
+                                 Tile<8, 64, 64, 8, 8, 0, 0, 4>,
                                  BThroughL1<Tile<8, 128, 32, 8, 16, 0, 0, 3>>,
                                  BThroughL1<Tile<8, 256, 16, 8, 32, 0, 0, 3>>>;
 // mma: on the H200 (kernels/PERFORMANCE.md) 8 rows were the best of our kernels at m = 1-8 (3-7% ahead of FFMA's 8
@@ -445,7 +503,13 @@ using SkinnyFfmaTiles = TileList<Tile<8, 128, 32, 8, 16, 0, 0, 4>,
 // blocks per SM of 3 stages (BThroughL1): 8 and 16 rows × 128 and 256 columns. Other L1 tiles that never were: 4 or 5
 // stages of 16×128×32 (2 blocks), 16×128×16 at 4 and 6, 16×256×16 at 4, 8×512×16 at 3, 32×128×32 at 3
 // (decode_weights_sweep.txt).
+// 64 and 32 columns: as FFMA's, for B panels that 128-column tiles cannot spread over the GPU unsplit; 2 or 4 k groups.
+// Whole-k 8×32×128 was the fastest at 5×4096×424 and 2×4096×768 (0.77-0.83x the best before), 8×64×128 and 16×32×128
+// (B read once for 16 rows) at 16×3072×1024 (0.84-0.88x, the two within 1%); the 32-column ones second and third in
+// the list, for the first-use trial. Never the fastest, taken out: 8×64×32 at 4 stages and through L1, 8×64×64 whole-k.
 using SkinnyMmaTiles = TileList<Tile<8, 128, 32, 8, 16, 0, 0, 4>,
+                                WholeK<Tile<16, 32, 128, 16, 4, 0, 0, 4>>,
+                                WholeK<Tile<8, 32, 128, 8, 4, 0, 0, 4>>,
                                 Tile<16, 128, 32, 16, 16, 0, 0, 4>,
                                 Tile<32, 128, 32, 32, 16, 0, 0, 4>,
                                 Tile<8, 256, 16, 8, 32, 0, 0, 4>,
@@ -454,7 +518,8 @@ using SkinnyMmaTiles = TileList<Tile<8, 128, 32, 8, 16, 0, 0, 4>,
                                 BThroughL1<Tile<8, 128, 32, 8, 16, 0, 0, 3>>,
                                 BThroughL1<Tile<16, 128, 32, 16, 16, 0, 0, 3>>,
                                 BThroughL1<Tile<8, 256, 16, 8, 32, 0, 0, 3>>,
-                                BThroughL1<Tile<16, 256, 16, 16, 32, 0, 0, 3>>>;
+                                BThroughL1<Tile<16, 256, 16, 16, 32, 0, 0, 3>>,
+                                WholeK<Tile<8, 64, 128, 8, 8, 0, 0, 4>>>;
 
 // 3xtf32: the tiles through L1, for fp32-level accuracy where FFMA cannot keep up with B (m = 9-16).
 using SkinnyMma3xTiles = TileList<BThroughL1<Tile<8, 128, 32, 8, 16, 0, 0, 3>>,
@@ -471,6 +536,7 @@ constexpr int resident_blocks() {
 
 template <class T, template <class, bool> class Math>
 int skinny_tile_slices(const GemmProblem& p) {
+  if constexpr (TakesWholeK<T>::value) return 1;
   return with_rows_for<T, Math>(p, [&](auto tile) {
     using R = decltype(tile);
     return skinny_slices<R, resident_blocks<R, Math>()>(p);

@@ -10,6 +10,7 @@ namespace gemmtune::kernels {
 struct TileConfig {
   int bm, bn, bk, wm, wn, tm, tn, stages, threads;
   int cluster = 1;
+  bool whole_k = false;  // skinny tiles: one block streams a tile's whole k, never split ("_wholek")
 };
 
 // The compile-time view: kernels are templates over one of these.

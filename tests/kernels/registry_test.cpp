@@ -62,7 +62,7 @@ TEST(KernelRegistry, HasAtLeastEightVariantsPerModeWithUniqueStableNames) {
   const std::regex name_format(
       R"((fp32|tf32|3xtf32)_\d+x\d+x\d+_w\d+x\d+(_t\d+x\d+)?_s\d(_split\d|_c\d)?|)"
       R"(wgmma_(tf32|3xtf32)_\d+x\d+x\d+_s\d(_split\d|_c\d|_streamk)?(_staged|_staged_b)?|)"
-      R"(skinny_(mma_|stream_)?(fp32|tf32)_\d+x\d+x\d+_s\d|skinny_mma_3xtf32_\d+x\d+x\d+_s\d)");
+      R"(skinny_(mma_|stream_)?(fp32|tf32)_\d+x\d+x\d+_s\d(_wholek)?|skinny_mma_3xtf32_\d+x\d+x\d+_s\d)");
   for (const KernelVariant& v : kernel_registry()) {
     EXPECT_TRUE(names.insert(v.name).second) << "duplicate " << v.name;
     EXPECT_TRUE(std::regex_match(v.name, name_format)) << v.name;

@@ -79,6 +79,12 @@ TEST(SkinnyGemm, MmaServesTf32And3xTf32ProblemsOnlyEachUnderItsModesName) {
 TEST(SkinnyGemm, SplitsKWhereTilesAreFewAndSizesScratchForEverySlice) {
   for (const KernelVariant* v : skinny_variants()) {
     const GemmProblem few = nn(2, 824, 11008, v->mode);
+    if (v->tile.whole_k) {  // "_wholek": never split, whatever the problem
+      EXPECT_EQ(v->slices_for(few), 1) << v->name;
+      EXPECT_EQ(v->scratch_floats(few), 0u) << v->name;
+      EXPECT_NE(v->name.find("_wholek"), std::string::npos) << v->name;
+      continue;
+    }
     const std::size_t tiles = static_cast<std::size_t>((824 + v->tile.bn - 1) / v->tile.bn);
     const int slices = v->slices_for(few);
     if (v->tile.bm * v->tile.bn <= 16 * 256)
@@ -217,6 +223,7 @@ TEST(SkinnyGemm, OddSliceCountsLeaveTheGathersLastGroupShortAndStillMatchFp64Ref
   GT_REQUIRE_GPU();
   std::uint32_t seed = 9300;
   for (const KernelVariant* v : skinny_variants()) {
+    if (v->tile.whole_k) continue;  // never split
     GemmProblem p = nn(3, 700, 64, v->mode);
     p.epi.bias = true;
     p.epi.act = Activation::Gelu;
@@ -231,7 +238,7 @@ TEST(SkinnyGemm, OddSliceCountsLeaveTheGathersLastGroupShortAndStillMatchFp64Ref
 TEST(SkinnyGemm, SplitLaunchesRepeatBitForBit) {
   GT_REQUIRE_GPU();
   for (const KernelVariant* v : skinny_variants()) {
-    if (v->mode != MathMode::Tf32) continue;
+    if (v->mode != MathMode::Tf32 || v->tile.whole_k) continue;  // whole-k tiles never split
     GemmProblem p = nn(3, 700, 9000);
     p.epi.bias = true;
     p.epi.act = Activation::Gelu;
