@@ -29,7 +29,7 @@ const char* name_prefix(Family f) {
 // "wgmma_tf32_256x128x32_s4", and name their cluster where blocks run in clusters: "wgmma_tf32_256x128x32_s4_c2".
 // Skinny variants name the problems' mode they serve, since one FFMA kernel serves two: "skinny_tf32_16x128x64_s4",
 // "skinny_mma_tf32_16x128x32_s4", "skinny_stream_fp32_8x128x64_s2" (its stages: the 4-row groups a warp loads ahead),
-// and "_wholek" where the tile never splits k: "skinny_tf32_8x64x128_s4_wholek".
+// and "_wholek" where the tile never splits k: "skinny_tf32_8x32x128_s4_wholek".
 std::string variant_name(Family f, MathMode mode, const TileConfig& t) {
   std::string prefix = name_prefix(f);
   if (is_skinny(f)) prefix += std::string("_") + gemmtune::to_string(mode);
