@@ -282,12 +282,11 @@ struct MmaMathOf {
   template <class Output>
   __device__ static void to_tile(const Acc& acc, float* sums, float* tile, int tid) {
     const int warp = tid / 32, g = tid % 32 / 4, t = tid % 4, group = warp / kColWarps;
-    const auto y = [](float v) { return kSplit3x ? split3x_unshrink(v) : v; };
     const auto put = [&](int m, int n, float v) {
       if constexpr (kKGroups > 1)
         sums[(group * T::bm + m) * T::bn + n] = v;
       else
-        Output::put(tile, m, n, y(v));
+        UnshrunkOutput<Output>::put(tile, m, n, v);
     };
 #pragma unroll
     for (int i = 0; i < kNTiles; ++i)
