@@ -14,6 +14,18 @@ __global__ void read_every_line(const int4* __restrict__ data, std::size_t count
   if (acc == 0x5eed1e55) *sink = acc;
 }
 
+// `key` is zero at run time; the compiler cannot know that, so it keeps the store of the value just loaded.
+__global__ void rewrite_every_line(int4* __restrict__ data, std::size_t count, int key) {
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < count;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    const int4 v = data[i];
+    data[i] = make_int4(v.x ^ key, v.y ^ key, v.z ^ key, v.w ^ key);
+  }
+}
+
+constexpr int kThreads = 256;
+constexpr int kBlocks = 1024;
+
 }  // namespace
 
 L2Flush::L2Flush(std::size_t l2_bytes) : buffer_((2 * l2_bytes + sizeof(int4) - 1) / sizeof(int4)), sink_(1) {
@@ -21,9 +33,12 @@ L2Flush::L2Flush(std::size_t l2_bytes) : buffer_((2 * l2_bytes + sizeof(int4) - 
 }
 
 void read_to_evict_l2(const void* data, std::size_t bytes, int* sink, cudaStream_t s) {
-  constexpr int kThreads = 256;
-  constexpr int kBlocks = 1024;
   read_every_line<<<kBlocks, kThreads, 0, s>>>(static_cast<const int4*>(data), bytes / sizeof(int4), sink);
+  GT_CUDA_CHECK_LAUNCH();
+}
+
+void rewrite_to_evict_l2(void* data, std::size_t bytes, cudaStream_t s) {
+  rewrite_every_line<<<kBlocks, kThreads, 0, s>>>(static_cast<int4*>(data), bytes / sizeof(int4), 0);
   GT_CUDA_CHECK_LAUNCH();
 }
 

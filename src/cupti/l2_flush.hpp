@@ -16,6 +16,11 @@ namespace gemmtune {
 // memory) keeps the reads from being optimized away. Over 2× L2 or more, the last reads evict the first ones.
 void read_to_evict_l2(const void* data, std::size_t bytes, int* sink, cudaStream_t s);
 
+// Enqueues a load and a store of the same value for every 16-byte unit of `data` on s: L2 is evicted as by the reads
+// above, and left full of dirty lines, as a program's is after the kernels before a call wrote their outputs. The next
+// kernel's misses then write those lines back, and kernels differ in what that costs them (first-use trial: trial_gpu).
+void rewrite_to_evict_l2(void* data, std::size_t bytes, cudaStream_t s);
+
 class L2Flush {
  public:
   explicit L2Flush(std::size_t l2_bytes);

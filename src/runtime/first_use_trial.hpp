@@ -154,8 +154,9 @@ class TrialGpu {
   // (cold) on sets 1, 2, … in turn; a side has one graph of each kind.
   virtual void capture_graph(int side, int calls, bool cold) = 0;
   virtual void replay_graph(int side, bool cold) = 0;
-  // Queues reads that evict L2 (every input set, which together exceed 2× L2): a cold graph's inputs are the same
-  // sets at every replay, and the other side's batch just read them.
+  // Queues what evicts L2 before a cold batch and leaves it full of dirty lines (rewrites of 2× L2 of the inputs'
+  // memory, values unchanged): a cold graph's inputs are the same sets at every replay, the other side's batch just
+  // read them, and a program's L2 holds what the kernels before its call wrote.
   virtual void evict_l2() = 0;
   // Queues the blocking kernel, which holds the stream until release_and_wait().
   virtual void block() = 0;

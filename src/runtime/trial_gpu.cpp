@@ -31,7 +31,7 @@ bool grow(DeviceBuffer<unsigned char>& buffer, std::size_t bytes) {
 }  // namespace
 
 TrialScratch::TrialScratch(std::size_t l2_bytes, std::size_t workspace_bytes)
-    : l2_bytes_(l2_bytes), workspace_(workspace_bytes), dropout_offset_(1), eviction_sink_(1) {
+    : l2_bytes_(l2_bytes), workspace_(workspace_bytes), dropout_offset_(1) {
   GT_CUDA_CALL(cudaMemsetAsync(dropout_offset_.get(), 0, sizeof(std::uint64_t), stream_.get()));
 }
 
@@ -72,7 +72,11 @@ std::optional<CallerInputs> caller_inputs(const GemmOperands& x, bool bias, cuda
   return CallerInputs{x.A, x.B, bias ? x.bias : nullptr, s};
 }
 
-void TrialScratch::evict_l2() { read_to_evict_l2(inputs_.get(), inputs_.size(), eviction_sink_.get(), stream_.get()); }
+// The last 2× L2 of the inputs' memory: enough to evict the sets before it, at a bounded cost however large they are.
+void TrialScratch::evict_l2() {
+  const std::size_t bytes = std::min(inputs_.size(), 2 * l2_bytes_) / sizeof(int4) * sizeof(int4);
+  rewrite_to_evict_l2(inputs_.get() + (inputs_.size() - bytes), bytes, stream_.get());
+}
 
 void TrialScratch::trim() {
   if (inputs_.size() + outputs_.size() <= kept_bytes()) return;

@@ -29,7 +29,8 @@ class TrialScratch {
   // times, it does not verify, so the next problem reuses them. Allocates only where gemm needs more than is held.
   // The inputs' memory is at least 2× L2 even where the sets need less, so that reading it all evicts L2.
   std::vector<GemmOperands> operands_for(const GemmProblem& gemm);
-  // Enqueues reads of all the inputs' memory: L2 then holds none of the first sets (a cold graph's).
+  // Enqueues a rewrite of 2× L2 of the inputs' memory, values unchanged: L2 then holds none of the first sets (a cold
+  // graph's) and is full of dirty lines, as a program's L2 is when its call comes (first_use_trial.hpp: evict_l2).
   void evict_l2();
   // After a trial: frees the operands' memory if a large problem grew it past kept_bytes(), so the runtime does not
   // hold it for the rest of the program.
@@ -53,7 +54,6 @@ class TrialScratch {
   DeviceBuffer<unsigned char> workspace_;
   DeviceBuffer<unsigned char> inputs_, outputs_;
   DeviceBuffer<std::uint64_t> dropout_offset_;  // the counter word a dropout problem's kernels read
-  DeviceBuffer<int> eviction_sink_;
 };
 
 // The call's own inputs, which the trial's warm set (set 0) reads in place of the scratch's where given: how fast a

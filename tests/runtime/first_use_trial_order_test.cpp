@@ -41,6 +41,7 @@ class FakeTrialGpu final : public TrialGpu {
       if (!loaded_.count(side))
         violation("first launch of side " + std::to_string(side) + " behind the blocking kernel");
       (timing_ ? batch_ : untimed_).push_back({side, kind});
+      cold_batch_ = cold_batch_ || (timing_ && set != 0);
     } else {
       launched_unwaited_.insert(side);
     }
@@ -74,6 +75,7 @@ class FakeTrialGpu final : public TrialGpu {
       if (timing_) batch_.push_back({side, kind});
       set0_in_l2_ = !cold;
     }
+    cold_batch_ = cold_batch_ || (timing_ && cold);
     cold_sets_in_l2_ = cold_sets_in_l2_ || cold;
   }
   void evict_l2() override {
@@ -81,12 +83,14 @@ class FakeTrialGpu final : public TrialGpu {
     if (blocked_ && !eviction_loaded_) violation("the first eviction behind the blocking kernel");
     if (timing_) violation("an eviction inside a timed batch");
     if (!blocked_) eviction_unwaited_ = true;
+    evicted_in_batch_ = evicted_in_batch_ || blocked_;
     set0_in_l2_ = cold_sets_in_l2_ = false;
   }
   void block() override {
     log("block");
     if (blocked_) violation("blocked twice");
     blocked_ = true;
+    evicted_in_batch_ = cold_batch_ = false;
     batch_.clear();
     untimed_.clear();
     timing_ = false;
@@ -101,6 +105,9 @@ class FakeTrialGpu final : public TrialGpu {
     if (!blocked_) violation("released without a block");
     blocked_ = false;
     ++batches_;
+    if (cold_batch_) ++cold_batches_;
+    if (cold_batch_ && evicted_in_batch_) ++overwritten_cold_batches_;
+    if (!cold_batch_ && evicted_in_batch_) violation("a warm batch behind an eviction");
     batch_us_ = 0;
     for (const auto& [side, kind] : batch_) batch_us_ += us_[static_cast<std::size_t>(side)][kind];
     queued_us_ += batch_us_;
@@ -124,6 +131,7 @@ class FakeTrialGpu final : public TrialGpu {
   std::map<int, int> per_side_batches_;
   std::vector<int> timed_calls_;  // per batch, in order
   int batches_ = 0;
+  int cold_batches_ = 0, overwritten_cold_batches_ = 0;  // timed batches of cold calls; of them, evicted first
   double queued_us_ = 0;  // GPU time of every call queued behind the blocking kernel, timed or not
   double host_us_per_batch_ = 0;
 
@@ -140,6 +148,7 @@ class FakeTrialGpu final : public TrialGpu {
   std::map<std::pair<int, bool>, int> graph_calls_;
   bool eviction_loaded_ = false, eviction_unwaited_ = false;
   bool cold_sets_in_l2_ = false;
+  bool evicted_in_batch_ = false, cold_batch_ = false;
   std::vector<std::pair<int, Kind>> batch_, untimed_;
   bool set0_in_l2_ = false;
   double batch_us_ = 0;
@@ -225,6 +234,17 @@ TEST(FirstUseTrialOrder, EveryColdGraphBatchStartsWithItsInputsEvictedNotLeftInL
   EXPECT_DOUBLE_EQ(c.graph_cold.challenger_slowest_us, 10);
   EXPECT_DOUBLE_EQ(c.graph_cold.default_fastest_us, 12);
   EXPECT_TRUE(c.challenger_wins(fastest_default({c})));
+}
+
+// A program's call follows kernels that wrote their outputs, so its L2 is full of dirty lines; the held-out benchmark
+// and PyTorch's side of it overwrite L2 before every cold batch, stream and graph alike. The trial's cold batches must
+// start so too, or it misjudges kernels whose misses pay for those lines' write-back (cuBLAS's GEMV at 1x8192x8192).
+TEST(FirstUseTrialOrder, EveryColdBatchStreamOrGraphStartsOnAnL2OverwrittenBehindTheBlockingKernel) {
+  FakeTrialGpu gpu({{10, 12, 9, 12}, {8, 9, 7, 10}});
+  run_first_use_trial(gpu, floors(gpu));
+  EXPECT_TRUE(gpu.violations_.empty()) << ::testing::PrintToString(gpu.violations_);
+  EXPECT_GT(gpu.cold_batches_, 6) << "stream cold and graph cold batches of both sides";
+  EXPECT_EQ(gpu.overwritten_cold_batches_, gpu.cold_batches_);
 }
 
 TEST(FirstUseTrialOrder, ABatchWhoseBlockingKernelTimedOutIsDiscardedAndTimedAgain) {

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <vector>
 
@@ -143,6 +144,29 @@ TEST(TrialGpu, TheScratchsEvictionLeavesNoneOfTheFirstSetsInL2) {
   }
   std::printf("reading 24 MiB of set 1: %.2f us after the eviction, %.2f us read again\n", evicted, resident);
   EXPECT_GT(evicted, 1.2 * resident);
+}
+
+// The eviction rewrites the last 2× L2 of the inputs' memory to leave L2 dirty; the sets there must keep their values,
+// or later trials would time GEMMs of whatever it wrote (zeros run faster than random inputs).
+TEST(TrialGpu, TheScratchsEvictionLeavesTheInputsItRewritesUnchanged) {
+  GT_REQUIRE_GPU();
+  const DeviceInfo device = query_device(0);
+  TrialScratch scratch(device.l2_bytes, kWorkspace);
+  const GemmProblem p = problem(64, 6144, 1024, MathMode::Tf32, "bias");
+  const std::vector<GemmOperands> sets = scratch.operands_for(p);
+  const GemmOperands& last = sets.back();  // within the last 2× L2 of the memory
+  const std::size_t count = static_cast<std::size_t>(p.k * p.n);
+  const auto copy_b = [&] {
+    std::vector<float> host(count);
+    GT_CUDA_CALL(cudaMemcpyAsync(host.data(), last.B, count * sizeof(float), cudaMemcpyDeviceToHost, scratch.stream()));
+    GT_CUDA_CALL(cudaStreamSynchronize(scratch.stream()));
+    return host;
+  };
+  const std::vector<float> before = copy_b();
+  ASSERT_TRUE(std::any_of(before.begin(), before.end(), [](float v) { return v != 0.f; })) << "inputs never filled";
+  scratch.evict_l2();
+  const std::vector<float> after = copy_b();
+  EXPECT_EQ(0, std::memcmp(before.data(), after.data(), count * sizeof(float)));
 }
 
 // The call's inputs are the trial's only where each starts on 256 bytes, as the scratch's do: a launcher or cuBLASLt
