@@ -49,6 +49,7 @@ class FakeTrialGpu final : public TrialGpu {
   void wait() override {
     log("wait");
     if (blocked_) violation("a wait behind the blocking kernel");
+    if (!launched_unwaited_.empty() && batches_ == 0) loading_us_ = module_load_us_;  // the warm-up's first launches
     loaded_.insert(launched_unwaited_.begin(), launched_unwaited_.end());
     launched_unwaited_.clear();
     replayed_.insert(replayed_unwaited_.begin(), replayed_unwaited_.end());
@@ -120,7 +121,7 @@ class FakeTrialGpu final : public TrialGpu {
   }
   double timed_us() const override { return batch_us_; }
   // The GPU's time so far and host_us_per_batch_ a batch.
-  double elapsed_us() const override { return queued_us_ + batches_ * host_us_per_batch_; }
+  double elapsed_us() const override { return loading_us_ + queued_us_ + batches_ * host_us_per_batch_; }
 
   bool blocked() const { return blocked_; }
 
@@ -134,6 +135,7 @@ class FakeTrialGpu final : public TrialGpu {
   int cold_batches_ = 0, overwritten_cold_batches_ = 0;  // timed batches of cold calls; of them, evicted first
   double queued_us_ = 0;  // GPU time of every call queued behind the blocking kernel, timed or not
   double host_us_per_batch_ = 0;
+  double module_load_us_ = 0;  // host time the first launches take, waited for before the first batch
 
  private:
   void log(const std::string& s) { steps_.push_back(s); }
@@ -149,6 +151,7 @@ class FakeTrialGpu final : public TrialGpu {
   bool eviction_loaded_ = false, eviction_unwaited_ = false;
   bool cold_sets_in_l2_ = false;
   bool evicted_in_batch_ = false, cold_batch_ = false;
+  double loading_us_ = 0;
   std::vector<std::pair<int, Kind>> batch_, untimed_;
   bool set0_in_l2_ = false;
   double batch_us_ = 0;
@@ -336,6 +339,17 @@ TEST(FirstUseTrialOrder, NoPairIsQueuedPastTheHostBudgetAndTheFastestChallengerS
 
 // A call alone shows its launch and tail, which back-to-back calls hide (kTrialMinCalls): a batch holds 4 calls where
 // 4 take no more than 400 us, else as many as do, one at least; short calls fill 100 us as before, 20 at most.
+// The warm-up launches every side once; a kernel the process has not run loads its module then, which took the whole
+// 60 ms at a process's first decode problem (16 sides, H200). That one-time cost must not leave the trial no time.
+TEST(FirstUseTrialOrder, TheWarmUpsModuleLoadsAreLeftOutOfTheHostBudget) {
+  FakeTrialGpu gpu({{10, 12, 9, 12}, {8, 9, 7, 10}});
+  gpu.module_load_us_ = kTrialHostBudgetUs;
+  const FirstUseTrial t = run_first_use_trial(gpu, floors(gpu));
+  EXPECT_TRUE(gpu.violations_.empty()) << ::testing::PrintToString(gpu.violations_);
+  EXPECT_TRUE(t.challengers[0].stopped.empty()) << t.challengers[0].stopped;
+  EXPECT_TRUE(t.challengers[0].times.challenger_wins(fastest_default({t.challengers[0].times})));
+}
+
 TEST(FirstUseTrialOrder, ABatchHoldsFourCallsWhereTheyFitIn400UsElseAsManyAsFitAndShortCallsFill100Us) {
   for (const auto& [call_us, calls] :
        {std::pair{75.0, 4}, {99.0, 4}, {150.0, 2}, {210.0, 1}, {500.0, 1}, {20.0, 5}, {2.0, 20}}) {
