@@ -262,8 +262,8 @@ class Trial {
   double call_us_ = 0;  // heuristic-first's first cold batch, per call
   // Host time the warm-up took, which the host budget leaves out: the first launch of a kernel the process has not run
   // loads its module. At the first decode problem of a held-out process (4x5120x4096 tf32, seed 9731, H200) loading
-  // 16 sides' took the whole 60 ms, no batch was timed, and heuristic-first ran where our whole-k skinny tile, the
-  // same problem's choice with bias+gelu, ran 1.04-1.05x faster even with its epilogue.
+  // those of 16 sides took the whole 60 ms, no batch was timed, and heuristic-first ran where our whole-k skinny
+  // tile, the same problem's choice with bias+gelu, ran 1.04-1.05x faster even with its epilogue.
   double warmed_up_us_ = 0;
   double spent_us_ = 0;  // GPU time of the kept batches, the calls that reload a warm batch's inputs included
   double timed_us_ = 0;  // of their timed calls only

@@ -27,7 +27,7 @@ class TrialScratch {
   // Operand sets for `gemm` (what the trial's launchers run): input_set_count(gemm, l2) of them, rotating past 2× L2,
   // sharing one Y (and Z). The inputs hold uniform values in [-1, 1), filled when the memory is allocated: a trial
   // times, it does not verify, so the next problem reuses them. Allocates only where gemm needs more than is held.
-  // The inputs' memory is at least 2× L2 even where the sets need less, so that reading it all evicts L2.
+  // The inputs' memory is at least 2× L2 even where the sets need less, so that rewriting 2× L2 of it evicts L2.
   std::vector<GemmOperands> operands_for(const GemmProblem& gemm);
   // Enqueues a rewrite of 2× L2 of the inputs' memory, values unchanged: L2 then holds none of the first sets (a cold
   // graph's) and is full of dirty lines, as a program's L2 is when its call comes (first_use_trial.hpp: evict_l2).
