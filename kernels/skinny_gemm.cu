@@ -71,12 +71,6 @@ struct WholeK : T {
     return c;
   }
 };
-template <class T>
-struct TakesWholeK : std::false_type {};
-template <class T>
-struct TakesWholeK<WholeK<T>> : std::true_type {};
-template <class T, int kRows>
-struct TakesWholeK<RowsComputed<T, kRows>> : TakesWholeK<T> {};
 
 template <class T, class = void>
 struct RowsOf {
@@ -417,7 +411,7 @@ template <class T, class Math>
 void launch_skinny_split_or_not(const GemmProblem& p, const GemmOperands& x, int slices,
                                 const LaunchScratch& scratch, cudaStream_t s) {
   constexpr std::size_t kBytes = SkinnyLayout<T, Math>::kBytes;
-  if constexpr (!TakesWholeK<T>::value)
+  if constexpr (!T::config().whole_k)
     if (slices > 1)
       return launch_skinny_tiles<&skinny_gemm_kernel<T, Math, true>, T, kSkinnyThreads, kBytes>(p, x, slices, scratch,
                                                                                               s);
@@ -535,7 +529,7 @@ constexpr int resident_blocks() {
 
 template <class T, template <class, bool> class Math>
 int skinny_tile_slices(const GemmProblem& p) {
-  if constexpr (TakesWholeK<T>::value) return 1;
+  if constexpr (T::config().whole_k) return 1;
   return with_rows_for<T, Math>(p, [&](auto tile) {
     using R = decltype(tile);
     return skinny_slices<R, resident_blocks<R, Math>()>(p);
