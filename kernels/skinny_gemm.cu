@@ -500,6 +500,10 @@ using SkinnyFfmaTiles = TileList<Tile<8, 128, 32, 8, 16, 0, 0, 4>,
 // Whole-k 8×32×128 was the fastest at 5×4096×424 and 2×4096×768 (0.77-0.83x the best before), 8×64×128 and 16×32×128
 // (B read once for 16 rows) at 16×3072×1024 (0.84-0.88x, the two within 1%); the 32-column ones second and third in
 // the list, for the first-use trial. Never the fastest, taken out: 8×64×32 at 4 stages and through L1, 8×64×64 whole-k.
+// Whole-k 16×64×128, the tile torch.compile's autotune picked at 14×3072×1024 (Triton: 4 warps, 5 stages), is ours
+// 1-5% ahead of every other candidate at 14×5120×2048 and 16×8192×2048, and took 1.08-1.12x as long as 16×32×128 at
+// 14-16×3072×1024; at 5 stages it was never faster (results/nvidia-h200/decode_compile_gap_sweep.txt). Last in the
+// list: the trial reaches it late.
 using SkinnyMmaTiles = TileList<Tile<8, 128, 32, 8, 16, 0, 0, 4>,
                                 WholeK<Tile<16, 32, 128, 16, 4, 0, 0, 4>>,
                                 WholeK<Tile<8, 32, 128, 8, 4, 0, 0, 4>>,
@@ -512,7 +516,8 @@ using SkinnyMmaTiles = TileList<Tile<8, 128, 32, 8, 16, 0, 0, 4>,
                                 BThroughL1<Tile<16, 128, 32, 16, 16, 0, 0, 3>>,
                                 BThroughL1<Tile<8, 256, 16, 8, 32, 0, 0, 3>>,
                                 BThroughL1<Tile<16, 256, 16, 16, 32, 0, 0, 3>>,
-                                WholeK<Tile<8, 64, 128, 8, 8, 0, 0, 4>>>;
+                                WholeK<Tile<8, 64, 128, 8, 8, 0, 0, 4>>,
+                                WholeK<Tile<16, 64, 128, 16, 8, 0, 0, 4>>>;
 
 // 3xtf32: the tiles through L1, for fp32-level accuracy where FFMA cannot keep up with B (m = 9-16).
 using SkinnyMma3xTiles = TileList<BThroughL1<Tile<8, 128, 32, 8, 16, 0, 0, 3>>,

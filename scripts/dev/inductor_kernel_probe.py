@@ -1,0 +1,28 @@
+#!/usr/bin/env python3
+"""The kernel torch.compile max-autotune runs for one tf32 GEMM, alone under a profiler: compiles torch.mm(x, w) for
+M x N x K, warms it up, then runs CALLS calls between cudaProfilerStart and Stop, so that
+`ncu --profile-from-start off` (or nsys --capture-range=cudaProfilerApi) sees only those, not the autotuning.
+usage: inductor_kernel_probe.py M N K [CALLS=3]"""
+import sys
+
+import torch
+
+
+def main():
+    m, n, k = (int(v) for v in sys.argv[1:4])
+    calls = int(sys.argv[4]) if len(sys.argv) > 4 else 3
+    torch.backends.cuda.matmul.allow_tf32 = True
+    x, w = torch.randn(m, k, device="cuda"), torch.randn(k, n, device="cuda")
+    op = torch.compile(lambda a, b: torch.mm(a, b), mode="max-autotune", dynamic=False)
+    for _ in range(5):
+        op(x, w)
+    torch.cuda.synchronize()
+    torch.cuda.cudart().cudaProfilerStart()
+    for _ in range(calls):
+        op(x, w)
+    torch.cuda.synchronize()
+    torch.cuda.cudart().cudaProfilerStop()
+
+
+if __name__ == "__main__":
+    main()
