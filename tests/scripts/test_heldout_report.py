@@ -238,6 +238,28 @@ class OneProcessAllConditions(unittest.TestCase):
         self.assertNotIn("one_process", by["cold"], "no runtime time in that process")
         self.assertEqual(by["warm"]["runtime_us"], 5.0, "heldout_bench's own time stays as it was")
 
+    def test_joined_files_pooled_without_here_files_keep_their_one_process_view(self):
+        script = os.path.join(os.path.dirname(os.path.abspath(heldout_report.__file__)), "heldout_report.py")
+        rec = {"mode": "fp32", "epilogue": "none", "launch": "stream", "condition": "warm", "runtime_us": 5.0,
+               "heuristic_us": 5.0, "speedup": 1.0, "selection": "exact", "runtime_source": "exact",
+               "candidate": "lt/a1", "torch_us": 5.5}
+        with tempfile.TemporaryDirectory() as d:
+            paths = [os.path.join(d, f"seed{seed}.json") for seed in (1, 2)]
+            for seed, path in zip((1, 2), paths):
+                records = [dict(rec, seed=seed, shape=f"{i}x1x1", one_process={"runtime_us": 5.0, "torch_us": 5.5})
+                           for i in range(24)]
+                records[0]["one_process"] = {"runtime_us": 5.0, "torch_us": 4.9} if seed == 2 else None
+                with open(path, "w") as f:
+                    json.dump({"device": "NVIDIA H200", "method": "", "records": records}, f)
+            out = os.path.join(d, "o.json")
+            printed = subprocess.run([sys.executable, script, "--bench", paths[0], "--bench", paths[1], "--out", out],
+                                     capture_output=True, text=True, check=True).stdout
+            with open(out) as f:
+                rows = json.load(f)["vs_torch_eager_one_process_all_conditions"]
+        self.assertEqual([(r["n"], r["share_below_band"], r["below_floor"], r["min_case"]) for r in rows],
+                         [(47, 1 / 47, 0, "0x1x1")], "seed 1's first record has no one-process time")
+        self.assertIn("below 0.99x eager in one process: x0.980 fp32 0x1x1", printed)
+
 
 class CompiledRows(unittest.TestCase):
     def test_the_compiled_op_is_set_beside_the_runtime_across_and_within_processes_and_kept_in_each_record(self):
