@@ -26,10 +26,11 @@ compiles in that mode alone: Inductor's fp32 autotuning takes 44-67 s a shape on
 held-out run on one device call may not have it; the other mode's records carry no compiled_us.
 
 --runtime-db DB (with --shapes) also times our tuned runtime in this process: gemmtune.Runtime(DB).forward on the same
-tensors, every call into one preallocated output, as runtime_here_us. heldout_bench times the runtime in a process
-of its own, so its ratio to the compiled op carries two processes' drift (where allocations lie, which speed a
-clustered cuBLASLt kernel settles in; the power state, which both now set alike by idling the GPU 10 ms before each
-batch); here the sides share one process and take turns every round.
+tensors, every call into one preallocated output, as runtime_here_us, with its choice (Runtime.explain) as
+runtime_here_explain. heldout_bench times the runtime in a process of its own, so its ratio to the compiled op carries
+two processes' drift (where allocations lie, which speed a clustered cuBLASLt kernel settles in; the power state, which
+both now set alike by idling the GPU 10 ms before each batch); here the sides share one process and take turns every
+round.
 
 The sides of one condition take turns round by round, the first of them rotating, so a drift of the GPU's clock
 within the condition reaches each side alike.
@@ -166,6 +167,14 @@ def runtime_op(rt, epilogue, mode):
     return lambda c, a, b, y: rt.forward(a, b, c, act="gelu", out=y, mode=mode)
 
 
+def runtime_explain(rt, epilogue, mode, a, b, c):
+    """What the runtime in this process chose for the op and why (its first-use trial's times among them): two
+    processes' trials can decide apart, and the one-process view's records are read with it."""
+    if epilogue == "none":
+        return rt.explain(a, b, mode=mode)
+    return rt.explain(a, b, c, act="gelu", mode=mode)
+
+
 def runtime_here_side(rt, epilogue, mode, a, b, c):
     """fn(i): the runtime's call on input set i % len(a), every call into one output. Eager's and the compiled op's
     results are dropped as soon as they are made, so the caching allocator hands the same block to the next call, and
@@ -234,6 +243,8 @@ def heldout(args):
                                    "launch": "graph" if graph else "stream", "condition": "cold" if cold else "warm",
                                    "seed": doc["seed"], **extra}
                             rec.update(condition_time_us(sides, cold, graph, flush, args.calls, args.rounds))
+                            if rt is not None:
+                                rec["runtime_here_explain"] = runtime_explain(rt, epilogue, mode, a[0], b[0], c[0])
                             records.append(rec)
                             print(f"torch {mode:<5} {epilogue:<9} {m}x{n}x{k:<8} {rec['launch']:<6} "
                                   f"{rec['condition']:<4} eager {rec['torch_us']:9.2f} us" +

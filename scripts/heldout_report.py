@@ -30,7 +30,8 @@ itself.
 --here (compare_torch.py --shapes --runtime-db, per seed with the seed's db) holds the same targets per mode x epilogue
 x launch x condition to the runtime and eager timed in eager's process, the sides taking turns every round, in all four
 conditions: the one-process view of the cold and graph conditions, which --same-process (stream/warm) leaves out.
-Each record of heldout_bench.json then also holds its two times from that process (one_process: runtime_us, torch_us),
+Each record of heldout_bench.json then also holds its two times from that process (one_process: runtime_us, torch_us,
+and the runtime's explain there where compare_torch.py wrote it),
 so joined files given as --bench without --here (seeds pooled) make the same view from those.
 --compiled (compare_torch.py --shapes --compiled, per seed; bench_heldout.sh adds --compiled to the --here run, so one
 file serves both) puts torch.compile max-autotune beside the runtime, per mode x epilogue x launch x condition: the
@@ -406,7 +407,8 @@ def main():
     # The one-process view's two times go into each record too, so the committed file keeps what its rows and misses
     # are computed from (compare_torch.py's own JSON stays behind in the run's work directory).
     here_recs = records_of_seeds(args.here, args.seeds)
-    here_us = {record_key(h): {"runtime_us": h["runtime_here_us"], "torch_us": h["torch_us"]}
+    here_us = {record_key(h): {"runtime_us": h["runtime_here_us"], "torch_us": h["torch_us"],
+                               **({"explain": h["runtime_here_explain"]} if h.get("runtime_here_explain") else {})}
                for h in here_recs if h.get("runtime_here_us")}
     for r in records:
         if record_key(r) in here_us:

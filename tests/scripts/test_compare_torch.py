@@ -157,6 +157,20 @@ class RuntimeHereSide(FakeTorchCase):
         self.assertEqual(calls[0][4].shape, (3, 7))
         self.assertEqual({(x[3], x[5]) for x in calls}, {("gelu", "tf32")})
 
+    def test_the_explain_asked_is_of_the_problem_timed_with_its_epilogue_and_mode(self):
+        t = self.torch
+        asked = []
+
+        class Runtime:
+            def explain(self, a, b, bias=None, act="none", mode=None):
+                asked.append((a, b, bias, act, mode))
+                return f"explain {len(asked)}"
+
+        a, b, c = t.empty(3, 5), t.empty(5, 7), t.empty(7)
+        self.assertEqual(self.ct.runtime_explain(Runtime(), "bias+gelu", "fp32", a, b, c), "explain 1")
+        self.assertEqual(self.ct.runtime_explain(Runtime(), "none", "tf32", a, b, c), "explain 2")
+        self.assertEqual(asked, [(a, b, c, "gelu", "fp32"), (a, b, None, "none", "tf32")])
+
 
 if __name__ == "__main__":
     unittest.main()

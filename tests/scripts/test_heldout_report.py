@@ -217,7 +217,7 @@ class OneProcessAllConditions(unittest.TestCase):
         self.assertEqual(cold["min_case"], "8x8x8")
         self.assertEqual([r["shape"] for _, r in below], ["8x8x8", "7x7x7"])
 
-    def test_the_joined_file_keeps_each_records_one_process_times_beside_its_own(self):
+    def test_the_joined_file_keeps_each_records_one_process_times_and_choice_beside_its_own(self):
         script = os.path.join(os.path.dirname(os.path.abspath(heldout_report.__file__)), "heldout_report.py")
         bench_rec = {"seed": 1, "mode": "fp32", "epilogue": "none", "launch": "stream", "shape": "3x5x7",
                      "runtime_us": 5.0, "heuristic_us": 5.0, "speedup": 1.0, "selection": "exact",
@@ -228,13 +228,15 @@ class OneProcessAllConditions(unittest.TestCase):
                 json.dump({"device": "NVIDIA H200", "method": "", "records": [
                     dict(bench_rec, condition="warm"), dict(bench_rec, condition="cold")]}, f)
             with open(here, "w") as f:
-                json.dump({"records": [self.here("3x5x7", "stream", "warm", 4.9, 5.2),
+                json.dump({"records": [dict(self.here("3x5x7", "stream", "warm", 4.9, 5.2),
+                                            runtime_here_explain="fwd:3x5x7: lt/a1 [exact]"),
                                        self.here("3x5x7", "stream", "cold", None, 6.0)]}, f)
             subprocess.run([sys.executable, script, "--bench", bench, "--here", here, "--out", out],
                            capture_output=True, text=True, check=True)
             with open(out) as f:
                 by = {r["condition"]: r for r in json.load(f)["records"]}
-        self.assertEqual(by["warm"]["one_process"], {"runtime_us": 4.9, "torch_us": 5.2})
+        self.assertEqual(by["warm"]["one_process"],
+                         {"runtime_us": 4.9, "torch_us": 5.2, "explain": "fwd:3x5x7: lt/a1 [exact]"})
         self.assertNotIn("one_process", by["cold"], "no runtime time in that process")
         self.assertEqual(by["warm"]["runtime_us"], 5.0, "heldout_bench's own time stays as it was")
 
