@@ -58,7 +58,7 @@ template <class T, int kRows>
 struct TakesBThroughL1<RowsComputed<T, kRows>> : TakesBThroughL1<T> {};
 
 // A tile that never splits k: one block streams its tile's whole k×bn panel, 4 stages of 128 rows in flight (81-113
-// KiB at 32 columns, 161 at 64; an A100 holds 163). Split, a call ends in a chain of L2 round trips (each slice's
+// KiB at 32 columns, 161-181 at 64; an A100 holds 163). Split, a call ends in a chain of L2 round trips (each slice's
 // partial written and fenced, a ticket, the last block's gather) that a decode GEMM of a few MB, done in 5-7 µs, pays
 // in full. What torch.compile's max-autotune picked at 5×4096×424, 2×4096×768 and 4×2048×1024 tf32 (H200): Triton tiles
 // of 16×32, 2 warps, k whole, 5 stages of 128 rows; 5.5 µs a call at the first, where every split skinny tile took

@@ -31,8 +31,8 @@ itself.
 x launch x condition to the runtime and eager timed in eager's process, the sides taking turns every round, in all four
 conditions: the one-process view of the cold and graph conditions, which --same-process (stream/warm) leaves out.
 Each record of heldout_bench.json then also holds its two times from that process (one_process: runtime_us, torch_us,
-and the runtime's explain there where compare_torch.py wrote it),
-so joined files given as --bench without --here (seeds pooled) make the same view from those.
+and the runtime's explain there where compare_torch.py wrote it), so joined files given as --bench without --here
+(seeds pooled) make the same view from those.
 --compiled (compare_torch.py --shapes --compiled, per seed; bench_heldout.sh adds --compiled to the --here run, so one
 file serves both) puts torch.compile max-autotune beside the runtime, per mode x epilogue x launch x condition: the
 compiled op's time over the runtime's across processes, and in one process where the file also timed the runtime, and

@@ -129,7 +129,7 @@ class Trial {
         // before it evicted them, and one untimed call reloads them (tuner/program_timing.hpp). A cold batch
         // starts on an L2 full of dirty lines, as a program's call follows kernels that wrote their outputs and as
         // the held-out benchmark and PyTorch's side of it overwrite L2 before a cold batch. At 1x8192x8192 tf32
-        // (H200, held-out seed 9732) cuBLAS's GEMV ran 69.4 us a call so against 65.4 warm, our whole-k skinny
+        // (H200, held-out seed 9732) cuBLAS's GEMV ran 69.4 us a call cold against 65.4 warm, our whole-k skinny
         // tile 65.3 against 64.9 (bias+gelu); the trial, evicting by reads before a cold graph only, timed them
         // 66.5 and 64.8 in stream cold, within its 1%, and kept the GEMV: 0.989-0.994x eager cold.
         if (warm(condition))

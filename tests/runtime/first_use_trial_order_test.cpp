@@ -337,8 +337,6 @@ TEST(FirstUseTrialOrder, NoPairIsQueuedPastTheHostBudgetAndTheFastestChallengerS
   EXPECT_FALSE(last.times.challenger_wins(fastest_default(all)));
 }
 
-// A call alone shows its launch and tail, which back-to-back calls hide (kTrialMinCalls): a batch holds 4 calls where
-// 4 take no more than 400 us, else as many as do, one at least; short calls fill 100 us as before, 20 at most.
 // The warm-up launches every side once; a kernel the process has not run loads its module then, which took the whole
 // 60 ms at a process's first decode problem (16 sides, H200). That one-time cost must not leave the trial no time.
 TEST(FirstUseTrialOrder, TheWarmUpsModuleLoadsAreLeftOutOfTheHostBudget) {
@@ -350,6 +348,8 @@ TEST(FirstUseTrialOrder, TheWarmUpsModuleLoadsAreLeftOutOfTheHostBudget) {
   EXPECT_TRUE(t.challengers[0].times.challenger_wins(fastest_default({t.challengers[0].times})));
 }
 
+// A call alone shows its launch and tail, which back-to-back calls hide (kTrialMinCalls): a batch holds 4 calls where
+// 4 take no more than 400 us, else as many as do, one at least; short calls fill 100 us as before, 20 at most.
 TEST(FirstUseTrialOrder, ABatchHoldsFourCallsWhereTheyFitIn400UsElseAsManyAsFitAndShortCallsFill100Us) {
   for (const auto& [call_us, calls] :
        {std::pair{75.0, 4}, {99.0, 4}, {150.0, 2}, {210.0, 1}, {500.0, 1}, {20.0, 5}, {2.0, 20}}) {
