@@ -361,12 +361,14 @@ void run(const Args& a) {
         // then ran at 0.86-0.96x: held-out seed 9647, H200).
         first_call(rt, p, buffers, stream.get());
         const std::string explanation = rt.explain(p);
-        const std::string candidate = rt.candidate_id(p);
+        const std::string stream_candidate = rt.candidate_id(p);
+        const std::string graph_candidate = rt.candidate_id(p, true);
         const std::string shape_key =
             std::to_string(p.m) + "x" + std::to_string(p.n) + "x" + std::to_string(p.k);
         const bool against_no_entry = no_entry && shape.tuned;
         if (against_no_entry) first_call(*no_entry, p, buffers, stream.get());
         for (const Condition& c : kConditions) {
+          const std::string& candidate = c.graph ? graph_candidate : stream_candidate;
           const SideBySide t = time_condition(
               c, buffers, [&](const GemmOperands& x) { rt.forward(p, x, stream.get()); },
               [&](const GemmOperands& x) { raw(x, stream.get()); }, bench);
@@ -380,7 +382,7 @@ void run(const Args& a) {
                            {"speedup", e.b_over_a},
                            {"speedup_interval", {e.ratio_low, e.ratio_high}},
                            {"rounds", e.rounds},
-                           {"no_entry_candidate", no_entry->candidate_id(p)},
+                           {"no_entry_candidate", no_entry->candidate_id(p, c.graph)},
                            {"no_entry_explain", no_entry->explain(p)}};
           }
           records.push_back({{"shape", shape_key},

@@ -8,6 +8,7 @@
 #include <numeric>
 
 #include "common/error.hpp"
+#include "problem/candidate_choice.hpp"
 
 namespace gemmtune::runtime {
 namespace {
@@ -288,6 +289,14 @@ double ProgramTrial::median_ratio() const {
     product *= r->challenger_us / r->default_us;
   }
   return std::sqrt(std::sqrt(product));
+}
+
+int faster_in_graph(const std::vector<double>& graph_us, int runs) {
+  if (runs < 0 || static_cast<std::size_t>(runs) >= graph_us.size())
+    throw CheckError("faster_in_graph: winner " + std::to_string(runs) + " of " + std::to_string(graph_us.size()));
+  const double least = *std::min_element(graph_us.begin(), graph_us.end());
+  if (graph_us[static_cast<std::size_t>(runs)] <= least * (1 + kChoiceTieBand)) return -1;
+  return first_within_tie_band(graph_us);
 }
 
 DefaultFastest fastest_default(const std::vector<ProgramTrial>& trials) {

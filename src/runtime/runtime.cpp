@@ -41,16 +41,27 @@ using runtime::ChoiceSource;
 
 namespace {
 
-// One resolved GEMM: the choice (for explain) and the launcher that runs it in the calling stream's scratch.
+// One resolved GEMM: the choice (for explain) and the launcher that runs it in the calling stream's scratch, and
+// where the choice has one, the launcher of what a call inside a graph capture runs.
 struct GemmPlan {
   GemmPlan(const GemmProblem& p, Choice c, cublasLtHandle_t lt, std::size_t workspace_bytes)
       : choice(std::move(c)),
         launcher(p, choice.candidate, lt, ScratchAtLaunch{workspace_bytes}),
         graphs(runtime::launches_every_call(pass_gemm(p), choice.candidate)) {
     launcher.set_behind_previous_kernel(true);  // a program's calls, back to back or beside its own kernels
+    if (choice.in_graph) {
+      in_graph_launcher =
+          std::make_unique<CandidateLauncher>(p, *choice.in_graph, lt, ScratchAtLaunch{workspace_bytes});
+      in_graph_launcher->set_behind_previous_kernel(true);
+    }
+  }
+  // What a call on a stream runs; `capturing`: the stream is being captured into the caller's graph.
+  const CandidateLauncher& launcher_for(bool capturing) const {
+    return capturing && in_graph_launcher ? *in_graph_launcher : launcher;
   }
   Choice choice;
   CandidateLauncher launcher;
+  std::unique_ptr<CandidateLauncher> in_graph_launcher;
   mutable runtime::CallGraphs graphs;  // a cache of its launches: what a call runs does not change with it
 };
 
@@ -79,8 +90,7 @@ struct PlanScratch {
   float* padding = nullptr;
 };
 
-PlanScratch scratch_of(const GemmPlan& plan, runtime::StreamScratch& scratch, bool side) {
-  const CandidateLauncher& l = plan.launcher;
+PlanScratch scratch_of(const CandidateLauncher& l, runtime::StreamScratch& scratch, bool side) {
   PlanScratch out;
   out.workspace = side ? scratch.side_workspace(&l, l.workspace_needed()) : scratch.workspace(&l, l.workspace_needed());
   out.tickets = scratch.tickets(&l, runtime::ScratchUse::SplitKTickets, l.ticket_count());
@@ -88,9 +98,9 @@ PlanScratch scratch_of(const GemmPlan& plan, runtime::StreamScratch& scratch, bo
   return out;
 }
 
-// A GEMM plan's launch on s in the scratch scratch_of gave it.
-void launch_in(const GemmPlan& plan, const GemmOperands& x, cudaStream_t s, const PlanScratch& p) {
-  plan.launcher.launch(x, s, p.workspace, p.tickets, p.padding);
+// A launch on s in the scratch scratch_of gave it.
+void launch_in(const CandidateLauncher& l, const GemmOperands& x, cudaStream_t s, const PlanScratch& p) {
+  l.launch(x, s, p.workspace, p.tickets, p.padding);
 }
 
 void require(bool ok, const GemmProblem& p, const char* what) {
@@ -139,12 +149,13 @@ class Runtime::Impl {
     const auto held = lock();
     const GemmPlan& gp = plan(p, s, &x);
     runtime::StreamScratch& scratch = scratch_.of(s);
-    const PlanScratch ps = scratch_of(gp, scratch, false);
+    const CandidateLauncher& l = gp.launcher_for(scratch.capture());
+    const PlanScratch ps = scratch_of(l, scratch, false);
     if (options_.replay_repeated_calls && !scratch.capture())
       gp.graphs.run(runtime::ExactCall{x, s, &scratch}, capture_stream(),
-                    [&](cudaStream_t on) { launch_in(gp, x, on, ps); });
+                    [&](cudaStream_t on) { launch_in(l, x, on, ps); });
     else
-      launch_in(gp, x, s, ps);
+      launch_in(l, x, s, ps);
   }
 
   bool replays(const GemmProblem& p, const GemmOperands& x, cudaStream_t s) {
@@ -185,8 +196,10 @@ class Runtime::Impl {
                                 : nullptr;
     // All of the call's scratch before its first launch.
     const bool side_by_side = x.gA && x.gB && bp.side_by_side;
-    const PlanScratch scratch_a = x.gA ? scratch_of(bp.grad_a, scratch, false) : PlanScratch{};
-    const PlanScratch scratch_b = x.gB ? scratch_of(bp.grad_b, scratch, side_by_side) : PlanScratch{};
+    const CandidateLauncher& grad_a_launcher = bp.grad_a.launcher_for(scratch.capture());
+    const CandidateLauncher& grad_b_launcher = bp.grad_b.launcher_for(scratch.capture());
+    const PlanScratch scratch_a = x.gA ? scratch_of(grad_a_launcher, scratch, false) : PlanScratch{};
+    const PlanScratch scratch_b = x.gB ? scratch_of(grad_b_launcher, scratch, side_by_side) : PlanScratch{};
     bp.pass.launch(x.gY, x.Z, gz, x.gBias, x.seed, x.offset, x.offset_ptr, partials, tickets, s);
     const float* gz_read = gz ? gz : x.gY;
     const GemmOperands grad_a = pass_gemm_operands(Pass::GradA, x.A, x.B, gz_read, x.gA);
@@ -194,13 +207,13 @@ class Runtime::Impl {
     if (side_by_side) {
       const cudaStream_t side = scratch.side_stream();
       scratch.fork_join().fork(s, side);
-      launch_in(bp.grad_b, grad_b, side, scratch_b);
-      launch_in(bp.grad_a, grad_a, s, scratch_a);
+      launch_in(grad_b_launcher, grad_b, side, scratch_b);
+      launch_in(grad_a_launcher, grad_a, s, scratch_a);
       scratch.fork_join().join(s, side);
       return;
     }
-    if (x.gA) launch_in(bp.grad_a, grad_a, s, scratch_a);
-    if (x.gB) launch_in(bp.grad_b, grad_b, s, scratch_b);
+    if (x.gA) launch_in(grad_a_launcher, grad_a, s, scratch_a);
+    if (x.gB) launch_in(grad_b_launcher, grad_b, s, scratch_b);
   }
 
   bool prepared(const GemmProblem& p) {
@@ -234,17 +247,24 @@ class Runtime::Impl {
     return backward_plan(p, std::nullopt);
   }
 
-  void pin(const GemmProblem& p, const std::string& candidate_id) {
+  void pin(const GemmProblem& p, const std::string& candidate_id, const std::string& in_graph_id) {
     const auto held = lock();
     p.validate();
     if (plans_.count(p)) throw InputError("cannot pin " + p.key() + ": it was already resolved");
-    const Candidate c = Candidate::parse_id(candidate_id);
-    if (const std::string why = unsupported(p, c); !why.empty())
-      throw InputError("candidate " + c.id() + " cannot run " + p.key() + ": " + why);
+    const auto runnable = [&](const std::string& id) {
+      const Candidate c = Candidate::parse_id(id);
+      if (const std::string why = unsupported(p, c); !why.empty())
+        throw InputError("candidate " + c.id() + " cannot run " + p.key() + ": " + why);
+      return c;
+    };
     Choice choice;
-    choice.candidate = c;
+    choice.candidate = runnable(candidate_id);
     choice.source = ChoiceSource::Pinned;
     choice.why = "pinned by the caller";
+    if (!in_graph_id.empty()) {
+      choice.in_graph = runnable(in_graph_id);
+      choice.why += "; inside a CUDA graph capture " + choice.in_graph->id() + " runs instead, pinned by the caller";
+    }
     add_plan(p, std::move(choice));
   }
 
@@ -589,6 +609,39 @@ class Runtime::Impl {
     if (own_entry && best && best != &tried.front() && timed_in_full(tried.front()) &&
         tried.front().times->challenger_us() <= best->times->challenger_us())
       best = nullptr;  // a near-tie beat heuristic-first by the floor where the entry did not, yet took longer
+    // What a call inside a graph capture runs, where it is not `best`: heuristic-first (timed beside `best` in its
+    // pairs) or another winner, by its graph warm + graph cold time (faster_in_graph).
+    struct GraphOption {
+      Candidate candidate;
+      std::string name;
+      double warm_us, cold_us;
+    };
+    std::optional<GraphOption> in_graph;
+    if (best) {
+      const runtime::ProgramTrial& b = *best->times;
+      std::vector<GraphOption> options = {
+          {d.candidate, "heuristic-first (" + d.candidate.id() + ")", b.graph.default_us, b.graph_cold.default_us}};
+      for (const Tried* w : winners)
+        options.push_back({w->candidate, w->candidate.id(), w->times->graph.challenger_us,
+                           w->times->graph_cold.challenger_us});
+      std::vector<double> graph_us;
+      for (const GraphOption& o : options) graph_us.push_back(o.warm_us + o.cold_us);
+      const auto runs = std::find(winners.begin(), winners.end(), best) - winners.begin() + 1;
+      if (const int i = runtime::faster_in_graph(graph_us, static_cast<int>(runs)); i >= 0)
+        in_graph = options[static_cast<std::size_t>(i)];
+    }
+    // Where `best` runs: what a captured call runs instead, and why (appended to the choice's why).
+    const auto choose_in_graph = [&] {
+      if (!in_graph || choice.candidate.id() != best->candidate.id()) return;
+      char text[320];
+      std::snprintf(text, sizeof(text),
+                    "; inside a CUDA graph capture %s runs instead, faster from a graph in this trial by more than "
+                    "%.0f%%: graph warm %.2f + graph cold %.2f us per call against %.2f + %.2f",
+                    in_graph->name.c_str(), kChoiceTieBand * 100, in_graph->warm_us, in_graph->cold_us,
+                    best->times->graph.challenger_us, best->times->graph_cold.challenger_us);
+      choice.in_graph = in_graph->candidate;
+      choice.why += text;
+    };
     std::string others;
     for (const Tried& t : tried)
       if (&t != best)
@@ -637,6 +690,7 @@ class Runtime::Impl {
                                        "stands")) +
                    others;
       choice.candidate = runs;
+      choose_in_graph();
       return;
     }
     if (exact) {
@@ -654,6 +708,7 @@ class Runtime::Impl {
                                    : std::string("no challenger beat heuristic-first")) +
                    others;
       choice.candidate = runs;
+      choose_in_graph();
       return;
     }
     if (!best) {
@@ -673,6 +728,7 @@ class Runtime::Impl {
       choice.candidate = best->candidate;
       choice.why = best->name + kKeptAmongWinners + best->text + others + " (" + before + ")";
     }
+    choose_in_graph();
   }
 
   // The own variants a trial of p's exact entry times beside it (variant_ranking.hpp: exact_shape_rivals; those near
@@ -810,7 +866,9 @@ void Runtime::prepare_backward(const GemmProblem& forward) { impl_->prepare_back
 
 bool Runtime::prepared(const GemmProblem& problem) const { return impl_->prepared(problem); }
 
-void Runtime::pin(const GemmProblem& problem, const std::string& candidate_id) { impl_->pin(problem, candidate_id); }
+void Runtime::pin(const GemmProblem& problem, const std::string& candidate_id, const std::string& in_graph_id) {
+  impl_->pin(problem, candidate_id, in_graph_id);
+}
 
 std::string Runtime::explain(const GemmProblem& problem) {
   const Choice& c = impl_->choice(problem);
@@ -829,7 +887,10 @@ std::string Runtime::explain_backward(const GemmProblem& forward) {
          explain(backward_problem(forward, Pass::GradB));
 }
 
-std::string Runtime::candidate_id(const GemmProblem& problem) { return impl_->choice(problem).candidate.id(); }
+std::string Runtime::candidate_id(const GemmProblem& problem, bool in_graph) {
+  const Choice& c = impl_->choice(problem);
+  return (in_graph && c.in_graph ? *c.in_graph : c.candidate).id();
+}
 
 bool Runtime::runs_exact_entry(const GemmProblem& problem) { return impl_->runs_exact_entry(problem); }
 

@@ -38,6 +38,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -63,6 +64,9 @@ struct Choice {
     std::string source;
   };
   std::vector<Alternative> trial_alternatives;
+  // What a call inside a CUDA graph capture runs where that is not `candidate`: a first-use trial's winner faster
+  // from a graph (first_use_trial.hpp: faster_in_graph), or a pin's. Its why is in `why`.
+  std::optional<Candidate> in_graph;
 };
 
 // "" when candidate c can run problem p; otherwise why not.

@@ -1,8 +1,11 @@
 #include "runtime/first_use_trial.hpp"
 
 #include <tuple>
+#include <vector>
 
 #include <gtest/gtest.h>
+
+#include "common/error.hpp"
 
 namespace gemmtune::runtime {
 namespace {
@@ -208,6 +211,37 @@ TEST(FirstUseTrial, WithNoTrialNoChallengerWins) {
   const DefaultFastest none = fastest_default({});
   const TrialResult fast{1.0, 100.0, 1.0, 100.0};
   EXPECT_FALSE((ProgramTrial{fast, fast, fast, fast}.challenger_wins(none)));
+}
+
+// Held-out seed 9737 (H200), 208x2048x1024 bias+gelu tf32: our wgmma split-k tile (runs, least over the four
+// conditions) took 12.65 + 15.39 us from a graph, cuBLASLt's bias + our gelu 12.87 + 14.55, heuristic-first (its
+// fused epilogue) more than either.
+TEST(FirstUseTrial, AWinnerFasterFromAGraphBeyondTheTieBandRunsInsideACapture) {
+  const std::vector<double> graph_us = {13.2 + 15.6, 12.87 + 14.55, 12.65 + 15.39};
+  EXPECT_EQ(faster_in_graph(graph_us, 2), 1);
+  EXPECT_EQ(faster_in_graph(graph_us, 1), -1) << "the one that runs is the fastest from a graph";
+}
+
+// Seed 9740 (H200), 896x768x272 fp32: the heuristic's algo at a framework's workspace won by its medians and took
+// 17.02 + 17.84 us from a graph, heuristic-first 16.54 + 17.34 in the same pairs.
+TEST(FirstUseTrial, HeuristicFirstFasterFromAGraphThanTheWinnerRunsInsideACapture) {
+  EXPECT_EQ(faster_in_graph({16.54 + 17.34, 17.02 + 17.84}, 1), 0);
+}
+
+TEST(FirstUseTrial, AWinnerWithinTheTieBandFromAGraphLeavesTheOneThatRunsInPlace) {
+  EXPECT_EQ(faster_in_graph({99.5, 100.0}, 1), -1) << "0.5% is within the 1% band";
+  EXPECT_EQ(faster_in_graph({100.0}, 0), -1);
+}
+
+TEST(FirstUseTrial, OfSeveralWinnersFasterFromAGraphTheFirstWithinTheBandOfTheLeastRuns) {
+  EXPECT_EQ(faster_in_graph({120.0, 100.5, 100.0, 130.0}, 3), 1);
+  EXPECT_EQ(faster_in_graph({120.0, 102.0, 100.0, 130.0}, 3), 2);
+}
+
+TEST(FirstUseTrial, AskingForTheGraphWinnerOfAWinnerThatIsNotOneIsAnError) {
+  EXPECT_THROW(faster_in_graph({1.0, 2.0}, 2), CheckError);
+  EXPECT_THROW(faster_in_graph({}, 0), CheckError);
+  EXPECT_THROW(faster_in_graph({1.0}, -1), CheckError);
 }
 
 }  // namespace

@@ -379,6 +379,88 @@ TEST(RuntimeGpu, ACapturesFirstCallGetsScratchOfItsOwnAndItsReplaysAreRight) {
   cudaGraphDestroy(graph);
 }
 
+// The kernel nodes of one forward call of p captured on `s` into a graph, which the caller replays and destroys.
+struct CapturedCall {
+  cudaGraph_t graph = nullptr;
+  cudaGraphExec_t exec = nullptr;
+  std::size_t kernel_nodes = 0;
+  ~CapturedCall() {
+    if (exec) cudaGraphExecDestroy(exec);
+    if (graph) cudaGraphDestroy(graph);
+  }
+};
+void capture_forward(Runtime& rt, const GemmProblem& p, const GemmOperands& x, cudaStream_t s, CapturedCall& out) {
+  GT_CUDA_CALL(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+  try {
+    rt.forward(p, x, s);
+  } catch (...) {  // a capture left open would fail every later test's CUDA calls
+    cudaStreamEndCapture(s, &out.graph);
+    throw;
+  }
+  GT_CUDA_CALL(cudaStreamEndCapture(s, &out.graph));
+  std::size_t count = 0;
+  GT_CUDA_CALL(cudaGraphGetNodes(out.graph, nullptr, &count));
+  std::vector<cudaGraphNode_t> nodes(count);
+  GT_CUDA_CALL(cudaGraphGetNodes(out.graph, nodes.data(), &count));
+  for (cudaGraphNode_t n : nodes) {
+    cudaGraphNodeType type{};
+    GT_CUDA_CALL(cudaGraphNodeGetType(n, &type));
+    if (type == cudaGraphNodeTypeKernel) ++out.kernel_nodes;
+  }
+  GT_CUDA_CALL(cudaGraphInstantiate(&out.exec, out.graph, 0));
+}
+
+// A choice with a candidate for graphs (a first-use trial's winner faster from a graph, here a pin's) runs it in calls
+// inside a capture and the other on a stream: our wgmma tile, one kernel, on the stream; cuBLASLt's plain GEMM and
+// our epilogue kernel, two at least, in the graph, where a runtime pinned to the tile alone captures one. Both match
+// the fp64 reference into a poisoned output.
+TEST(RuntimeGpu, ACallInsideACaptureRunsTheChoicesCandidateForGraphsAndAStreamCallTheOther) {
+  GT_REQUIRE_GPU();
+  const test::ScratchDir dir;
+  Fixture f(dir.path("none.db")), tile_only(dir.path("none.db"));
+  const GemmProblem p = make(512, 384, 1024, "nn", OutputLayout::RowMajor, Activation::Gelu, true, 0.f,
+                             MathMode::Tf32);
+  const std::string tile = "own/wgmma_tf32_128x128x32_s4";
+  std::string plain_then_ours;
+  {
+    RuntimeOptions o;
+    o.confirm_standins = false;
+    Runtime heuristic(dir.path("none.db"), 0, o);
+    plain_then_ours = heuristic.candidate_id(p) + "+epi";
+  }
+  f.rt->pin(p, tile, plain_then_ours);
+  tile_only.rt->pin(p, tile);
+  EXPECT_EQ(f.rt->candidate_id(p), tile);
+  EXPECT_EQ(f.rt->candidate_id(p, true), plain_then_ours);
+  EXPECT_EQ(tile_only.rt->candidate_id(p, true), tile) << "no candidate for graphs: the same one runs there";
+  EXPECT_NE(f.rt->explain(p).find("inside a CUDA graph capture " + plain_then_ours + " runs instead"),
+            std::string::npos)
+      << f.rt->explain(p);
+  test::ProblemData d(p, 5150);
+  std::vector<double> y_ref;
+  test::cpu_reference(d, y_ref, nullptr);
+  const CudaStream s;
+  test::poison(d.Y);
+  f.rt->forward(p, d.operands(), s.get());
+  s.synchronize();
+  EXPECT_LE(host_relative_error(to_host(d.Y.get(), y_ref.size()), y_ref), verification_tolerance(p)) << "stream";
+  CapturedCall both, alone;
+  capture_forward(*f.rt, p, d.operands(), s.get(), both);
+  capture_forward(*tile_only.rt, p, d.operands(), s.get(), alone);
+  EXPECT_EQ(alone.kernel_nodes, 1u);
+  EXPECT_GE(both.kernel_nodes, 2u) << "the plain GEMM and our epilogue kernel";
+  for (const CapturedCall* c : {&both, &alone}) {
+    test::poison(d.Y);
+    GT_CUDA_CALL(cudaGraphLaunch(c->exec, s.get()));
+    s.synchronize();
+    EXPECT_LE(host_relative_error(to_host(d.Y.get(), y_ref.size()), y_ref), verification_tolerance(p))
+        << (c == &both ? "graph of the candidate for graphs" : "graph of the tile");
+  }
+  const GemmProblem q = make(64, 64, 64, "nn", OutputLayout::RowMajor, Activation::None, false, 0.f, MathMode::Tf32);
+  EXPECT_THROW(tile_only.rt->pin(q, tile, "lt/not-an-id"), InputError);
+  EXPECT_FALSE(tile_only.rt->prepared(q)) << "a pin refused for its candidate for graphs leaves no half of it";
+}
+
 // A forward call repeated with the same pointers and values is captured at its second sight and replayed from then
 // on (runtime/call_graphs.hpp). Each kind of candidate (cuBLASLt's heuristic, a `+pad` one's three launches, cuBLAS's
 // own call, one of our split-k variants with its tickets) computes bit for bit what its first, launched call

@@ -225,15 +225,17 @@ class Runtime {
   bool prepared(const GemmProblem& problem) const;
 
   // Use this candidate for this problem ("own/<variant>" or "lt/a..."), re-checked; throws InputError if it cannot
-  // run the problem or the problem was already resolved. What `gemmtune run --candidate` does.
-  void pin(const GemmProblem& problem, const std::string& candidate_id);
+  // run the problem or the problem was already resolved. What `gemmtune run --candidate` does. in_graph_id, where
+  // given: the candidate calls inside a CUDA graph capture run instead.
+  void pin(const GemmProblem& problem, const std::string& candidate_id, const std::string& in_graph_id = "");
 
   // Which candidate this problem runs and why; resolves it if it was not yet.
   std::string explain(const GemmProblem& problem);
   // The same for the backward of a forward problem: its elementwise pass and both GEMMs, one line each.
   std::string explain_backward(const GemmProblem& forward);
-  // The candidate id this problem runs ("own/..." or "lt/..."); resolves it if it was not yet.
-  std::string candidate_id(const GemmProblem& problem);
+  // The candidate id this problem runs ("own/..." or "lt/..."); resolves it if it was not yet. in_graph: the one its
+  // calls inside a CUDA graph capture run, which a first-use trial may have timed faster there than the other.
+  std::string candidate_id(const GemmProblem& problem, bool in_graph = false);
   // Whether this problem runs its exact cache entry (not a nearby shape's, the default, a pin or what a first-use
   // trial put in place of an entry of the no-entry set); resolves it if it was not yet. What `gemmtune apply` asks
   // before taking a call over from cuBLAS: anything less tuned than an exact entry is no reason to leave the library
