@@ -135,8 +135,8 @@ struct ProgramTrial {
 };
 
 // What a call inside a CUDA graph capture runs in place of a trial's winner: graph_us holds each option's graph warm +
-// graph cold per-call time (heuristic-first's in the winner's own pairs, then the winners in the order they are ranked
-// in), `runs` the index of the winner with the least time over all four conditions. -1 where `runs`'s graph time lies
+// graph cold per-call time (heuristic-first's in the winner's own pairs, then the winners by candidate id, as the trial
+// settles ties), `runs` the index of the winner with the least time over all four conditions. -1 where `runs`'s graph time lies
 // within kChoiceTieBand of the least (it runs there too), else the first within that band of the least. A graph
 // closes the gaps between a call's kernels and a stream does not, so candidates can trade one for the other, and a
 // trial keeps one for all four conditions (ProgramTrial::challenger_us). On the H200: at 208x2048x1024 bias+gelu tf32
