@@ -32,8 +32,6 @@
 namespace gemmtune::kernels {
 namespace {
 
-constexpr int kSkinnyThreads = 256;  // 8 warps: the tiles' warp fields below only size the block
-
 // A tile whose B copies go through L1 (ptx::CopyPath::ThroughL1) rather than around it; it also splits k counting
 // the blocks its shared memory fits per SM (resident_blocks below), since it streams from three. On cold-L2 vocabulary
 // heads (results/nvidia-h200/decode_weights_sweep.txt) the 4-stage mma tiles switched to L1 ran 0.87-1.03x as fast,
@@ -81,9 +79,9 @@ struct RowsOf<T, std::void_t<decltype(T::rows_computed)>> {
   static constexpr int value = T::rows_computed;
 };
 
-// FFMA, exact fp32: 256 threads = bn/4 column groups (a float4 of B each) × kLanes k-lanes; lane l sums the 4-row
-// groups l, l + kLanes, … of each chunk, reading A's 4 floats of each of bm rows as one broadcast float4: per 4 rows
-// of B a thread issues 4 + bm 16-byte loads for 16·bm FFMAs. The lanes add up in shared memory in lane order, so
+// FFMA, exact fp32: the block's 256 threads = bn/4 column groups (a float4 of B each) × kLanes k-lanes; lane l sums the
+// 4-row groups l, l + kLanes, … of each chunk, reading A's 4 floats of each of bm rows as one broadcast float4: per 4
+// rows of B a thread issues 4 + bm 16-byte loads for 16·bm FFMAs. The lanes add up in shared memory in lane order, so
 // results do not depend on timing.
 template <class T, bool kUnitsB>
 struct FfmaMath {
@@ -94,8 +92,8 @@ struct FfmaMath {
   // 4 rows spilled 16 bytes there and ran 1.03-1.47x slower at m = 4 than with 2 blocks' 128 (no spill).
   static constexpr int kMaxBlocksThroughL1 = kRows <= 1 ? 3 : 2;
   static constexpr int kColGroups = T::bn / 4;
-  static constexpr int kLanes = kSkinnyThreads / kColGroups;
-  static_assert(kSkinnyThreads % kColGroups == 0, "column groups split the block evenly");
+  static constexpr int kLanes = T::threads / kColGroups;
+  static_assert(T::threads % kColGroups == 0, "column groups split the block evenly");
   static_assert(T::bk % (4 * kLanes) == 0, "every lane takes whole 4-row groups of each chunk");
   // A raw row's extra unit. Only there: the aligned tiles at bn + 4 floats ran 1.05-1.07x faster at some decode
   // shapes and 0.84x at 16x8192x3001 (8x128x64; H200 sweeps of scripts/dev/decode_unaligned_profile.json).
@@ -137,7 +135,7 @@ struct FfmaMath {
   // Call after a barrier that ends every read of the pipeline's bytes; ends with every put() done.
   template <class Output>
   __device__ static void to_tile(const Acc& acc, float* sums, float* tile, int tid) {
-    using Parts = TileParts<T::bm, T::bn, kLanes, kSkinnyThreads>;
+    using Parts = TileParts<T::bm, T::bn, kLanes, T::threads>;
     const int group = tid % kColGroups, lane = tid / kColGroups;
 #pragma unroll
     for (int r = 0; r < T::bm; ++r) Parts::store(sums, lane, r, group * 4, acc.v[r]);
@@ -157,14 +155,14 @@ struct FfmaMath {
 // m = 16 exact FFMA cannot keep up with B (50-53% of 4.8 TB/s), and three mma per step still can. Three independent
 // accumulators a step (small·big, big·small, big·big) instead of one chain ran 0.88-0.97x as fast at m = 16
 // (results/nvidia-h200/decode_m16_tries.txt): the chain's latency is not what holds these tiles at 64-72%.
-// Under 128 columns the 8 warps cannot each own 16 of them: kKGroups groups of warps take turns over a chunk's k8
-// steps (group j steps j, j + kKGroups, …), and the groups' sums add up in shared memory in group order, as FFMA's
-// lanes do.
+// Where the block's warps outnumber bn's 16-column tiles (8 warps under 128 columns) they cannot each own 16 columns:
+// kKGroups groups of warps take turns over a chunk's k8 steps (group j steps j, j + kKGroups, …), and the groups' sums
+// add up in shared memory in group order, as FFMA's lanes do.
 template <class T, bool kUnitsB, bool kSplit3x>
 struct MmaMathOf {
   static constexpr bool kUnits = kUnitsB;
   static constexpr bool kRegisterLight = true;
-  static constexpr int kWarps = kSkinnyThreads / 32;
+  static constexpr int kWarps = T::threads / 32;
   static constexpr int kColWarps = T::bn / 16 < kWarps ? T::bn / 16 : kWarps;
   static constexpr int kKGroups = kWarps / kColWarps;
   static constexpr int kNTiles = T::bn / kColWarps / 16;  // 16-column mma tiles per warp
@@ -294,7 +292,7 @@ struct MmaMathOf {
       }
     __syncthreads();
     if constexpr (kKGroups > 1) {
-      TileParts<T::bm, T::bn, kKGroups, kSkinnyThreads>::template add_into<UnshrunkOutput<Output>>(sums, tile, tid);
+      TileParts<T::bm, T::bn, kKGroups, T::threads>::template add_into<UnshrunkOutput<Output>>(sums, tile, tid);
       __syncthreads();
     }
   }
@@ -317,11 +315,10 @@ using Mma3xMath = MmaMathOf<T, kUnitsB, true>;
 // loop the math's partial sums followed by the output tile, in the same bytes.
 template <class T, class Math>
 struct SkinnyLayout {
-  static_assert(T::threads == kSkinnyThreads, "the kernel's thread mapping assumes 256 threads");
   static constexpr int kBFloats = T::bk * Math::kBStride;
   static constexpr int kStageFloats = kBFloats + T::bm * Math::kAStride;
-  static constexpr int kALoaders = std::min(kSkinnyThreads, T::bm * T::bk / 4);  // 4-float chunks of A
-  using Output = OutputTile<T::bm, T::bn, kSkinnyThreads>;
+  static constexpr int kALoaders = std::min(T::threads, T::bm * T::bk / 4);  // 4-float chunks of A
+  using Output = OutputTile<T::bm, T::bn, T::threads>;
   static constexpr std::size_t kBytes = std::max(std::size_t{T::stages} * kStageFloats * sizeof(float),
                                                  Math::kSumFloats * sizeof(float) + Output::kBytes);
   // Blocks per SM that ptxas must leave registers for: as many as the shared memory holds (228 KiB per SM on sm_90,
@@ -343,7 +340,7 @@ struct NoUnitCursor {
 
 // Math::kUnits: B's panel is copied as raw 16-byte units (its rows are not 16-byte aligned; see the top of the file).
 template <class T, class Math, bool kSplitK>
-__global__ void __launch_bounds__(kSkinnyThreads, SkinnyLayout<T, Math>::kMinBlocks)
+__global__ void __launch_bounds__(T::threads, SkinnyLayout<T, Math>::kMinBlocks)
     skinny_gemm_kernel(OperandView a, OperandView b, EpilogueParams e, SplitK split) {
   using L = SkinnyLayout<T, Math>;
   struct BLayout {
@@ -357,7 +354,7 @@ __global__ void __launch_bounds__(kSkinnyThreads, SkinnyLayout<T, Math>::kMinBlo
   const int tid = threadIdx.x;
   const BlockTile block = grouped_block_tile(T::bm, T::bn, e.m, e.n);
 
-  const ChunkCursor<T::bn, T::bk, kSkinnyThreads> cursor_b(b, false, block.col0, tid);
+  const ChunkCursor<T::bn, T::bk, T::threads> cursor_b(b, false, block.col0, tid);
   const bool loads_a = tid < L::kALoaders;
   const ChunkCursor<T::bm, T::bk, L::kALoaders, true> cursor_a(a, true, block.row0, loads_a ? tid : 0);
   const KTileRange k_range = slice_k_tiles<kSplitK>(static_cast<int>((a.k + T::bk - 1) / T::bk), split.slices);
@@ -365,7 +362,7 @@ __global__ void __launch_bounds__(kSkinnyThreads, SkinnyLayout<T, Math>::kMinBlo
   const std::int64_t k_first = std::int64_t{k_range.begin} * T::bk;
   constexpr bool kUnitsB = Math::kUnits;
   using Units =
-      std::conditional_t<kUnitsB, UnitCursor<T::bk, T::bn, Math::kBStride, kSkinnyThreads, true>, NoUnitCursor>;
+      std::conditional_t<kUnitsB, UnitCursor<T::bk, T::bn, Math::kBStride, T::threads, true>, NoUnitCursor>;
   const Units units_b(b, block.col0, k_first, T::bk, tid);
   const RowShifts shift = kUnitsB ? RowShifts(b, block.col0) : RowShifts();
   constexpr ptx::CopyPath kBPath = TakesBThroughL1<T>::value ? ptx::CopyPath::ThroughL1 : ptx::CopyPath::BypassL1;
@@ -403,7 +400,7 @@ __global__ void __launch_bounds__(kSkinnyThreads, SkinnyLayout<T, Math>::kMinBlo
   float* const tile = smem + Math::kSumFloats;
   Math::template to_tile<Output>(acc, smem, tile, tid);
   if constexpr (kSplitK)
-    if (!gather_skinny_split_k<Output, T::bm, T::bn, kSkinnyThreads>(tile, split, tid)) return;
+    if (!gather_skinny_split_k<Output, T::bm, T::bn, T::threads>(tile, split, tid)) return;
   Output::finish(tile, e, block, tid);
 }
 
@@ -413,9 +410,9 @@ void launch_skinny_split_or_not(const GemmProblem& p, const GemmOperands& x, int
   constexpr std::size_t kBytes = SkinnyLayout<T, Math>::kBytes;
   if constexpr (!T::config().whole_k)
     if (slices > 1)
-      return launch_skinny_tiles<&skinny_gemm_kernel<T, Math, true>, T, kSkinnyThreads, kBytes>(p, x, slices, scratch,
+      return launch_skinny_tiles<&skinny_gemm_kernel<T, Math, true>, T, T::threads, kBytes>(p, x, slices, scratch,
                                                                                               s);
-  launch_skinny_tiles<&skinny_gemm_kernel<T, Math, false>, T, kSkinnyThreads, kBytes>(p, x, 1, scratch, s);
+  launch_skinny_tiles<&skinny_gemm_kernel<T, Math, false>, T, T::threads, kBytes>(p, x, 1, scratch, s);
 }
 
 template <class T, template <class, bool> class Math>
