@@ -410,8 +410,7 @@ void launch_skinny_split_or_not(const GemmProblem& p, const GemmOperands& x, int
   constexpr std::size_t kBytes = SkinnyLayout<T, Math>::kBytes;
   if constexpr (!T::config().whole_k)
     if (slices > 1)
-      return launch_skinny_tiles<&skinny_gemm_kernel<T, Math, true>, T, T::threads, kBytes>(p, x, slices, scratch,
-                                                                                              s);
+      return launch_skinny_tiles<&skinny_gemm_kernel<T, Math, true>, T, T::threads, kBytes>(p, x, slices, scratch, s);
   launch_skinny_tiles<&skinny_gemm_kernel<T, Math, false>, T, T::threads, kBytes>(p, x, 1, scratch, s);
 }
 
