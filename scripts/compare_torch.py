@@ -74,6 +74,16 @@ def set_mode(mode):
     torch.set_float32_matmul_precision("high" if tf32 else "highest")
 
 
+def input_sets(m, n, k, l2):
+    """Fresh uniform(-1, 1) inputs of an m x n x k op, (A sets, B sets, bias sets): as many sets as exceed 2x L2 (at
+    most 64), so calls rotating over them find their operands in DRAM."""
+    sets = max(1, min(64, 2 * l2 // (4 * (m * k + k * n + n)) + 1))
+    a = [torch.empty(m, k, device="cuda").uniform_(-1, 1) for _ in range(sets)]
+    b = [torch.empty(k, n, device="cuda").uniform_(-1, 1) for _ in range(sets)]
+    c = [torch.empty(n, device="cuda").uniform_(-1, 1) for _ in range(sets)]
+    return a, b, c
+
+
 def rotating_time_us(fn, sets):
     for i in range(5):
         fn(i % sets)
@@ -224,10 +234,8 @@ def heldout(args):
             for epilogue in args.epilogues.split(","):
                 for s in doc["shapes"]:
                     m, n, k = s["m"], s["n"], s["k"]
-                    sets = max(1, min(64, 2 * l2 // (4 * (m * k + k * n + n)) + 1))
-                    a = [torch.empty(m, k, device="cuda").uniform_(-1, 1) for _ in range(sets)]
-                    b = [torch.empty(k, n, device="cuda").uniform_(-1, 1) for _ in range(sets)]
-                    c = [torch.empty(n, device="cuda").uniform_(-1, 1) for _ in range(sets)]
+                    a, b, c = input_sets(m, n, k, l2)
+                    sets = len(a)
                     op = addmm_op(epilogue)
                     sides = [("torch_us", lambda i: op(c[i % sets], a[i % sets], b[i % sets]))]
                     extra = {}
@@ -313,11 +321,8 @@ def main():
     for case in bench["forward"]:
         m, n, k, bias, act, mode = parse_key(case["problem"])
         set_mode(mode)
-        set_bytes = 4 * (m * k + k * n + n)
-        sets = max(1, min(64, 2 * l2 // set_bytes + 1))
-        a = [torch.empty(m, k, device="cuda").uniform_(-1, 1) for _ in range(sets)]
-        b = [torch.empty(k, n, device="cuda").uniform_(-1, 1) for _ in range(sets)]
-        c = [torch.empty(n, device="cuda").uniform_(-1, 1) for _ in range(sets)]
+        a, b, c = input_sets(m, n, k, l2)
+        sets = len(a)
         activation = ACTIVATIONS[act]
 
         def fn(i):

@@ -40,10 +40,8 @@ def main():
     ct.set_mode(mode)
     l2 = torch.cuda.get_device_properties(0).L2_cache_size
     flush = torch.empty(2 * l2, dtype=torch.uint8, device="cuda")
-    sets = max(1, min(64, 2 * l2 // (4 * (m * k + k * n + n)) + 1))
-    a = [torch.empty(m, k, device="cuda").uniform_(-1, 1) for _ in range(sets)]
-    b = [torch.empty(k, n, device="cuda").uniform_(-1, 1) for _ in range(sets)]
-    c = [torch.empty(n, device="cuda").uniform_(-1, 1) for _ in range(sets)]
+    a, b, c = ct.input_sets(m, n, k, l2)
+    sets = len(a)
     with tempfile.TemporaryDirectory() as tmp:
         rt = gemmtune.Runtime(os.path.join(tmp, "fresh.db"))
         print(f"{torch.cuda.get_device_name()}, {m}x{n}x{k} {mode}, {CALLS} calls back to back, "
