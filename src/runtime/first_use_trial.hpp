@@ -136,15 +136,15 @@ struct ProgramTrial {
 
 // What a call inside a CUDA graph capture runs in place of a trial's winner: graph_us holds each option's graph warm +
 // graph cold per-call time (heuristic-first's in the winner's own pairs, then the winners by candidate id, as the trial
-// settles ties), `runs` the index of the winner with the least time over all four conditions. -1 where `runs`'s graph time lies
-// within kChoiceTieBand of the least (it runs there too), else the first within that band of the least. A graph
-// closes the gaps between a call's kernels and a stream does not, so candidates can trade one for the other, and a
-// trial keeps one for all four conditions (ProgramTrial::challenger_us). On the H200: at 208x2048x1024 bias+gelu tf32
+// settles ties), `runs` the index of the winner with the least time over all four conditions. -1 where `runs`'s graph
+// time lies within kChoiceTieBand of the least (it runs there too), else the first within that band of the least. A
+// graph closes the gaps between a call's kernels and a stream does not, so candidates can trade one for the other, and
+// a trial keeps one for all four conditions (ProgramTrial::challenger_us). On the H200: at 208x2048x1024 bias+gelu tf32
 // (held-out seed 9737) our wgmma split-k tile won by its stream times (12.74 us warm against 14.34 for cuBLASLt's bias
 // + our gelu) and lost graph cold (15.39 against 14.55), and the program's graph ran 0.966x PyTorch eager's; at
-// 896x768x272 fp32 (seed 9740) cuBLASLt's heuristic at a framework's workspace, no split-k, won by the geometric
-// mean of its medians (17.72 against 18.34 us stream warm) and lost from a graph (17.02 + 17.84 against heuristic-
-// first's 16.54 + 17.34, whose split-k graph replays well), and the program's graph ran 0.974x eager's.
+// 896x768x272 fp32 (seed 9740) cuBLASLt's heuristic at a framework's workspace, no split-k, won by the geometric mean
+// of its medians (17.72 against 18.34 us stream warm) and lost from a graph (17.02 + 17.84 against heuristic-first's
+// 16.54 + 17.34, whose split-k graph replays well), and the program's graph ran 0.974x eager's.
 int faster_in_graph(const std::vector<double>& graph_us, int runs);
 
 // The default's fastest batch in each condition over `trials` (every challenger of one problem), from the conditions
