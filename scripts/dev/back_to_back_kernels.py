@@ -35,8 +35,15 @@ def kernels_of(prof):
 
 
 def main():
-    m, n, k = (int(v) for v in sys.argv[1].split("x"))
-    mode = sys.argv[2] if len(sys.argv) > 2 else "tf32"
+    try:
+        m, n, k = (int(v) for v in sys.argv[1].split("x"))
+        mode = sys.argv[2] if len(sys.argv) > 2 else "tf32"
+        if min(m, n, k) < 1 or mode not in ("tf32", "fp32") or len(sys.argv) > 3:
+            raise ValueError
+    except (IndexError, ValueError):
+        sys.exit("usage: back_to_back_kernels.py MxNxK [tf32|fp32]: positive sizes, e.g. 16x4096x2048")
+    if not torch.cuda.is_available():
+        sys.exit("back_to_back_kernels.py: no CUDA GPU visible to PyTorch")
     ct.set_mode(mode)
     l2 = torch.cuda.get_device_properties(0).L2_cache_size
     flush = torch.empty(2 * l2, dtype=torch.uint8, device="cuda")
