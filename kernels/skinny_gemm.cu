@@ -499,7 +499,11 @@ using SkinnyFfmaTiles = TileList<Tile<8, 128, 32, 8, 16, 0, 0, 4>,
 // Whole-k 16×64×128, the tile torch.compile's autotune picked at 14×3072×1024 (Triton: 4 warps, 5 stages), is ours
 // 1-5% ahead of every other candidate at 14×5120×2048 and 16×8192×2048, and took 1.08-1.12x as long as 16×32×128 at
 // 14-16×3072×1024; at 5 stages it was never faster (results/nvidia-h200/decode_compile_gap_sweep.txt). Last in the
-// list: the trial reaches it late.
+// list: the trial reaches it late. 16×32×128 at 6 stages (173 KB, one block per SM) keeps 5 chunks of B in flight:
+// 1.02-1.04x as fast as the 4-stage tile where its blocks fit one wave (16×4096×2048, 12×4096×4096), 1.15-1.17x the
+// time where they take two (160 blocks at 14×5120×2048). Never the fastest, taken out: 16×32 tiles of Triton's 2 warps
+// (1.42-2.05x) and of 4 (1.05-1.87x), 3 stages (two blocks per SM, as 4 already are) and k steps of 64
+// (results/nvidia-h200/decode_block_warps_sweep.txt).
 using SkinnyMmaTiles = TileList<Tile<8, 128, 32, 8, 16, 0, 0, 4>,
                                 WholeK<Tile<16, 32, 128, 16, 4, 0, 0, 4>>,
                                 WholeK<Tile<8, 32, 128, 8, 4, 0, 0, 4>>,
@@ -513,7 +517,8 @@ using SkinnyMmaTiles = TileList<Tile<8, 128, 32, 8, 16, 0, 0, 4>,
                                 BThroughL1<Tile<8, 256, 16, 8, 32, 0, 0, 3>>,
                                 BThroughL1<Tile<16, 256, 16, 16, 32, 0, 0, 3>>,
                                 WholeK<Tile<8, 64, 128, 8, 8, 0, 0, 4>>,
-                                WholeK<Tile<16, 64, 128, 16, 8, 0, 0, 4>>>;
+                                WholeK<Tile<16, 64, 128, 16, 8, 0, 0, 4>>,
+                                WholeK<Tile<16, 32, 128, 16, 4, 0, 0, 6>>>;
 
 // 3xtf32: the tiles through L1, for fp32-level accuracy where FFMA cannot keep up with B (m = 9-16).
 using SkinnyMma3xTiles = TileList<BThroughL1<Tile<8, 128, 32, 8, 16, 0, 0, 3>>,
