@@ -54,6 +54,9 @@ for key, rs in by.items():
     fmt = lambda r: f"{r['median_us']:8.2f}" if r else f"{'-':>8}"
     print(f"{key:42} {fmt(own)} {fmt(fresh)} {fmt(lt)}  {own['candidate']['id'] if own else '-'}"
           + (f" / {fresh['candidate']['id']}" if fresh else ""))
+# An empty "new" column otherwise reads as "the new tiles lost", when the pattern named none of them.
+if not any(new.search(r["candidate"]["id"]) for rs in by.values() for r in rs):
+    print(f"no candidate id matches NEW={new.pattern!r}: the new column is empty for that reason")
 EOF
 build/gemmtune cache show --db "$work/decode.db" > "$out/cache.txt" 2>&1
 start=$SECONDS
