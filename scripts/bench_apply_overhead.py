@@ -32,7 +32,7 @@ from bench_torch_step import gpu_slug, write
 HERE = os.path.dirname(os.path.abspath(__file__))
 # The last is row-major 1500x1079x799, where the H200's first-use trial picked a `+pad` candidate (three launches):
 # in a process with PyTorch such a call cost 16-25 us more host time than a one-launch call
-# (results/nvidia-h200/python_overhead.json), and here it is timed without PyTorch.
+# (results/nvidia-h200/python_call_overhead.json), and here it is timed without PyTorch.
 DEFAULT_SPECS = ["fp32:64x64x64", "tf32:64x64x64", "fp32:4096x777x1024", "tf32:4096x777x1024",
                  "fp32:4111x999x1030", "tf32:4111x999x1030", "tf32:1079x1500x799"]
 PASS_THROUGH_MAX_US = 1.0

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Where the Python call's extra GPU time at 4096^3 comes from (issue 48): results/nvidia-h200/python_overhead.json has
-rt.forward 31-44 us a call above `gemmtune run` of the same candidate there, and within 2 us at 1024^3.
+"""Where the Python call's extra GPU time at 4096^3 comes from (issue 48): results/nvidia-h200/python_overhead.json (as
+committed at 13ca96a) has rt.forward 31-44 us a call above `gemmtune run` of the same candidate there, and within 2 us
+at 1024^3.
 
 The two sides differed in three ways: the inputs (randn in Python, uniform [-1, 1) in `gemmtune run`), repeated calls
 replayed as one CUDA graph (Python's Runtime) or not, and the process. So per shape, tf32, out= given, in rounds that
