@@ -30,6 +30,7 @@
 #include "runtime/miss_log.hpp"
 #include "runtime/problem_hash.hpp"
 #include "runtime/selection.hpp"
+#include "runtime/skinny_trial_order.hpp"
 #include "runtime/stream_scratch.hpp"
 #include "runtime/trial_gpu.hpp"
 #include "runtime/variant_ranking.hpp"
@@ -377,42 +378,19 @@ class Runtime::Impl {
     return twin;
   }
 
-  // The decode-sized variants that run p, what a trial times where the db measured none of them: those whose row tile
-  // brackets m (the largest below it, the smallest at or above it: 8 for m ≤ 8, 8 and 16 for m = 9-16), the families
-  // (FFMA, mma.sync, streamed B) taking turns in registry order, so that the first few are one of each. At m = 1-16
-  // (H200, results/nvidia-h200/decode_bench_sweep_exact.json.gz and fp32_ceiling_seed9723.json.gz) the fastest skinny
-  // variant had such a row tile, and a wider one padded rows for nothing.
+  // The decode-sized variants that run p, what a trial times where the db measured none of them, in the order
+  // runtime/skinny_trial_order.hpp gives.
   static runtime::Specialists skinny_specialists(const GemmProblem& p) {
     runtime::Specialists s{{}, "the skinny variants, made for decode-sized m"};
     const GemmProblem g = pass_gemm(p);
-    std::vector<const kernels::KernelVariant*> runs;
+    std::vector<runtime::SkinnyVariant> runs;
     for (const kernels::KernelVariant& v : kernels::kernel_registry())
-      if (kernels::is_skinny(v.family) && v.unsupported_reason(g).empty()) runs.push_back(&v);
-    int below = 0, above = 0;  // the bracketing row tiles (0: none)
-    for (const kernels::KernelVariant* v : runs) {
-      if (v->tile.bm < g.m) below = std::max(below, v->tile.bm);
-      if (v->tile.bm >= g.m && (above == 0 || v->tile.bm < above)) above = v->tile.bm;
-    }
-    std::vector<std::vector<const kernels::KernelVariant*>> by_family;
-    for (const kernels::KernelVariant* v : runs) {
-      if (v->tile.bm != below && v->tile.bm != above) continue;
-      auto it = std::find_if(by_family.begin(), by_family.end(),
-                             [&](const auto& f) { return f[0]->family == v->family; });
-      if (it == by_family.end())
-        by_family.push_back({v});
-      else
-        it->push_back(v);
-    }
-    for (std::size_t turn = 0, taken = 1; taken > 0; ++turn) {
-      taken = 0;
-      for (const auto& family : by_family) {
-        if (turn >= family.size()) continue;
-        Candidate c;
-        c.backend = Backend::Own;
-        c.own_variant = family[turn]->name;
-        s.candidates.push_back(std::move(c));
-        ++taken;
-      }
+      if (kernels::is_skinny(v.family) && v.unsupported_reason(g).empty()) runs.push_back({v.name, v.family, v.tile.bm});
+    for (std::string& name : runtime::skinny_trial_order(runs, g.m)) {
+      Candidate c;
+      c.backend = Backend::Own;
+      c.own_variant = std::move(name);
+      s.candidates.push_back(std::move(c));
     }
     return s;
   }
