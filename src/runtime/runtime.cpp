@@ -385,7 +385,8 @@ class Runtime::Impl {
     const GemmProblem g = pass_gemm(p);
     std::vector<runtime::SkinnyVariant> runs;
     for (const kernels::KernelVariant& v : kernels::kernel_registry())
-      if (kernels::is_skinny(v.family) && v.unsupported_reason(g).empty()) runs.push_back({v.name, v.family, v.tile.bm});
+      if (kernels::is_skinny(v.family) && v.unsupported_reason(g).empty())
+        runs.push_back({v.name, v.family, v.tile.bm});
     for (std::string& name : runtime::skinny_trial_order(runs, g.m)) {
       Candidate c;
       c.backend = Backend::Own;
