@@ -217,6 +217,13 @@ std::pair<double, double> median_interval(std::vector<double> x) {
   return {at(std::floor(n / 2 - half)), at(std::ceil(n / 2 + half) - 1)};
 }
 
+// What a runtime's calls did since `before`: replays of held graphs, and launches where a graph was held
+// (CallGraphUse). Two sides that run the same candidate differ in this alone.
+json graph_use_since(const Runtime& rt, const CallGraphUse& before) {
+  const CallGraphUse now = rt.call_graphs();
+  return {{"replays", now.replays - before.replays}, {"launches_ahead", now.launches_ahead - before.launches_ahead}};
+}
+
 // A runtime's first call of p, on the warm set, waited for.
 void first_call(Runtime& rt, const GemmProblem& p, const ProblemBuffers& buffers, cudaStream_t s) {
   rt.forward(p, buffers.operands(0), s);
@@ -369,11 +376,14 @@ void run(const Args& a) {
         if (against_no_entry) first_call(*no_entry, p, buffers, stream.get());
         for (const Condition& c : kConditions) {
           const std::string& candidate = c.graph ? graph_candidate : stream_candidate;
+          const CallGraphUse rt_before = rt.call_graphs();
           const SideBySide t = time_condition(
               c, buffers, [&](const GemmOperands& x) { rt.forward(p, x, stream.get()); },
               [&](const GemmOperands& x) { raw(x, stream.get()); }, bench);
+          const json rt_graph_use = graph_use_since(rt, rt_before);
           json vs_no_entry = nullptr;
           if (against_no_entry) {
+            const CallGraphUse pair_before[] = {rt.call_graphs(), no_entry->call_graphs()};
             const SideBySide e = time_condition(
                 c, buffers, [&](const GemmOperands& x) { rt.forward(p, x, stream.get()); },
                 [&](const GemmOperands& x) { no_entry->forward(p, x, stream.get()); }, bench);
@@ -382,6 +392,8 @@ void run(const Args& a) {
                            {"speedup", e.b_over_a},
                            {"speedup_interval", {e.ratio_low, e.ratio_high}},
                            {"rounds", e.rounds},
+                           {"runtime_graph_use", graph_use_since(rt, pair_before[0])},
+                           {"no_entry_graph_use", graph_use_since(*no_entry, pair_before[1])},
                            {"no_entry_candidate", no_entry->candidate_id(p, c.graph)},
                            {"no_entry_explain", no_entry->explain(p)}};
           }
@@ -397,6 +409,7 @@ void run(const Args& a) {
                              {"speedup", t.b_over_a},
                              {"speedup_interval", {t.ratio_low, t.ratio_high}},
                              {"rounds", t.rounds},
+                             {"runtime_graph_use", rt_graph_use},
                              {"torch_us", nullptr},
                              {"candidate", candidate},
                              {"heuristic_candidate", raw.id()},
@@ -436,7 +449,8 @@ void run(const Args& a) {
                   "warm: the same buffers every call; cold: L2 overwritten before the batch and the calls rotating "
                   "over inputs past 2x L2; both sides in one 64 MiB cuBLASLt workspace (RuntimeOptions::workspace); "
                   "vs_no_entry (with --confirm, tuned shapes): the same pairing of the runtime against a runtime "
-                  "with no db, speedup = no entry / runtime";
+                  "with no db, speedup = no entry / runtime; *_graph_use: that side's calls in the condition, warm-up "
+                  "included, that replayed a held graph or launched where one was held (Runtime::call_graphs)";
   out["records"] = records;
   if (!a.json_path.empty()) write_json_file(a.json_path, out);
   no_entry.reset();  // writes its misses, then the file goes

@@ -32,6 +32,15 @@ class CapturedGraph {
     return out;
   }
 
+  // A copy of the graph (cudaGraphClone), to instantiate once more.
+  CapturedGraph clone() const {
+    CapturedGraph out;
+    GT_CUDA_CALL(cudaGraphClone(&out.graph_, graph_));
+    out.nodes_ = nodes_;
+    out.programmatic_edges_ = programmatic_edges_;
+    return out;
+  }
+
   CapturedGraph(CapturedGraph&& o) noexcept
       : graph_(std::exchange(o.graph_, nullptr)), nodes_(o.nodes_), programmatic_edges_(o.programmatic_edges_) {}
   CapturedGraph& operator=(CapturedGraph&&) = delete;
@@ -91,7 +100,12 @@ class CudaGraphExec {
     return CudaGraphExec(CapturedGraph::capture(s, std::forward<Enqueue>(enqueue)), instantiate_flags);
   }
 
-  CudaGraphExec(CudaGraphExec&& o) noexcept : graph_(std::move(o.graph_)), exec_(std::exchange(o.exec_, nullptr)) {}
+  // Another instance of the same work, instantiated from a clone with the same flags. Instances of one graph run at
+  // speeds of their own for their life (scripts/dev/graph_draw_probe.cu).
+  CudaGraphExec instantiate_again() const { return CudaGraphExec(graph_.clone(), flags_); }
+
+  CudaGraphExec(CudaGraphExec&& o) noexcept
+      : graph_(std::move(o.graph_)), flags_(o.flags_), exec_(std::exchange(o.exec_, nullptr)) {}
   CudaGraphExec& operator=(CudaGraphExec&&) = delete;
   CudaGraphExec(const CudaGraphExec&) = delete;
   CudaGraphExec& operator=(const CudaGraphExec&) = delete;
@@ -106,10 +120,12 @@ class CudaGraphExec {
   std::size_t programmatic_edges() const { return graph_.programmatic_edges(); }
 
  private:
-  CudaGraphExec(CapturedGraph graph, unsigned long long instantiate_flags) : graph_(std::move(graph)) {
+  CudaGraphExec(CapturedGraph graph, unsigned long long instantiate_flags)
+      : graph_(std::move(graph)), flags_(instantiate_flags) {
     GT_CUDA_CALL(cudaGraphInstantiate(&exec_, graph_.get(), instantiate_flags));
   }
   CapturedGraph graph_;
+  unsigned long long flags_ = 0;
   cudaGraphExec_t exec_ = nullptr;
 };
 
