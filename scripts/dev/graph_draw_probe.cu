@@ -37,6 +37,7 @@
 #include "cuda/stream.hpp"
 #include "gemmtune/runtime.hpp"
 #include "globaltimer_spin.cuh"
+#include "instance_stats.hpp"
 #include "launch/problem_buffers.hpp"
 
 namespace gemmtune {
@@ -45,28 +46,6 @@ namespace {
 constexpr int kInstances = 8;
 constexpr int kCalls = 20;
 constexpr std::int64_t kIdleNs = 10'000'000;
-
-double median(std::vector<double> x) {
-  std::sort(x.begin(), x.end());
-  const std::size_t n = x.size();
-  return n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
-}
-
-double rank_correlation(const std::vector<double>& a, const std::vector<double>& b) {
-  const auto ranks = [](const std::vector<double>& v) {
-    std::vector<std::size_t> order(v.size());
-    for (std::size_t i = 0; i < v.size(); ++i) order[i] = i;
-    std::sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return v[x] < v[y]; });
-    std::vector<double> r(v.size());
-    for (std::size_t i = 0; i < v.size(); ++i) r[order[i]] = static_cast<double>(i);
-    return r;
-  };
-  const std::vector<double> ra = ranks(a), rb = ranks(b);
-  double d2 = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) d2 += (ra[i] - rb[i]) * (ra[i] - rb[i]);
-  const double n = static_cast<double>(a.size());
-  return 1.0 - 6.0 * d2 / (n * (n * n - 1));
-}
 
 GemmProblem parse_problem(const std::string& text) {
   GemmProblem p;
