@@ -218,7 +218,7 @@ std::pair<double, double> median_interval(std::vector<double> x) {
 }
 
 // What a runtime's calls did since `before`: replays of held graphs, and launches where a graph was held
-// (CallGraphUse). Two sides that run the same candidate differ in this alone.
+// (CallGraphUse): where two sides run one candidate, whether they run it the same way.
 json graph_use_since(const Runtime& rt, const CallGraphUse& before) {
   const CallGraphUse now = rt.call_graphs();
   return {{"replays", now.replays - before.replays}, {"launches_ahead", now.launches_ahead - before.launches_ahead}};
