@@ -29,7 +29,6 @@
 
 #include <unistd.h>
 
-#include "common/error.hpp"
 #include "cuda/cuda_call.hpp"
 #include "cuda/device_buffer.hpp"
 #include "cuda/device_info.hpp"
@@ -38,6 +37,7 @@
 #include "gemmtune/runtime.hpp"
 #include "globaltimer_spin.cuh"
 #include "instance_stats.hpp"
+#include "probe_problem.hpp"
 #include "launch/problem_buffers.hpp"
 
 namespace gemmtune {
@@ -46,17 +46,6 @@ namespace {
 constexpr int kInstances = 8;
 constexpr int kCalls = 20;
 constexpr std::int64_t kIdleNs = 10'000'000;
-
-GemmProblem parse_problem(const std::string& text) {
-  GemmProblem p;
-  const auto c1 = text.find(':'), c2 = text.find(':', c1 + 1);
-  if (c1 == std::string::npos || c2 == std::string::npos ||
-      std::sscanf(text.substr(0, c1).c_str(), "%ldx%ldx%ld", &p.m, &p.n, &p.k) != 3 || p.m < 1 || p.n < 1 || p.k < 1)
-    throw InputError("graph_draw_probe: expected MxNxK:mode:epilogue, got '" + text + "'");
-  p.mode = parse_math_mode(text.substr(c1 + 1, c2 - c1 - 1));
-  p.epi = Epilogue::parse(text.substr(c2 + 1));
-  return p;
-}
 
 struct Timings {
   std::vector<double> batch_med, single_med, single_min;  // per instance, us per call
@@ -192,8 +181,10 @@ int main(int argc, char** argv) {
   try {
     const gemmtune::DeviceInfo device = gemmtune::query_device(0);
     gemmtune::DeviceBuffer<unsigned char> workspace(std::size_t{64} << 20);
-    for (int a = 2; a < argc; ++a)
-      gemmtune::probe(gemmtune::parse_problem(argv[a]), rounds, device.l2_bytes, workspace.get(), workspace.size());
+    for (int a = 2; a < argc; ++a) {
+      const gemmtune::GemmProblem p = gemmtune::parse_probe_problem(argv[a]);
+      gemmtune::probe(p, rounds, device.l2_bytes, workspace.get(), workspace.size());
+    }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "graph_draw_probe: %s\n", e.what());
     return 1;

@@ -27,6 +27,7 @@
 #include "cuda/stream.hpp"
 #include "globaltimer_spin.cuh"
 #include "instance_stats.hpp"
+#include "probe_problem.hpp"
 #include "kernels/launch_scratch.hpp"
 #include "kernels/registry.hpp"
 #include "launch/problem_buffers.hpp"
@@ -48,17 +49,12 @@ struct Case {
 Case parse_case(const std::string& text) {
   Case c;
   c.text = text;
-  const auto c0 = text.find(':'), c1 = text.find(':', c0 + 1), c2 = text.find(':', c1 + 1);
-  if (c0 == std::string::npos || c1 == std::string::npos || c2 == std::string::npos)
-    throw InputError("expected VARIANT:MxNxK:mode:epilogue, got '" + text + "'");
+  const auto c0 = text.find(':');
+  if (c0 == std::string::npos) throw InputError("expected VARIANT:MxNxK:mode:epilogue, got '" + text + "'");
   c.variant = kernels::find_kernel_variant(text.substr(0, c0));
   if (!c.variant) throw InputError("no variant '" + text.substr(0, c0) + "' in the registry");
-  GemmProblem& p = c.problem;
-  if (std::sscanf(text.substr(c0 + 1, c1 - c0 - 1).c_str(), "%ldx%ldx%ld", &p.m, &p.n, &p.k) != 3 || p.m < 1 ||
-      p.n < 1 || p.k < 1)
-    throw InputError("bad shape in '" + text + "'");
-  p.mode = parse_math_mode(text.substr(c1 + 1, c2 - c1 - 1));
-  p.epi = Epilogue::parse(text.substr(c2 + 1));
+  c.problem = parse_probe_problem(text.substr(c0 + 1));
+  const GemmProblem& p = c.problem;
   const std::string why = c.variant->unsupported_reason(p);
   if (!why.empty()) throw InputError(text + ": " + why);
   if (c.variant->split_k_tickets(p) == 0) throw InputError(text + ": the variant runs this problem unsplit");
