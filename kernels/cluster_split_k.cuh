@@ -72,4 +72,63 @@ struct ClusterSplitK {
   }
 };
 
+// The skinny family's k split over a cluster (kernels/skinny_gemm.cu, tiles with T::cluster > 1). Its tiles have 8-32
+// rows, too few to share out among up to 8 blocks as ClusterSplitK does, and a decode call is a few microseconds long:
+// what split_k.cuh's tickets cost it is the chain of L2 round trips at its end (each slice's partial written and
+// fenced, a ticket, the last block's reads), whose length also moves with where the ticket lies (3.5-4.1% at
+// 8×64×1216 on the H200, results/nvidia-h200/scratch_placement_probe.txt). Here the cluster's first block reads every
+// block's tile from distributed shared memory, adds them in slice order (as split_k.cuh does, so the two give the same
+// bits) and runs the epilogue; the others wait until it has read them, then exit.
+//
+//   tile₀ ← Σ_{s=0}^{slices−1} tile_s      (block s of the cluster holds slice s's tile; slices ≤ kMaxSlices)
+template <class Output, int kRows, int kCols, int kThreads, int kMaxSlices>
+struct ClusterLeaderSum {
+  static constexpr int kVectors = kRows * kCols / 4;
+  static constexpr int kPerThread = (kVectors + kThreads - 1) / kThreads;
+  static_assert(kCols % 4 == 0, "whole float4s per row");
+
+  // Call with the block's accumulators put into `tile` and the block synchronized after; every thread of the block
+  // calls it. Returns true in the block that holds the sum, which then runs the epilogue.
+  __device__ static bool sum(float* tile, int slices, int tid) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    cluster::sync();  // every block's tile is in its shared memory
+    const bool leader = cluster::rank() == 0;
+    if (leader) {
+      const std::uint32_t tile_address = ptx::smem_address(tile);
+      const auto offset = [](int v) { return v / (kCols / 4) * Output::kStride + v % (kCols / 4) * 4; };
+      // Every slice's loads issued before any is added: one round trip to the other blocks, not one per slice.
+      float4 part[kMaxSlices][kPerThread];
+#pragma unroll
+      for (int j = 0; j < kPerThread; ++j) {
+        const int v = tid + j * kThreads;
+        if (v >= kVectors) continue;
+        part[0][j] = *reinterpret_cast<const float4*>(tile + offset(v));
+#pragma unroll
+        for (int s = 1; s < kMaxSlices; ++s)
+          if (s < slices)
+            part[s][j] = cluster::load_float4(cluster::peer_address(
+                tile_address + static_cast<std::uint32_t>(offset(v)) * sizeof(float), static_cast<std::uint32_t>(s)));
+      }
+#pragma unroll
+      for (int j = 0; j < kPerThread; ++j) {
+        const int v = tid + j * kThreads;
+        if (v >= kVectors) continue;
+        float4 sum = part[0][j];
+#pragma unroll
+        for (int s = 1; s < kMaxSlices; ++s)
+          if (s < slices)
+            sum = make_float4(sum.x + part[s][j].x, sum.y + part[s][j].y, sum.z + part[s][j].z, sum.w + part[s][j].w);
+        *reinterpret_cast<float4*>(tile + offset(v)) = sum;
+      }
+    }
+    cluster::sync();  // the leader has read every tile (and its own sums are visible to its threads) before any exits
+    return leader;
+#else
+    (void)tile, (void)slices, (void)tid;
+    __trap();  // clustered variants are refused below compute capability 9.0 (registry device limits)
+    return false;
+#endif
+  }
+};
+
 }  // namespace gemmtune::kernels

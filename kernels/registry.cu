@@ -199,7 +199,7 @@ std::string KernelVariant::device_unsupported_reason() const { return limits.dev
 
 std::size_t KernelVariant::tickets_at(const GemmProblem& p, int split) const {
   if (stream_k) return kStreamKSlots;
-  if (split == 1) return 0;
+  if (split == 1 || sums_slices_in_cluster()) return 0;
   return static_cast<std::size_t>(output_tiles(p, tile));
 }
 
@@ -239,9 +239,10 @@ void KernelVariant::launch(const GemmProblem& p, const GemmOperands& x, int spli
   if (!x.A || !x.B || !x.Y || (p.epi.bias && !x.bias) || (p.epi.save_z && !x.Z))
     throw InputError("kernel " + name + ": missing operand pointer for " + p.key());
   const std::int64_t k_tiles = (p.k + tile.bk - 1) / tile.bk;
-  if (slices_fn ? split < 1 || split > k_tiles : split != slices)
+  const std::int64_t most = sums_slices_in_cluster() ? std::min<std::int64_t>(k_tiles, tile.cluster) : k_tiles;
+  if (slices_fn ? split < 1 || split > most : split != slices)
     throw InputError("kernel " + name + " cannot split " + p.key() + " into " + std::to_string(split) + " slices");
-  if ((split > 1 || stream_k) &&
+  if (((split > 1 && !sums_slices_in_cluster()) || stream_k) &&
       (!scratch.partials || !scratch.tickets || scratch.partial_floats < partial_floats_at(p, split) ||
        scratch.ticket_count < tickets_at(p, split)))
     throw InputError("kernel " + name + ": split-k scratch too small for " + p.key() + " (needs " +

@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <type_traits>
 
+#include "kernels/cluster_split_k.cuh"
 #include "kernels/compiled_variant.hpp"
 #include "kernels/epilogue.cuh"
 #include "kernels/operand_view.cuh"
@@ -357,7 +358,9 @@ __global__ void __launch_bounds__(T::threads, SkinnyLayout<T, Math>::kMinBlocks)
   const ChunkCursor<T::bn, T::bk, T::threads> cursor_b(b, false, block.col0, tid);
   const bool loads_a = tid < L::kALoaders;
   const ChunkCursor<T::bm, T::bk, L::kALoaders, true> cursor_a(a, true, block.row0, loads_a ? tid : 0);
-  const KTileRange k_range = slice_k_tiles<kSplitK>(static_cast<int>((a.k + T::bk - 1) / T::bk), split.slices);
+  constexpr bool kClusterK = T::cluster > 1;  // k split over the blocks of a cluster (kernels/cluster_split_k.cuh)
+  const KTileRange k_range =
+      slice_k_tiles<kSplitK || kClusterK>(static_cast<int>((a.k + T::bk - 1) / T::bk), split.slices);
   const int k_tiles = k_range.end - k_range.begin;
   const std::int64_t k_first = std::int64_t{k_range.begin} * T::bk;
   constexpr bool kUnitsB = Math::kUnits;
@@ -399,8 +402,12 @@ __global__ void __launch_bounds__(T::threads, SkinnyLayout<T, Math>::kMinBlocks)
   using Output = typename L::Output;
   float* const tile = smem + Math::kSumFloats;
   Math::template to_tile<Output>(acc, smem, tile, tid);
-  if constexpr (kSplitK)
+  if constexpr (kClusterK) {
+    using Sum = ClusterLeaderSum<Output, T::bm, T::bn, T::threads, T::cluster>;
+    if (split.slices > 1 && !Sum::sum(tile, split.slices, tid)) return;
+  } else if constexpr (kSplitK) {
     if (!gather_skinny_split_k<Output, T::bm, T::bn, T::threads>(tile, split, tid)) return;
+  }
   Output::finish(tile, e, block, tid);
 }
 
@@ -408,10 +415,15 @@ template <class T, class Math>
 void launch_skinny_split_or_not(const GemmProblem& p, const GemmOperands& x, int slices,
                                 const LaunchScratch& scratch, cudaStream_t s) {
   constexpr std::size_t kBytes = SkinnyLayout<T, Math>::kBytes;
-  if constexpr (!T::config().whole_k)
-    if (slices > 1)
-      return launch_skinny_tiles<&skinny_gemm_kernel<T, Math, true>, T, T::threads, kBytes>(p, x, slices, scratch, s);
-  launch_skinny_tiles<&skinny_gemm_kernel<T, Math, false>, T, T::threads, kBytes>(p, x, 1, scratch, s);
+  if constexpr (T::cluster > 1) {
+    launch_skinny_cluster<&skinny_gemm_kernel<T, Math, false>, T, T::threads, kBytes>(p, x, slices, s);
+  } else {
+    if constexpr (!T::config().whole_k)
+      if (slices > 1)
+        return launch_skinny_tiles<&skinny_gemm_kernel<T, Math, true>, T, T::threads, kBytes>(p, x, slices, scratch,
+                                                                                              s);
+    launch_skinny_tiles<&skinny_gemm_kernel<T, Math, false>, T, T::threads, kBytes>(p, x, 1, scratch, s);
+  }
 }
 
 template <class T, template <class, bool> class Math>
@@ -471,16 +483,28 @@ std::string skinny_problem_limits(const GemmProblem& p) {
 // and 4×2048×1024 (0.73-0.89x the best before, cuBLASLt's included), 8×64×64 split at 3×1024×4096 (0.92-0.93x), where
 // B's k is long. Never the fastest, taken out: 8×64×64 through L1, 8×64×128 and 8×64×64 whole-k. Registry order is the
 // first-use trial's guess order within a family (runtime.cpp, skinny_specialists), so the whole-k tile comes second.
-//                                bm   bn  bk  wm  wn tm tn stages
-using SkinnyFfmaTiles = TileList<Tile<8, 128, 32, 8, 16, 0, 0, 4>,
+// First, and last: 8×64×64 with k split over a cluster of up to 16 or 8 blocks ("_c16", "_c8";
+// kernels/cluster_split_k.cuh ClusterLeaderSum): no partials, no ticket, no L2 round trips at the end of a call. Against its ticket twin on the
+// H200 the faster of the two ran 1.03-1.30x as fast at all twelve shapes swept, and it was the fastest candidate of all
+// where few column tiles meet a long k (8×64×1216: 4.10-4.35 us against 5.02-5.63 before; 3×1024×4096 1.11x,
+// 2×824×11008 1.13-1.15x, cold and warm; results/nvidia-h200/decode_cluster_k_sweep.txt). 16 blocks beat 8 at the
+// first two and lost at the third (14.8 against 13.6 us). "_c16" ran 1.01-1.62x as fast as 8×128×32, the first guess
+// before it, at all 14 shapes of m ≤ 8 in that file and in held-out seed 9801's sweep, so it is the first guess now,
+// ahead of the whole-k tile (on GPUs without clusters the list starts at the whole-k tile). The same split over
+// clusters of 8×128×32 in FFMA and mma and of mma's 16×128×32 was never the fastest there (once within 1.6%), and is
+// not compiled.
+//                                bm   bn  bk  wm  wn tm tn stages cluster
+using SkinnyFfmaTiles = TileList<Tile<8, 64, 64, 8, 8, 0, 0, 4, 16>,
                                  WholeK<Tile<8, 32, 128, 8, 4, 0, 0, 4>>,
+                                 Tile<8, 128, 32, 8, 16, 0, 0, 4>,
                                  Tile<8, 128, 64, 8, 16, 0, 0, 4>,
                                  Tile<16, 128, 64, 16, 16, 0, 0, 4>,
                                  Tile<8, 256, 32, 8, 32, 0, 0, 4>,
                                  Tile<16, 256, 32, 16, 32, 0, 0, 4>,
                                  Tile<8, 64, 64, 8, 8, 0, 0, 4>,
                                  BThroughL1<Tile<8, 128, 32, 8, 16, 0, 0, 3>>,
-                                 BThroughL1<Tile<8, 256, 16, 8, 32, 0, 0, 3>>>;
+                                 BThroughL1<Tile<8, 256, 16, 8, 32, 0, 0, 3>>,
+                                 Tile<8, 64, 64, 8, 8, 0, 0, 4, 8>>;
 // mma: on the H200 (kernels/PERFORMANCE.md) 8 rows were the best of our kernels at m = 1-8 (3-7% ahead of FFMA's 8
 // rows), 16 and 32 rows at some m of 9-32. 64 rows never were (8 warps issuing mma.sync fall behind the 64-row wgmma
 // from m = 32). 256 columns read each row of B in 1 KB runs: with a cold L2, up to 1.16x the 128-column tiles at m ≤ 4
@@ -538,7 +562,8 @@ int skinny_tile_slices(const GemmProblem& p) {
   if constexpr (T::config().whole_k) return 1;
   return with_rows_for<T, Math>(p, [&](auto tile) {
     using R = decltype(tile);
-    return skinny_slices<R, resident_blocks<R, Math>()>(p);
+    const int slices = skinny_slices<R, resident_blocks<R, Math>()>(p);
+    return T::cluster > 1 ? std::min(slices, T::cluster) : slices;  // at most a cluster's blocks
   });
 }
 

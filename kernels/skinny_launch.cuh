@@ -13,6 +13,7 @@
 #include "cuda/cuda_call.hpp"
 #include "kernels/compiled_variant.hpp"
 #include "kernels/epilogue.cuh"
+#include "kernels/kernel_launch.hpp"
 #include "kernels/operand_view.cuh"
 #include "kernels/split_k.cuh"
 #include "kernels/tile_schedule.cuh"
@@ -100,6 +101,25 @@ void launch_skinny_tiles(const GemmProblem& p, const GemmOperands& x, int slices
   kKernel<<<grid, kThreads, kSmemBytes, s>>>(operand_a(p, x), operand_b(p, x), make_epilogue_params(p, x),
                                              make_split_k(slices, scratch));
   GT_CUDA_CHECK_LAUNCH();
+}
+
+// The same over clusters: the `slices` blocks that share a tile's k (blockIdx.z) form one cluster, which sums them in
+// distributed shared memory (kernels/cluster_split_k.cuh ClusterLeaderSum), so there is no scratch.
+template <auto kKernel, class T, int kThreads, std::size_t kSmemBytes>
+void launch_skinny_cluster(const GemmProblem& p, const GemmOperands& x, int slices, cudaStream_t s) {
+  static std::once_flag attribute_set;
+  std::call_once(attribute_set, [] {
+    GT_CUDA_CALL(
+        cudaFuncSetAttribute(kKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kSmemBytes)));
+    // Clusters of more than 8 blocks are an sm_90 extension the kernel must ask for (H100 and H200: up to 16).
+    if constexpr (T::cluster > 8)
+      GT_CUDA_CALL(cudaFuncSetAttribute(kKernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+  });
+  const auto z = static_cast<unsigned>(slices);
+  const KernelLaunch launch(dim3(grouped_grid_size(T::bm, T::bn, p.m, p.n), 1, z), dim3(1, 1, z), kThreads,
+                            kSmemBytes, s);
+  GT_CUDA_CALL(cudaLaunchKernelEx(&launch.config, kKernel, operand_a(p, x), operand_b(p, x),
+                                  make_epilogue_params(p, x), SplitK{slices, nullptr, nullptr}));
 }
 
 }  // namespace gemmtune::kernels

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "common/error.hpp"
 #include "kernels/kernel_test_support.hpp"
 #include "kernels/launch_scratch.hpp"
 #include "kernels/registry.hpp"
@@ -66,7 +67,8 @@ TEST(SkinnyGemm, MmaServesTf32And3xTf32ProblemsOnlyEachUnderItsModesName) {
     EXPECT_EQ(v->name.rfind(x3 ? "skinny_mma_3xtf32_" : "skinny_mma_tf32_", 0), 0u) << v->name;
     EXPECT_NE(v->unsupported_reason(nn(8, 100, 100, MathMode::Fp32)), "") << v->name;
     EXPECT_NE(v->unsupported_reason(nn(8, 100, 100, x3 ? MathMode::Tf32 : MathMode::Tf32x3)), "") << v->name;
-    EXPECT_EQ(v->unsupported_reason(nn(8, 100, 100, v->mode)), "") << v->name;
+    // "": the clustered tiles need an sm_90 GPU, and say so on a machine without one.
+    EXPECT_EQ(v->unsupported_reason(nn(8, 100, 100, v->mode)), v->device_unsupported_reason()) << v->name;
   }
   EXPECT_GE(tf32, 3);
   EXPECT_GE(tf32x3, 2);
@@ -87,6 +89,16 @@ TEST(SkinnyGemm, SplitsKWhereTilesAreFewAndSizesScratchForEverySlice) {
     }
     const std::size_t tiles = static_cast<std::size_t>((824 + v->tile.bn - 1) / v->tile.bn);
     const int slices = v->slices_for(few);
+    if (v->sums_slices_in_cluster()) {  // "_c8", "_c16": a cluster's blocks, summed in distributed shared memory
+      const std::string suffix = "_c" + std::to_string(v->tile.cluster);
+      const KernelVariant* twin = find_kernel_variant(v->name.substr(0, v->name.size() - suffix.size()));
+      ASSERT_NE(twin, nullptr) << v->name;
+      EXPECT_EQ(v->name.substr(v->name.size() - suffix.size()), suffix);
+      EXPECT_EQ(slices, std::min(v->tile.cluster, twin->slices_for(few))) << v->name;
+      EXPECT_EQ(v->scratch_floats(few), 0u) << v->name;
+      EXPECT_EQ(v->split_k_tickets(few), 0u) << v->name;
+      continue;
+    }
     if (v->tile.bm * v->tile.bn <= 16 * 256)
       EXPECT_GE(tiles * static_cast<std::size_t>(slices), 66u) << v->name;
     else  // a 32×256 partial per slice: the gather's reads stop the split sooner
@@ -151,7 +163,7 @@ TEST(SkinnyGemm, FfmaTilesThroughL1SplitForTheBlocksPerSmThatTheProblemsRowsRunF
 
 TEST(SkinnyGemm, RefusesOtherLayoutsAndMoreThan64RowsSayingWhy) {
   for (const KernelVariant* v : skinny_variants()) {
-    EXPECT_EQ(v->unsupported_reason(nn(64, 100, 100, v->mode)), "") << v->name;
+    EXPECT_EQ(v->unsupported_reason(nn(64, 100, 100, v->mode)), v->device_unsupported_reason()) << v->name;
     EXPECT_NE(v->unsupported_reason(nn(65, 100, 100, v->mode)).find("m up to 64"), std::string::npos) << v->name;
     GemmProblem p = nn(8, 100, 100, v->mode);
     p.trans_b = true;
@@ -257,6 +269,39 @@ TEST(SkinnyGemm, SplitLaunchesRepeatBitForBit) {
         EXPECT_EQ(y, first) << v->name << " run " << run;
     }
   }
+}
+
+// A "_c8" or "_c16" tile's slices add up in its cluster's distributed shared memory in slice order, as its twin's
+// tickets have the last block add them: at every slice count the two give the same bits.
+TEST(SkinnyGemm, ClusterTilesGiveTheirTicketTwinsBitsAtEverySliceCount) {
+  GT_REQUIRE_GPU();
+  int checked = 0;
+  for (const KernelVariant* v : skinny_variants()) {
+    if (!v->sums_slices_in_cluster() || !v->device_unsupported_reason().empty()) continue;
+    const std::string suffix = "_c" + std::to_string(v->tile.cluster);
+    const KernelVariant* twin = find_kernel_variant(v->name.substr(0, v->name.size() - suffix.size()));
+    ASSERT_NE(twin, nullptr) << v->name;
+    GemmProblem p = nn(3, 200, 9000, v->mode);  // 2-4 column tiles: k split many ways
+    p.epi.bias = true;
+    p.epi.act = Activation::Gelu;
+    const int most = v->tile.cluster;
+    ASSERT_GE(twin->slices_for(p), most) << twin->name << ": scratch for " << most << " slices";
+    test::ProblemData d(p, 4343);
+    const LaunchScratchBuffer twin_scratch(*twin, p);
+    for (const int slices : {1, 2, 5, most - 1, most}) {
+      test::poison(d.Y);
+      twin->launch(p, d.operands(), slices, twin_scratch.view(), nullptr);
+      GT_CUDA_CALL(cudaDeviceSynchronize());
+      const std::vector<float> tickets = test::to_host(d.Y.get(), d.Y.size());
+      test::poison(d.Y);
+      v->launch(p, d.operands(), slices, LaunchScratch{}, nullptr);
+      GT_CUDA_CALL(cudaDeviceSynchronize());
+      EXPECT_EQ(test::to_host(d.Y.get(), d.Y.size()), tickets) << v->name << ", " << slices << " slices";
+    }
+    EXPECT_THROW(v->launch(p, d.operands(), most + 1, LaunchScratch{}, nullptr), InputError) << v->name;
+    ++checked;
+  }
+  EXPECT_GE(checked, 4) << "FFMA's 8x64x64 over clusters of 8 and of 16, for fp32 and for tf32 problems";
 }
 
 }  // namespace
