@@ -37,10 +37,12 @@
 # Inductor's autotuning takes 11-17 s a shape and epilogue in tf32 and 44-67 s in fp32 on the H200: COMPILED=tf32 keeps
 # a 16-shape run near 10 minutes; 0 skips it. Only the default runtime's run (CONFIRM=1 or both, no suffix) has it.
 #
+# DECODE=1 draws decode steps only (heldout_shapes.py --decode: m of 1..16), where the skinny kernels run.
+#
 # SWEEP_FLAGS="..." adds flags to the tuning sweep (e.g. --no-prune, to hold the pruned sweep's choices against every
 # candidate sampled to the end on the same shapes).
 #
-# usage: [CONFIRM=0|1|both (default)] [FP32_EQUIVALENT=0|1] [TRIAL_CANDIDATES=N] [SWEEP_FLAGS=...]
+# usage: [CONFIRM=0|1|both (default)] [FP32_EQUIVALENT=0|1] [DECODE=0|1] [TRIAL_CANDIDATES=N] [SWEEP_FLAGS=...]
 #          [COMPILED=tf32,fp32 (default)|tf32|fp32|0]
 #          scripts/bench_heldout.sh [BUILD_DIR=build]
 #          [OUT_DIR=results/<gpu-slug>] [SEEDS=1,2] [COUNT=24]
@@ -59,6 +61,12 @@ case ${FP32_EQUIVALENT:-0} in
   0) ;;
   1) suffix=_fp32_equivalent policy_flags=(--fp32-equivalent) ;;
   *) echo "bench_heldout: FP32_EQUIVALENT must be 0 or 1" >&2; exit 2 ;;
+esac
+shape_flags=()
+case ${DECODE:-0} in
+  0) ;;
+  1) shape_flags=(--decode) ;;
+  *) echo "bench_heldout: DECODE must be 0 or 1" >&2; exit 2 ;;
 esac
 compiled_flags=()
 case ${COMPILED:-tf32,fp32} in
@@ -81,7 +89,8 @@ bench_jsons=() confirm_jsons=() shape_files=() seed_dirs=()
 for seed in ${seeds//,/ }; do
   dir="$out/heldout$suffix/seed$seed"
   rm -rf "$dir"
-  python3 scripts/heldout_shapes.py --seed "$seed" --count "$count" --out "$dir" "${policy_flags[@]}"
+  python3 scripts/heldout_shapes.py --seed "$seed" --count "$count" --out "$dir" "${policy_flags[@]}" \
+    "${shape_flags[@]}"
   # shellcheck disable=SC2086 # SWEEP_FLAGS is a list of flags
   "$build/gemmtune" sweep --profile "$dir/profile.json" --db "$dir/heldout.db" --json "$dir/sweep.json" \
     ${SWEEP_FLAGS:-} > "$dir/sweep.txt" 2> "$dir/sweep.log"

@@ -8,11 +8,14 @@ log-uniform in 64..16384. Every shape any profiles/*.json names (its "shapes" an
 m*n*k is capped so one fp32 GEMM stays near a millisecond. The shapes are shuffled and the first half is marked
 tuned: bench_heldout.sh sweeps exactly those (the profile written here) and serves the rest through the fallback.
 
+With --decode: every m is a decode step's 1..16 rows (log-uniform), n and k as above.
+
 With --compile (scripts/bench_compile.sh, issue 49): m, n and k log-uniform in 256..8192, every other shape with k
 and n both not multiples of 4 (neither A's nor B's rows 16-byte aligned) and the rest with both multiples of 4; all
 of them tuned, with bias+gelu only, for the comparison against torch.compile.
 
-usage: heldout_shapes.py --seed S --count N --out DIR [--profiles-dir profiles] [--max-mnk 1.6e10] [--compile]
+usage: heldout_shapes.py --seed S --count N --out DIR [--profiles-dir profiles] [--max-mnk 1.6e10]
+                         [--compile | --decode]
 writes DIR/shapes.json ({"seed", "shapes": [{"m", "n", "k", "tuned"}]}) and DIR/profile.json (the tuned half)
        heldout_shapes.py --seed S --count N --slice I/N [...]
 prints the I-th of N contiguous slices of the same draw as MxNxK,... (bench_compile.sh's ONLY=) and writes nothing
@@ -46,8 +49,11 @@ def log_uniform(rng, lo, hi):
     return int(round(math.exp(rng.uniform(math.log(lo), math.log(hi)))))
 
 
-def draw_m(rng):
-    # Three in four are a training step's or a prefill's token count (64..8192), one in four a decode's few rows.
+def draw_m(rng, decode=False):
+    # Three in four are a training step's or a prefill's token count (64..8192), one in four a decode's few rows;
+    # with --decode all are a decode step's 1..16 rows.
+    if decode:
+        return log_uniform(rng, 1, 16)
     m = log_uniform(rng, 64, 8192) if rng.random() < 0.75 else log_uniform(rng, 1, 63)
     if rng.random() < 0.35:  # batch x sequence products a framework often pads: a multiple of 8 (or 1)
         m = max(1, m // 8 * 8)
@@ -61,11 +67,11 @@ def draw_nk(rng):
     return v if rng.random() < 0.5 else max(64, v // 8 * 8)
 
 
-def generate(seed, count, excluded, max_mnk):
+def generate(seed, count, excluded, max_mnk, decode=False):
     rng = random.Random(seed)
     shapes, seen = [], set(excluded)
     while len(shapes) < count:
-        s = (draw_m(rng), draw_nk(rng), draw_nk(rng))
+        s = (draw_m(rng, decode), draw_nk(rng), draw_nk(rng))
         if s in seen or s[0] * s[1] * s[2] > max_mnk:
             continue
         seen.add(s)
@@ -107,7 +113,11 @@ def main():
                     help="the profile sets fp32_equivalent: fp32 problems also try (and may cache) 3xtf32 variants")
     ap.add_argument("--compile", action="store_true",
                     help="the torch.compile comparison's shapes: 256..8192, half both-unaligned, all tuned, bias+gelu")
+    ap.add_argument("--decode", action="store_true",
+                    help="decode steps only: m log-uniform in 1..16, n and k drawn as always")
     args = ap.parse_args()
+    if args.decode and args.compile:
+        ap.error("--decode and --compile draw different shapes: give one")
     if args.count < 2:
         ap.error("--count must be at least 2 (half are tuned, half held out)")
     if (args.out is None) == (args.slice is None):
@@ -124,7 +134,7 @@ def main():
         shapes = generate_compile(args.seed, args.count, excluded, args.max_mnk)
         tuned = shapes
     else:
-        shapes = generate(args.seed, args.count, excluded, args.max_mnk)
+        shapes = generate(args.seed, args.count, excluded, args.max_mnk, args.decode)
         tuned = shapes[: args.count // 2]
     if args.slice is not None:
         size = -(-len(shapes) // parts)
