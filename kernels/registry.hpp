@@ -56,7 +56,7 @@ struct KernelVariant {
   // How many blocks share each output tile's k when this variant runs p.
   int slices_for(const GemmProblem& p) const { return slices_fn ? slices_fn(p) : slices; }
   // Whether a tile's slices are the blocks of one cluster (at most tile.cluster of them), which add up in distributed
-  // shared memory with no scratch (the skinny "_c8" tiles, kernels/cluster_split_k.cuh ClusterLeaderSum).
+  // shared memory with no scratch (the skinny "_c8" and "_c16" tiles, kernels/cluster_split_k.cuh ClusterLeaderSum).
   bool sums_slices_in_cluster() const { return slices_fn && tile.cluster > 1; }
 
   // Empty when it can run p on the current device; otherwise why not (mode mismatch, pass != Forward, invalid shape,

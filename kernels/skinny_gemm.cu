@@ -484,15 +484,15 @@ std::string skinny_problem_limits(const GemmProblem& p) {
 // B's k is long. Never the fastest, taken out: 8×64×64 through L1, 8×64×128 and 8×64×64 whole-k. Registry order is the
 // first-use trial's guess order within a family (runtime.cpp, skinny_specialists), so the whole-k tile comes second.
 // First, and last: 8×64×64 with k split over a cluster of up to 16 or 8 blocks ("_c16", "_c8";
-// kernels/cluster_split_k.cuh ClusterLeaderSum): no partials, no ticket, no L2 round trips at the end of a call. Against its ticket twin on the
-// H200 the faster of the two ran 1.03-1.30x as fast at all twelve shapes swept, and it was the fastest candidate of all
-// where few column tiles meet a long k (8×64×1216: 4.10-4.35 us against 5.02-5.63 before; 3×1024×4096 1.11x,
-// 2×824×11008 1.13-1.15x, cold and warm; results/nvidia-h200/decode_cluster_k_sweep.txt). 16 blocks beat 8 at the
-// first two and lost at the third (14.8 against 13.6 us). "_c16" ran 1.01-1.62x as fast as 8×128×32, the first guess
-// before it, at all 14 shapes of m ≤ 8 in that file and in held-out seed 9801's sweep, so it is the first guess now,
-// ahead of the whole-k tile (on GPUs without clusters the list starts at the whole-k tile). The same split over
-// clusters of 8×128×32 in FFMA and mma and of mma's 16×128×32 was never the fastest there (once within 1.6%), and is
-// not compiled.
+// kernels/cluster_split_k.cuh ClusterLeaderSum): no partials, no ticket, no L2 round trips at the end of a call.
+// Against its ticket twin on the H200 the faster of the two ran 1.03-1.30x as fast at all twelve shapes swept, and it
+// was the fastest candidate of all where few column tiles meet a long k (8×64×1216: 4.10-4.35 us against 5.02-5.63
+// before; 3×1024×4096 1.11x, 2×824×11008 1.12-1.15x, cold and warm; results/nvidia-h200/decode_cluster_k_sweep.txt).
+// 16 blocks beat 8 at the first two and lost at the third (14.8 against 13.6 us). "_c16" ran 1.01-1.62x as fast as
+// 8×128×32, the first guess before it, at all 14 shapes of m ≤ 8 in that file and in held-out seed 9801's sweep, so it
+// is the first guess now, ahead of the whole-k tile (on GPUs without clusters the list starts at the whole-k tile).
+// The same split over clusters of 8×128×32 in FFMA and mma and of mma's 16×128×32 was never the fastest there (once
+// within 1.6%), and is not compiled.
 //                                bm   bn  bk  wm  wn tm tn stages cluster
 using SkinnyFfmaTiles = TileList<Tile<8, 64, 64, 8, 8, 0, 0, 4, 16>,
                                  WholeK<Tile<8, 32, 128, 8, 4, 0, 0, 4>>,
