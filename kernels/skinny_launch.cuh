@@ -88,15 +88,24 @@ __device__ __forceinline__ bool gather_skinny_split_k(float* tile, const SplitK&
 }
 #endif
 
-// One launch of kKernel over tile T's grid, with kSmemBytes of dynamic shared memory (allowed once per kernel).
-template <auto kKernel, class T, int kThreads, std::size_t kSmemBytes>
-void launch_skinny_tiles(const GemmProblem& p, const GemmOperands& x, int slices, const LaunchScratch& scratch,
-                         cudaStream_t s) {
+// Lets kKernel take kSmemBytes of dynamic shared memory, and clusters of more than 8 blocks where kClusterBlocks is
+// (an sm_90 extension the kernel must ask for; H100 and H200 allow 16): once per kernel.
+template <auto kKernel, std::size_t kSmemBytes, int kClusterBlocks = 1>
+void set_skinny_attributes_once() {
   static std::once_flag attribute_set;
   std::call_once(attribute_set, [] {
     GT_CUDA_CALL(
         cudaFuncSetAttribute(kKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kSmemBytes)));
+    if constexpr (kClusterBlocks > 8)
+      GT_CUDA_CALL(cudaFuncSetAttribute(kKernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
   });
+}
+
+// One launch of kKernel over tile T's grid, with kSmemBytes of dynamic shared memory.
+template <auto kKernel, class T, int kThreads, std::size_t kSmemBytes>
+void launch_skinny_tiles(const GemmProblem& p, const GemmOperands& x, int slices, const LaunchScratch& scratch,
+                         cudaStream_t s) {
+  set_skinny_attributes_once<kKernel, kSmemBytes>();
   const dim3 grid(grouped_grid_size(T::bm, T::bn, p.m, p.n), 1, static_cast<unsigned>(slices));
   kKernel<<<grid, kThreads, kSmemBytes, s>>>(operand_a(p, x), operand_b(p, x), make_epilogue_params(p, x),
                                              make_split_k(slices, scratch));
@@ -107,14 +116,7 @@ void launch_skinny_tiles(const GemmProblem& p, const GemmOperands& x, int slices
 // distributed shared memory (kernels/cluster_split_k.cuh ClusterLeaderSum), so there is no scratch.
 template <auto kKernel, class T, int kThreads, std::size_t kSmemBytes>
 void launch_skinny_cluster(const GemmProblem& p, const GemmOperands& x, int slices, cudaStream_t s) {
-  static std::once_flag attribute_set;
-  std::call_once(attribute_set, [] {
-    GT_CUDA_CALL(
-        cudaFuncSetAttribute(kKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kSmemBytes)));
-    // Clusters of more than 8 blocks are an sm_90 extension the kernel must ask for (H100 and H200: up to 16).
-    if constexpr (T::cluster > 8)
-      GT_CUDA_CALL(cudaFuncSetAttribute(kKernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
-  });
+  set_skinny_attributes_once<kKernel, kSmemBytes, T::cluster>();
   const auto z = static_cast<unsigned>(slices);
   const KernelLaunch launch(dim3(grouped_grid_size(T::bm, T::bn, p.m, p.n), 1, z), dim3(1, 1, z), kThreads,
                             kSmemBytes, s);

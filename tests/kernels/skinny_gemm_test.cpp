@@ -26,6 +26,13 @@ std::vector<const KernelVariant*> skinny_variants() {
   return found;
 }
 
+// A "_c8" or "_c16" tile's twin that sums its slices through tickets: its name without the suffix.
+const KernelVariant* ticket_twin(const KernelVariant& v) {
+  const std::string suffix = "_c" + std::to_string(v.tile.cluster);
+  if (v.name.size() <= suffix.size() || v.name.substr(v.name.size() - suffix.size()) != suffix) return nullptr;
+  return find_kernel_variant(v.name.substr(0, v.name.size() - suffix.size()));
+}
+
 GemmProblem nn(std::int64_t m, std::int64_t n, std::int64_t k, MathMode mode = MathMode::Tf32) {
   GemmProblem p;
   p.m = m;
@@ -90,10 +97,8 @@ TEST(SkinnyGemm, SplitsKWhereTilesAreFewAndSizesScratchForEverySlice) {
     const std::size_t tiles = static_cast<std::size_t>((824 + v->tile.bn - 1) / v->tile.bn);
     const int slices = v->slices_for(few);
     if (v->sums_slices_in_cluster()) {  // "_c8", "_c16": a cluster's blocks, summed in distributed shared memory
-      const std::string suffix = "_c" + std::to_string(v->tile.cluster);
-      const KernelVariant* twin = find_kernel_variant(v->name.substr(0, v->name.size() - suffix.size()));
-      ASSERT_NE(twin, nullptr) << v->name;
-      EXPECT_EQ(v->name.substr(v->name.size() - suffix.size()), suffix);
+      const KernelVariant* twin = ticket_twin(*v);
+      ASSERT_NE(twin, nullptr) << v->name << ": named <its ticket twin>_c" << v->tile.cluster;
       EXPECT_EQ(slices, std::min(v->tile.cluster, twin->slices_for(few))) << v->name;
       EXPECT_EQ(v->scratch_floats(few), 0u) << v->name;
       EXPECT_EQ(v->split_k_tickets(few), 0u) << v->name;
@@ -278,8 +283,7 @@ TEST(SkinnyGemm, ClusterTilesGiveTheirTicketTwinsBitsAtEverySliceCount) {
   int checked = 0;
   for (const KernelVariant* v : skinny_variants()) {
     if (!v->sums_slices_in_cluster() || !v->device_unsupported_reason().empty()) continue;
-    const std::string suffix = "_c" + std::to_string(v->tile.cluster);
-    const KernelVariant* twin = find_kernel_variant(v->name.substr(0, v->name.size() - suffix.size()));
+    const KernelVariant* twin = ticket_twin(*v);
     ASSERT_NE(twin, nullptr) << v->name;
     GemmProblem p = nn(3, 200, 9000, v->mode);  // 2-4 column tiles: k split many ways
     p.epi.bias = true;
