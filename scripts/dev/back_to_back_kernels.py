@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """Where a call's time goes in compare_torch.py's stream conditions, per side: PyTorch eager, torch.compile
-max-autotune (compare_torch.compile_op) and the runtime on a fresh db (its no-entry choice and first-use trial), each
+max-autotune (compare_torch.compile_op) and the runtime on a fresh db (its no-entry choice and first-use trial) or on
+DB (its entries: a sweep's pick, or a candidate merged in to see its kernel in these conditions), each
 20 calls back to back behind a GPU spin, warm (one input set) and cold (L2 overwritten first, the calls rotating over
 input sets past 2x L2), under torch.profiler. Prints per side and condition the span a call (first kernel's start to
 the last one's end, over 20), the gaps between consecutive kernels, and each kernel's mean duration: whether a side's
 lead is its kernel or the launches between.
-usage: PYTHONPATH=build/python python3 scripts/dev/back_to_back_kernels.py MxNxK [MODE=tf32]"""
+usage: PYTHONPATH=build/python python3 scripts/dev/back_to_back_kernels.py MxNxK [MODE=tf32] [DB]"""
 import json
 import os
 import sys
@@ -38,10 +39,13 @@ def main():
     try:
         m, n, k = (int(v) for v in sys.argv[1].split("x"))
         mode = sys.argv[2] if len(sys.argv) > 2 else "tf32"
-        if min(m, n, k) < 1 or mode not in ("tf32", "fp32") or len(sys.argv) > 3:
+        db = sys.argv[3] if len(sys.argv) > 3 else None
+        if min(m, n, k) < 1 or mode not in ("tf32", "fp32") or len(sys.argv) > 4:
             raise ValueError
     except (IndexError, ValueError):
-        sys.exit("usage: back_to_back_kernels.py MxNxK [tf32|fp32]: positive sizes, e.g. 16x4096x2048")
+        sys.exit("usage: back_to_back_kernels.py MxNxK [tf32|fp32] [DB]: positive sizes, e.g. 16x4096x2048")
+    if db and not os.path.isfile(db):
+        sys.exit(f"back_to_back_kernels.py: no db at {db}")
     if not torch.cuda.is_available():
         sys.exit("back_to_back_kernels.py: no CUDA GPU visible to PyTorch")
     ct.set_mode(mode)
@@ -50,7 +54,7 @@ def main():
     a, b, c = ct.input_sets(m, n, k, l2)
     sets = len(a)
     with tempfile.TemporaryDirectory() as tmp:
-        rt = gemmtune.Runtime(os.path.join(tmp, "fresh.db"))
+        rt = gemmtune.Runtime(db or os.path.join(tmp, "fresh.db"))
         print(f"{torch.cuda.get_device_name()}, {m}x{n}x{k} {mode}, {CALLS} calls back to back, "
               f"torch {torch.__version__}")
         for epilogue in ("none", "bias+gelu"):
