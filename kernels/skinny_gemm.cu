@@ -375,7 +375,7 @@ __global__ void __launch_bounds__(T::threads, SkinnyLayout<T, Math>::kMinBlocks)
     if constexpr (kUnitsB)
       units_b.template load<kBPath>(stage, b, t);
     else
-      load_tile_async<BLayout, kBPath>(stage, cursor_b, b, k0);
+      load_tile_async<BLayout, kBPath, /*kVec4=*/true>(stage, cursor_b, b, k0);  // B's units kernel takes the rest
     if (loads_a) load_tile_async<ALayout>(stage + L::kBFloats, cursor_a, a, k0);
   };
   // Groups are committed even when empty, so wait_group's count always means "all but the newest stages − 2".
