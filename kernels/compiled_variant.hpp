@@ -38,6 +38,9 @@ using LaunchFn = void (*)(const GemmProblem& p, const GemmOperands& x, int slice
 // A family that picks each problem's slice count itself (the skinny family: as many as fill the GPU).
 using SlicesFn = int (*)(const GemmProblem& p);
 
+// Whether the current CUDA device can run something: empty, or why not.
+using DeviceCheck = std::string (*)();
+
 struct CompiledVariant {
   TileConfig tile;
   LaunchFn launch;
@@ -45,13 +48,16 @@ struct CompiledVariant {
   SlicesFn slices_for = nullptr;  // non-null: one variant, split as this says for each problem
   // Non-null: the registry lists a `_streamk` variant of the tile too, which this launches (kernels/stream_k.cuh).
   LaunchFn stream_k_launch = nullptr;
+  // Non-null: whether this GPU can run the tile's own kernels, beyond its family's device limits (a cluster tile:
+  // whether the GPU holds its cluster's blocks at once).
+  DeviceCheck fits_device = nullptr;
 };
 
 // What a family cannot run beyond the checks every variant makes (mode, pass, shape): each says why not, or is empty.
 // A null check means no such limit.
 struct FamilyLimits {
   std::string (*problem)(const GemmProblem& p) = nullptr;  // layouts, alignment
-  std::string (*device)() = nullptr;                       // the current CUDA device
+  DeviceCheck device = nullptr;                            // the current CUDA device
 };
 
 // One list per family and mode, each defined in its family's .cu (so the families compile in parallel).

@@ -89,11 +89,12 @@ void add_family(std::vector<KernelVariant>& registry, Family family, MathMode mo
     if (staging != Staging::None && !wgmma) break;
     const bool staged = staging != Staging::None;
     const std::string suffix = staging == Staging::StagedB ? kStagedBSuffix : staged ? kStagedSuffix : "";
-    const auto add = [&](KernelVariant v) {
-      v.stages_b = staging == Staging::StagedB;
-      registry.push_back(std::move(v));
-    };
     for (const CompiledVariant& c : compiled) {
+      const auto add = [&](KernelVariant v) {
+        v.stages_b = staging == Staging::StagedB;
+        v.fits_device = c.fits_device;
+        registry.push_back(std::move(v));
+      };
       const std::string name = variant_name(family, mode, c.tile);
       FamilyLimits variant_limits = limits;
       if (c.tile.cluster > 1 && !variant_limits.device) variant_limits.device = &cluster_device_limits;
@@ -195,7 +196,11 @@ std::string KernelVariant::unsupported_reason(const GemmProblem& p) const {
   return device_unsupported_reason();
 }
 
-std::string KernelVariant::device_unsupported_reason() const { return limits.device ? limits.device() : ""; }
+std::string KernelVariant::device_unsupported_reason() const {
+  if (limits.device)
+    if (std::string why = limits.device(); !why.empty()) return why;
+  return fits_device ? fits_device() : "";
+}
 
 std::size_t KernelVariant::tickets_at(const GemmProblem& p, int split) const {
   if (stream_k) return kStreamKSlots;

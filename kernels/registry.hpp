@@ -51,6 +51,8 @@ struct KernelVariant {
   // by class of rows, and runs only such problems (elsewhere its "_staged" twin makes the same copies). staged is set
   // as well: it copies what a staged variant copies.
   bool stages_b = false;
+  // The tile's own device check (CompiledVariant::fits_device), asked after the family's limits.
+  DeviceCheck fits_device = nullptr;
 
   static constexpr int kSlicesPerProblem = 0;
   // How many blocks share each output tile's k when this variant runs p.

@@ -16,6 +16,12 @@
 // and read at each row's shift (kernels/unit_loader.cuh: UnitCursor, RowShifts), a quarter of the copies of 4-byte
 // pieces; A (m×bk floats a chunk) keeps cp.async's 4-byte fallback.
 #include <algorithm>
+#include <cstdint>
+#include <exception>
+#include <limits>
+#include <map>
+#include <mutex>
+#include <string>
 #include <type_traits>
 
 #include "kernels/cluster_split_k.cuh"
@@ -567,10 +573,71 @@ int skinny_tile_slices(const GemmProblem& p) {
   });
 }
 
+// Clusters of kernel K (tile R, math M) of R::cluster blocks the current GPU holds at once; 0: a launch would fail.
+template <class R, class M>
+int resident_clusters() {
+  constexpr auto kKernel = &skinny_gemm_kernel<R, M, false>;
+  constexpr std::size_t kBytes = SkinnyLayout<R, M>::kBytes;
+  set_skinny_attributes_once<kKernel, kBytes, R::cluster>();
+  const KernelLaunch launch(dim3(1, 1, R::cluster), dim3(1, 1, R::cluster), R::threads, kBytes, nullptr);
+  int clusters = 0;
+  GT_CUDA_CALL(cudaOccupancyMaxActiveClusters(&clusters, kKernel, &launch.config));
+  return clusters;
+}
+
+// Every kernel a launch of tile T may run (launch_skinny_gemm: the rows computed by m, B read in place or as units)
+// asked whether a whole cluster of it fits the GPU at once: a cluster of more than 8 blocks is a size the GPU need not
+// hold (the H200 holds 16 of FFMA's 8×64×64), and where it cannot, the tile is refused before any launch (a first-use
+// trial that launched it would fail as a whole). Asked once per device.
+template <class T, template <class, bool> class Math>
+std::string skinny_cluster_fits() {
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess) {
+    const cudaError_t error = cudaGetLastError();  // clears it: asking is not a failure of later CUDA calls
+    return std::string("no CUDA device to hold a thread-block cluster: ") + cudaGetErrorString(error);
+  }
+  static std::mutex mutex;
+  static std::map<int, int> fewest_by_device;
+  const std::lock_guard<std::mutex> lock(mutex);
+  auto known = fewest_by_device.find(device);
+  if (known == fewest_by_device.end()) {
+    int fewest = std::numeric_limits<int>::max();
+    try {
+      for (const std::int64_t m : {std::int64_t{1}, std::int64_t{4}, std::int64_t{T::bm}}) {
+        GemmProblem p;
+        p.m = m;
+        fewest = std::min(fewest, with_rows_for<T, Math>(p, [](auto tile) {
+                            using R = decltype(tile);
+                            return std::min(resident_clusters<R, Math<R, false>>(),
+                                            resident_clusters<R, Math<R, true>>());
+                          }));
+      }
+    } catch (const std::exception& e) {
+      return std::string("could not ask whether this GPU holds a cluster of ") + std::to_string(T::cluster) +
+             " blocks: " + e.what();
+    }
+    known = fewest_by_device.emplace(device, fewest).first;
+  }
+  if (known->second > 0) return "";
+  return "this GPU cannot hold a cluster of " + std::to_string(T::cluster) + " blocks of this tile at once (" +
+         std::to_string(T::threads) + " threads and up to " +
+         std::to_string((std::max(SkinnyLayout<T, Math<T, false>>::kBytes, SkinnyLayout<T, Math<T, true>>::kBytes) +
+                         1023) / 1024) +
+         " KiB of shared memory each; cudaOccupancyMaxActiveClusters: 0): the tile's other variants run the problem";
+}
+
+template <class T, template <class, bool> class Math>
+constexpr DeviceCheck cluster_fit_check() {
+  if constexpr (T::cluster > 1)
+    return &skinny_cluster_fits<T, Math>;
+  else
+    return nullptr;
+}
+
 template <template <class, bool> class Math, class... Tiles>
 std::vector<CompiledVariant> compile_all(TileList<Tiles...>) {
-  return {CompiledVariant{Tiles::config(), &launch_skinny_gemm<Tiles, Math>, false,
-                          &skinny_tile_slices<Tiles, Math>}...};
+  return {CompiledVariant{Tiles::config(), &launch_skinny_gemm<Tiles, Math>, false, &skinny_tile_slices<Tiles, Math>,
+                          nullptr, cluster_fit_check<Tiles, Math>()}...};
 }
 
 }  // namespace

@@ -73,6 +73,24 @@ TEST(KernelRegistry, HasAtLeastEightVariantsPerModeWithUniqueStableNames) {
   EXPECT_EQ(find_kernel_variant("tf32_no_such_variant"), nullptr);
 }
 
+// A skinny tile that sums its slices in a cluster asks the GPU whether it holds the whole cluster at once (16 blocks
+// is beyond the portable 8), so a GPU that cannot refuses it before a launch; a machine without one refuses it too.
+TEST(KernelRegistry, SkinnyClusterTilesAskTheGpuWhetherTheirClusterFits) {
+  int cluster_tiles = 0;
+  int device_count = 0;
+  const bool no_gpu = cudaGetDeviceCount(&device_count) != cudaSuccess || device_count == 0;
+  cudaGetLastError();  // clears it: asking is not a failure of later CUDA calls
+  for (const KernelVariant& v : kernel_registry()) {
+    if (!v.sums_slices_in_cluster()) continue;
+    ++cluster_tiles;
+    EXPECT_NE(v.fits_device, nullptr) << v.name;
+    if (no_gpu) {
+      EXPECT_NE(v.device_unsupported_reason(), "") << v.name;
+    }
+  }
+  EXPECT_GE(cluster_tiles, 4) << "FFMA's 8x64x64 over clusters of 8 and of 16, for fp32 and for tf32 problems";
+}
+
 TEST(KernelRegistry, VariantsSayWhyTheyCannotRunAProblem) {
   for (const KernelVariant& v : kernel_registry()) {
     GemmProblem p = problem_for(v);
