@@ -323,6 +323,17 @@ def here_rows(recs):
     return eager_rows(recs, "runtime_here_us")
 
 
+def other_conditions(r, recs):
+    """The same problem's one-process ratios over eager (torch_us / runtime_here_us) in its other launch x condition
+    records, "stream/cold x1.304, ...": a trade shows as a loss in one condition beside wins in the others, which one
+    choice per problem, made without knowing whether the program finds B in L2, cannot avoid."""
+    problem = (r["seed"], r["shape"], r["mode"], r["epilogue"])
+    others = sorted((o["launch"], o["condition"], o["torch_us"] / o["runtime_here_us"]) for o in recs
+                    if (o["seed"], o["shape"], o["mode"], o["epilogue"]) == problem and o.get("runtime_here_us")
+                    and o.get("torch_us") and (o["launch"], o["condition"]) != (r["launch"], r["condition"]))
+    return ", ".join(f"{launch}/{condition} x{x:.3f}" for launch, condition, x in others)
+
+
 def print_eager_groups(rows, worst_shape=False):
     """One line per mode x epilogue x launch x condition of an eager view: n, geomean, min, the share below the band,
     how many below the floor, met, and (worst_shape) the group's worst shape."""
@@ -610,8 +621,10 @@ def main():
               "turns every round):")
         print_eager_groups(here, worst_shape=True)
         for x, r in here_below[:12]:
+            elsewhere = other_conditions(r, here_recs)
             print(f"below {EAGER_BAND}x eager in one process: x{x:.3f} {r['mode']} {r['shape']} {r['epilogue']} "
-                  f"{r['launch']}/{r['condition']} (ours {r['runtime_here_us']:.1f} us, eager {r['torch_us']:.1f})")
+                  f"{r['launch']}/{r['condition']} (ours {r['runtime_here_us']:.1f} us, eager {r['torch_us']:.1f})"
+                  + (f"; the same problem elsewhere: {elsewhere}" if elsewhere else ""))
         print(eager_verdict(here, " in one process, all four conditions", "records"))
         print_eager_by_condition(out["vs_torch_eager_one_process_all_conditions_by_condition"])
     if compiled:

@@ -262,6 +262,15 @@ class OneProcessAllConditions(unittest.TestCase):
                          [(47, 1 / 47, 0, "0x1x1")], "seed 1's first record has no one-process time")
         self.assertIn("below 0.99x eager in one process: x0.980 fp32 0x1x1", printed)
 
+    def test_a_record_below_eager_names_the_same_problems_ratios_in_its_other_conditions(self):
+        recs = [{"seed": 1, "shape": "2x3x4", "mode": "fp32", "epilogue": "bias+gelu", "launch": launch,
+                 "condition": condition, "torch_us": torch_us, "runtime_here_us": 10.0}
+                for launch, condition, torch_us in (("stream", "warm", 9.6), ("stream", "cold", 13.0),
+                                                    ("graph", "warm", 10.1), ("graph", "cold", None))]
+        recs.append(dict(recs[1], shape="9x9x9", torch_us=5.0))  # another problem: not named
+        self.assertEqual(heldout_report.other_conditions(recs[0], recs), "graph/warm x1.010, stream/cold x1.300",
+                         "a condition without eager's time is left out")
+
 
 class CompiledRows(unittest.TestCase):
     def test_the_compiled_op_is_set_beside_the_runtime_across_and_within_processes_and_kept_in_each_record(self):
