@@ -53,8 +53,8 @@ def main():
         logs.append(math.log(g))
         print(f"{f'{shape[0]}x{shape[1]}x{shape[2]}':22} {shape[3]:6} {len(r):6} {g:12.3f}")
     if logs:
-        print(f"\nthe unsplit 64x128 wgmma tile beat every skinny tile at {won} of {len(ratios)} shapes (m {low}-{high}); "
-              f"skinny/wgmma geomean {math.exp(sum(logs) / len(logs)):.3f}")
+        print(f"\nthe unsplit 64x128 wgmma tile beat every skinny tile at {won} of {len(ratios)} shapes "
+              f"(m {low}-{high}); skinny/wgmma geomean {math.exp(sum(logs) / len(logs)):.3f}")
 
 
 if __name__ == "__main__":
