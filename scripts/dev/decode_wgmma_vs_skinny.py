@@ -35,7 +35,7 @@ def main():
         by_problem = collections.defaultdict(dict)
         for r in sweep["results"]:
             p = r.get("problem", {}) if isinstance(r, dict) else {}
-            if (r.get("status") != "ok" or p.get("mode") != "tf32" or p.get("layout") != "nn"
+            if (not p or r.get("status") != "ok" or p.get("mode") != "tf32" or p.get("layout") != "nn"
                     or p.get("pass") != "fwd" or not low <= p.get("m", 0) <= high):
                 continue
             by_problem[(p["m"], p["n"], p["k"], p["act"])][r["candidate"]["id"]] = r["median_us"]
