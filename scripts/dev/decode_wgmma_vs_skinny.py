@@ -18,11 +18,16 @@ UNSPLIT_WGMMA = re.compile(r"own/wgmma_tf32_64x128x32_s[46](_staged\w*)?$")
 
 
 def main():
-    if len(sys.argv) < 2:
-        sys.exit(__doc__)
-    folder = sys.argv[1]
-    low = int(sys.argv[2]) if len(sys.argv) > 2 else 9
-    high = int(sys.argv[3]) if len(sys.argv) > 3 else 16
+    try:
+        folder = sys.argv[1]
+        low = int(sys.argv[2]) if len(sys.argv) > 2 else 9
+        high = int(sys.argv[3]) if len(sys.argv) > 3 else 16
+        if len(sys.argv) > 4 or not 1 <= low <= high:
+            raise ValueError
+    except (IndexError, ValueError):
+        sys.exit("usage: decode_wgmma_vs_skinny.py RESULTS_DIR [MIN_M=9] [MAX_M=16]: 1 <= MIN_M <= MAX_M")
+    if not os.path.isdir(folder):
+        sys.exit(f"decode_wgmma_vs_skinny.py: no folder at {folder}")
     ratios = collections.defaultdict(list)
     for path in sorted(glob.glob(os.path.join(folder, "*.json.gz"))):
         try:
