@@ -271,6 +271,17 @@ class OneProcessAllConditions(unittest.TestCase):
         self.assertEqual(heldout_report.other_conditions(recs[0], recs), "graph/warm x1.010, stream/cold x1.300",
                          "a condition without eager's time is left out")
 
+    def test_a_record_below_no_entry_names_the_same_problems_ratios_over_no_entry_in_its_other_conditions(self):
+        recs = [{"seed": 1, "shape": "3x880x768", "mode": "fp32", "epilogue": "bias+gelu", "launch": launch,
+                 "condition": condition, "vs_no_entry": {"speedup": x} if x else None}
+                for launch, condition, x in (("stream", "cold", 0.954), ("stream", "warm", 1.062),
+                                             ("graph", "warm", 1.094), ("graph", "cold", None))]
+        recs.append(dict(recs[1], seed=2))  # another seed's draw of the same shape: not named
+        self.assertEqual(heldout_report.other_conditions(recs[0], recs, heldout_report.no_entry_ratio),
+                         "graph/warm x1.094, stream/warm x1.062", "a condition not compared with no entry is left out")
+        self.assertAlmostEqual(heldout_report.problem_geomean(recs[0], recs, heldout_report.no_entry_ratio),
+                               (0.954 * 1.062 * 1.094) ** (1 / 3), msg="ahead over its conditions: a trade")
+
 
 class CompiledRows(unittest.TestCase):
     def test_the_compiled_op_is_set_beside_the_runtime_across_and_within_processes_and_kept_in_each_record(self):
@@ -353,7 +364,8 @@ class NoEntryRows(unittest.TestCase):
                 doc = json.load(f)
         self.assertFalse(doc["met"])
         self.assertEqual(doc["vs_no_entry_where_the_candidate_differs"],
-                         {"n": 1, "min": 1.01, "same_candidate_below": 1, "met_min": True})
+                         {"n": 1, "min": 1.01, "same_candidate_below": 1, "met_min": True, "below": 0,
+                          "below_but_ahead_over_its_conditions": 0})
 
 
 class EagerByCondition(unittest.TestCase):
