@@ -36,28 +36,7 @@ start=$SECONDS
 build/gemmtune sweep --profile "$work/profile.json" --db "$work/decode.db" --json "$out/sweep.json" \
   > "$out/sweep.txt" 2> "$out/sweep.log" || { echo "sweep failed"; tail -5 "$out/sweep.log"; exit 1; }
 echo "swept in $((SECONDS - start)) s" | tee -a "$out/report.txt"
-python3 - "$out/sweep.json" "$new" << 'EOF' | tee -a "$out/report.txt"
-import json, re, sys
-doc, new = json.load(open(sys.argv[1])), re.compile(sys.argv[2])
-by = {}
-for r in doc["results"]:
-    if r["status"] == "ok":
-        by.setdefault(r["problem_key"], []).append(r)
-def best(rs, keep):
-    rs = [r for r in rs if keep(r["candidate"]["id"])]
-    return min(rs, key=lambda r: r["median_us"]) if rs else None
-print(f"{'problem':42} {'own':>8} {'new':>8} {'lt':>8}  own best (sweep medians, us; new: ids matching {new.pattern})")
-for key, rs in by.items():
-    own = best(rs, lambda c: c.startswith("own/") and not new.search(c))
-    fresh = best(rs, lambda c: c.startswith("own/") and new.search(c))
-    lt = best(rs, lambda c: c.startswith("lt/") or c.startswith("cublas/"))
-    fmt = lambda r: f"{r['median_us']:8.2f}" if r else f"{'-':>8}"
-    print(f"{key:42} {fmt(own)} {fmt(fresh)} {fmt(lt)}  {own['candidate']['id'] if own else '-'}"
-          + (f" / {fresh['candidate']['id']}" if fresh else ""))
-# An empty "new" column otherwise reads as "the new tiles lost", when the pattern named none of them.
-if not any(new.search(r["candidate"]["id"]) for rs in by.values() for r in rs):
-    print(f"no candidate id matches NEW={new.pattern!r}: the new column is empty for that reason")
-EOF
+python3 scripts/dev/sweep_new_vs_rest.py "$out/sweep.json" "$new" | tee -a "$out/report.txt"
 build/gemmtune cache show --db "$work/decode.db" > "$out/cache.txt" 2>&1
 start=$SECONDS
 python3 scripts/compare_torch.py --shapes "$work/shapes.json" --modes "$modes" --compiled \
