@@ -163,6 +163,25 @@ def print_eager_by_condition(conds):
           f": {'met' if all(c['met'] for c in conds) else 'MISSED'}")
 
 
+def across_below_in_one_process(records):
+    """Per launch x condition, the records below EAGER_BAND over eager across processes (torch_us / runtime_us) that
+    also hold one-process times, and how many of those stay below it, and how many reach 1.0x or more, where the two
+    sides took turns in one process: what a miss across processes owes to the runtime, against what it owes to two
+    processes' timings."""
+    out = {}
+    for r in records:
+        one = r.get("one_process")
+        if not (one and r.get("torch_us") and r.get("runtime_us")) or r["torch_us"] / r["runtime_us"] >= EAGER_BAND:
+            continue
+        c = out.setdefault((r["launch"], r["condition"]), {"launch": r["launch"], "condition": r["condition"],
+                                                           "below_across": 0, "below_in_one": 0, "at_least_1_in_one": 0})
+        x = one["torch_us"] / one["runtime_us"]
+        c["below_across"] += 1
+        c["below_in_one"] += x < EAGER_BAND
+        c["at_least_1_in_one"] += x >= 1.0
+    return [out[k] for k in sorted(out)]
+
+
 def eager_rows(records, runtime_field="runtime_us"):
     """Issue 48's view: the runtime over PyTorch eager (torch_us / the runtime's time in runtime_field) per mode x
     epilogue x launch x condition, each row holding whether it meets the targets (EAGER_*) and its worst shape, and the
@@ -537,6 +556,7 @@ def main():
            "vs_no_entry_where_the_candidate_differs": no_entry_differing if no_entry_rows else None,
            "vs_torch_eager": eager, "met_vs_torch_eager": bool(eager) and all(r["met"] for r in eager),
            "vs_torch_eager_by_condition": eager_by_condition(eager),
+           "vs_torch_eager_below_across_in_one_process": across_below_in_one_process(records),
            "eager_vs_itself_across_processes": repeat,
            "eager_call_in_both_harnesses": eager_call,
            "vs_torch_eager_same_process": same,
@@ -610,6 +630,11 @@ def main():
                   f"eager {r['torch_us']:.1f})")
         print(eager_verdict(eager, "", "records"))
         print_eager_by_condition(out["vs_torch_eager_by_condition"])
+        if out["vs_torch_eager_below_across_in_one_process"]:
+            print(f"  those below {EAGER_BAND}x, timed again with eager in one process (the sides taking turns): " +
+                  ", ".join(f"{c['launch']}/{c['condition']} {c['below_in_one']} of {c['below_across']} still below "
+                            f"({c['at_least_1_in_one']} at 1.0x or more)"
+                            for c in out["vs_torch_eager_below_across_in_one_process"]))
     if repeat:
         print("PyTorch eager against itself in a second process (compare_torch.py run again; the noise under the view "
               "above):")

@@ -271,6 +271,17 @@ class OneProcessAllConditions(unittest.TestCase):
         self.assertEqual(heldout_report.other_conditions(recs[0], recs), "graph/warm x1.010, stream/cold x1.300",
                          "a condition without eager's time is left out")
 
+    def test_records_below_eager_across_processes_are_counted_again_as_timed_in_one_process(self):
+        def rec(condition, torch_us, one_torch_us):
+            return {"launch": "stream", "condition": condition, "torch_us": torch_us, "runtime_us": 10.0,
+                    "one_process": {"torch_us": one_torch_us, "runtime_us": 10.0}}
+        recs = [rec("cold", 9.5, 10.4), rec("cold", 9.7, 9.8), rec("cold", 9.8, 9.95), rec("cold", 10.5, 9.0),
+                dict(rec("cold", 9.0, 0), one_process=None), rec("warm", 9.0, 10.0)]
+        self.assertEqual(heldout_report.across_below_in_one_process(recs), [
+            {"launch": "stream", "condition": "cold", "below_across": 3, "below_in_one": 1, "at_least_1_in_one": 1},
+            {"launch": "stream", "condition": "warm", "below_across": 1, "below_in_one": 0, "at_least_1_in_one": 1}],
+            "a record at or above the band across processes, or without one-process times, is not counted")
+
     def test_a_record_below_no_entry_names_the_same_problems_ratios_over_no_entry_in_its_other_conditions(self):
         recs = [{"seed": 1, "shape": "3x880x768", "mode": "fp32", "epilogue": "bias+gelu", "launch": launch,
                  "condition": condition, "vs_no_entry": {"speedup": x} if x else None}
