@@ -235,8 +235,13 @@ def same_candidate(r):
     return r["candidate"] == r["vs_no_entry"]["no_entry_candidate"]
 
 
+def problem_key(r):
+    """A problem of the draw: its seed, shape, mode and epilogue, whatever the launch and condition."""
+    return (r["seed"], r["shape"], r["mode"], r["epilogue"])
+
+
 def record_key(r):
-    return (r["seed"], r["shape"], r["mode"], r["epilogue"], r["launch"], r["condition"])
+    return problem_key(r) + (r["launch"], r["condition"])
 
 
 def torch_times(paths):
@@ -352,23 +357,24 @@ def no_entry_ratio(r):
     return (r.get("vs_no_entry") or {}).get("speedup")
 
 
+def problem_ratios(r, recs, ratio):
+    """(launch, condition, ratio) of every record of r's problem that has the ratio (eager_here_ratio: over eager in
+    one process; no_entry_ratio: over no entry), r's own among them."""
+    return sorted((o["launch"], o["condition"], ratio(o)) for o in recs
+                  if problem_key(o) == problem_key(r) and ratio(o) is not None)
+
+
 def problem_geomean(r, recs, ratio):
-    """The geomean of r's problem's ratio (eager_here_ratio, no_entry_ratio) over every condition it was taken in."""
-    problem = (r["seed"], r["shape"], r["mode"], r["epilogue"])
-    return geomean([ratio(o) for o in recs
-                    if (o["seed"], o["shape"], o["mode"], o["epilogue"]) == problem and ratio(o) is not None])
+    """The geomean of r's problem's ratio over every condition it was taken in."""
+    return geomean([x for _, _, x in problem_ratios(r, recs, ratio)])
 
 
 def other_conditions(r, recs, ratio=eager_here_ratio):
-    """The same problem's ratios (eager_here_ratio: over eager in one process; no_entry_ratio: over no entry) in its
-    other launch x condition records, "stream/cold x1.304, ...": a trade shows as a loss in one condition beside wins
-    in the others, which one choice per problem, made without knowing whether the program finds B in L2, cannot
-    avoid."""
-    problem = (r["seed"], r["shape"], r["mode"], r["epilogue"])
-    others = sorted((o["launch"], o["condition"], ratio(o)) for o in recs
-                    if (o["seed"], o["shape"], o["mode"], o["epilogue"]) == problem and ratio(o) is not None
-                    and (o["launch"], o["condition"]) != (r["launch"], r["condition"]))
-    return ", ".join(f"{launch}/{condition} x{x:.3f}" for launch, condition, x in others)
+    """The same problem's ratios in its other launch x condition records, "stream/cold x1.304, ...": a trade shows as
+    a loss in one condition beside wins in the others, which one choice per problem, made without knowing whether the
+    program finds B in L2, cannot avoid."""
+    return ", ".join(f"{launch}/{condition} x{x:.3f}" for launch, condition, x in problem_ratios(r, recs, ratio)
+                     if (launch, condition) != (r["launch"], r["condition"]))
 
 
 def print_eager_groups(rows, worst_shape=False):
@@ -538,7 +544,7 @@ def main():
     same = same_process_rows(same_cases)
     here, here_below = here_rows(here_recs)
     compiled = compiled_rows(records)
-    compile_s = {(r["seed"], r["shape"], r["mode"], r["epilogue"]): r["compiled"].get("compile_s", 0.0)
+    compile_s = {problem_key(r): r["compiled"].get("compile_s", 0.0)
                  for r in records if r.get("compiled")}
     classes = by_problem_class(records, slug)
     shapes = {(r["seed"], r["shape"]) for r in records}

@@ -7,10 +7,7 @@ import math
 import re
 import sys
 
-
-def best(results, keep):
-    ok = [r for r in results if r["status"] == "ok" and keep(r["candidate"]["id"])]
-    return min(ok, key=lambda r: r["median_us"]) if ok else None
+from sweep_best import best  # this folder is the script's, so first on sys.path
 
 
 def main(path, pattern):
