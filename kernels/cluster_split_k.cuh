@@ -38,9 +38,11 @@ struct ClusterSplitK {
 
   // Call with the block's accumulators put into `tile`; threads 0 … kThreads − 1 call it, `barrier` synchronizes
   // exactly them, and the block exits after. Any other threads of the block (wgmma's producer) must meet the two
-  // cluster barriers in here with two cluster::sync() of their own.
+  // cluster barriers in here with two cluster::sync() of their own. The tile's first skip_rows rows are the tile
+  // above's (a last row tile moved up to end at row m): summed like the rest, not stored.
   template <class Barrier = WholeBlockBarrier>
-  __device__ static void finish(float* tile, const EpilogueParams& e, BlockTile block, int tid, Barrier barrier = {}) {
+  __device__ static void finish(float* tile, const EpilogueParams& e, BlockTile block, int tid, Barrier barrier = {},
+                                int skip_rows = 0) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     cluster::sync();  // every block's accumulators are in its shared memory
     const int row_begin = static_cast<int>(cluster::rank()) * kSliceRows;
@@ -63,10 +65,14 @@ struct ClusterSplitK {
 #pragma unroll
     for (int j = 0; j < kVectorsPerThread; ++j) *reinterpret_cast<float4*>(tile + offset(j)) = sum[j];
     barrier();
-    SliceOutput::finish(tile + row_begin * Output::kStride, e, {block.row0 + row_begin, block.col0}, tid);
+    const int skip = skip_rows <= row_begin            ? 0
+                     : skip_rows - row_begin < kSliceRows ? skip_rows - row_begin
+                                                          : kSliceRows;
+    SliceOutput::finish(tile + (row_begin + skip) * Output::kStride, e, {block.row0 + row_begin + skip, block.col0},
+                        tid, kSliceRows - skip);
     cluster::sync();  // the other blocks are done reading this block's shared memory before it exits
 #else
-    (void)tile, (void)e, (void)block, (void)tid, (void)barrier;
+    (void)tile, (void)e, (void)block, (void)tid, (void)barrier, (void)skip_rows;
     __trap();  // clustered variants are refused below compute capability 9.0 (registry device limits)
 #endif
   }

@@ -55,10 +55,11 @@ struct OutputTile {
   }
 
   // Call after a barrier that follows every thread's put(). Every fused family's epilogue starts here, so this is
-  // where a thread reads a device-side dropout offset, once.
-  __device__ static void finish(const float* tile, const EpilogueParams& params, BlockTile block, int tid) {
+  // where a thread reads a device-side dropout offset, once. Stores at most max_rows rows of the tile.
+  __device__ static void finish(const float* tile, const EpilogueParams& params, BlockTile block, int tid,
+                                int max_rows = kRows) {
     const EpilogueParams e = with_dropout_offset(params);
-    const int rows = static_cast<int>(e.m - block.row0 < kRows ? e.m - block.row0 : kRows);
+    const int rows = static_cast<int>(e.m - block.row0 < max_rows ? e.m - block.row0 : max_rows);
     const int cols = static_cast<int>(e.n - block.col0 < kCols ? e.n - block.col0 : kCols);
     const bool plain_rows = !e.transposed && e.dropout_p == 0.f;
     if (plain_rows && e.n % 4 == 0 && aligned16(e.y) && (e.z == nullptr || aligned16(e.z)))

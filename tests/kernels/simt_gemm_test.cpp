@@ -1,5 +1,5 @@
 // Every fp32 variant (kernels/simt_gemm.cu) vs the fp64 reference: all layouts, activations, save_z, dropout,
-// both output layouts, and shapes with 1, 7, 127, 255, 1000 and 4095 in every dimension.
+// both output layouts, and shapes with 1, 7, 127, 255, 1000 and 4095 in every dimension; and last row tiles.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -17,6 +17,30 @@ namespace {
 TEST(SimtGemm, EveryVariantMatchesFp64ReferenceOnEdgeShapesLayoutsAndEpilogues) {
   GT_REQUIRE_GPU();
   test::check_family_against_reference(Family::SimtFp32);
+}
+
+// A last row tile that would run past row m reads the bm rows ending at row m instead (kernels/simt_gemm.cu,
+// last_tile_overlap), so its first rows are the tile above's: it must store only its own. Overlaps of less than and
+// more than one cluster block's share of the tile, K-major and MN-major A (with 16-byte loads at m = 196 and 200, by
+// a multiple of 4 rows), with the epilogue's vector, per-element and dropout paths.
+TEST(SimtGemm, LastRowTileReadFromRowsAboveMatchesFp64Reference) {
+  GT_REQUIRE_GPU();
+  std::vector<GemmProblem> problems;
+  const std::int64_t rows[] = {129, 237, 196, 200};
+  for (int i = 0; i < 8; ++i) {
+    GemmProblem p;
+    p.m = rows[i % 4];
+    p.n = 192;
+    p.k = 100;
+    p.trans_a = i >= 4;
+    p.epi.bias = true;
+    p.epi.act = i % 2 ? Activation::Gelu : Activation::Relu;
+    p.epi.save_z = i % 3 == 0;
+    p.epi.dropout_p = i == 5 ? 0.25f : 0.f;
+    p.out = i == 6 ? OutputLayout::Transposed : OutputLayout::RowMajor;
+    problems.push_back(p);
+  }
+  test::check_family_against_reference(Family::SimtFp32, problems);
 }
 
 // Y and Z of one launch of v on fresh (seeded) inputs, with outputs poisoned first.
