@@ -159,7 +159,9 @@ ProgramChoice choose_as_program_pays(const std::vector<ConditionTime>& heuristic
 //    2x4096x768 fp32 (held-out seed 9725, H200) a sweep kept heuristic-first itself, which ran 0.54-0.57x of no
 //    entry with cold inputs, where the trial ran a skinny variant: the skinny variants win there by x1.03-1.04 warm
 //    (x1.75-1.87 cold), within 1-2% of the noise floor, so a member a little faster than heuristic-first warm keeps
-//    them out.
+//    them out. A challenger stands there only where its worst case leads the best member's beyond its noise bound:
+//    within it, the member (what the runtime without an entry runs); at 211x4096x103 fp32 bias+gelu (held-out seed
+//    9772, H200) a SIMT tile kept on 0.960 against a member's 0.954 ran 0.950x of no entry from a warm graph.
 // The evidence is over heuristic-first (no_entry[0]), what the runtime's transfer rules read: 1 in every measured
 // condition for heuristic-first itself.
 struct NoEntryChoice {
