@@ -198,7 +198,7 @@ TEST(NoEntryKeepRule, AChallengerWhoseWorstCaseIsWithinNoiseOfAMembersKeepsTheMe
   EXPECT_EQ(c.challenger, -1);
   EXPECT_EQ(c.member, 1);
   EXPECT_DOUBLE_EQ(c.evidence.min_margin(), 15.74 / 13.42) << "the member's evidence over heuristic-first";
-  // The same tile 3% faster graph/warm leads the member's worst case beyond noise: it is kept.
+  // The same tile at eager's 10.87 us graph/warm: its worst case (0.992) leads the member's beyond noise, so it stays.
   const NoEntryChoice faster = choose_over_no_entry({heuristic, plus_bias}, {four(12.29, 12.80, 10.87, 12.11)});
   EXPECT_EQ(faster.challenger, 0);
 }
