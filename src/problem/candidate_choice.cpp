@@ -239,12 +239,13 @@ NoEntryChoice choose_over_no_entry(const std::vector<std::vector<ConditionTime>>
       const double margin = e.conditions.size() == pool[o].times->size() ? e.min_margin() : 0.0;
       worst = worst ? std::min(*worst, margin) : margin;
     }
-    if (pool[c].member >= 0 && (c == 0 || worst.value_or(1.0) > member_worst)) {
-      member_worst = worst.value_or(1.0);
+    const double w = worst.value_or(1.0);
+    if (pool[c].member >= 0 && (c == 0 || w > member_worst)) {
+      member_worst = w;
       best_member = pool[c].member;
     }
-    if (c == 0 || worst.value_or(1.0) > best_worst) {
-      best_worst = worst.value_or(1.0);
+    if (c == 0 || w > best_worst) {
+      best_worst = w;
       best.member = pool[c].member;
       best.challenger = pool[c].challenger;
     }
