@@ -18,10 +18,12 @@ build/gemmtune sweep --profile scripts/dev/trade_records_profile.json --db "$wor
   > "$out/sweep.txt" 2> "$out/sweep.log" || { echo "trade_records_device: the sweep failed (rc=$?)"; exit 1; }
 gzip -9 -n -c "$work/sweep.json" > "$out/sweep.json.gz"
 build/gemmtune cache show --db "$work/trade.db" | tee "$out/cache.txt"
-python3 - "$work/shapes.json" <<'PY'
+# compare_torch.py's shapes file, from the profile's shapes (tuned: the sweep above put each in the db).
+python3 - scripts/dev/trade_records_profile.json "$work/shapes.json" <<'PY'
 import json, sys
-shapes = [[237, 2048, 768], [3009, 136, 755], [211, 4096, 103]]
-with open(sys.argv[1], "w") as f:
+with open(sys.argv[1]) as f:
+    shapes = json.load(f)["shapes"]
+with open(sys.argv[2], "w") as f:
     json.dump({"seed": 0, "shapes": [{"m": m, "n": n, "k": k, "tuned": True} for m, n, k in shapes]}, f)
 PY
 for db in tuned none; do
