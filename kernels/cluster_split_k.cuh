@@ -65,9 +65,7 @@ struct ClusterSplitK {
 #pragma unroll
     for (int j = 0; j < kVectorsPerThread; ++j) *reinterpret_cast<float4*>(tile + offset(j)) = sum[j];
     barrier();
-    const int skip = skip_rows <= row_begin            ? 0
-                     : skip_rows - row_begin < kSliceRows ? skip_rows - row_begin
-                                                          : kSliceRows;
+    const int skip = min(max(skip_rows - row_begin, 0), kSliceRows);  // of this block's slice, the tile above's rows
     SliceOutput::finish(tile + (row_begin + skip) * Output::kStride, e, {block.row0 + row_begin + skip, block.col0},
                         tid, kSliceRows - skip);
     cluster::sync();  // the other blocks are done reading this block's shared memory before it exits
