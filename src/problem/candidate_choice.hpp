@@ -154,14 +154,18 @@ ProgramChoice choose_as_program_pays(const std::vector<ConditionTime>& heuristic
 //    the members at least as fast as it in every condition (the trial runs a challenger only where it wins
 //    everywhere), and the challengers that beat heuristic-first beyond noise in every condition but not every member
 //    (the trial, had it tried one, would keep it over heuristic-first; at m <= 64 it tries the skinny variants,
-//    runtime/selection.hpp). Which of those the runtime's trial would pick is not known here (its batches, not these
-//    medians, decide), so the entry is the one that loses least to whichever it picks. With members alone, at
-//    2x4096x768 fp32 (held-out seed 9725, H200) a sweep kept heuristic-first itself, which ran 0.54-0.57x of no
-//    entry with cold inputs, where the trial ran a skinny variant: the skinny variants win there by x1.03-1.04 warm
-//    (x1.75-1.87 cold), within 1-2% of the noise floor, so a member a little faster than heuristic-first warm keeps
-//    them out. A challenger stands there only where its worst case leads the best member's beyond its noise bound:
-//    within it, the member (what the runtime without an entry runs); at 211x4096x103 fp32 bias+gelu (held-out seed
-//    9772, H200) a SIMT tile kept on 0.960 against a member's 0.954 ran 0.950x of no entry from a warm graph.
+//    runtime/selection.hpp) and that no member of it beats beyond noise in any condition. Which of those the
+//    runtime's trial would pick is not known here (its batches, not these medians, decide), so the entry is the one
+//    that loses least to whichever it picks. With members alone, at 2x4096x768 fp32 (held-out seed 9725, H200) a
+//    sweep kept heuristic-first itself, which ran 0.54-0.57x of no entry with cold inputs, where the trial ran a
+//    skinny variant: the skinny variants win there by x1.03-1.04 warm (x1.75-1.87 cold), within 1-2% of the noise
+//    floor, so a member a little faster than heuristic-first warm keeps them out. A challenger stands there only
+//    where its worst case leads the best member's beyond its noise bound: within it, the member (what the runtime
+//    without an entry runs); at 211x4096x103 fp32 bias+gelu (held-out seed 9772, H200) a SIMT tile kept on 0.960
+//    against a member's 0.954 ran 0.950x of no entry from a warm graph. And one that a member beats beyond noise in
+//    a condition trades that condition with what the runtime without an entry runs, so the program pays it in full:
+//    on the next sweep of that problem the tile trailed the member by 3% from a warm graph, led on worst case 0.971
+//    to 0.946, and as the entry ran 0.969x PyTorch eager there, where no entry (the member) ran 1.01x.
 // The evidence is over heuristic-first (no_entry[0]), what the runtime's transfer rules read: 1 in every measured
 // condition for heuristic-first itself.
 struct NoEntryChoice {
