@@ -69,9 +69,12 @@ def choose(no_entry, challengers, noise, trails_rule):
 def main(paths):
     total = matches = changed = 0
     for path in paths:
-        with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
-            sweep = json.load(f)
-        for problem in sweep["problems"]:
+        try:
+            with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
+                sweep = json.load(f)
+        except (OSError, ValueError) as e:
+            sys.exit(f"replay_no_entry_choice: cannot read {path}: {e}")
+        for problem in sweep.get("problems", []):
             stage = problem.get("finalist_stage")
             if not isinstance(stage, dict) or not stage.get("finalists"):
                 continue
@@ -93,4 +96,7 @@ def main(paths):
 
 
 if __name__ == "__main__":
-    main([a for a in sys.argv[1:] if not a.startswith("--")])
+    files = [a for a in sys.argv[1:] if not a.startswith("--")]
+    if not files:
+        sys.exit(__doc__)
+    main(files)
