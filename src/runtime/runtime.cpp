@@ -539,7 +539,9 @@ class Runtime::Impl {
     if (!d.heuristic_first) return;  // nothing measured to confirm against: the default would be a guess
     if (choice.source == ChoiceSource::Default && choice.candidate.id() != d.candidate.id()) return;
     const GemmProblem g = pass_gemm(p);
-    // An own entry beat every one of these beyond noise in the sweep's finalist stage, on the program's conditions.
+    // An own entry beat every one of these beyond noise in the sweep's finalist stage, on the program's conditions,
+    // or (the sweep's fallback, problem/candidate_choice.hpp) none of them at least as fast as heuristic-first
+    // everywhere beat it beyond noise in any condition.
     const std::vector<Candidate> no_entry =
         own_entry ? std::vector<Candidate>{}
                   : no_entry_challengers(g, d.candidate, lt_heuristic_first_of(g, lt_.get()), options_.workspace_bytes);
