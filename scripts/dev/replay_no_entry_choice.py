@@ -2,9 +2,10 @@
 """Replay the sweep's keep rule (problem/candidate_choice.cpp: choose_over_no_entry) over the finalist stages of
 `gemmtune sweep --json` files, with and without the rule that a challenger a no-entry member beats beyond noise in any
 condition is no entry, and print the problems where the two differ. A check that the replay matches the C++: the
-count of problems where the rule as it stands picks what the sweep kept.
+count of problems where the rule the sweeps ran with (before it, or with it: --with-rule) picks what they kept.
 
-usage: replay_no_entry_choice.py SWEEP.json[.gz] [MORE...]"""
+usage: replay_no_entry_choice.py [--with-rule] SWEEP.json[.gz] [MORE...]"""
+import argparse
 import gzip
 import json
 import re
@@ -66,7 +67,7 @@ def choose(no_entry, challengers, noise, trails_rule):
     return best[1], best[2]
 
 
-def main(paths):
+def main(paths, swept_with_rule):
     total = matches = changed = 0
     for path in paths:
         try:
@@ -87,7 +88,7 @@ def main(paths):
                      for rule in (False, True)]
             before, after = (rows[kind][i]["candidate"] for kind, i in picks)
             total += 1
-            matches += (after if "--with-rule" in sys.argv else before) == problem["best_candidate"].split(" ")[0]
+            matches += (after if swept_with_rule else before) == problem["best_candidate"].split(" ")[0]
             if before != after:
                 changed += 1
                 print(f"{path}: {problem['problem_key']}: {before} -> {after}")
@@ -96,7 +97,8 @@ def main(paths):
 
 
 if __name__ == "__main__":
-    files = [a for a in sys.argv[1:] if not a.startswith("--")]
-    if not files:
-        sys.exit(__doc__)
-    main(files)
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("sweeps", nargs="+", metavar="SWEEP.json[.gz]")
+    ap.add_argument("--with-rule", action="store_true", help="the sweeps ran with the rule (a0701f8 or later)")
+    args = ap.parse_args()
+    main(args.sweeps, args.with_rule)
