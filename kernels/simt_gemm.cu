@@ -35,8 +35,11 @@ struct PaddedTile {
 };
 
 // One operand's next tile, held in registers between its global load and its shared-memory store, so the loads are in
-// flight while the current tile is multiplied.
-template <int kRows, int kBk, int kThreads>
+// flight while the current tile is multiplied. kUnalignedRows: an operand's rows may not be 16-byte aligned (k = 755),
+// so interior tiles take a path of 4-byte loads with no bounds, where the bounds walk ran 3-8% slower (H100,
+// scripts/dev/simt_narrow_unaligned_profile.json). Only that instantiation has the path: in the aligned kernels it
+// moved registers and scheduling enough to run some variants 2-20% slower at aligned shapes (1024³ split-k 2).
+template <int kRows, int kBk, int kThreads, bool kUnalignedRows>
 struct StagedTile {
   using Cursor = ChunkCursor<kRows, kBk, kThreads>;
   float4 regs[Cursor::kChunks];
@@ -46,6 +49,16 @@ struct StagedTile {
 #pragma unroll
       for (int c = 0; c < Cursor::kChunks; ++c) regs[c] = __ldg(reinterpret_cast<const float4*>(cursor.src(c, k0)));
       return;
+    }
+    if constexpr (kUnalignedRows) {
+      if (cursor.interior(k0)) {
+#pragma unroll
+        for (int c = 0; c < Cursor::kChunks; ++c) {
+          const float* const src = cursor.src(c, k0);
+          regs[c] = make_float4(__ldg(src), __ldg(src + 1), __ldg(src + 2), __ldg(src + 3));
+        }
+        return;
+      }
     }
 #pragma unroll
     for (int c = 0; c < Cursor::kChunks; ++c) {
@@ -100,8 +113,9 @@ constexpr int simt_min_blocks() {
 }
 
 // kSplitK: blockIdx.z is a slice of k (kernels/split_k.cuh); without it the kernel is the plain one. A clustered tile
-// (T::cluster > 1) splits k over the blocks of a cluster instead (kernels/cluster_split_k.cuh).
-template <class T, bool kSplitK>
+// (T::cluster > 1) splits k over the blocks of a cluster instead (kernels/cluster_split_k.cuh). kUnalignedRows: see
+// StagedTile.
+template <class T, bool kSplitK, bool kUnalignedRows>
 __global__ void __launch_bounds__(T::threads, simt_min_blocks<T::threads>())
     simt_gemm_kernel(OperandView a, OperandView b, EpilogueParams e, SplitK split) {
   constexpr int kThreadsN = T::wn / T::tn;  // lanes of a warp along n
@@ -123,8 +137,8 @@ __global__ void __launch_bounds__(T::threads, simt_min_blocks<T::threads>())
 
   const ChunkCursor<T::bm, T::bk, T::threads> cursor_a(a, a.k_major, block.row0 - skip_rows, tid);
   const ChunkCursor<T::bn, T::bk, T::threads> cursor_b(b, b.k_major, block.col0, tid);
-  StagedTile<T::bm, T::bk, T::threads> next_a;
-  StagedTile<T::bn, T::bk, T::threads> next_b;
+  StagedTile<T::bm, T::bk, T::threads, kUnalignedRows> next_a;
+  StagedTile<T::bn, T::bk, T::threads, kUnalignedRows> next_b;
   constexpr bool kSliced = kSplitK || T::cluster > 1;
   const KTileRange k_range =
       slice_k_tiles<kSliced>(static_cast<int>((a.k + T::bk - 1) / T::bk), T::cluster > 1 ? T::cluster : split.slices);
@@ -213,24 +227,27 @@ void launch_simt_kernel(const GemmProblem& p, const GemmOperands& x, int slices,
   constexpr std::size_t kSmemBytes = kPipelineBytes > kOutputBytes ? kPipelineBytes : kOutputBytes;
   static std::once_flag attribute_set;
   std::call_once(attribute_set, [] {
-    GT_CUDA_CALL(cudaFuncSetAttribute(simt_gemm_kernel<T, kSplitK>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                      static_cast<int>(kSmemBytes)));
+    for (auto* kernel : {simt_gemm_kernel<T, kSplitK, false>, simt_gemm_kernel<T, kSplitK, true>})
+      GT_CUDA_CALL(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        static_cast<int>(kSmemBytes)));
   });
+  const OperandView a = operand_a(p, x), b = operand_b(p, x);
+  auto* const kernel = a.vec4 && b.vec4 ? simt_gemm_kernel<T, kSplitK, false> : simt_gemm_kernel<T, kSplitK, true>;
   if constexpr (T::cluster > 1) {
     const KernelLaunch launch(dim3(grouped_grid_size(T::bm, T::bn, p.m, p.n), 1, T::cluster), dim3(1, 1, T::cluster),
                                T::threads, kSmemBytes, s);
-    GT_CUDA_CALL(cudaLaunchKernelEx(&launch.config, simt_gemm_kernel<T, false>, operand_a(p, x), operand_b(p, x),
-                                    make_epilogue_params(p, x), make_split_k(1, scratch)));
+    GT_CUDA_CALL(
+        cudaLaunchKernelEx(&launch.config, kernel, a, b, make_epilogue_params(p, x), make_split_k(1, scratch)));
   } else {
     const dim3 grid(grouped_grid_size(T::bm, T::bn, p.m, p.n), 1, static_cast<unsigned>(slices));
-    simt_gemm_kernel<T, kSplitK><<<grid, T::threads, kSmemBytes, s>>>(
-        operand_a(p, x), operand_b(p, x), make_epilogue_params(p, x), make_split_k(slices, scratch));
+    kernel<<<grid, T::threads, kSmemBytes, s>>>(a, b, make_epilogue_params(p, x), make_split_k(slices, scratch));
   }
   GT_CUDA_CHECK_LAUNCH();
 }
 
 // Up to 128×128: at 1024³ the 128×128 tile is the fastest per block but has 64 blocks for 132 SMs; slicing k fills
-// them. One instantiation per tile here (the layout is a run-time branch), so the extra ones cost little to compile.
+// them. Two instantiations per tile here (aligned rows or not; the layout is a run-time branch), so the extra ones
+// cost little to compile.
 // Clustered tiles split k inside their kernel and take no slices.
 constexpr int kSimtSplitMaxTile = 128 * 128;
 template <class T>
@@ -256,12 +273,17 @@ using SimtTiles = TileList<Tile<128, 128, 8, 32, 64, 8, 8, 2>,   // the classic 
                            Tile<64, 64, 16, 32, 32, 8, 4, 2>,    // more blocks for 256-512
                            Tile<64, 64, 32, 32, 32, 4, 8, 2>,
                            Tile<32, 64, 16, 32, 32, 4, 8, 2>,    // 64 threads: enough blocks to fill 132 SMs at 256
+                           // 32 columns, as cuBLASLt's 32x64 and 32x128 fp32 tiles, for n just past a multiple of 64
+                           // (n = 136: 85% of the work useful, where 64-wide tiles keep 71%)
+                           Tile<64, 32, 16, 32, 32, 8, 4, 2>,
+                           Tile<128, 32, 16, 32, 32, 8, 4, 2>,
                            // 8×16 per thread, as cuBLASLt's fp32 kernel: 6 LDS.128 per 128 FFMA, for 2048-4096
                            Tile<128, 256, 16, 64, 64, 8, 16, 2>,
                            // k split over a cluster of two (sm_90): 1024-2048 with twice the blocks of the tile
                            Tile<128, 128, 16, 32, 64, 8, 8, 2, 2>,
                            Tile<128, 64, 16, 32, 64, 8, 8, 2, 2>,
-                           Tile<64, 128, 16, 32, 64, 8, 8, 2, 2>>;
+                           Tile<64, 128, 16, 32, 64, 8, 8, 2, 2>,
+                           Tile<128, 32, 16, 32, 32, 8, 4, 2, 2>>;
 
 template <class... Tiles>
 std::vector<CompiledVariant> compile_all(TileList<Tiles...>) {
