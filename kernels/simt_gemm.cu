@@ -273,17 +273,12 @@ using SimtTiles = TileList<Tile<128, 128, 8, 32, 64, 8, 8, 2>,   // the classic 
                            Tile<64, 64, 16, 32, 32, 8, 4, 2>,    // more blocks for 256-512
                            Tile<64, 64, 32, 32, 32, 4, 8, 2>,
                            Tile<32, 64, 16, 32, 32, 4, 8, 2>,    // 64 threads: enough blocks to fill 132 SMs at 256
-                           // 32 columns, as cuBLASLt's 32x64 and 32x128 fp32 tiles, for n just past a multiple of 64
-                           // (n = 136: 85% of the work useful, where 64-wide tiles keep 71%)
-                           Tile<64, 32, 16, 32, 32, 8, 4, 2>,
-                           Tile<128, 32, 16, 32, 32, 8, 4, 2>,
                            // 8×16 per thread, as cuBLASLt's fp32 kernel: 6 LDS.128 per 128 FFMA, for 2048-4096
                            Tile<128, 256, 16, 64, 64, 8, 16, 2>,
                            // k split over a cluster of two (sm_90): 1024-2048 with twice the blocks of the tile
                            Tile<128, 128, 16, 32, 64, 8, 8, 2, 2>,
                            Tile<128, 64, 16, 32, 64, 8, 8, 2, 2>,
-                           Tile<64, 128, 16, 32, 64, 8, 8, 2, 2>,
-                           Tile<128, 32, 16, 32, 32, 8, 4, 2, 2>>;
+                           Tile<64, 128, 16, 32, 64, 8, 8, 2, 2>>;
 
 template <class... Tiles>
 std::vector<CompiledVariant> compile_all(TileList<Tiles...>) {
