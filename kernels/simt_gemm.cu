@@ -246,7 +246,7 @@ void launch_simt_kernel(const GemmProblem& p, const GemmOperands& x, int slices,
 }
 
 // Up to 128×128: at 1024³ the 128×128 tile is the fastest per block but has 64 blocks for 132 SMs; slicing k fills
-// them. Two instantiations per tile here (aligned rows or not; the layout is a run-time branch), so the extra ones
+// them. Few instantiations per tile here (aligned rows or not; the layout is a run-time branch), so the split-k ones
 // cost little to compile.
 // Clustered tiles split k inside their kernel and take no slices.
 constexpr int kSimtSplitMaxTile = 128 * 128;
