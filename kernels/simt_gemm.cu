@@ -36,7 +36,7 @@ struct PaddedTile {
 
 // One operand's next tile, held in registers between its global load and its shared-memory store, so the loads are in
 // flight while the current tile is multiplied. kUnalignedRows: an operand's rows may not be 16-byte aligned (k = 755),
-// so interior tiles take a path of 4-byte loads with no bounds, where the bounds walk ran 3-8% slower (H100,
+// so interior tiles take a path of 4-byte loads with no bounds, where the bounds walk ran 4-8% slower (H100,
 // scripts/dev/simt_narrow_unaligned_profile.json). Only that instantiation has the path: in the aligned kernels it
 // moved registers and scheduling enough to run some variants 2-20% slower at aligned shapes (1024³ split-k 2).
 template <int kRows, int kBk, int kThreads, bool kUnalignedRows>
