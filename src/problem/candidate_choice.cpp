@@ -161,7 +161,7 @@ KeepVerdict keep_over_heuristic(const std::vector<ConditionTime>& candidate,
     m.condition = c.condition;
     m.margin = h->median_us / c.median_us;
     m.noise = std::max({min_noise, c.rel_spread, h->rel_spread});
-    if (m.margin < 1 + m.noise) v.keep = false;
+    if (!m.beyond_noise()) v.keep = false;
     v.evidence.conditions.push_back(m);
   }
   return v;
@@ -233,7 +233,7 @@ NoEntryChoice choose_over_no_entry(const std::vector<std::vector<ConditionTime>>
     for (std::size_t m = 0; m < members; ++m) {
       const MarginEvidence member_over_it = keep_over_heuristic(*pool[m].times, challengers[i], noise_of(i)).evidence;
       for (const ConditionMargin& c : member_over_it.conditions)
-        if (c.margin >= 1 + c.noise) return true;
+        if (c.beyond_noise()) return true;
     }
     return false;
   };

@@ -77,6 +77,7 @@ struct ConditionMargin {
   std::string condition;
   double margin = 0;  // heuristic-first's per-call time / the candidate's: > 1 means the candidate is faster
   double noise = 0;   // the relative noise bound it had to clear: max(kMinProgramNoise, both sides' spread)
+  bool beyond_noise() const { return margin >= 1 + noise; }
   bool operator==(const ConditionMargin& o) const;
 };
 
