@@ -7,11 +7,9 @@
 set -uo pipefail
 old=${OLD:?OLD=gemmtune binary before} new=${NEW:?NEW=gemmtune binary after}
 rounds=${ROUNDS:-2} iters=${ITERS:-300}
-run() {
-  "$1" run --m "$2" --n "$3" --k "$4" --bias --act gelu --mode tf32 ${5:+--candidate "$5"} --iters "$iters" \
-    --warmup 30 --no-replays --db /tmp/binary_ab_none.db 2>&1 |
-    awk '/^verify/{ok = $NF == "ok"} /^time/{us = $2} END{print us == "" ? "failed" : ok ? us : "unverified"}'
-}
+# shellcheck source=device_check_lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/device_check_lib.sh"
+run() { run_us "$1" tf32 "$2" "$3" "$4" "$5" "$iters" /tmp/binary_ab_none.db; }
 printf '%-20s %-44s %-6s %10s %10s %8s\n' shape candidate round old_us new_us new/old
 for cell in "$@"; do
   read -r m n k candidate <<< "$cell"

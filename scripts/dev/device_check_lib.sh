@@ -8,6 +8,10 @@
 #                           SKIP_BUILD=1 says $build holds one already (a carried build: scripts/dev/prebuilt.sh); a
 #                           failed build ends the check (exit 1)
 #   gpu_slug                GPU 0's results folder name, as `gemmtune devices --json` gives it; no GPU ends it (exit 3)
+#   run_us BIN MODE M N K CANDIDATE ITERS DB
+#                           µs per call of `BIN run`, bias+gelu, ITERS timed calls after 30, no graph replays;
+#                           "unverified" where its check against fp64 failed, "failed" where it printed no time; an
+#                           empty CANDIDATE is the runtime's own choice
 summary=()
 
 # shellcheck disable=SC2034 # out, build and G are the sourcing check's
@@ -37,4 +41,10 @@ build_unless_skipped() {
 
 gpu_slug() {
   "$build/gemmtune" devices --json | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["slug"])' || exit 3
+}
+
+run_us() {
+  "$1" run --m "$3" --n "$4" --k "$5" --bias --act gelu --mode "$2" ${6:+--candidate "$6"} --iters "$7" --warmup 30 \
+    --no-replays --db "$8" 2>&1 |
+    awk '/^verify/{ok = $NF == "ok"} /^time/{us = $2} END{print us == "" ? "failed" : ok ? us : "unverified"}'
 }

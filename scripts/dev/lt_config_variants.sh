@@ -7,11 +7,9 @@ set -uo pipefail
 rounds=${ROUNDS:-3} iters=${ITERS:-300}
 read -r m n k <<< "${1:?usage: lt_config_variants.sh \"M N K\" CANDIDATE...}"
 shift
-run() {
-  build/gemmtune run --m "$m" --n "$n" --k "$k" --bias --act gelu --mode fp32 --candidate "$1" --iters "$iters" \
-    --warmup 30 --no-replays --db /tmp/lt_config_variants_none.db 2>&1 |
-    awk '/^verify/{ok = $NF == "ok"} /^time/{us = $2} END{print us == "" ? "failed" : ok ? us : "unverified"}'
-}
+# shellcheck source=device_check_lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/device_check_lib.sh"
+run() { run_us build/gemmtune fp32 "$m" "$n" "$k" "$1" "$iters" /tmp/lt_config_variants_none.db; }
 for ((round = 1; round <= rounds; ++round)); do
   for c in "$@"; do printf '%-6s %-48s %s\n' "$round" "$c" "$(run "$c")"; done
 done
