@@ -40,6 +40,20 @@ std::optional<NoEntryCandidates> no_entry_candidates(const GemmProblem& gemm, co
   return NoEntryCandidates{*first, no_entry_challengers(gemm, *first, first_of, workspace_bytes)};
 }
 
+std::optional<Candidate> eager_call(const GemmProblem& gemm, const HeuristicFirstOf& first_of,
+                                    std::size_t workspace_bytes) {
+  const bool lt_addmm = gemm.epi.bias && gemm.m > 1 && gemm.n > 1 && gemm.k > 1 && gemm.out == OutputLayout::RowMajor;
+  if (lt_addmm) {
+    const LtEpilogueMode mode = LtGemm::bias_in_gemm_unsupported_reason(gemm).empty() ? LtEpilogueMode::BiasInGemm
+                                                                                     : LtEpilogueMode::PreferFused;
+    return first_of(mode, std::min(kTorchLtWorkspace, workspace_bytes));
+  }
+  if (!BlasGemm::unsupported_reason(gemm).empty()) return std::nullopt;
+  Candidate blas;
+  blas.backend = Backend::Blas;
+  return blas;
+}
+
 std::string no_entry_challenger_kind(const Candidate& c) {
   if (c.backend == Backend::Blas) return "cuBLAS's own choice, as torch.mm calls it, then our epilogue kernel";
   if (c.lt_padded) return "the GEMM on copies padded to 16-byte rows, then our epilogue kernel";

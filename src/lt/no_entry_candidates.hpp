@@ -65,6 +65,18 @@ std::vector<Candidate> no_entry_challengers(const GemmProblem& gemm, const Candi
 std::optional<NoEntryCandidates> no_entry_candidates(const GemmProblem& gemm, const HeuristicFirstOf& first_of,
                                                      std::size_t workspace_bytes);
 
+// The workspace PyTorch gives cuBLASLt on Hopper and Blackwell: cuBLAS's 32 MiB, which its cuBLASLt workspace shares
+// by default since 2.5 (TORCH_CUBLASLT_UNIFIED_WORKSPACE; 1 MiB before, or where that is set to 0).
+inline constexpr std::size_t kTorchLtWorkspace = std::size_t{32} << 20;
+
+// Which of the set is the call PyTorch eager (2.11) makes for `gemm`, as far as the set can copy it: addmm with a bias
+// over rows and columns of more than one element runs cuBLASLt's heuristic-first at kTorchLtWorkspace with its BIAS
+// epilogue (the bias-in-GEMM call where something follows the bias, the fused one where the bias is all), the
+// activation after it; mm, and addmm on a single row or column, run cuBLAS's own choice. Asked of first_of at
+// min(kTorchLtWorkspace, workspace_bytes); nullopt where that call cannot run gemm. Its id may be heuristic-first's.
+std::optional<Candidate> eager_call(const GemmProblem& gemm, const HeuristicFirstOf& first_of,
+                                    std::size_t workspace_bytes);
+
 // What a challenger of the set is, for explain(): "the plain GEMM, then our epilogue kernel", ...
 std::string no_entry_challenger_kind(const Candidate& c);
 

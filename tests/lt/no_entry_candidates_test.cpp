@@ -223,5 +223,37 @@ TEST(NoEntryCandidates, CuBLASsOwnChoiceIsTheLastChallengerOfEveryFp32AndTf32Set
   }
 }
 
+TEST(NoEntryCandidates, EagersCallWithABiasIsCuBLASLtsBiasAtPyTorchsWorkspaceAndWithoutOneCuBLASsOwnChoice) {
+  FakeHeuristic h{lt_algo(21, false), lt_algo(24, true)};
+  h.bias_in_gemm = bias_in_gemm_algo(55);
+  const std::optional<Candidate> addmm_gelu = eager_call(problem("bias+gelu"), h.first_of(), kWorkspace);
+  ASSERT_TRUE(addmm_gelu);
+  EXPECT_EQ(addmm_gelu->id(), bias_in_gemm_algo(55).id());
+  EXPECT_EQ(h.asked.back(), LtEpilogueMode::BiasInGemm);
+  EXPECT_EQ(h.workspaces.back(), kTorchLtWorkspace);
+  const std::optional<Candidate> addmm = eager_call(problem("bias"), h.first_of(), kWorkspace);
+  ASSERT_TRUE(addmm);
+  EXPECT_EQ(h.asked.back(), LtEpilogueMode::PreferFused) << "a bias alone is cuBLASLt's fused BIAS epilogue";
+  EXPECT_EQ(addmm->id(), lt_algo(21, false).id());
+  for (const char* epilogue : {"none", "gelu"}) {
+    const std::optional<Candidate> mm = eager_call(problem(epilogue), h.first_of(), kWorkspace);
+    ASSERT_TRUE(mm) << epilogue;
+    EXPECT_EQ(mm->id(), "cublas/sgemm") << epilogue;
+  }
+}
+
+TEST(NoEntryCandidates, EagersAddmmOnOneRowIsCuBLASsOwnChoiceAndASmallerWorkspaceThanPyTorchsIsAskedAsIs) {
+  FakeHeuristic h{lt_algo(21, false), lt_algo(24, true)};
+  h.bias_in_gemm = bias_in_gemm_algo(55);
+  GemmProblem one_row = problem("bias+gelu");
+  one_row.m = 1;
+  const std::size_t asked_before = h.asked.size();
+  EXPECT_EQ(eager_call(one_row, h.first_of(), kWorkspace)->id(), "cublas/sgemm");
+  EXPECT_EQ(h.asked.size(), asked_before);
+  const std::size_t four_mib = std::size_t{4} << 20;
+  ASSERT_TRUE(eager_call(problem("bias+gelu"), h.first_of(), four_mib));
+  EXPECT_EQ(h.workspaces.back(), four_mib);
+}
+
 }  // namespace
 }  // namespace gemmtune
