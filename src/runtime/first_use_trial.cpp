@@ -88,7 +88,10 @@ class Trial {
     };
     std::vector<int> order(static_cast<std::size_t>(challengers_));
     std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return first_cold(a) < first_cold(b); });
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+      if (rule(a).full != rule(b).full) return rule(a).full;
+      return first_cold(a) < first_cold(b);
+    });
     return order;
   }
   const ChallengerRule& rule(int c) const { return rules_[static_cast<std::size_t>(c)]; }
@@ -202,7 +205,7 @@ class Trial {
     double& fastest = fastest_default_[static_cast<std::size_t>(condition)];
     fastest = fastest == 0 ? theirs : std::min(fastest, theirs);
     if (rule(c).by_median) {
-      if (mine >= kByMedianStop * theirs) {
+      if (!rule(c).full && mine >= kByMedianStop * theirs) {
         char text[160];
         std::snprintf(text, sizeof(text), "%.0f%% or more slower than heuristic-first's batch in its pair in %s "
                       "(%.2f us per call vs %.2f)", (kByMedianStop - 1) * 100, name_of(condition), mine, theirs);
@@ -289,6 +292,41 @@ double ProgramTrial::median_ratio() const {
     product *= r->challenger_us / r->default_us;
   }
   return std::sqrt(std::sqrt(product));
+}
+
+std::optional<ConditionRatios> ratios_over_heuristic_first(const ProgramTrial& t) {
+  ConditionRatios r{};
+  const TrialResult* conditions[] = {&t.warm, &t.cold, &t.graph, &t.graph_cold};
+  for (std::size_t c = 0; c < r.size(); ++c) {
+    if (conditions[c]->batches == 0 || conditions[c]->default_us <= 0) return std::nullopt;
+    r[c] = conditions[c]->challenger_us / conditions[c]->default_us;
+  }
+  return r;
+}
+
+EagerDeficit deficit_against_eager(const ConditionRatios& x, const ConditionRatios& eager,
+                                   const std::array<bool, 4>& conditions) {
+  EagerDeficit worst;
+  for (std::size_t c = 0; c < x.size(); ++c)
+    if (conditions[c] && x[c] / eager[c] > worst.ratio) worst = {static_cast<int>(c), x[c] / eager[c]};
+  return worst;
+}
+
+int hold_to_eager_call(const std::vector<TrialOption>& options, int chosen, const ConditionRatios& eager) {
+  if (options.empty() || chosen < 0 || static_cast<std::size_t>(chosen) >= options.size())
+    throw CheckError("hold_to_eager_call: choice " + std::to_string(chosen) + " of " + std::to_string(options.size()));
+  const auto within = [&](std::size_t i) { return deficit_against_eager(options[i].ratios, eager).within_limit(); };
+  if (within(static_cast<std::size_t>(chosen))) return chosen;
+  std::vector<std::size_t> winners;
+  std::vector<double> total_us;
+  for (std::size_t i = 1; i < options.size(); ++i)
+    if (within(i)) {
+      winners.push_back(i);
+      total_us.push_back(options[i].total_us);
+    }
+  if (const int first = first_within_tie_band(total_us); first >= 0)
+    return static_cast<int>(winners[static_cast<std::size_t>(first)]);
+  return within(0) ? 0 : -1;
 }
 
 int faster_in_graph(const std::vector<double>& graph_us, int runs) {

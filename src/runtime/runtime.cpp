@@ -408,9 +408,12 @@ class Runtime::Impl {
     std::optional<runtime::ProgramTrial> times;  // none where it could not be tried
     std::string text;  // "first-use trial on this problem: ... vs heuristic-first ...", or why it failed
     bool out_of_budget = false;  // the trial's budget stopped it before it lost (ChallengerTrial::out_of_budget)
+    bool eager = false;  // PyTorch eager's own call (lt/no_entry_candidates.hpp: eager_call), timed in full
   };
 
   static constexpr const char* kKeptAmongWinners = " beat heuristic-first and was kept among the winners in a ";
+  static constexpr const char* kRunsAsEagersCall =
+      " runs as PyTorch eager's own call, held to which (below) nothing else could run, in a ";
 
   // Why one winner of a trial runs rather than another (first_within_tie_band).
   static std::string kept_over_other_winners() {
@@ -476,6 +479,7 @@ class Runtime::Impl {
         sides.push_back(launchers.back().get());
         side_of.push_back(&t);
         rules.push_back(runtime::challenger_rule(heuristic_first, t.candidate, t.no_entry));
+        rules.back().full = t.eager;
       }
       runtime::CudaTrialGpu gpu(*trial_scratch_, sides, inputs);
       const double setup_us =
@@ -542,9 +546,14 @@ class Runtime::Impl {
     // An own entry beat every one of these beyond noise in the sweep's finalist stage, on the program's conditions,
     // or (the sweep's fallback, problem/candidate_choice.hpp) none of them at least as fast as heuristic-first
     // everywhere beat it beyond noise in any condition.
+    const HeuristicFirstOf first_of = lt_heuristic_first_of(g, lt_.get());
     const std::vector<Candidate> no_entry =
-        own_entry ? std::vector<Candidate>{}
-                  : no_entry_challengers(g, d.candidate, lt_heuristic_first_of(g, lt_.get()), options_.workspace_bytes);
+        own_entry ? std::vector<Candidate>{} : no_entry_challengers(g, d.candidate, first_of, options_.workspace_bytes);
+    // What runs is held to eager's own call (first_use_trial.hpp: kEagerCallLimit), one of the no-entry set or
+    // heuristic-first itself; beside an own entry it is timed for that alone.
+    const std::optional<Candidate> eager =
+        d.candidate.backend == Backend::Lt ? eager_call(g, first_of, options_.workspace_bytes) : std::nullopt;
+    const bool eager_is_default = eager && eager->id() == d.candidate.id();
     const auto is_entry = [&](const Candidate& c) { return c.id() == choice.candidate.id(); };
     if (exact && !own_entry && !is_entry(d.candidate) && std::none_of(no_entry.begin(), no_entry.end(), is_entry))
       return;
@@ -558,8 +567,12 @@ class Runtime::Impl {
     const bool had_standin = choice.source == ChoiceSource::Nearest;
     if (had_standin) tried.push_back({choice.candidate, "the stand-in " + choice.candidate.id(), false, {}, {}});
     if (own_entry) tried.push_back({choice.candidate, "the entry " + choice.candidate.id(), false, {}, {}});
+    if (own_entry && eager && !eager_is_default)
+      tried.push_back({*eager, eager->id() + " (PyTorch eager's own call, timed as the measure of the eager limit)",
+                       true, {}, {}, false, true});
     for (const Candidate& c : no_entry)
-      tried.push_back({c, c.id() + " (" + no_entry_challenger_kind(c) + ")", true, {}, {}});
+      tried.push_back({c, c.id() + " (" + no_entry_challenger_kind(c) + ")", true, {}, {}, false,
+                       eager && c.id() == eager->id()});
     if (had_standin)
       for (const Choice::Alternative& a : choice.trial_alternatives)
         tried.push_back({a.candidate, a.candidate.id() + " (" + a.source + ")", false, {}, {}});
@@ -580,7 +593,7 @@ class Runtime::Impl {
     // sweep's finalist stage settles them (problem/candidate_choice.hpp: first_within_tie_band).
     std::vector<const Tried*> winners;
     for (const Tried& t : tried)
-      if (wins(t)) winners.push_back(&t);
+      if (wins(t) && !(own_entry && t.eager)) winners.push_back(&t);
     std::stable_sort(winners.begin(), winners.end(),
                      [](const Tried* a, const Tried* b) { return a->candidate.id() < b->candidate.id(); });
     std::vector<double> winner_us;
@@ -590,6 +603,44 @@ class Runtime::Impl {
     if (own_entry && best && best != &tried.front() && timed_in_full(tried.front()) &&
         tried.front().times->challenger_us() <= best->times->challenger_us())
       best = nullptr;  // a near-tie beat heuristic-first by the floor where the entry did not, yet took longer
+    const Tried* eager_tried = nullptr;
+    for (const Tried& t : tried)
+      if (t.eager) eager_tried = &t;
+    std::optional<runtime::ConditionRatios> eager_ratios;
+    if (eager_is_default)
+      eager_ratios = runtime::kHeuristicFirstRatios;
+    else if (eager_tried && eager_tried->times)
+      eager_ratios = runtime::ratios_over_heuristic_first(*eager_tried->times);
+    const auto ratios_of = [](const Tried* t) {
+      return t ? runtime::ratios_over_heuristic_first(*t->times).value() : runtime::kHeuristicFirstRatios;
+    };
+    std::string eager_note;  // why the eager limit changed what runs, if it did
+    // What runs so far: `best`, else heuristic-first, or for an own entry the entry.
+    const Tried* current = best ? best : own_entry ? &tried.front() : nullptr;
+    if (eager_ratios && (!current || timed_in_full(*current))) {
+      // pool[0] is heuristic-first (null), or for an own entry the entry, the fallback the trial has there.
+      std::vector<const Tried*> pool = {own_entry ? current : nullptr};
+      for (const Tried* w : winners)
+        if (w != pool.front()) pool.push_back(w);
+      std::vector<runtime::TrialOption> options;
+      for (const Tried* t : pool) options.push_back({ratios_of(t), t ? t->times->challenger_us() : 0});
+      const int chosen = static_cast<int>(std::find(pool.begin(), pool.end(), current) - pool.begin());
+      const int held = runtime::hold_to_eager_call(options, chosen, *eager_ratios);
+      const Tried* runs = held >= 0 ? pool[static_cast<std::size_t>(held)] : eager_tried;
+      if (runs != current) {
+        const runtime::EagerDeficit behind = runtime::deficit_against_eager(ratios_of(current), *eager_ratios);
+        char text[360];
+        std::snprintf(text, sizeof(text),
+                      "; %s ran %.1f%% slower than PyTorch eager's own call (%s) in %s (medians over heuristic-first "
+                      "in their pairs), beyond the %.1f%% by which what runs may trail it in any condition, so %s runs",
+                      current ? current->candidate.id().c_str() : "heuristic-first", (behind.ratio - 1) * 100,
+                      eager->id().c_str(), runtime::kConditionNames[behind.condition], runtime::kEagerCallLimit * 100,
+                      runs ? runs->candidate.id().c_str() : "heuristic-first");
+        eager_note = text;
+        best = runs;
+        if (best && std::find(winners.begin(), winners.end(), best) == winners.end()) winners.push_back(best);
+      }
+    }
     // What a call inside a graph capture runs, where it is not `best`: heuristic-first (timed beside `best` in its
     // pairs) or another winner, by its graph warm + graph cold time (faster_in_graph).
     struct GraphOption {
@@ -600,15 +651,27 @@ class Runtime::Impl {
     std::optional<GraphOption> in_graph;
     if (best) {
       const runtime::ProgramTrial& b = *best->times;
-      std::vector<GraphOption> options = {
-          {d.candidate, "heuristic-first (" + d.candidate.id() + ")", b.graph.default_us, b.graph_cold.default_us}};
-      for (const Tried* w : winners)
+      // Inside a capture, too, nothing runs that trails eager's call from a graph beyond the limit.
+      const auto graph_within = [&](const Tried* t) {
+        return !eager_ratios ||
+               runtime::deficit_against_eager(ratios_of(t), *eager_ratios, {false, false, true, true}).within_limit();
+      };
+      std::vector<GraphOption> options;
+      if (graph_within(nullptr))
+        options.push_back(
+            {d.candidate, "heuristic-first (" + d.candidate.id() + ")", b.graph.default_us, b.graph_cold.default_us});
+      int runs = -1;
+      for (const Tried* w : winners) {
+        if (w == best)
+          runs = static_cast<int>(options.size());
+        else if (!graph_within(w))
+          continue;
         options.push_back({w->candidate, w->candidate.id(), w->times->graph.challenger_us,
                            w->times->graph_cold.challenger_us});
+      }
       std::vector<double> graph_us;
       for (const GraphOption& o : options) graph_us.push_back(o.warm_us + o.cold_us);
-      const auto runs = std::find(winners.begin(), winners.end(), best) - winners.begin() + 1;
-      if (const int i = runtime::faster_in_graph(graph_us, static_cast<int>(runs)); i >= 0)
+      if (const int i = runtime::faster_in_graph(graph_us, runs); i >= 0)
         in_graph = options[static_cast<std::size_t>(i)];
     }
     // Where `best` runs: what a captured call runs instead, and why (appended to the choice's why).
@@ -632,6 +695,7 @@ class Runtime::Impl {
                                 " in a "
                             : " beat heuristic-first where the entry did not, yet took longer than the entry, in a ") +
                   t.text;
+    others += eager_note;
     if (!times.empty()) {
       char text[280];
       std::snprintf(text, sizeof(text),
@@ -666,7 +730,7 @@ class Runtime::Impl {
                    std::to_string(static_cast<int>(runtime::kRivalWithin * 100)) +
                    "% of it at this shape, so a first-use trial on this problem decided: " +
                    (is_entry(runs) ? "it runs" : runs.id() + " runs") + ", " +
-                   (best ? best->name + kKeptAmongWinners + best->text
+                   (best ? best->name + (best->eager ? kRunsAsEagersCall : kKeptAmongWinners) + best->text
                          : std::string("no near-tie beat both heuristic-first and the entry, so the sweep's choice "
                                        "stands")) +
                    others;
@@ -683,7 +747,7 @@ class Runtime::Impl {
       const Candidate& runs = best ? best->candidate : entry_stands ? choice.candidate : d.candidate;
       choice.why = before + "; it is one of what the runtime tries without an entry, so a first-use trial on this "
                    "problem decided: " + (is_entry(runs) ? "it runs" : runs.id() + " runs") + ", " +
-                   (best           ? best->name + kKeptAmongWinners + best->text
+                   (best           ? best->name + (wins(*best) ? kKeptAmongWinners : kRunsAsEagersCall) + best->text
                     : entry_stands ? std::string("no challenger beat heuristic-first, and the trial's budget ran "
                                                  "out before it had timed the entry in full")
                                    : std::string("no challenger beat heuristic-first")) +
@@ -696,14 +760,18 @@ class Runtime::Impl {
       choice.candidate = d.candidate;
       choice.source = ChoiceSource::Default;
       choice.why = had_standin
-                       ? d.how + ", because no challenger beat it on this problem" + others + " (" + before + ")"
+                       ? d.how +
+                             (eager_note.empty() ? ", because no challenger beat it on this problem"
+                                                 : ", because every winner trailed PyTorch eager's own call") +
+                             others + " (" + before + ")"
                        : before + others;
     } else if (had_standin && best == &tried.front()) {
       choice.why = before + "; confirmed by a " + best->text + others;
     } else if (best->no_entry) {
       choice.candidate = best->candidate;
       choice.source = ChoiceSource::Default;
-      choice.why = no_entry_winner_text(best->candidate) + best->text + others + " (the default: " +
+      choice.why = (wins(*best) ? no_entry_winner_text(best->candidate) : best->name + kRunsAsEagersCall) +
+                   best->text + others + " (the default: " +
                    (had_standin ? d.how : before) + ")";
     } else {
       choice.candidate = best->candidate;
