@@ -65,9 +65,11 @@ std::vector<Candidate> no_entry_challengers(const GemmProblem& gemm, const Candi
 std::optional<NoEntryCandidates> no_entry_candidates(const GemmProblem& gemm, const HeuristicFirstOf& first_of,
                                                      std::size_t workspace_bytes);
 
-// The workspace PyTorch gives cuBLASLt on Hopper and Blackwell: cuBLAS's 32 MiB, which its cuBLASLt workspace shares
-// by default since 2.5 (TORCH_CUBLASLT_UNIFIED_WORKSPACE; 1 MiB before, or where that is set to 0).
-inline constexpr std::size_t kTorchLtWorkspace = std::size_t{32} << 20;
+// The workspace PyTorch 2.11 (the CUDA 13.0 wheel) gives cuBLASLt for addmm: 1 MiB, as its own API log shows on
+// the H100 (results/nvidia-h100-80gb-hbm3/torch_lt_calls.txt: maxWorkspaceSizeinBytes=1048576, so no split-k whose
+// partials need more); its mm goes through cuBLAS, which asks cuBLASLt with 32 MiB. Later sources share cuBLAS's
+// 32 MiB by default (TORCH_CUBLASLT_UNIFIED_WORKSPACE); CUBLASLT_WORKSPACE_SIZE sets it.
+inline constexpr std::size_t kTorchLtWorkspace = std::size_t{1} << 20;
 
 // Which of the set is the call PyTorch eager (2.11) makes for `gemm`, as far as the set can copy it: addmm with a bias
 // over rows and columns of more than one element runs cuBLASLt's heuristic-first at kTorchLtWorkspace with its BIAS
