@@ -611,24 +611,28 @@ class Runtime::Impl {
       eager_ratios = runtime::kHeuristicFirstRatios;
     else if (eager_tried && eager_tried->times)
       eager_ratios = runtime::ratios_over_heuristic_first(*eager_tried->times);
-    const auto ratios_of = [](const Tried* t) {
-      return t ? runtime::ratios_over_heuristic_first(*t->times).value() : runtime::kHeuristicFirstRatios;
+    // Null: heuristic-first's. Nullopt where a condition has no median to hold to the limit.
+    const auto ratios_of = [](const Tried* t) -> std::optional<runtime::ConditionRatios> {
+      if (!t) return runtime::kHeuristicFirstRatios;
+      return t->times ? runtime::ratios_over_heuristic_first(*t->times) : std::nullopt;
     };
     std::string eager_note;  // why the eager limit changed what runs, if it did
     // What runs so far: `best`, else heuristic-first, or for an own entry the entry.
     const Tried* current = best ? best : own_entry ? &tried.front() : nullptr;
-    if (eager_ratios && (!current || timed_in_full(*current))) {
-      // pool[0] is heuristic-first (null), or for an own entry the entry, the fallback the trial has there.
-      std::vector<const Tried*> pool = {own_entry ? current : nullptr};
-      for (const Tried* w : winners)
-        if (w != pool.front()) pool.push_back(w);
-      std::vector<runtime::TrialOption> options;
-      for (const Tried* t : pool) options.push_back({ratios_of(t), t ? t->times->challenger_us() : 0});
+    // pool[0] is heuristic-first (null), or for an own entry the entry, the fallback the trial has there.
+    std::vector<const Tried*> pool = {own_entry ? current : nullptr};
+    for (const Tried* w : winners)
+      if (w != pool.front()) pool.push_back(w);
+    std::vector<runtime::TrialOption> held_options;
+    for (const Tried* t : pool)
+      if (const std::optional<runtime::ConditionRatios> r = ratios_of(t))
+        held_options.push_back({*r, t ? t->times->challenger_us() : 0});
+    if (eager_ratios && held_options.size() == pool.size()) {
       const int chosen = static_cast<int>(std::find(pool.begin(), pool.end(), current) - pool.begin());
-      const int held = runtime::hold_to_eager_call(options, chosen, *eager_ratios);
+      const int held = runtime::hold_to_eager_call(held_options, chosen, *eager_ratios);
       const Tried* runs = held >= 0 ? pool[static_cast<std::size_t>(held)] : eager_tried;
       if (runs != current) {
-        const runtime::EagerDeficit behind = runtime::deficit_against_eager(ratios_of(current), *eager_ratios);
+        const runtime::EagerDeficit behind = runtime::deficit_against_eager(*ratios_of(current), *eager_ratios);
         char text[360];
         std::snprintf(text, sizeof(text),
                       "; %s ran %.1f%% slower than PyTorch eager's own call (%s) in %s (medians over heuristic-first "
@@ -653,8 +657,9 @@ class Runtime::Impl {
       const runtime::ProgramTrial& b = *best->times;
       // Inside a capture, too, nothing runs that trails eager's call from a graph beyond the limit.
       const auto graph_within = [&](const Tried* t) {
-        return !eager_ratios ||
-               runtime::deficit_against_eager(ratios_of(t), *eager_ratios, {false, false, true, true}).within_limit();
+        const std::optional<runtime::ConditionRatios> r = ratios_of(t);
+        return !eager_ratios || !r ||
+               runtime::deficit_against_eager(*r, *eager_ratios, {false, false, true, true}).within_limit();
       };
       std::vector<GraphOption> options;
       if (graph_within(nullptr))
@@ -725,14 +730,18 @@ class Runtime::Impl {
     if (own_entry) {
       // The sweep's evidence stands against heuristic-first: a near-tie replaces the entry only by beating
       // heuristic-first here and the entry's own time in this trial.
-      const Candidate& runs = best ? best->candidate : choice.candidate;
+      // No `best` after the eager limit changed it: heuristic-first, which is eager's call there.
+      const Candidate& runs = best ? best->candidate : eager_note.empty() ? choice.candidate : d.candidate;
       choice.why = before + "; the sweep timed other own variants within " +
                    std::to_string(static_cast<int>(runtime::kRivalWithin * 100)) +
                    "% of it at this shape, so a first-use trial on this problem decided: " +
                    (is_entry(runs) ? "it runs" : runs.id() + " runs") + ", " +
                    (best ? best->name + (best->eager ? kRunsAsEagersCall : kKeptAmongWinners) + best->text
-                         : std::string("no near-tie beat both heuristic-first and the entry, so the sweep's choice "
-                                       "stands")) +
+                    : !eager_note.empty()
+                        ? std::string("heuristic-first, which is PyTorch eager's own call here, by the eager limit "
+                                      "(below)")
+                        : std::string("no near-tie beat both heuristic-first and the entry, so the sweep's choice "
+                                      "stands")) +
                    others;
       choice.candidate = runs;
       choose_in_graph();
