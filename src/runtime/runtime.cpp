@@ -695,10 +695,12 @@ class Runtime::Impl {
     for (const Tried& t : tried)
       if (&t != best)
         others += "; " + t.name +
-                  (!wins(t) ? " was not faster in a "
-                   : best   ? " also beat heuristic-first, but " + best->candidate.id() + kept_over_other_winners() +
+                  (own_entry && t.eager ? std::string(" was timed beside them in a ")
+                   : !wins(t)           ? std::string(" was not faster in a ")
+                   : best ? " also beat heuristic-first, but " + best->candidate.id() + kept_over_other_winners() +
                                 " in a "
-                            : " beat heuristic-first where the entry did not, yet took longer than the entry, in a ") +
+                          : std::string(" beat heuristic-first where the entry did not, yet took longer than the "
+                                        "entry, in a ")) +
                   t.text;
     others += eager_note;
     if (!times.empty()) {
