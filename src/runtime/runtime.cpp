@@ -752,9 +752,11 @@ class Runtime::Impl {
     if (exact) {
       // A trial that ran out of budget before it had timed the entry in full says nothing against the sweep's
       // measurement: the entry stands unless a challenger won.
-      const bool entry_stands = !best && std::any_of(tried.begin(), tried.end(), [&](const Tried& t) {
-        return is_entry(t.candidate) && t.out_of_budget;
-      });
+      // Where the eager limit set `best` aside, the limit decided.
+      const bool entry_stands =
+          !best && eager_note.empty() &&
+          std::any_of(tried.begin(), tried.end(),
+                      [&](const Tried& t) { return is_entry(t.candidate) && t.out_of_budget; });
       const Candidate& runs = best ? best->candidate : entry_stands ? choice.candidate : d.candidate;
       choice.why = before + "; it is one of what the runtime tries without an entry, so a first-use trial on this "
                    "problem decided: " + (is_entry(runs) ? "it runs" : runs.id() + " runs") + ", " +
