@@ -28,7 +28,8 @@ PY
     # timestamps and pointers.
     echo "## lt_${m}x${n}x${k}_$mode"
     grep -E '\[Api\]\[cublasLt(SSS)?MatmulAlgoGetHeuristic\]|\[(Api|Trace)\]\[cublasLt(SSS)?Matmul\]' "$log" |
-      sed -E 's/^\[[^]]*\]\[cublasLt\]\[[0-9]+\]//; s/ (A|B|C|D|workSpace)=0X[0-9A-F]+//g; s/biasPointer=0x[0-9a-f]+/biasPointer=.../;
-              s/(computeDesc|algo|Adesc|Bdesc|Cdesc|Ddesc)=0X[0-9A-F]+//g; s/stream=0X[0-9A-F]+//'
+      sed -E 's/^\[[^]]*\]\[cublasLt\]\[[0-9]+\]//; s/ (A|B|C|D|workSpace)=0X[0-9A-F]+//g;
+              s/biasPointer=0x[0-9a-f]+/biasPointer=.../; s/(computeDesc|algo|Adesc|Bdesc|Cdesc|Ddesc)=0X[0-9A-F]+//g;
+              s/stream=0X[0-9A-F]+//'
   done
 done
