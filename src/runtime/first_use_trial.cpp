@@ -286,12 +286,9 @@ ChallengerRule challenger_rule(const Candidate& heuristic_first, const Candidate
 }
 
 double ProgramTrial::median_ratio() const {
-  double product = 1;
-  for (const TrialResult* r : {&warm, &cold, &graph, &graph_cold}) {
-    if (r->batches == 0 || r->default_us <= 0) return 2;
-    product *= r->challenger_us / r->default_us;
-  }
-  return std::sqrt(std::sqrt(product));
+  const std::optional<ConditionRatios> r = ratios_over_heuristic_first(*this);
+  if (!r) return 2;
+  return std::sqrt(std::sqrt((*r)[0] * (*r)[1] * (*r)[2] * (*r)[3]));
 }
 
 std::optional<ConditionRatios> ratios_over_heuristic_first(const ProgramTrial& t) {
