@@ -296,14 +296,14 @@ TEST(FirstUseTrialOrder, OneProblemsBatchesStopAtTheBudgetUntimedCallsIncludedAn
   EXPECT_TRUE(t.challengers.front().times.challenger_wins(fastest_default(all)));
 }
 
+// Calls of 1 ms, one a batch: the budget finishes one challenger after the first pairs. The fourth is the fastest.
+std::vector<std::array<double, 4>> one_ms_calls() {
+  return {{1000, 1000, 1000, 1000}, {960, 960, 960, 960}, {960, 960, 960, 960},
+          {960, 960, 960, 960},     {900, 900, 900, 900}, {960, 960, 960, 960}};
+}
+
 TEST(FirstUseTrialOrder, AfterTheFirstPairsTheChallengerFastestInItsFirstColdBatchIsTimedInFullFirst) {
-  // Calls of 1 ms, one a batch: the budget finishes one challenger after the first pairs. The fourth is the fastest.
-  FakeTrialGpu gpu({{1000, 1000, 1000, 1000},
-                    {960, 960, 960, 960},
-                    {960, 960, 960, 960},
-                    {960, 960, 960, 960},
-                    {900, 900, 900, 900},
-                    {960, 960, 960, 960}});
+  FakeTrialGpu gpu(one_ms_calls());
   const FirstUseTrial t = run_first_use_trial(gpu, floors(gpu));
   EXPECT_TRUE(gpu.violations_.empty()) << ::testing::PrintToString(gpu.violations_);
   EXPECT_TRUE(t.challengers[3].stopped.empty()) << t.challengers[3].stopped;
@@ -439,14 +439,10 @@ TEST(FirstUseTrialOrder, EagersCallIsTimedInEveryConditionHoweverSlowItRunsCold)
 }
 
 TEST(FirstUseTrialOrder, WhereTheBudgetFinishesOneChallengerAfterTheFirstPairsItIsEagersCallNotTheFastest) {
-  // As AfterTheFirstPairsTheChallengerFastestInItsFirstColdBatchIsTimedInFullFirst, with the second challenger
-  // eager's call, 10% slower than heuristic-first in its first cold batch.
-  FakeTrialGpu gpu({{1000, 1000, 1000, 1000},
-                    {960, 960, 960, 960},
-                    {960, 1100, 960, 960},
-                    {960, 960, 960, 960},
-                    {900, 900, 900, 900},
-                    {960, 960, 960, 960}});
+  // one_ms_calls with the second challenger eager's call, 10% slower than heuristic-first in its first cold batch.
+  std::vector<std::array<double, 4>> us = one_ms_calls();
+  us[2][kCold] = 1100;
+  FakeTrialGpu gpu(us);
   std::vector<ChallengerRule> rules = floors(gpu);
   rules[1] = {kTrialNoiseFloor, true, true};
   rules[1].full = true;
