@@ -6,6 +6,7 @@
 set -uo pipefail
 out=${1:?usage: scripts/dev/torch_lt_calls.sh OUT_DIR "M N K" ...}
 shift
+(($#)) || { echo 'usage: scripts/dev/torch_lt_calls.sh OUT_DIR "M N K" ["M N K" ...]' >&2; exit 2; }
 mkdir -p "$out"
 for shape in "$@"; do
   read -r m n k <<<"$shape"
