@@ -1,11 +1,58 @@
 // gemmtune: find the fastest verified way to run a GEMM on this GPU, keep it, and check it stays fast.
 #include <cstdio>
+#include <cstring>
 #include <exception>
+#include <string>
 
 #include <CLI/CLI.hpp>
 
 #include "cli/commands.hpp"
 #include "common/error.hpp"
+
+namespace {
+
+// "devices, paths, sweep, …": what may follow `command`, in the order its --help lists them.
+std::string subcommand_names(const CLI::App& command) {
+  std::string names;
+  for (const CLI::App* sub : command.get_subcommands([](const CLI::App*) { return true; }))
+    names += (names.empty() ? "" : ", ") + sub->get_name();
+  return names;
+}
+
+// A first argument that is neither a subcommand nor one of the top level's own flags, named as such: CLI11 checks
+// that a subcommand was given before it looks at what was, and says only "A subcommand is required".
+std::string unknown_first_argument(const CLI::App& app, int argc, char** argv) {
+  if (argc < 2) return {};
+  const std::string first = argv[1];
+  if (first == "-h" || first == "--help" || first == "--version") return {};
+  if (first[0] == '-') return "unknown option '" + first + "' before the subcommand, one of " + subcommand_names(app);
+  const auto named = app.get_subcommands([&](const CLI::App* sub) { return sub->check_name(first); });
+  return named.empty() ? "unknown subcommand '" + first + "': one of " + subcommand_names(app) : std::string();
+}
+
+// The deepest subcommand the command line selected (the top level where none), and its command line.
+struct SelectedCommand {
+  const CLI::App* app;
+  std::string line;
+};
+SelectedCommand selected_command(const CLI::App& app) {
+  SelectedCommand c{&app, "gemmtune"};
+  while (!c.app->get_subcommands().empty()) {
+    c.app = c.app->get_subcommands().back();
+    c.line += " " + c.app->get_name();
+  }
+  return c;
+}
+
+// One line for a usage error, naming the subcommands where one is missing (CLI11: "A subcommand is required").
+std::string usage_error(const CLI::App& app, const CLI::ParseError& e) {
+  const SelectedCommand c = selected_command(app);
+  if (c.app->get_require_subcommand_min() > 0 && c.app->get_subcommands().empty())
+    return "give " + c.line + " a subcommand: " + subcommand_names(*c.app);
+  return e.what() + std::string(" (") + c.line + " --help lists its options)";
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"gemmtune: autotune, verify, time and profile GEMMs with fused epilogues"};
@@ -25,12 +72,17 @@ int main(int argc, char** argv) {
   gemmtune::cli::register_accuracy(app);
   gemmtune::cli::register_apply(app);
 
+  if (const std::string unknown = unknown_first_argument(app, argc, argv); !unknown.empty()) {
+    std::fprintf(stderr, "gemmtune: error: %s\n", unknown.c_str());
+    return static_cast<int>(gemmtune::ExitCode::BadInput);
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    // CLI11 prints help and version as "errors" with exit code 0; real usage errors become our exit code 2.
-    const int rc = app.exit(e);
-    return rc == 0 ? 0 : static_cast<int>(gemmtune::ExitCode::BadInput);
+    // CLI11 raises help and version as "errors" with exit code 0; a usage error is one line and our exit code 2.
+    if (e.get_exit_code() == 0) return app.exit(e);
+    std::fprintf(stderr, "gemmtune: error: %s\n", usage_error(app, e).c_str());
+    return static_cast<int>(gemmtune::ExitCode::BadInput);
   } catch (const gemmtune::Error& e) {
     std::fprintf(stderr, "gemmtune: error: %s\n", e.what());
     return static_cast<int>(e.code());
