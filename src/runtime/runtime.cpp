@@ -505,35 +505,12 @@ class Runtime::Impl {
     // heuristic-first itself; beside an own entry it is timed for that alone.
     const std::optional<Candidate> eager =
         d.candidate.backend == Backend::Lt ? eager_call(g, first_of, options_.workspace_bytes) : std::nullopt;
-    const bool eager_is_default = eager && eager->id() == d.candidate.id();
     const auto is_entry = [&](const Candidate& c) { return c.id() == choice.candidate.id(); };
     if (exact && !own_entry && !is_entry(d.candidate) && std::none_of(no_entry.begin(), no_entry.end(), is_entry))
       return;
     if (exact && !own_entry) rivals = entry_rivals(p, nullptr);
-    // The order of the trial's first pairs: the stand-in, what cuBLAS and cuBLASLt offer in the runtime's place, then
-    // the stand-in's alternatives. Where the budget runs out before every challenger has had one, the call PyTorch
-    // eager makes has had it before the 25-odd own variants ranked below the stand-in: at 206x5120x13824 bias+gelu
-    // fp32 (held-out seed 9646, H200) those took the whole 50 ms before cublasSgemm was timed, and the program ran
-    // 0.968x eager in one process.
-    std::vector<runtime::TrialChallenger> tried;
-    const bool had_standin = choice.source == ChoiceSource::Nearest;
-    if (had_standin) tried.push_back({choice.candidate, "the stand-in " + choice.candidate.id(), false, {}, {}});
-    if (own_entry) tried.push_back({choice.candidate, "the entry " + choice.candidate.id(), false, {}, {}});
-    if (own_entry && eager && !eager_is_default)
-      tried.push_back({*eager, eager->id() + " (PyTorch eager's own call, timed as the measure of the eager limit)",
-                       true, {}, {}, false, true});
-    for (const Candidate& c : no_entry)
-      tried.push_back({c, c.id() + " (" + no_entry_challenger_kind(c) + ")", true, {}, {}, false,
-                       eager && c.id() == eager->id()});
-    if (had_standin)
-      for (const Choice::Alternative& a : choice.trial_alternatives)
-        tried.push_back({a.candidate, a.candidate.id() + " (" + a.source + ")", false, {}, {}});
-    for (const runtime::RankedVariant& r : rivals) {
-      char source[120];
-      std::snprintf(source, sizeof(source), " (the sweep timed it x%.2f over heuristic-first at this shape)",
-                    r.speedup);
-      tried.push_back({r.candidate, r.candidate.id() + source, false, {}, {}});
-    }
+    runtime::TrialSetting setting{exact, own_entry, choice.source == ChoiceSource::Nearest, d, eager, {}};
+    std::vector<runtime::TrialChallenger> tried = runtime::trial_challengers(choice, setting, no_entry, rivals);
     if (tried.empty()) return;
     const TrialCost trial_cost = trial(p, d.candidate, tried, inputs, began);
     char cost[200];
@@ -542,7 +519,8 @@ class Runtime::Impl {
                   "at %.1f ms)",
                   std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - began).count(),
                   tried.size(), tried.size() == 1 ? "" : "s", trial_cost.gpu_us / 1000, trial_cost.setup_us / 1000);
-    runtime::decide_after_trial(tried, {exact, own_entry, had_standin, d, eager, cost}, choice);
+    setting.cost = cost;
+    runtime::decide_after_trial(tried, setting, choice);
   }
 
   // The own variants a trial of p's exact entry times beside it (variant_ranking.hpp: exact_shape_rivals; those near

@@ -6,8 +6,8 @@
 #include <utility>
 
 #include "common/error.hpp"
+#include "lt/no_entry_candidates.hpp"
 #include "problem/candidate_choice.hpp"
-#include "runtime/variant_ranking.hpp"
 
 namespace gemmtune::runtime {
 namespace {
@@ -46,6 +46,30 @@ std::string no_entry_winner_text(const Candidate& c) {
 }
 
 }  // namespace
+
+std::vector<TrialChallenger> trial_challengers(const Choice& choice, const TrialSetting& s,
+                                              const std::vector<Candidate>& no_entry,
+                                              const std::vector<RankedVariant>& rivals) {
+  const std::optional<Candidate>& eager = s.eager;
+  std::vector<TrialChallenger> tried;
+  if (s.had_standin) tried.push_back({choice.candidate, "the stand-in " + choice.candidate.id(), false, {}, {}});
+  if (s.own_entry) tried.push_back({choice.candidate, "the entry " + choice.candidate.id(), false, {}, {}});
+  if (s.own_entry && eager && eager->id() != s.heuristic_first.candidate.id())
+    tried.push_back({*eager, eager->id() + " (PyTorch eager's own call, timed as the measure of the eager limit)",
+                     true, {}, {}, false, true});
+  for (const Candidate& c : no_entry)
+    tried.push_back({c, c.id() + " (" + no_entry_challenger_kind(c) + ")", true, {}, {}, false,
+                     eager && c.id() == eager->id()});
+  if (s.had_standin)
+    for (const Choice::Alternative& a : choice.trial_alternatives)
+      tried.push_back({a.candidate, a.candidate.id() + " (" + a.source + ")", false, {}, {}});
+  for (const RankedVariant& r : rivals) {
+    char source[120];
+    std::snprintf(source, sizeof(source), " (the sweep timed it x%.2f over heuristic-first at this shape)", r.speedup);
+    tried.push_back({r.candidate, r.candidate.id() + source, false, {}, {}});
+  }
+  return tried;
+}
 
 std::string trial_times_text(const ProgramTrial& t) {
   std::string out;

@@ -10,6 +10,7 @@
 #include "problem/candidate.hpp"
 #include "runtime/first_use_trial.hpp"
 #include "runtime/selection.hpp"
+#include "runtime/variant_ranking.hpp"
 
 namespace gemmtune::runtime {
 
@@ -33,6 +34,17 @@ struct TrialSetting {
   std::optional<Candidate> eager;    // PyTorch eager's own call, where the limit applies
   std::string cost;                  // "; this first use took ... ms (...)", the end of the explain text
 };
+
+// What a trial of `choice` times against heuristic-first, in the order of their first pairs: the stand-in (or the
+// entry, and eager's call beside it), what cuBLAS and cuBLASLt offer in the runtime's place (`no_entry`: the no-entry
+// set's challengers, lt/no_entry_candidates.hpp), the stand-in's alternatives, then the own variants the sweep timed
+// at this shape (`rivals`). Where the budget runs out before every challenger has had one, the call PyTorch eager
+// makes has had it before the 25-odd own variants ranked below the stand-in: at 206x5120x13824 bias+gelu fp32
+// (held-out seed 9646, H200) those took the whole 50 ms before cublasSgemm was timed, and the program ran 0.968x eager
+// in one process.
+std::vector<TrialChallenger> trial_challengers(const Choice& choice, const TrialSetting& s,
+                                              const std::vector<Candidate>& no_entry,
+                                              const std::vector<RankedVariant>& rivals);
 
 // "stream warm 12.10 us per call (slowest batch 12.31) vs heuristic-first 13.02 us (fastest batch 12.90), stream
 // cold ..." over the conditions the challenger reached, the first in full words.

@@ -196,6 +196,39 @@ TEST(TrialDecision, InsideACaptureAWinnerBeyondTheLimitBehindEagersCallFromAGrap
   EXPECT_FALSE(choice.in_graph) << choice.why;
 }
 
+std::vector<std::string> ids_of(const std::vector<TrialChallenger>& tried) {
+  std::vector<std::string> ids;
+  for (const TrialChallenger& t : tried) ids.push_back(t.candidate.id() + (t.eager ? " eager" : ""));
+  return ids;
+}
+
+TEST(TrialChallengers, AStandInGoesFirstThenWhatCuBLASOffersWithEagersCallMarkedThenItsAlternatives) {
+  Choice choice;
+  choice.candidate = Candidate::parse_id(kOwnEntry);
+  choice.source = ChoiceSource::Nearest;
+  choice.trial_alternatives = {{Candidate::parse_id("own/tf32_128x128x32_s4"), "ranked 2 of 40"}};
+  TrialSetting s = setting(kEagersCall);
+  s.had_standin = true;
+  const std::vector<TrialChallenger> tried = trial_challengers(
+      choice, s, {Candidate::parse_id(kSplitKBias), Candidate::parse_id(kEagersCall)}, {});
+  EXPECT_EQ(ids_of(tried), (std::vector<std::string>{kOwnEntry, kSplitKBias, kEagersCall + " eager",
+                                                     "own/tf32_128x128x32_s4"}));
+  EXPECT_FALSE(tried[0].no_entry);
+  EXPECT_TRUE(tried[1].no_entry);
+  EXPECT_NE(tried[3].name.find("ranked 2 of 40"), std::string::npos) << tried[3].name;
+}
+
+TEST(TrialChallengers, AnOwnEntryIsTimedBesideEagersCallAndItsNearTiesButBesideNoOtherOfWhatCuBLASOffers) {
+  const std::vector<RankedVariant> rivals = {{Candidate::parse_id("own/tf32_128x128x32_s4"), 1.07, 3}};
+  const std::vector<TrialChallenger> tried =
+      trial_challengers(own_entry_choice(), own_entry_setting(kEagersCall), {}, rivals);
+  EXPECT_EQ(ids_of(tried), (std::vector<std::string>{kOwnEntry, kEagersCall + " eager", "own/tf32_128x128x32_s4"}));
+  EXPECT_NE(tried[2].name.find("x1.07 over heuristic-first"), std::string::npos) << tried[2].name;
+  // Where eager's call is heuristic-first, every pair times it already.
+  EXPECT_EQ(ids_of(trial_challengers(own_entry_choice(), own_entry_setting(kHeuristicFirst), {}, rivals)),
+            (std::vector<std::string>{kOwnEntry, "own/tf32_128x128x32_s4"}));
+}
+
 TEST(TrialDecision, ATrialOfNoChallengerIsRefused) {
   Choice choice = no_entry_default();
   EXPECT_THROW(decide_after_trial({}, setting(std::nullopt), choice), CheckError);
