@@ -57,13 +57,15 @@ TrialSetting setting(std::optional<std::string> eager) {
   return s;
 }
 
-Choice no_entry_default() {
+// What the runtime would run before the trial: `id`, from `source`, the why the trial's text follows.
+Choice choice_of(const std::string& id, ChoiceSource source) {
   Choice c;
-  c.candidate = Candidate::parse_id(kHeuristicFirst);
-  c.source = ChoiceSource::Default;
-  c.why = "cuBLASLt heuristic default";
+  c.candidate = Candidate::parse_id(id);
+  c.source = source;
+  c.why = source == ChoiceSource::Exact ? "exact cache hit" : "cuBLASLt heuristic default";
   return c;
 }
+Choice no_entry_default() { return choice_of(kHeuristicFirst, ChoiceSource::Default); }
 
 bool says(const Choice& c, const std::string& words) { return c.why.find(words) != std::string::npos; }
 
@@ -100,13 +102,7 @@ TEST(TrialDecision, WithoutEagersCallKnownTheFastestWinnerOverTheFourConditionsR
   EXPECT_EQ(choice.candidate.id(), kSplitKBias) << choice.why;
 }
 
-Choice own_entry_choice() {
-  Choice c;
-  c.candidate = Candidate::parse_id(kOwnEntry);
-  c.source = ChoiceSource::Exact;
-  c.why = "exact cache hit";
-  return c;
-}
+Choice own_entry_choice() { return choice_of(kOwnEntry, ChoiceSource::Exact); }
 
 TrialSetting own_entry_setting(std::optional<std::string> eager) {
   TrialSetting s = setting(std::move(eager));
@@ -151,10 +147,7 @@ TEST(TrialDecision, AnOwnEntryNotTimedInEveryConditionLeavesTheLimitAloneInstead
 TEST(TrialDecision, AnExactEntryOutOfBudgetDoesNotStandWhereTheEagerLimitSetTheWinnerAside) {
   // An exact entry that is one of the no-entry set, its trial cut short by the budget; the winner trails eager's
   // call by 5% warm, heuristic-first does not: heuristic-first runs, not the entry the trial never finished timing.
-  Choice choice;
-  choice.candidate = Candidate::parse_id("cublas/sgemm");
-  choice.source = ChoiceSource::Exact;
-  choice.why = "exact cache hit";
+  Choice choice = choice_of("cublas/sgemm", ChoiceSource::Exact);
   TrialChallenger entry = no_entry("cublas/sgemm", scaled({1.00, 1.00, 1.00, 1.00}));
   entry.times->graph.batches = entry.times->graph_cold.batches = 0;
   entry.out_of_budget = true;
@@ -203,9 +196,7 @@ std::vector<std::string> ids_of(const std::vector<TrialChallenger>& tried) {
 }
 
 TEST(TrialChallengers, AStandInGoesFirstThenWhatCuBLASOffersWithEagersCallMarkedThenItsAlternatives) {
-  Choice choice;
-  choice.candidate = Candidate::parse_id(kOwnEntry);
-  choice.source = ChoiceSource::Nearest;
+  Choice choice = choice_of(kOwnEntry, ChoiceSource::Nearest);
   choice.trial_alternatives = {{Candidate::parse_id("own/tf32_128x128x32_s4"), "ranked 2 of 40"}};
   TrialSetting s = setting(kEagersCall);
   s.had_standin = true;
