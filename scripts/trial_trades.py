@@ -8,7 +8,15 @@ Per problem (seed, mode, shape, epilogue): the four ratios, their geomean and th
 the worst is above each --limit, i.e. what a rule "lose where any one condition is more than LIMIT slower" would have
 refused. It only reads what the trial recorded; what the refused problem would then have run is not in the file.
 
+With --carry, instead: how far a trial's verdict in one condition carries to the benchmark's, which times the same
+pair (the runtime running the kept challenger, and heuristic-first raw) in another process, later, on the program's
+own inputs: per launch x condition, split at --short-us of heuristic-first's time, the distribution over records of
+the benchmark's ratio (runtime over heuristic-first) divided by the trial's. Its spread is the least deficit a rule on
+one condition's trial median (first_use_trial.hpp: kEagerCallLimit) can tell from noise; --near D keeps the records
+whose trial ratio in that condition lies within D of 1, the near-ties such a rule decides between.
+
 usage: trial_trades.py HELDOUT.json[.gz] [...] [--min-seed S] [--limit 1.01 --limit 1.02 ...] [--json OUT]
+       trial_trades.py --carry HELDOUT.json[.gz] [...] [--min-seed S] [--short-us 20] [--near D] [--json OUT]
 """
 import argparse
 import json
@@ -16,9 +24,9 @@ import os
 import re
 import sys
 
-from heldout_report import every_joined_record, geomean
+from heldout_report import every_joined_record, geomean, record_key
 
-# The kept challenger's clause (the explain string's first, before "; "), as runtime.cpp writes it.
+# The kept challenger's clause (the explain string's first, before "; "), as runtime/trial_decision.cpp writes it.
 MEDIANS = re.compile(
     r"stream warm ([\d.]+) us per call \(slowest batch [\d.]+\) vs heuristic-first ([\d.]+) us \(fastest batch "
     r"[\d.]+\), stream cold ([\d.]+) \(slowest [\d.]+\) vs ([\d.]+) \(fastest [\d.]+\), graph warm ([\d.]+) "
@@ -52,15 +60,77 @@ def trades(records, min_seed):
     return out
 
 
+CONDITIONS = [("stream", "warm"), ("stream", "cold"), ("graph", "warm"), ("graph", "cold")]  # kept_trial's order
+
+
+def quantile(sorted_xs, q):
+    """The nearest-rank q-quantile of a sorted list."""
+    return sorted_xs[min(len(sorted_xs) - 1, int(q * len(sorted_xs)))]
+
+
+def carry(records, min_seed, short_us, near=None):
+    """[{launch, condition, calls, n, median, p10, p90, flipped}]: per launch x condition x "short" | "long" (under or
+    over short_us of heuristic-first's time), the benchmark's ratio over the trial's for each record whose kept
+    challenger has trial medians (where `near` is given, a trial ratio within it of 1), each record once; `flipped`
+    counts those the trial timed faster than heuristic-first and the benchmark more than 1% slower."""
+    seen, by = set(), {}
+    for r in records:
+        if r["seed"] < min_seed or record_key(r) in seen or not r.get("heuristic_us") or not r.get("runtime_us"):
+            continue
+        ratios = kept_trial(r.get("explain", ""))
+        if ratios is None:
+            continue
+        seen.add(record_key(r))
+        trial = ratios[CONDITIONS.index((r["launch"], r["condition"]))]
+        if near is not None and abs(trial - 1) > near:
+            continue
+        bench = r["runtime_us"] / r["heuristic_us"]
+        calls = "short" if r["heuristic_us"] < short_us else "long"
+        by.setdefault((r["launch"], r["condition"], calls), []).append((bench / trial, trial < 1 and bench > 1.01))
+    rows = []
+    for (launch, condition, calls), xs in sorted(by.items()):
+        over = sorted(x for x, _ in xs)
+        rows.append({"launch": launch, "condition": condition, "calls": calls, "n": len(xs),
+                     "median": quantile(over, 0.5), "p10": quantile(over, 0.1), "p90": quantile(over, 0.9),
+                     "flipped": sum(f for _, f in xs)})
+    return rows
+
+
+def main_carry(args, ap, records):
+    rows = carry(records, args.min_seed, args.short_us, args.near)
+    if not rows:
+        ap.error("no record's explain string holds a kept challenger's trial medians")
+    seeds = sorted({r["seed"] for r in records
+                    if r["seed"] >= args.min_seed and kept_trial(r.get("explain", "")) is not None})
+    near = "" if args.near is None else f", trial ratios within {args.near:g} of 1"
+    print(f"the benchmark's ratio over the trial's (runtime over heuristic-first), {len(seeds)} seeds "
+          f"{seeds[0]}-{seeds[-1]}, calls split at {args.short_us:g} us of heuristic-first's time{near}:")
+    print(f"{'launch':<6} {'L2':<4} {'calls':<5} | {'n':>5} {'median':>7} {'p10':>6} {'p90':>6} | trial faster, "
+          f"benchmark >1% slower")
+    for row in rows:
+        print(f"{row['launch']:<6} {row['condition']:<4} {row['calls']:<5} | {row['n']:5d} {row['median']:7.3f} "
+              f"{row['p10']:6.3f} {row['p90']:6.3f} | {row['flipped']}")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"min_seed": args.min_seed, "short_us": args.short_us, "near": args.near, "seeds": seeds,
+                       "files_read": [os.path.basename(p) for p in args.files], "groups": rows}, f, indent=1)
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("files", nargs="+")
     ap.add_argument("--min-seed", type=int, default=0)
     ap.add_argument("--limit", type=float, action="append")
+    ap.add_argument("--carry", action="store_true")
+    ap.add_argument("--short-us", type=float, default=20.0)
+    ap.add_argument("--near", type=float)
     ap.add_argument("--json")
     args = ap.parse_args()
     limits = sorted(args.limit or [1.01, 1.02, 1.03])
     records = every_joined_record(args.files, ap)
+    if args.carry:
+        return main_carry(args, ap, records)
     found = trades(records, args.min_seed)
     if not found:
         ap.error("no record's explain string holds a kept challenger's trial medians")

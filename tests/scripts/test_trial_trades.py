@@ -43,6 +43,37 @@ class Trades(unittest.TestCase):
         self.assertIsNone(trial_trades.kept_trial(DEFAULT))
 
 
+def timed(rec, runtime_us, heuristic_us, launch="stream"):
+    """A record with the benchmark's times beside its trial."""
+    return dict(rec, launch=launch, runtime_us=runtime_us, heuristic_us=heuristic_us)
+
+
+class Carry(unittest.TestCase):
+    # KEPT's trial ratios: stream warm 18.79/19.98 = 0.940, stream cold 21.38/20.54 = 1.041, graph warm 0.937,
+    # graph cold 1.016.
+    def test_the_benchmarks_ratio_over_the_trials_in_the_records_condition_once_per_record(self):
+        recs = [timed(record(9668, KEPT, "23x11008x1024"), 18.05, 19.0),  # bench 0.95 over trial 0.940
+                timed(record(9668, KEPT, "23x11008x1024"), 30.0, 20.0),   # the same record again: not counted
+                timed(record(9668, KEPT, "23x11008x1024", "cold"), 21.0, 20.0),
+                timed(record(9668, KEPT, "23x11008x1024"), 40.0, 40.0, launch="graph"),
+                timed(record(9668, DEFAULT, "8x8x8"), 9.0, 8.0)]          # no kept trial
+        rows = {(r["launch"], r["condition"], r["calls"]): r for r in trial_trades.carry(recs, 0, 20.0)}
+        self.assertEqual(set(rows), {("stream", "warm", "short"), ("stream", "cold", "long"),
+                                     ("graph", "warm", "long")})
+        self.assertEqual(rows["stream", "warm", "short"]["n"], 1)
+        self.assertAlmostEqual(rows["stream", "warm", "short"]["median"], 0.95 / (18.79 / 19.98))
+        self.assertAlmostEqual(rows["stream", "cold", "long"]["median"], 1.05 / (21.38 / 20.54))
+        self.assertAlmostEqual(rows["graph", "warm", "long"]["median"], 1 / (17.99 / 19.21))
+
+    def test_near_keeps_the_trials_near_ties_and_a_trial_win_the_benchmark_times_slower_is_counted(self):
+        recs = [timed(record(9668, KEPT, "23x11008x1024"), 20.4, 20.0),   # trial 0.940 faster, bench 1.02
+                timed(record(9668, KEPT, "23x11008x1024", "cold"), 21.0, 20.0)]  # trial 1.041
+        rows = trial_trades.carry(recs, 0, 20.0)
+        self.assertEqual({r["condition"]: r["flipped"] for r in rows}, {"warm": 1, "cold": 0})
+        near = trial_trades.carry(recs, 0, 20.0, near=0.05)
+        self.assertEqual([(r["condition"], r["n"]) for r in near], [("cold", 1)])
+
+
 class Command(unittest.TestCase):
     def test_each_limit_lists_the_problems_above_it_and_a_file_without_medians_is_a_one_line_error(self):
         with tempfile.TemporaryDirectory() as d:
@@ -57,6 +88,8 @@ class Command(unittest.TestCase):
             self.assertEqual(r.returncode, 0, r.stderr)
             self.assertIn("worst condition above 1.02: 1\n  seed 9668 tf32 23x11008x1024 none", r.stdout)
             self.assertIn("worst condition above 1.05: 0", r.stdout)
+            r = subprocess.run([sys.executable, script, "--carry", good], capture_output=True, text=True)
+            self.assertEqual(r.returncode, 2, "a record without the benchmark's times has nothing to carry to")
             r = subprocess.run([sys.executable, script, bare], capture_output=True, text=True)
             self.assertEqual(r.returncode, 2)
             self.assertIn("no record's explain string holds", r.stderr)
