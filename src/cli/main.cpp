@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <sstream>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -19,15 +20,13 @@ std::string subcommand_names(const CLI::App& command) {
   return names;
 }
 
-// A first argument that is neither a subcommand nor one of the top level's own flags, named as such: CLI11 checks
-// that a subcommand was given before it looks at what was, and says only "A subcommand is required".
-std::string unknown_first_argument(const CLI::App& app, int argc, char** argv) {
+// An option before the subcommand, named as such: CLI11 checks that a subcommand was given before it looks at what
+// was, and says only "A subcommand is required".
+std::string option_before_subcommand(const CLI::App& app, int argc, char** argv) {
   if (argc < 2) return {};
   const std::string first = argv[1];
-  if (first == "-h" || first == "--help" || first == "--version") return {};
-  if (first[0] == '-') return "unknown option '" + first + "' before the subcommand, one of " + subcommand_names(app);
-  const auto named = app.get_subcommands([&](const CLI::App* sub) { return sub->check_name(first); });
-  return named.empty() ? "unknown subcommand '" + first + "': one of " + subcommand_names(app) : std::string();
+  if (first[0] != '-' || first == "-h" || first == "--help" || first == "--version") return {};
+  return "unknown option '" + first + "' before the subcommand, one of " + subcommand_names(app);
 }
 
 // The deepest subcommand the command line selected (the top level where none), and its command line.
@@ -44,11 +43,27 @@ SelectedCommand selected_command(const CLI::App& app) {
   return c;
 }
 
+// The word after the selected command's own on the command line ("nosuch" in `gemmtune cache nosuch`); empty where
+// none follows or an option does.
+std::string word_after(const SelectedCommand& c, int argc, char** argv) {
+  std::istringstream path(c.line);
+  std::string name;
+  path >> name;  // "gemmtune", argv[0]'s
+  int i = 1;
+  while (path >> name)
+    while (i < argc && name != argv[i++]) {}
+  return i < argc && argv[i][0] != '-' ? argv[i] : "";
+}
+
 // One line for a usage error, naming the subcommands where one is missing (CLI11: "A subcommand is required").
-std::string usage_error(const CLI::App& app, const CLI::ParseError& e) {
+std::string usage_error(const CLI::App& app, const CLI::ParseError& e, int argc, char** argv) {
   const SelectedCommand c = selected_command(app);
-  if (c.app->get_require_subcommand_min() > 0 && c.app->get_subcommands().empty())
-    return "give " + c.line + " a subcommand: " + subcommand_names(*c.app);
+  if (c.app->get_require_subcommand_min() > 0 && c.app->get_subcommands().empty()) {
+    const std::string unknown = word_after(c, argc, argv);
+    return (unknown.empty() ? "give " + c.line + " a subcommand: "
+                            : "unknown subcommand '" + unknown + "' of " + c.line + ": one of ") +
+           subcommand_names(*c.app);
+  }
   return e.what() + std::string(" (") + c.line + " --help lists its options)";
 }
 
@@ -72,7 +87,7 @@ int main(int argc, char** argv) {
   gemmtune::cli::register_accuracy(app);
   gemmtune::cli::register_apply(app);
 
-  if (const std::string unknown = unknown_first_argument(app, argc, argv); !unknown.empty()) {
+  if (const std::string unknown = option_before_subcommand(app, argc, argv); !unknown.empty()) {
     std::fprintf(stderr, "gemmtune: error: %s\n", unknown.c_str());
     return static_cast<int>(gemmtune::ExitCode::BadInput);
   }
@@ -81,7 +96,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     // CLI11 raises help and version as "errors" with exit code 0; a usage error is one line and our exit code 2.
     if (e.get_exit_code() == 0) return app.exit(e);
-    std::fprintf(stderr, "gemmtune: error: %s\n", usage_error(app, e).c_str());
+    std::fprintf(stderr, "gemmtune: error: %s\n", usage_error(app, e, argc, argv).c_str());
     return static_cast<int>(gemmtune::ExitCode::BadInput);
   } catch (const gemmtune::Error& e) {
     std::fprintf(stderr, "gemmtune: error: %s\n", e.what());

@@ -59,6 +59,15 @@ TEST(MainCli, ANestedCommandWithoutItsSubcommandListsThem) {
       << r.output;
 }
 
+TEST(MainCli, AnUnknownSubcommandOfANestedCommandIsNamedWithItsSubcommands) {
+  const auto r = run_gemmtune({"cache", "nosuch", "--db", "x.db"});
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_TRUE(one_error_line(r.output)) << r.output;
+  EXPECT_NE(r.output.find("unknown subcommand 'nosuch' of gemmtune cache: one of show, export, import, merge"),
+            std::string::npos)
+      << r.output;
+}
+
 TEST(MainCli, AnUnknownOptionOfASubcommandIsOneLineThatPointsToItsHelp) {
   const auto r = run_gemmtune({"sweep", "--profile", "quick", "--no-such-flag"});
   EXPECT_EQ(r.exit_code, 2) << r.output;
