@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Issue 48 on the GPU in one device call, from a carried build (scripts/dev/prebuilt.sh unpack first):
+#   1. the GPU tests of what the first-use trial and the eager limit touch (SimtGemm, KernelRegistry, NoEntry,
+#      FirstUse, Runtime, Trial), into OUT_DIR/gpu_tests.log;
+#   2. the fp32 bias+gelu trade records (scripts/dev/trade_records_device.sh) into OUT_DIR/trade;
+#   3. fresh held-out seeds with PyTorch eager and torch.compile max-autotune tf32 (scripts/dev/heldout_device.sh,
+#      COUNT shapes each), one after another into OUT_DIR/seedS, each given what is left of LIMIT_S less a minute
+#      for the summary and the copy back, while at least MIN_SEED_S are left (a seed of 6 shapes took 170-320 s on
+#      the H100).
+# Prints a summary last: the GPU, each step's exit code and seconds, and the report lines each seed printed on
+# issue 48's targets.
+#   usage: [COUNT=6] [MIN_SEED_S=200] scripts/dev/eager_limit_device_check.sh OUT_DIR SEEDS [LIMIT_S=570]
+#   e.g. OUT 9789,9790
+set -uo pipefail
+usage="usage: [COUNT=6] [MIN_SEED_S=200] scripts/dev/eager_limit_device_check.sh OUT_DIR SEEDS [LIMIT_S=570]"
+out=${1:-} seeds=${2:-} limit=${3:-570} count=${COUNT:-6} min_seed_s=${MIN_SEED_S:-200}
+[[ -n $out && $seeds =~ ^[0-9]+(,[0-9]+)*$ && $limit =~ ^[0-9]+$ && $count =~ ^[0-9]+$ && $min_seed_s =~ ^[0-9]+$ ]] ||
+  { echo "$usage" >&2; exit 2; }
+mkdir -p "$out" && out=$(cd "$out" && pwd) || exit 2
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+cd "$root" || exit 2
+if [[ ! -x build/tests/gemmtune_tests ]]; then
+  echo "eager_limit_device_check: no build/tests/gemmtune_tests (scripts/dev/prebuilt.sh unpack)" >&2
+  exit 2
+fi
+began=$SECONDS
+summary=()
+step() {  # step NAME CMD...: runs CMD, keeps "NAME rc=RC S s" for the summary
+  local name=$1 start=$SECONDS
+  shift
+  "$@"
+  local rc=$?
+  summary+=("$(printf '%-12s rc=%-3s %4s s' "$name" "$rc" "$((SECONDS - start))")")
+}
+
+summary+=("$(nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,power.limit --format=csv,noheader)")
+step gpu_tests env GEMMTUNE_REQUIRE_GPU=1 build/tests/gemmtune_tests \
+  --gtest_filter='SimtGemm*:KernelRegistry*:NoEntry*:FirstUse*:Runtime*:Trial*' > "$out/gpu_tests.log" 2>&1
+summary+=("  $(grep -E '^\[  (PASSED|SKIPPED) +\] [0-9]+ tests?|[0-9]+ FAILED TESTS?$' "$out/gpu_tests.log" | tr '\n' ' ')")
+step trade bash scripts/dev/trade_records_device.sh "$out/trade" > "$out/trade.log" 2>&1
+for seed in ${seeds//,/ }; do
+  left=$((limit - (SECONDS - began) - 60))
+  if ((left < min_seed_s)); then
+    summary+=("seed $seed not run: ${left} s left")
+    continue
+  fi
+  step "seed$seed" env COMPILED=tf32 bash scripts/dev/heldout_device.sh "$out/seed$seed" "$seed" "$count" "$left" \
+    > "$out/seed$seed.log" 2>&1
+  # Across processes, eager against itself across processes, and in one process (heldout_report.py's three verdicts).
+  while read -r line; do
+    summary+=("  $line")
+  done < <(grep -E "^issue 48 targets" "$out/seed$seed/report.txt" 2>/dev/null)
+done
+echo "== summary"
+printf '%s\n' "${summary[@]}"
