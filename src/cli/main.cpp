@@ -1,6 +1,5 @@
 // gemmtune: find the fastest verified way to run a GEMM on this GPU, keep it, and check it stays fast.
 #include <cstdio>
-#include <cstring>
 #include <exception>
 #include <sstream>
 #include <string>

@@ -54,7 +54,7 @@ std::vector<TrialChallenger> trial_challengers(const Choice& choice, const Trial
   std::vector<TrialChallenger> tried;
   if (s.had_standin) tried.push_back({choice.candidate, "the stand-in " + choice.candidate.id(), false, {}, {}});
   if (s.own_entry) tried.push_back({choice.candidate, "the entry " + choice.candidate.id(), false, {}, {}});
-  if (s.own_entry && eager && eager->id() != s.heuristic_first.candidate.id())
+  if (s.own_entry && eager && !s.eager_is_heuristic_first())
     tried.push_back({*eager, eager->id() + " (PyTorch eager's own call, timed as the measure of the eager limit)",
                      true, {}, {}, false, true});
   for (const Candidate& c : no_entry)
@@ -94,7 +94,6 @@ void decide_after_trial(const std::vector<TrialChallenger>& tried, const TrialSe
   const bool exact = s.exact, own_entry = s.own_entry, had_standin = s.had_standin;
   const DefaultCandidate& d = s.heuristic_first;
   const std::optional<Candidate>& eager = s.eager;
-  const bool eager_is_default = eager && eager->id() == d.candidate.id();
   const auto is_entry = [&](const Candidate& c) { return c.id() == choice.candidate.id(); };
   std::vector<ProgramTrial> times;
   for (const TrialChallenger& t : tried)
@@ -120,7 +119,7 @@ void decide_after_trial(const std::vector<TrialChallenger>& tried, const TrialSe
   for (const TrialChallenger& t : tried)
     if (t.eager) eager_tried = &t;
   std::optional<ConditionRatios> eager_ratios;
-  if (eager_is_default)
+  if (s.eager_is_heuristic_first())
     eager_ratios = kHeuristicFirstRatios;
   else if (eager_tried && eager_tried->times)
     eager_ratios = ratios_over_heuristic_first(*eager_tried->times);

@@ -33,6 +33,8 @@ struct TrialSetting {
   DefaultCandidate heuristic_first;  // what runs without an entry, the side every challenger was paired with
   std::optional<Candidate> eager;    // PyTorch eager's own call, where the limit applies
   std::string cost;                  // "; this first use took ... ms (...)", the end of the explain text
+  // Eager's call is heuristic-first itself: every pair times it, and its ratios are all 1.
+  bool eager_is_heuristic_first() const { return eager && eager->id() == heuristic_first.candidate.id(); }
 };
 
 // What a trial of `choice` times against heuristic-first, in the order of their first pairs: the stand-in (or the
