@@ -69,11 +69,12 @@ def quantile(sorted_xs, q):
 
 
 def carry(records, min_seed, short_us, near=None):
-    """[{launch, condition, calls, n, median, p10, p90, flipped}]: per launch x condition x "short" | "long" (under or
-    over short_us of heuristic-first's time), the benchmark's ratio over the trial's for each record whose kept
-    challenger has trial medians (where `near` is given, a trial ratio within it of 1), each record once; `flipped`
-    counts those the trial timed faster than heuristic-first and the benchmark more than 1% slower."""
-    seen, by = set(), {}
+    """([{launch, condition, calls, n, median, p10, p90, flipped}], seeds): per launch x condition x "short" | "long"
+    (under or over short_us of heuristic-first's time), the benchmark's ratio over the trial's for each record whose
+    kept challenger has trial medians (where `near` is given, a trial ratio within it of 1), each record once;
+    `flipped` counts those the trial timed faster than heuristic-first and the benchmark more than 1% slower; `seeds`
+    are those of the records with trial medians (before `near`)."""
+    seen, by, seeds = set(), {}, set()
     for r in records:
         if r["seed"] < min_seed or record_key(r) in seen or not r.get("heuristic_us") or not r.get("runtime_us"):
             continue
@@ -81,6 +82,7 @@ def carry(records, min_seed, short_us, near=None):
         if ratios is None:
             continue
         seen.add(record_key(r))
+        seeds.add(r["seed"])
         trial = ratios[CONDITIONS.index((r["launch"], r["condition"]))]
         if near is not None and abs(trial - 1) > near:
             continue
@@ -93,15 +95,13 @@ def carry(records, min_seed, short_us, near=None):
         rows.append({"launch": launch, "condition": condition, "calls": calls, "n": len(xs),
                      "median": quantile(over, 0.5), "p10": quantile(over, 0.1), "p90": quantile(over, 0.9),
                      "flipped": sum(f for _, f in xs)})
-    return rows
+    return rows, sorted(seeds)
 
 
 def main_carry(args, ap, records):
-    rows = carry(records, args.min_seed, args.short_us, args.near)
+    rows, seeds = carry(records, args.min_seed, args.short_us, args.near)
     if not rows:
         ap.error("no record's explain string holds a kept challenger's trial medians")
-    seeds = sorted({r["seed"] for r in records
-                    if r["seed"] >= args.min_seed and kept_trial(r.get("explain", "")) is not None})
     near = "" if args.near is None else f", trial ratios within {args.near:g} of 1"
     print(f"the benchmark's ratio over the trial's (runtime over heuristic-first), {len(seeds)} seeds "
           f"{seeds[0]}-{seeds[-1]}, calls split at {args.short_us:g} us of heuristic-first's time{near}:")

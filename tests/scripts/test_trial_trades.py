@@ -57,7 +57,9 @@ class Carry(unittest.TestCase):
                 timed(record(9668, KEPT, "23x11008x1024", "cold"), 21.0, 20.0),
                 timed(record(9668, KEPT, "23x11008x1024"), 40.0, 40.0, launch="graph"),
                 timed(record(9668, DEFAULT, "8x8x8"), 9.0, 8.0)]          # no kept trial
-        rows = {(r["launch"], r["condition"], r["calls"]): r for r in trial_trades.carry(recs, 0, 20.0)}
+        found, seeds = trial_trades.carry(recs, 0, 20.0)
+        self.assertEqual(seeds, [9668])
+        rows = {(r["launch"], r["condition"], r["calls"]): r for r in found}
         self.assertEqual(set(rows), {("stream", "warm", "short"), ("stream", "cold", "long"),
                                      ("graph", "warm", "long")})
         self.assertEqual(rows["stream", "warm", "short"]["n"], 1)
@@ -68,9 +70,9 @@ class Carry(unittest.TestCase):
     def test_near_keeps_the_trials_near_ties_and_a_trial_win_the_benchmark_times_slower_is_counted(self):
         recs = [timed(record(9668, KEPT, "23x11008x1024"), 20.4, 20.0),   # trial 0.940 faster, bench 1.02
                 timed(record(9668, KEPT, "23x11008x1024", "cold"), 21.0, 20.0)]  # trial 1.041
-        rows = trial_trades.carry(recs, 0, 20.0)
+        rows, _ = trial_trades.carry(recs, 0, 20.0)
         self.assertEqual({r["condition"]: r["flipped"] for r in rows}, {"warm": 1, "cold": 0})
-        near = trial_trades.carry(recs, 0, 20.0, near=0.05)
+        near, _ = trial_trades.carry(recs, 0, 20.0, near=0.05)
         self.assertEqual([(r["condition"], r["n"]) for r in near], [("cold", 1)])
 
 
