@@ -8,8 +8,11 @@
 #      for the summary and the copy back, while at least MIN_SEED_S are left (a seed of 6 shapes took 170-320 s on
 #      the H100).
 # Prints a summary last: the GPU, each step's exit code and seconds, and the report lines each seed printed on
-# issue 48's targets.
-#   usage: [COUNT=6] [MIN_SEED_S=200] scripts/dev/eager_limit_device_check.sh OUT_DIR SEEDS [LIMIT_S=570]
+# issue 48's targets. OUT_DIR gets two files, summary.txt and eager_limit_check.tgz (every log, record and report),
+# since the device call brings back at most 8 files and one seed alone writes 4. SKIP_GPU_TESTS=1 leaves out step 1
+# (a second call on the same build).
+#   usage: [COUNT=6] [MIN_SEED_S=200] [SKIP_GPU_TESTS=1] scripts/dev/eager_limit_device_check.sh OUT_DIR SEEDS
+#          [LIMIT_S=570]
 #   e.g. OUT 9789,9790
 set -uo pipefail
 usage="usage: [COUNT=6] [MIN_SEED_S=200] scripts/dev/eager_limit_device_check.sh OUT_DIR SEEDS [LIMIT_S=570]"
@@ -17,6 +20,7 @@ out=${1:-} seeds=${2:-} limit=${3:-570} count=${COUNT:-6} min_seed_s=${MIN_SEED_
 [[ -n $out && $seeds =~ ^[0-9]+(,[0-9]+)*$ && $limit =~ ^[0-9]+$ && $count =~ ^[0-9]+$ && $min_seed_s =~ ^[0-9]+$ ]] ||
   { echo "$usage" >&2; exit 2; }
 mkdir -p "$out" && out=$(cd "$out" && pwd) || exit 2
+work=$(mktemp -d) || exit 2
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$root" || exit 2
 if [[ ! -x build/tests/gemmtune_tests ]]; then
@@ -34,22 +38,28 @@ step() {  # step NAME CMD...: runs CMD, keeps "NAME rc=RC S s" for the summary
 }
 
 summary+=("$(nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,power.limit --format=csv,noheader)")
-step gpu_tests env GEMMTUNE_REQUIRE_GPU=1 build/tests/gemmtune_tests \
-  --gtest_filter='SimtGemm*:KernelRegistry*:NoEntry*:FirstUse*:Runtime*:Trial*' > "$out/gpu_tests.log" 2>&1
-summary+=("  $(grep -E '^\[  (PASSED|SKIPPED) +\] [0-9]+ tests?|[0-9]+ FAILED TESTS?$' "$out/gpu_tests.log" | tr '\n' ' ')")
-step trade bash scripts/dev/trade_records_device.sh "$out/trade" > "$out/trade.log" 2>&1
+if [[ ${SKIP_GPU_TESTS:-0} != 1 ]]; then
+  step gpu_tests env GEMMTUNE_REQUIRE_GPU=1 build/tests/gemmtune_tests \
+    --gtest_filter='SimtGemm*:KernelRegistry*:NoEntry*:FirstUse*:Runtime*:Trial*' > "$work/gpu_tests.log" 2>&1
+  summary+=("  $(grep -E '^\[  (PASSED|SKIPPED) +\] [0-9]+ tests?|[0-9]+ FAILED TESTS?$' "$work/gpu_tests.log" |
+    tr '\n' ' ')")
+fi
+step trade bash scripts/dev/trade_records_device.sh "$work/trade" > "$work/trade.log" 2>&1
 for seed in ${seeds//,/ }; do
   left=$((limit - (SECONDS - began) - 60))
   if ((left < min_seed_s)); then
     summary+=("seed $seed not run: ${left} s left")
     continue
   fi
-  step "seed$seed" env COMPILED=tf32 bash scripts/dev/heldout_device.sh "$out/seed$seed" "$seed" "$count" "$left" \
-    > "$out/seed$seed.log" 2>&1
+  step "seed$seed" env COMPILED=tf32 bash scripts/dev/heldout_device.sh "$work/seed$seed" "$seed" "$count" "$left" \
+    > "$work/seed$seed.log" 2>&1
   # Across processes, eager against itself across processes, and in one process (heldout_report.py's three verdicts).
   while read -r line; do
     summary+=("  $line")
-  done < <(grep -E "^issue 48 targets" "$out/seed$seed/report.txt" 2>/dev/null)
+  done < <(grep -E "^issue 48 targets" "$work/seed$seed/report.txt" 2>/dev/null)
 done
-echo "== summary"
-printf '%s\n' "${summary[@]}"
+printf '%s\n' "${summary[@]}" > "$work/summary.txt"
+cp "$work/summary.txt" "$out/summary.txt"
+tar -C "$work" -czf "$out/eager_limit_check.tgz" . && rm -rf "$work"
+echo "== summary (logs, records and reports: $out/eager_limit_check.tgz)"
+cat "$out/summary.txt"
