@@ -10,7 +10,7 @@
 # Prints a summary last: the GPU, each step's exit code and seconds, and the report lines each seed printed on
 # issue 48's targets. OUT_DIR gets two files, summary.txt and eager_limit_check.tgz (every log, record and report),
 # since the device call brings back at most 8 files and one seed alone writes 4. SKIP_GPU_TESTS=1 leaves out step 1
-# (a second call on the same build).
+# (a second call on the same build); DECODE=1 passes through to the seeds (decode shapes, m <= 16).
 #   usage: [COUNT=6] [MIN_SEED_S=200] [SKIP_GPU_TESTS=1] scripts/dev/eager_limit_device_check.sh OUT_DIR SEEDS
 #          [LIMIT_S=570]
 #   e.g. OUT 9789,9790
