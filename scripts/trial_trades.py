@@ -15,8 +15,18 @@ the benchmark's ratio (runtime over heuristic-first) divided by the trial's. Its
 one condition's trial median (first_use_trial.hpp: kEagerCallLimit) can tell from noise; --near D keeps the records
 whose trial ratio in that condition lies within D of 1, the near-ties such a rule decides between.
 
+With --eager-ties, instead: what a rule "where eager's own call ties the trial's pick, run eager's call" would change.
+Per problem with no epilogue (where eager's call is cuBLAS's own choice, cublas/sgemm, as torch.mm makes it:
+lt/no_entry_candidates.hpp, eager_call) whose kept challenger is another and whose trial timed cublas/sgemm in all four
+conditions within --band of the kept one's time summed over them (what the trial picks by): the benchmark's eager over
+ours per condition in one process (compare_torch.py --runtime-db) and across processes. Running eager's call there
+reads about 1.0x eager (its own call: 0.989-1.016x in one process on the H100,
+results/nvidia-h100-80gb-hbm3/heldout_pooled_seeds9784_9792.txt), so the rule would lift the records below 0.99x and
+give up those above 1.01x; both are counted.
+
 usage: trial_trades.py HELDOUT.json[.gz] [...] [--min-seed S] [--limit 1.01 --limit 1.02 ...] [--json OUT]
        trial_trades.py --carry HELDOUT.json[.gz] [...] [--min-seed S] [--short-us 20] [--near D] [--json OUT]
+       trial_trades.py --eager-ties HELDOUT.json[.gz] [...] [--min-seed S] [--band 0.025] [--json OUT]
 """
 import argparse
 import json
@@ -33,13 +43,19 @@ MEDIANS = re.compile(
     r"\(slowest [\d.]+\) vs ([\d.]+) \(fastest [\d.]+\), graph cold ([\d.]+) \(slowest [\d.]+\) vs ([\d.]+)")
 
 
+def medians(clause):
+    """A clause's eight trial medians (challenger, heuristic-first per condition, in MEDIANS's order), or None where
+    the clause holds no trial timed in all four conditions."""
+    m = MEDIANS.search(clause)
+    return [float(x) for x in m.groups()] if m else None
+
+
 def kept_trial(explain):
     """The kept challenger's four median ratios (challenger over heuristic-first), or None where no challenger's
     trial is what the explain string's first clause reports."""
-    m = MEDIANS.search(explain.split("; ")[0])
-    if not m:
+    v = medians(explain.split("; ")[0])
+    if v is None:
         return None
-    v = [float(x) for x in m.groups()]
     return [v[0] / v[1], v[2] / v[3], v[4] / v[5], v[6] / v[7]]
 
 
@@ -98,6 +114,58 @@ def carry(records, min_seed, short_us, near=None):
     return rows, sorted(seeds)
 
 
+EAGER_MM = "cublas/sgemm"  # eager's own call for mm (lt/no_entry_candidates.hpp: eager_call)
+
+
+def eager_ties(records, min_seed, band):
+    """[{seed, mode, shape, candidate, call_us, eager_over_kept, one_process, across}], one per problem with no
+    epilogue whose kept challenger is not EAGER_MM and whose trial timed EAGER_MM in all four conditions within `band`
+    of the kept one's time summed over them; call_us: the kept one's mean trial median per call; one_process and
+    across: eager over ours per "launch/condition" where the record has the time."""
+    by = {}
+    for r in records:
+        if r["seed"] < min_seed or r["epilogue"] != "none" or r["candidate"] == EAGER_MM:
+            continue
+        clauses = r.get("explain", "").split("; ")
+        kept = medians(clauses[0])
+        eager = next((medians(c) for c in clauses[1:] if c.startswith(EAGER_MM + " ")), None)
+        if kept is None or eager is None:
+            continue
+        kept_us, eager_us = sum(kept[0::2]), sum(eager[0::2])
+        if eager_us > kept_us * (1 + band):
+            continue
+        t = by.setdefault((r["seed"], r["mode"], r["shape"]), {
+            "seed": r["seed"], "mode": r["mode"], "shape": r["shape"], "candidate": r["candidate"],
+            "call_us": kept_us / 4, "eager_over_kept": eager_us / kept_us, "one_process": {}, "across": {}})
+        where = f"{r['launch']}/{r['condition']}"
+        one = r.get("one_process") or {}
+        if one.get("runtime_us") and one.get("torch_us"):
+            t["one_process"][where] = one["torch_us"] / one["runtime_us"]
+        if r.get("runtime_us") and r.get("torch_us"):
+            t["across"][where] = r["torch_us"] / r["runtime_us"]
+    return sorted(by.values(), key=lambda t: t["eager_over_kept"])
+
+
+def main_eager_ties(args, ap, records):
+    ties = eager_ties(records, args.min_seed, args.band)
+    print(f"problems with no epilogue whose trial timed {EAGER_MM} (eager's call for mm) in full within "
+          f"{args.band * 100:g}% of the kept challenger's time over the four conditions: {len(ties)}")
+    ones = [x for t in ties for x in t["one_process"].values()]
+    acrosses = [x for t in ties for x in t["across"].values()]
+    for t in ties:
+        one = " ".join(f"{w} {x:.3f}" for w, x in sorted(t["one_process"].items()))
+        print(f"  seed {t['seed']} {t['mode']} {t['shape']}: {t['candidate']} at {t['call_us']:.1f} us per call, "
+              f"{EAGER_MM} x{t['eager_over_kept']:.3f} its time; eager over ours in one process: {one or '-'}")
+    for name, xs in (("in one process", ones), ("across processes", acrosses)):
+        print(f"their records {name}: {len(xs)}, below 0.99x eager {sum(x < 0.99 for x in xs)} (what running "
+              f"eager's call there would lift), above 1.01x {sum(x > 1.01 for x in xs)} (what it would give up)")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"min_seed": args.min_seed, "band": args.band,
+                       "files_read": [os.path.basename(p) for p in args.files], "problems": ties}, f, indent=1)
+    return 0
+
+
 def main_carry(args, ap, records):
     rows, seeds = carry(records, args.min_seed, args.short_us, args.near)
     if not rows:
@@ -125,12 +193,18 @@ def main():
     ap.add_argument("--carry", action="store_true")
     ap.add_argument("--short-us", type=float, default=20.0)
     ap.add_argument("--near", type=float)
+    ap.add_argument("--eager-ties", action="store_true")
+    ap.add_argument("--band", type=float, default=0.025)
     ap.add_argument("--json")
     args = ap.parse_args()
     limits = sorted(args.limit or [1.01, 1.02, 1.03])
     records = every_joined_record(args.files, ap)
+    if args.carry and args.eager_ties:
+        ap.error("--carry and --eager-ties are two reports: give one")
     if args.carry:
         return main_carry(args, ap, records)
+    if args.eager_ties:
+        return main_eager_ties(args, ap, records)
     found = trades(records, args.min_seed)
     if not found:
         ap.error("no record's explain string holds a kept challenger's trial medians")

@@ -1,5 +1,6 @@
 """scripts/trial_trades.py, no GPU and no PyTorch: the kept challenger's four trial medians are read from the explain
-string's first clause only, one problem per (seed, mode, shape, epilogue), and counted against each limit."""
+string's first clause only, one problem per (seed, mode, shape, epilogue), and counted against each limit; with
+--eager-ties, cuBLAS's sgemm's own clause beside it."""
 import gzip
 import json
 import os
@@ -76,6 +77,46 @@ class Carry(unittest.TestCase):
         self.assertEqual([(r["condition"], r["n"]) for r in near], [("cold", 1)])
 
 
+def sgemm_clause(scale):
+    """cuBLAS's sgemm timed in all four conditions at `scale` times KEPT's medians."""
+    t = [x * scale for x in (18.79, 21.38, 17.99, 20.38)]
+    return (f"cublas/sgemm (cuBLAS's own choice, as torch.mm calls it, then our epilogue kernel) also beat "
+            f"heuristic-first, but lt/a43 took the least time over the four conditions: stream warm {t[0]:.2f} us per "
+            f"call (slowest batch 19.00) vs heuristic-first 19.98 us (fastest batch 19.94), stream cold {t[1]:.2f} "
+            f"(slowest 21.50) vs 20.54 (fastest 20.47), graph warm {t[2]:.2f} (slowest 18.10) vs 19.21 (fastest "
+            f"19.14), graph cold {t[3]:.2f} (slowest 20.50) vs 20.05 (fastest 20.03)")
+
+
+def tie(seed, sgemm, epilogue="none", candidate="lt/a43", launch="stream", condition="warm", one=None):
+    """A record whose kept challenger is KEPT's, with `sgemm` as a later clause."""
+    return {"seed": seed, "mode": "tf32", "shape": f"{seed}x64x64", "epilogue": epilogue, "launch": launch,
+            "condition": condition, "candidate": candidate, "explain": KEPT + "; " + sgemm,
+            "runtime_us": 10.0, "torch_us": 10.5, "one_process": one}
+
+
+class EagerTies(unittest.TestCase):
+    def test_a_problem_whose_sgemm_trial_lies_within_the_band_of_the_kept_one_is_listed_once_with_its_records(self):
+        early = ("cublas/sgemm (cuBLAS's own choice) was not faster in a first-use trial on this problem: stopped "
+                 "early: stream cold 30.00 us per call (slowest batch 30.00) vs heuristic-first 20.00 us")
+        recs = [tie(1, sgemm_clause(1.02), one={"runtime_us": 10.0, "torch_us": 9.7}),
+                tie(1, sgemm_clause(1.02), launch="graph", condition="cold",
+                    one={"runtime_us": 10.0, "torch_us": 10.3}),
+                tie(2, sgemm_clause(1.03)),                        # beyond a band of 2.5%
+                tie(3, early),                                     # sgemm not timed in all four conditions
+                tie(4, sgemm_clause(1.0), epilogue="bias+gelu"),  # eager's call is addmm's, not sgemm
+                tie(5, sgemm_clause(1.0), candidate="cublas/sgemm"),  # eager's call already runs
+                tie(6, sgemm_clause(0.99))]                        # sgemm faster yet not kept: a tie all the same
+        found = trial_trades.eager_ties(recs, 0, 0.025)
+        self.assertEqual([t["seed"] for t in found], [6, 1])
+        one = found[1]
+        self.assertAlmostEqual(one["eager_over_kept"], 1.02, places=3)
+        self.assertAlmostEqual(one["call_us"], (18.79 + 21.38 + 17.99 + 20.38) / 4)
+        self.assertEqual(set(one["one_process"]), {"stream/warm", "graph/cold"})
+        self.assertAlmostEqual(one["one_process"]["stream/warm"], 0.97)
+        self.assertAlmostEqual(one["across"]["graph/cold"], 1.05)
+        self.assertEqual([t["seed"] for t in trial_trades.eager_ties(recs, 0, 0.01)], [6])
+
+
 class Command(unittest.TestCase):
     def test_each_limit_lists_the_problems_above_it_and_a_file_without_medians_is_a_one_line_error(self):
         with tempfile.TemporaryDirectory() as d:
@@ -92,6 +133,8 @@ class Command(unittest.TestCase):
             self.assertIn("worst condition above 1.05: 0", r.stdout)
             r = subprocess.run([sys.executable, script, "--carry", good], capture_output=True, text=True)
             self.assertEqual(r.returncode, 2, "a record without the benchmark's times has nothing to carry to")
+            r = subprocess.run([sys.executable, script, "--eager-ties", "--carry", good], capture_output=True, text=True)
+            self.assertEqual(r.returncode, 2, "two reports at once")
             r = subprocess.run([sys.executable, script, bare], capture_output=True, text=True)
             self.assertEqual(r.returncode, 2)
             self.assertIn("no record's explain string holds", r.stderr)
