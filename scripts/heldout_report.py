@@ -32,7 +32,9 @@ x launch x condition to the runtime and eager timed in eager's process, the side
 conditions: the one-process view of the cold and graph conditions, which --same-process (stream/warm) leaves out.
 Each record of heldout_bench.json then also holds its two times from that process (one_process: runtime_us, torch_us,
 and the runtime's explain there where compare_torch.py wrote it), so joined files given as --bench without --here
-(seeds pooled) make the same view from those.
+(seeds pooled) make the same view from those. Under it, per mode x epilogue, the decode-sized problems apart from the
+rest: the geomean over eager per condition and eager's median share of the dense peak, since a seed's geomean in fp32
+with no epilogue rests on how many decode-sized shapes it drew (the rest run cuBLAS's sgemm or what ties it).
 --compiled (compare_torch.py --shapes --compiled, per seed; bench_heldout.sh adds --compiled to the --here run, so one
 file serves both) puts torch.compile max-autotune beside the runtime, per mode x epilogue x launch x condition: the
 compiled op's time over the runtime's across processes, and in one process where the file also timed the runtime, and
@@ -59,7 +61,10 @@ EAGER_GEOMEAN = {"bias+gelu": 1.2, "none": 1.05}
 # The runtime's decode-sized class (runtime/selection.hpp: the skinny variants' m <= 64).
 DECODE_MAX_M = 64
 # Nominal limits per GPU (../shared/DEVICE.md): dense FLOP/s per mode and DRAM bytes/s; the distance to them needs both.
-LIMITS = {"nvidia-h200": {"tf32": 494.7e12, "fp32": 66.9e12, "dram": 4.8e12}}
+# The H100 (SXM, 80 GB HBM3) is the same GH100 at the same 132 SMs and 1980 MHz; its HBM3 is 3.35 TB/s (NVIDIA's data
+# sheet).
+LIMITS = {"nvidia-h200": {"tf32": 494.7e12, "fp32": 66.9e12, "dram": 4.8e12},
+          "nvidia-h100-80gb-hbm3": {"tf32": 494.7e12, "fp32": 66.9e12, "dram": 3.35e12}}
 
 
 def geomean(xs):
@@ -114,6 +119,36 @@ def by_problem_class(records, slug):
                         row["heuristic_pct_dram_median"] = sorted(pct_dram)[len(pct_dram) // 2]
                         row["heuristic_pct_dram_max"] = max(pct_dram)
                     rows.append(row)
+    return rows
+
+
+def eager_by_class(here_recs, slug):
+    """Over PyTorch eager in one process (eager_here_ratio), per mode x epilogue x class (m <= DECODE_MAX_M: decode;
+    else the rest): the problems, the geomean per launch x condition, and where the GPU's limits are known, eager's
+    own median share of the dense peak (stream/warm): where the geomean target holds only by the decode class, the
+    rest's share says how much room eager's kernel leaves there."""
+    limits = LIMITS.get(slug)
+    rows = []
+    for mode in ("tf32", "fp32"):
+        for epilogue in ("none", "bias+gelu"):
+            for name, decode in (("decode", True), ("rest", False)):
+                rs = [r for r in here_recs if r["mode"] == mode and r["epilogue"] == epilogue
+                      and eager_here_ratio(r) is not None
+                      and (int(r["shape"].split("x")[0]) <= DECODE_MAX_M) == decode]
+                if not rs:
+                    continue
+                row = {"mode": mode, "epilogue": epilogue, "class": name,
+                       "problems": len({problem_key(r) for r in rs}),
+                       "geomean": {f"{launch}/{condition}": geomean([eager_here_ratio(r) for r in rs
+                                                                     if (r["launch"], r["condition"]) ==
+                                                                     (launch, condition)])
+                                   for launch in ("graph", "stream") for condition in ("cold", "warm")}}
+                warm = [r for r in rs if (r["launch"], r["condition"]) == ("stream", "warm")]
+                if limits and warm:
+                    pct = sorted(100 * 2 * math.prod(int(x) for x in r["shape"].split("x")) / (r["torch_us"] * 1e-6)
+                                 / limits[mode] for r in warm)
+                    row["eager_pct_peak_median"] = pct[len(pct) // 2]
+                rows.append(row)
     return rows
 
 
@@ -571,6 +606,7 @@ def main():
            "vs_torch_eager_one_process_all_conditions": here,
            "met_vs_torch_eager_one_process_all_conditions": bool(here) and all(r["met"] for r in here),
            "vs_torch_eager_one_process_all_conditions_by_condition": eager_by_condition(here),
+           "vs_torch_eager_one_process_by_class": eager_by_class(here_recs, slug),
            "vs_torch_compiled": compiled, "torch_compile_s_total": sum(compile_s.values()) if compile_s else None,
            "runtime_sources": [{"selection": k[0], "runtime_source": k[1], "cases": v} for k, v in sorted(sources.items())],
            "records": records}
@@ -686,6 +722,13 @@ def main():
                   + (f"; the same problem elsewhere: {elsewhere}" if elsewhere else ""))
         print(eager_verdict(here, " in one process, all four conditions", "records"))
         print_eager_by_condition(out["vs_torch_eager_one_process_all_conditions_by_condition"])
+        print(f"  by problem class (decode: m <= {DECODE_MAX_M}), geomean over eager in one process per condition, and "
+              f"eager's median % of the dense peak (stream/warm{'' if LIMITS.get(slug) else ', limits not known'}):")
+        for c in out["vs_torch_eager_one_process_by_class"]:
+            g = " ".join(f"{w} {x:.3f}" for w, x in c["geomean"].items() if not math.isnan(x))
+            pct = f"{c['eager_pct_peak_median']:.0f}%" if "eager_pct_peak_median" in c else "-"
+            print(f"  {c['mode']:<5} {c['epilogue']:<10} {c['class']:<6} | {c['problems']:3d} problems | {g} | "
+                  f"eager {pct}")
     if compiled:
         print(f"over torch.compile max-autotune (compare_torch.py --compiled: {len(compile_s)} compiles, "
               f"{sum(compile_s.values()):.0f} s; compiled / ours, and eager / compiled in the compiled op's process):")

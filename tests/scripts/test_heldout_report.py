@@ -2,6 +2,7 @@
 launch x condition, the share of records below 0.99x eager, those below 0.97x and the geomean, each held to its
 target."""
 import json
+import math
 import os
 import subprocess
 import sys
@@ -84,6 +85,27 @@ class ByProblemClass(unittest.TestCase):
                                100 * 4 * (4096 + 4096 * 4096 + 4096 + 4096) / 20e-6 / 4.8e12, msg="the bias is read too")
         unknown, _ = heldout_report.by_problem_class(recs, "some-other-gpu")
         self.assertNotIn("heuristic_pct_dram_max", unknown, "no limits are guessed for a GPU not in the table")
+
+
+class EagerByClass(unittest.TestCase):
+    def test_decode_sized_problems_are_split_off_per_condition_with_eagers_share_of_the_peak(self):
+        def rec(shape, launch, condition, ours, eager):
+            return dict(record(shape, "none", 99.0, eager), mode="fp32", launch=launch, condition=condition,
+                        runtime_here_us=ours, seed=1)
+        recs = [rec("4x4096x4096", "stream", "warm", 10.0, 15.0), rec("4x4096x4096", "graph", "cold", 10.0, 12.0),
+                rec("8x1024x1024", "stream", "warm", 10.0, 12.0),
+                rec("1024x1024x1024", "stream", "warm", 40.0, 50.0), rec("1024x1024x1024", "graph", "warm", 40.0, None),
+                rec("1024x1024x1024", "graph", "cold", 40.0, 20.0)]
+        decode, rest = heldout_report.eager_by_class(recs, "nvidia-h100-80gb-hbm3")
+        self.assertEqual((decode["class"], decode["problems"], rest["class"], rest["problems"]),
+                         ("decode", 2, "rest", 1))
+        self.assertAlmostEqual(decode["geomean"]["stream/warm"], (1.5 * 1.2) ** 0.5)
+        self.assertAlmostEqual(decode["geomean"]["graph/cold"], 1.2)
+        self.assertTrue(math.isnan(rest["geomean"]["graph/warm"]), "a record without eager's time is left out")
+        self.assertAlmostEqual(rest["eager_pct_peak_median"], 100 * 2 * 1024 ** 3 / 50e-6 / 66.9e12,
+                               msg="eager's share from its stream/warm time alone")
+        unknown = heldout_report.eager_by_class(recs, "some-other-gpu")
+        self.assertNotIn("eager_pct_peak_median", unknown[1], "no limits are guessed for a GPU not in the table")
 
 
 class EagerRepeatRows(unittest.TestCase):
