@@ -146,7 +146,7 @@ def eager_ties(records, min_seed, band):
     return sorted(by.values(), key=lambda t: t["eager_over_kept"])
 
 
-def main_eager_ties(args, ap, records):
+def main_eager_ties(args, records):
     ties = eager_ties(records, args.min_seed, args.band)
     print(f"problems with no epilogue whose trial timed {EAGER_MM} (eager's call for mm) in full within "
           f"{args.band * 100:g}% of the kept challenger's time over the four conditions: {len(ties)}")
@@ -204,7 +204,7 @@ def main():
     if args.carry:
         return main_carry(args, ap, records)
     if args.eager_ties:
-        return main_eager_ties(args, ap, records)
+        return main_eager_ties(args, records)
     found = trades(records, args.min_seed)
     if not found:
         ap.error("no record's explain string holds a kept challenger's trial medians")
