@@ -133,7 +133,8 @@ class Command(unittest.TestCase):
             self.assertIn("worst condition above 1.05: 0", r.stdout)
             r = subprocess.run([sys.executable, script, "--carry", good], capture_output=True, text=True)
             self.assertEqual(r.returncode, 2, "a record without the benchmark's times has nothing to carry to")
-            r = subprocess.run([sys.executable, script, "--eager-ties", "--carry", good], capture_output=True, text=True)
+            r = subprocess.run([sys.executable, script, "--eager-ties", "--carry", good], capture_output=True,
+                               text=True)
             self.assertEqual(r.returncode, 2, "two reports at once")
             r = subprocess.run([sys.executable, script, bare], capture_output=True, text=True)
             self.assertEqual(r.returncode, 2)
