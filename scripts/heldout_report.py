@@ -87,6 +87,17 @@ def stats(records, field):
             "min_case": f"{worst[1]['shape']} {worst[1]['epilogue']} ({worst[1]['selection']}, {worst[1]['candidate']})"}
 
 
+def decode_sized(r):
+    """Whether r's problem is of the decode-sized class (m <= DECODE_MAX_M)."""
+    return int(r["shape"].split("x")[0]) <= DECODE_MAX_M
+
+
+def pct_of_peak(shape, us, flops_per_s):
+    """An MxNxK GEMM's share of a dense peak, in %, at `us` per call."""
+    m, n, k = (int(x) for x in shape.split("x"))
+    return 100 * 2 * m * n * k / (us * 1e-6) / flops_per_s
+
+
 def by_problem_class(records, slug):
     """Per mode x launch x condition and class (m <= DECODE_MAX_M: decode-sized; else the rest): the runtime over
     heuristic-first (geomean), and where the GPU's limits are known, heuristic-first's median distance to them: its
@@ -102,7 +113,7 @@ def by_problem_class(records, slug):
                 for name, decode in (("decode", True), ("rest", False)):
                     rs = [r for r in records if r["mode"] == mode and r["launch"] == launch
                           and r["condition"] == condition and r.get("heuristic_us")
-                          and (int(r["shape"].split("x")[0]) <= DECODE_MAX_M) == decode]
+                          and decode_sized(r) == decode]
                     if not rs:
                         continue
                     row = {"mode": mode, "launch": launch, "condition": condition, "class": name, "n": len(rs),
@@ -112,7 +123,7 @@ def by_problem_class(records, slug):
                         for r in rs:
                             m, n, k = (int(x) for x in r["shape"].split("x"))
                             seconds = r["heuristic_us"] * 1e-6
-                            pct_peak.append(100 * 2 * m * n * k / seconds / limits[mode])
+                            pct_peak.append(pct_of_peak(r["shape"], r["heuristic_us"], limits[mode]))
                             bias = n if "bias" in r["epilogue"] else 0
                             pct_dram.append(100 * 4 * (m * k + k * n + bias + m * n) / seconds / limits["dram"])
                         row["heuristic_pct_peak_median"] = sorted(pct_peak)[len(pct_peak) // 2]
@@ -134,7 +145,7 @@ def eager_by_class(here_recs, slug):
             for name, decode in (("decode", True), ("rest", False)):
                 rs = [r for r in here_recs if r["mode"] == mode and r["epilogue"] == epilogue
                       and eager_here_ratio(r) is not None
-                      and (int(r["shape"].split("x")[0]) <= DECODE_MAX_M) == decode]
+                      and decode_sized(r) == decode]
                 if not rs:
                     continue
                 row = {"mode": mode, "epilogue": epilogue, "class": name,
@@ -145,8 +156,7 @@ def eager_by_class(here_recs, slug):
                                    for launch in ("graph", "stream") for condition in ("cold", "warm")}}
                 warm = [r for r in rs if (r["launch"], r["condition"]) == ("stream", "warm")]
                 if limits and warm:
-                    pct = sorted(100 * 2 * math.prod(int(x) for x in r["shape"].split("x")) / (r["torch_us"] * 1e-6)
-                                 / limits[mode] for r in warm)
+                    pct = sorted(pct_of_peak(r["shape"], r["torch_us"], limits[mode]) for r in warm)
                     row["eager_pct_peak_median"] = pct[len(pct) // 2]
                 rows.append(row)
     return rows
