@@ -15,7 +15,8 @@
 #          [LIMIT_S=570]
 #   e.g. OUT 9789,9790
 set -uo pipefail
-usage="usage: [COUNT=6] [MIN_SEED_S=200] scripts/dev/eager_limit_device_check.sh OUT_DIR SEEDS [LIMIT_S=570]"
+usage="usage: [COUNT=6] [MIN_SEED_S=200] [SKIP_GPU_TESTS=1] scripts/dev/eager_limit_device_check.sh OUT_DIR SEEDS"
+usage+=" [LIMIT_S=570]"
 out=${1:-} seeds=${2:-} limit=${3:-570} count=${COUNT:-6} min_seed_s=${MIN_SEED_S:-200}
 [[ -n $out && $seeds =~ ^[0-9]+(,[0-9]+)*$ && $limit =~ ^[0-9]+$ && $count =~ ^[0-9]+$ && $min_seed_s =~ ^[0-9]+$ ]] ||
   { echo "$usage" >&2; exit 2; }
