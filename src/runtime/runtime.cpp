@@ -380,12 +380,18 @@ class Runtime::Impl {
   // The decode-sized variants that run p, what a trial times where the db measured none of them, in the order
   // runtime/skinny_trial_order.hpp gives.
   static runtime::Specialists skinny_specialists(const GemmProblem& p) {
-    runtime::Specialists s{{}, "the skinny variants, made for decode-sized m"};
+    runtime::Specialists s{{}, "the skinny variants, made for decode-sized m", {}};
     const GemmProblem g = pass_gemm(p);
     std::vector<runtime::SkinnyVariant> runs;
+    int widest_bm = 0;
     for (const kernels::KernelVariant& v : kernels::kernel_registry())
-      if (kernels::is_skinny(v.family) && v.unsupported_reason(g).empty())
+      if (kernels::is_skinny(v.family) && v.unsupported_reason(g).empty()) {
         runs.push_back({v.name, v.family, v.tile.bm});
+        widest_bm = std::max(widest_bm, v.tile.bm);
+      }
+    s.ranked_by = [m = g.m, widest_bm](const GemmProblem& q) {
+      return runtime::skinny_rows_alike(pass_gemm(q).m, m, widest_bm);
+    };
     for (std::string& name : runtime::skinny_trial_order(runs, g.m)) {
       Candidate c;
       c.backend = Backend::Own;

@@ -121,8 +121,15 @@ bool trial_candidates(const CacheIndex& index, const std::vector<Neighbor>& neig
       measured, [&](const Candidate& m) { return twin ? twin(p, m) : m; });
   if (specialists) {
     const Specialists s = specialists(p);
+    std::vector<MeasuredNeighbor> placing;  // the measurements that can rank the specialists for p
+    for (const MeasuredNeighbor& n : measured)
+      if (!s.ranked_by || s.ranked_by(n.shape->problem)) placing.push_back(n);
+    const std::vector<RankedVariant> placed =
+        placing.size() == measured.size()
+            ? ranked
+            : rank_own_variants(placing, [&](const Candidate& m) { return twin ? twin(p, m) : m; });
     const auto is_ranked = [&](const Candidate& v) {
-      return std::any_of(ranked.begin(), ranked.end(),
+      return std::any_of(placed.begin(), placed.end(),
                          [&](const RankedVariant& r) { return r.candidate.id() == v.id(); });
     };
     std::vector<Candidate> unranked;
@@ -142,6 +149,7 @@ bool trial_candidates(const CacheIndex& index, const std::vector<Neighbor>& neig
     if (full()) break;
     ++rank;
     if (!supports(p, r.candidate).empty()) continue;
+    if (std::find(taken.begin(), taken.end(), r.candidate.id()) != taken.end()) continue;  // a specialist, above
     const std::string evidence = "x" + fixed(r.speedup, 2) + " over heuristic-first at " + std::to_string(r.shapes) +
                                  " measured shape" + (r.shapes == 1 ? "" : "s") + " of the kind, weighted toward " +
                                  shape_of(measured.front().shape->problem) + " at log-distance " +

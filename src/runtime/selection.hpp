@@ -86,10 +86,13 @@ using TwinChooser = std::function<Candidate(const GemmProblem& p, const Candidat
 // The own variants made for p's shape class (the decode-sized skinny families where m ≤ 64), best guess first, and
 // the words for them; none where p is of no such class. A first-use trial times those that the kind's measurements
 // cannot rank: a db whose tuned shapes all lie outside the class measured none of them, and the tile variants it ranks
-// were measured at shapes of another class.
+// were measured at shapes of another class; nor do times at shapes that `ranked_by` refuses.
 struct Specialists {
   std::vector<Candidate> candidates;
   std::string what;  // "the skinny variants, made for decode-sized m"
+  // Whether a sweep's times at a tuned shape place these specialists for the problem asked (empty: at any shape of
+  // the kind). A skinny tile's time where it covers 64 rows in four row blocks says little of it at one row.
+  std::function<bool(const GemmProblem& measured_at)> ranked_by;
 };
 using SpecialistsOf = std::function<Specialists(const GemmProblem& p)>;
 

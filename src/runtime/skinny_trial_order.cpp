@@ -42,4 +42,8 @@ std::vector<std::string> skinny_trial_order(const std::vector<SkinnyVariant>& ru
   return order;
 }
 
+bool skinny_rows_alike(std::int64_t measured_m, std::int64_t m, int widest_bm) {
+  return (measured_m <= widest_bm) == (m <= widest_bm);
+}
+
 }  // namespace gemmtune::runtime

@@ -29,4 +29,10 @@ struct SkinnyVariant {
 // The names of those of `runs` (in registry order) that a trial should time at m rows, best guess first.
 std::vector<std::string> skinny_trial_order(const std::vector<SkinnyVariant>& runs, std::int64_t m);
 
+// Whether a sweep's times of the skinny variants at measured_m rows rank them at m rows. Up to the widest row tile
+// (widest_bm) one or two row blocks cover m and B leaves DRAM about once; above it B is read ceil(m / bm) times, so a
+// variant's standing on one side says little of it on the other: seed 9784's db (H100) measured them only at
+// 64x5120x4536, and that ranking kept every skinny variant out of a 4x11008x14336 tf32 trial's twelve places.
+bool skinny_rows_alike(std::int64_t measured_m, std::int64_t m, int widest_bm);
+
 }  // namespace gemmtune::runtime

@@ -386,7 +386,7 @@ TEST(FallbackEvidence, AFirstUseTrialTriesTheVariantsMeasuredFastestNearbyBefore
 
 // A GPU-free SpecialistsOf: three "skinny" variants for problems with m ≤ 64, none for the others.
 Specialists three_skinny(const GemmProblem& p) {
-  Specialists s{{}, "the skinny variants, made for decode-sized m"};
+  Specialists s{{}, "the skinny variants, made for decode-sized m", {}};
   if (p.m > 64) return s;
   for (const char* v : {"skinny_1", "skinny_2", "skinny_3"}) {
     Candidate c;
@@ -454,6 +454,37 @@ TEST(FallbackEvidence, ASkinnyVariantASweepMeasuredIsRankedWithTheOthersNotTaken
   EXPECT_EQ(c.trial_alternatives[0].candidate.id(), "own/skinny_3");
   EXPECT_EQ(c.trial_alternatives[1].candidate.id(), "own/skinny_1") << "measured: ranked 1 of 2, in the last place";
   EXPECT_EQ(c.trial_alternatives[1].source.rfind("ranked 1 of 2: x1.30", 0), 0u) << c.trial_alternatives[1].source;
+}
+
+TEST(FallbackEvidence, ASkinnyVariantMeasuredOnlyWhereItsRowsDifferIsTriedAsUnmeasuredAndOnlyOnce) {
+  // The sweep measured skinny_1 at 64 rows alone, where it ranks below tf32_x; the specialists say a time at 64 rows
+  // does not place them at kDecode's 8.
+  const GemmProblem tuned_wide = test_problem(64, 2048, 512);
+  const CacheIndex index({own_entry(tuned_wide, "tf32_x", margins(1.3, 1.3))}, kHere,
+                         measured_at(tuned_wide, {{"tf32_x", 1.3}, {"skinny_1", 0.7}}));
+  const auto rows_alike = [](const GemmProblem& p) {
+    Specialists s = three_skinny(p);
+    s.ranked_by = [m = p.m](const GemmProblem& q) { return (q.m <= 16) == (m <= 16); };
+    return s;
+  };
+  FakeChecks checks;
+  SelectionRules r = rules();
+  r.confirm_on_first_use = true;
+  r.max_trial_candidates = 6;
+  const Choice c = select_candidate(index, kDecode, r, checks.supports(), lt_heuristic_default(), {}, rows_alike);
+  std::vector<std::string> tried = {c.candidate.id()};
+  for (const Choice::Alternative& a : c.trial_alternatives) tried.push_back(a.candidate.id());
+  EXPECT_EQ(tried, (std::vector<std::string>{"own/skinny_1", "own/skinny_2", "own/skinny_3", "own/tf32_x"}))
+      << "the three specialists first, then the ranked tf32_x, and skinny_1 not again in its ranked place";
+  EXPECT_NE(c.why.find("that no sweep measured at the kind's tuned shapes (3 tried here)"), std::string::npos)
+      << c.why;
+
+  // Without the rule the time at 64 rows ranks skinny_1, so it waits in its ranked place behind tf32_x.
+  const Choice ranked = select_candidate(index, kDecode, r, checks.supports(), lt_heuristic_default(), {},
+                                         &three_skinny);
+  std::vector<std::string> order = {ranked.candidate.id()};
+  for (const Choice::Alternative& a : ranked.trial_alternatives) order.push_back(a.candidate.id());
+  EXPECT_EQ(order, (std::vector<std::string>{"own/skinny_2", "own/skinny_3", "own/tf32_x", "own/skinny_1"}));
 }
 
 TEST(FallbackEvidence, WithoutADbADecodeSizedProblemStillPutsTheSkinnyVariantsToTheTrial) {

@@ -39,6 +39,15 @@ TEST(SkinnyTrialOrder, AboveTheWidestRowTileOnlyTheWidestRuns) {
   EXPECT_EQ(skinny_trial_order(registry(), 40), want);
 }
 
+TEST(SkinnyRowsAlike, TimesWithinTheWidestRowTileRankTheVariantsThereAndTimesAboveItDoNot) {
+  EXPECT_TRUE(skinny_rows_alike(16, 8, 16)) << "both within one or two row blocks";
+  EXPECT_TRUE(skinny_rows_alike(1, 16, 16));
+  EXPECT_FALSE(skinny_rows_alike(64, 4, 16)) << "64 rows read B four times over, 4 rows once";
+  EXPECT_FALSE(skinny_rows_alike(17, 16, 16));
+  EXPECT_FALSE(skinny_rows_alike(8, 40, 16)) << "and the other way round";
+  EXPECT_TRUE(skinny_rows_alike(64, 17, 16));
+}
+
 TEST(SkinnyTrialOrder, NoVariantThatRunsTheProblemGivesAnEmptyOrder) {
   EXPECT_TRUE(skinny_trial_order({}, 11).empty());
 }
