@@ -117,17 +117,15 @@ bool trial_candidates(const CacheIndex& index, const std::vector<Neighbor>& neig
   const auto full = [&] { return static_cast<int>(taken.size()) >= rules.max_trial_candidates; };
 
   const std::vector<MeasuredNeighbor> measured = index.measured_neighbors(p);
-  const std::vector<RankedVariant> ranked = rank_own_variants(
-      measured, [&](const Candidate& m) { return twin ? twin(p, m) : m; });
+  const auto twin_at_p = [&](const Candidate& m) { return twin ? twin(p, m) : m; };
+  const std::vector<RankedVariant> ranked = rank_own_variants(measured, twin_at_p);
   if (specialists) {
     const Specialists s = specialists(p);
     std::vector<MeasuredNeighbor> placing;  // the measurements that can rank the specialists for p
     for (const MeasuredNeighbor& n : measured)
       if (!s.ranked_by || s.ranked_by(n.shape->problem)) placing.push_back(n);
     const std::vector<RankedVariant> placed =
-        placing.size() == measured.size()
-            ? ranked
-            : rank_own_variants(placing, [&](const Candidate& m) { return twin ? twin(p, m) : m; });
+        placing.size() == measured.size() ? ranked : rank_own_variants(placing, twin_at_p);
     const auto is_ranked = [&](const Candidate& v) {
       return std::any_of(placed.begin(), placed.end(),
                          [&](const RankedVariant& r) { return r.candidate.id() == v.id(); });
