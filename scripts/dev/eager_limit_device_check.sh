@@ -7,7 +7,7 @@
 #      COUNT shapes each), one after another into OUT_DIR/seedS, each given what is left of LIMIT_S less a minute
 #      for the summary and the copy back, while at least MIN_SEED_S are left (a seed of 6 shapes took 170-320 s on
 #      the H100).
-# Prints a summary last: the GPU, each step's exit code and seconds, and the report lines each seed printed on
+# Prints a summary last: the GPU, each step's exit code, seconds and clocks, and the report lines each seed printed on
 # issue 48's targets. OUT_DIR gets two files, summary.txt and eager_limit_check.tgz (every log, record and report),
 # since the device call brings back at most 8 files and one seed alone writes 4. SKIP_GPU_TESTS=1 leaves out step 1
 # (a second call on the same build); DECODE=1 passes through to the seeds (decode shapes, m <= 16).
@@ -30,12 +30,41 @@ if [[ ! -x build/tests/gemmtune_tests ]]; then
 fi
 began=$SECONDS
 summary=()
-step() {  # step NAME CMD...: runs CMD, keeps "NAME rc=RC S s" for the summary
+# The clocks, power and temperature twice a second during each step: last stop's machine ran long calls 1.8x slower
+# with nothing to tell why. Event reasons are a bit mask (0x4 software power cap, 0x8/0x40/0x80 hardware slowdown,
+# 0x20 software thermal); older drivers call the field clocks_throttle_reasons.
+smi_fields=timestamp,utilization.gpu,clocks.sm,clocks.mem,power.draw,temperature.gpu
+if nvidia-smi --query-gpu=clocks_event_reasons.active --format=csv,noheader > /dev/null 2>&1; then
+  smi_fields+=,clocks_event_reasons.active
+else
+  smi_fields+=,clocks_throttle_reasons.active
+fi
+clocks_summary() {  # clocks_summary CSV: the samples where the GPU was busy (utilization > 50%), in one line
+  python3 - "$1" << 'EOF'
+import collections, statistics, sys
+rows = [[f.strip() for f in line.split(",")] for line in open(sys.argv[1])]
+busy = [r for r in rows if len(r) == 7 and r[1].isdigit() and int(r[1]) > 50]
+if not busy:
+    sys.exit(print("clocks: no busy samples"))
+sm = [int(r[2]) for r in busy]
+reasons = " ".join(f"{k} x{n}" for k, n in collections.Counter(r[6] for r in busy).most_common())
+mem = statistics.median_low(int(r[3]) for r in busy)
+print(f"clocks: {len(busy)} busy samples, SM median {statistics.median_low(sm)} min {min(sm)} MHz, memory {mem} MHz, "
+      f"power max "
+      f"{max(float(r[4]) for r in busy):.0f} W, temp max {max(int(r[5]) for r in busy)} C, reasons {reasons}")
+EOF
+}
+step() {  # step NAME CMD...: runs CMD, keeps "NAME rc=RC S s" and its clocks for the summary
   local name=$1 start=$SECONDS
   shift
+  nvidia-smi --query-gpu="$smi_fields" --format=csv,noheader,nounits -lms 500 > "$work/clocks_$name.csv" 2>&1 &
+  local sampler=$!
   "$@"
   local rc=$?
+  kill "$sampler" 2> /dev/null
+  wait "$sampler" 2> /dev/null
   summary+=("$(printf '%-12s rc=%-3s %4s s' "$name" "$rc" "$((SECONDS - start))")")
+  summary+=("  $(clocks_summary "$work/clocks_$name.csv")")
 }
 
 summary+=("$(nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,power.limit --format=csv,noheader)")
