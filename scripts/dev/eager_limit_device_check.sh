@@ -30,7 +30,7 @@ if [[ ! -x build/tests/gemmtune_tests ]]; then
 fi
 began=$SECONDS
 summary=()
-# The clocks, power and temperature twice a second during each step: last stop's machine ran long calls 1.8x slower
+# The clocks, power and temperature twice a second during each step: a lent machine once ran long calls 1.8x slower
 # with nothing to tell why. Event reasons are a bit mask (0x4 software power cap, 0x8/0x40/0x80 hardware slowdown,
 # 0x20 software thermal); older drivers call the field clocks_throttle_reasons.
 smi_fields=timestamp,utilization.gpu,clocks.sm,clocks.mem,power.draw,temperature.gpu
@@ -48,10 +48,10 @@ if not busy:
     sys.exit(print("clocks: no busy samples"))
 sm = [int(r[2]) for r in busy]
 reasons = " ".join(f"{k} x{n}" for k, n in collections.Counter(r[6] for r in busy).most_common())
-mem = statistics.median_low(int(r[3]) for r in busy)
+mem = statistics.median_low([int(r[3]) for r in busy])
+power, temp = max(float(r[4]) for r in busy), max(int(r[5]) for r in busy)
 print(f"clocks: {len(busy)} busy samples, SM median {statistics.median_low(sm)} min {min(sm)} MHz, memory {mem} MHz, "
-      f"power max "
-      f"{max(float(r[4]) for r in busy):.0f} W, temp max {max(int(r[5]) for r in busy)} C, reasons {reasons}")
+      f"power max {power:.0f} W, temp max {temp} C, reasons {reasons}")
 EOF
 }
 step() {  # step NAME CMD...: runs CMD, keeps "NAME rc=RC S s" and its clocks for the summary
