@@ -3,7 +3,7 @@
 # from a carried build (scripts/dev/prebuilt.sh), one seed per GPU at a time (in parallel where there are several GPUs),
 # then one report over all of them
 # (scripts/heldout_report.py, PyTorch eager from each seed's own compare_torch.py run). Leaves heldout_bench.json,
-# the report and each seed's logs and JSONs (no dbs) in OUT_DIR.
+# the report and each seed's logs, JSONs and db in OUT_DIR.
 # COMPILED passes through to bench_heldout.sh (the modes torch.compile max-autotune is timed in).
 #   usage: [COMPILED=...] scripts/dev/heldout_device.sh OUT_DIR SEEDS [COUNT=24] [LIMIT_S=540 per seed]
 #   e.g. OUT 4801,4802
@@ -46,4 +46,6 @@ for seed in ${seeds//,/ }; do
     torches+=(--compiled "$dir/seed$seed/torch_here.json")
 done
 python3 scripts/heldout_report.py "${benches[@]}" "${torches[@]}" --out "$out/heldout_bench.json" | tee "$out/report.txt"
-tar -C "$work" -czf "$out/heldout_work.tgz" --exclude='*.db' .
+# The dbs too (with their -wal files, which SQLite replays on open): a record that misses can then be rerun on the
+# entry it ran (results/nvidia-h100-80gb-hbm3/heldout_miss_774x768x13824_recheck.txt could time only the no-entry path).
+tar -C "$work" -czf "$out/heldout_work.tgz" .
