@@ -61,19 +61,20 @@ TEST_P(WgmmaGemm, IsRegisteredExactlyWhenBuiltWithSm90aCode) {
 #endif
 }
 
-// Split-k (blockIdx.z slices k) is compiled for three unclustered tf32 tiles only, for skinny m against large n and k;
-// each gets the registry's slice counts, each with its staged twins. 3xtf32 has none.
-TEST_P(WgmmaGemm, SplitsKOnlyForTheUnclusteredTf32TilesItLists) {
+// Split-k (blockIdx.z slices k) is compiled for the tf32 tiles wgmma_tf32_gemm.cu lists, for skinny m against large n
+// and k: four unclustered and the 128×128 pair that shares A; each gets the registry's slice counts, each with its
+// staged twins. 3xtf32 has none.
+TEST_P(WgmmaGemm, SplitsKOnlyForTheTf32TilesItLists) {
   std::set<std::string> split;
   for (const KernelVariant* v : variants()) {
     if (v->slices == 1) continue;
     split.insert(v->name);
-    EXPECT_EQ(v->tile.cluster, 1) << v->name;
+    EXPECT_EQ(v->tile.cluster, v->name.find("_c2_") == std::string::npos ? 1 : 2) << v->name;
   }
 #if defined(GEMMTUNE_HAVE_WGMMA)
   if (GetParam().mode == MathMode::Tf32) {
     std::set<std::string> expected;
-    for (const char* tile : {"128x128x32_s4", "64x128x32_s6", "128x64x32_s4", "192x128x32_s4"})
+    for (const char* tile : {"128x128x32_s4", "64x128x32_s6", "128x64x32_s4", "192x128x32_s4", "128x128x32_s4_c2"})
       for (const char* slices : {"2", "3", "4", "5", "8"})
         for (const char* staged : {"", "_staged", "_staged_b"})
           expected.insert(std::string("wgmma_tf32_") + tile + "_split" + slices + staged);
@@ -276,6 +277,29 @@ TEST_P(WgmmaGemm, PersistentPathMatchesFp64ReferenceWithSaveZAndEdgeTiles) {
   test::check_family_against_reference(GetParam().family, problems);
 }
 
+// v on p (fresh inputs from seed) against the fp64 reference, Y and Z, then again on the same inputs with Y poisoned
+// in between: the second Y equals the first bit for bit.
+void check_and_repeat(const KernelVariant& v, const GemmProblem& p, std::uint32_t seed) {
+  test::ProblemData d(p, seed);
+  const std::size_t count = static_cast<std::size_t>(p.m * p.n);
+  DeviceBuffer<double> y_ref(count), z_ref(count);
+  reference_gemm(p, d.operands(), y_ref.get(), z_ref.get(), nullptr);
+  const LaunchScratchBuffer scratch(v, p);
+  v.launch(p, d.operands(), scratch.view(), nullptr);
+  GT_CUDA_CALL(cudaGetLastError());
+  const auto count64 = static_cast<std::int64_t>(count);
+  const double y_error = relative_frobenius_error(d.Y.get(), y_ref.get(), count64, nullptr);
+  const double z_error = relative_frobenius_error(d.Z.get(), z_ref.get(), count64, nullptr);
+  ASSERT_LE(y_error, test::gemm_tolerance(p)) << v.name << " Y of " << p.key();
+  ASSERT_LE(z_error, test::gemm_tolerance(p)) << v.name << " Z of " << p.key();
+  const std::vector<float> first = test::to_host(d.Y.get(), count);
+  test::poison(d.Y);
+  v.launch(p, d.operands(), scratch.view(), nullptr);
+  GT_CUDA_CALL(cudaGetLastError());
+  ASSERT_EQ(test::to_host(d.Y.get(), count), first) << v.name << " " << p.key() << ": a second launch";
+  std::cout << "[ checked  ] " << v.name << " " << p.key() << ": relative error " << y_error << "\n";
+}
+
 // Stream-K (kernels/stream_k.cuh) where it streams: one partial wave (1028×1028×8196, 1550×324×6876: edge tiles in m,
 // n and k) and whole waves before the streamed tiles (3000³ in 256×128 and 128×128 tiles; 192×128 would not stream it
 // and refuses it); bias+gelu with save_z, both layouts. Each runs twice on the same inputs: the two Y are equal bit for
@@ -301,24 +325,7 @@ TEST_P(WgmmaGemm, StreamKMatchesFp64ReferenceAndRepeatsBitForBit) {
           ASSERT_NE(why.find("would not stream"), std::string::npos) << v->name << " " << p.key() << ": " << why;
           continue;
         }
-        test::ProblemData d(p, seed++);
-        const std::size_t count = static_cast<std::size_t>(p.m * p.n);
-        DeviceBuffer<double> y_ref(count), z_ref(count);
-        reference_gemm(p, d.operands(), y_ref.get(), z_ref.get(), nullptr);
-        const LaunchScratchBuffer scratch(*v, p);
-        v->launch(p, d.operands(), scratch.view(), nullptr);
-        GT_CUDA_CALL(cudaGetLastError());
-        const auto count64 = static_cast<std::int64_t>(count);
-        const double y_error = relative_frobenius_error(d.Y.get(), y_ref.get(), count64, nullptr);
-        const double z_error = relative_frobenius_error(d.Z.get(), z_ref.get(), count64, nullptr);
-        ASSERT_LE(y_error, test::gemm_tolerance(p)) << v->name << " Y of " << p.key();
-        ASSERT_LE(z_error, test::gemm_tolerance(p)) << v->name << " Z of " << p.key();
-        const std::vector<float> first = test::to_host(d.Y.get(), count);
-        test::poison(d.Y);
-        v->launch(p, d.operands(), scratch.view(), nullptr);
-        GT_CUDA_CALL(cudaGetLastError());
-        ASSERT_EQ(test::to_host(d.Y.get(), count), first) << v->name << " " << p.key() << ": a second launch";
-        std::cout << "[ checked  ] " << v->name << " " << p.key() << ": relative error " << y_error << "\n";
+        ASSERT_NO_FATAL_FAILURE(check_and_repeat(*v, p, seed++));
         ++checked;
       }
     EXPECT_GE(checked, 4) << v->name;
@@ -326,6 +333,36 @@ TEST_P(WgmmaGemm, StreamKMatchesFp64ReferenceAndRepeatsBitForBit) {
   }
 #if defined(GEMMTUNE_HAVE_WGMMA)
   EXPECT_EQ(variants_checked, GetParam().mode == MathMode::Tf32 ? 3 : 0);
+#endif
+}
+
+// The split pairs that share A (_c2_split<slices>, tf32): a pair's two blocks take a ticket each, where the last pair
+// of 2308 columns has its second block wholly past n, and k of 1000 and 4100 ends in a partial k tile. Each runs
+// bias+gelu with save_z twice on the same inputs: the two Y are equal bit for bit (the slices add in slice order
+// whichever block finishes, and the tickets are back at zero).
+TEST_P(WgmmaGemm, SplitPairsMatchFp64ReferenceAndRepeatBitForBit) {
+  GT_REQUIRE_WGMMA_FAMILY();
+  struct Shape {
+    std::int64_t m, n, k;
+  };
+  const Shape shapes[] = {{300, 2308, 1000}, {390, 640, 4100}};
+  std::uint32_t seed = 7700;
+  int variants_checked = 0;
+  for (const KernelVariant* v : variants()) {
+    if (v->tile.cluster == 1 || v->slices == 1 || v->staged) continue;
+    for (const bool trans_b : {false, true})
+      for (const Shape& shape : shapes) {
+        GemmProblem p = problem(shape.m, shape.n, shape.k, trans_b);
+        p.epi.bias = true;
+        p.epi.act = Activation::Gelu;
+        p.epi.save_z = true;
+        ASSERT_EQ(v->unsupported_reason(p), "") << v->name << " " << p.key();
+        ASSERT_NO_FATAL_FAILURE(check_and_repeat(*v, p, seed++));
+      }
+    ++variants_checked;
+  }
+#if defined(GEMMTUNE_HAVE_WGMMA)
+  EXPECT_EQ(variants_checked, GetParam().mode == MathMode::Tf32 ? 5 : 0);
 #endif
 }
 
