@@ -548,7 +548,7 @@ struct ConsumerBarrier {
 // kSplitK with a cluster of two: the pair shares its A tile along n for its slice's k tiles, as an unsplit pair does,
 // and each block leaves its partial to split_k.cuh's tickets (one per block, blockIdx.x). Where m is a few hundred
 // rows and k long, split blocks read their operands from L2 faster than the tensor cores use them: at 774×768×13824
-// the 128×128 split3 blocks moved 590 MB through L2 in 89 µs (6.6 TB/s); a pair reads a quarter less.
+// the 128×128 split3 blocks read ~590 MB through L2 (by count) in 89 µs, 6.6 TB/s; a pair reads a quarter less.
 //
 // kBByClass: B is read by class of rows (kernels/row_classes.hpp), in op_b's Layout::kClasses maps; else op_b.map[0]
 // is all of B. A template parameter, not a run-time flag: with the flag the aligned tiles ran 0-3% slower.
