@@ -20,6 +20,10 @@
 namespace gemmtune::kernels {
 namespace {
 
+struct Shape {
+  std::int64_t m, n, k;
+};
+
 struct WgmmaFamily {
   Family family;
   MathMode mode;
@@ -40,6 +44,14 @@ class WgmmaGemm : public ::testing::TestWithParam<WgmmaFamily> {
     p.k = k;
     p.trans_b = trans_b;
     p.mode = GetParam().mode;
+    return p;
+  }
+  // Y = gelu(A·B + bias) with Z saved: the epilogue that writes the most.
+  GemmProblem bias_gelu_z(const Shape& s, bool trans_b) const {
+    GemmProblem p = problem(s.m, s.n, s.k, trans_b);
+    p.epi.bias = true;
+    p.epi.act = Activation::Gelu;
+    p.epi.save_z = true;
     return p;
   }
 };
@@ -129,9 +141,6 @@ TEST_P(WgmmaGemm, StagedVariantsMatchFp64ReferenceWithAStoredKByM) {
   std::vector<GemmProblem> problems;
   for (const GemmProblem& p : test::coverage_problems(GetParam().mode))
     if (p.trans_a) problems.push_back(p);
-  struct Shape {
-    std::int64_t m, n, k;
-  };
   for (const bool trans_b : {false, true}) {
     for (const Shape& s : {Shape{300, 261, 1001}, Shape{300, 264, 1004}, Shape{2310, 2308, 101}}) {
       GemmProblem p = problem(s.m, s.n, s.k, trans_b);
@@ -171,9 +180,6 @@ TEST_P(WgmmaGemm, StagedVariantsMatchFp64ReferenceWithAStoredKByM) {
 // of k (too few for NN's eight classes).
 TEST_P(WgmmaGemm, BothPipelinesMatchFp64ReferenceOnEdgeTiles) {
   GT_REQUIRE_WGMMA_FAMILY();
-  struct Shape {
-    std::int64_t m, n, k;
-  };
   const Shape aligned_shapes[] = {{5, 132, 4}, {300, 68, 1028}, {77, 260, 36}};
   const Shape unaligned_shapes[] = {{300, 68, 1029}, {77, 261, 37}, {300, 70, 1030}, {260, 262, 134},
                                      {260, 262, 132}, {77, 261, 3},   {77, 261, 7},   {77, 261, 12}};
@@ -197,9 +203,6 @@ TEST_P(WgmmaGemm, BothPipelinesMatchFp64ReferenceOnEdgeTiles) {
 // edge tiles, both layouts.
 TEST_P(WgmmaGemm, EveryVariantReadsOperandsWhoseBasesAreOffA16ByteBoundary) {
   GT_REQUIRE_WGMMA_FAMILY();
-  struct Shape {
-    std::int64_t m, n, k;
-  };
   const Shape shapes[] = {{150, 133, 77}, {150, 132, 76}};
   std::uint32_t seed = 7000;
   for (const KernelVariant* v : variants()) {
@@ -306,9 +309,6 @@ void check_and_repeat(const KernelVariant& v, const GemmProblem& p, std::uint32_
 // bit (the shares add in a fixed order whichever block finishes a tile, and the tickets are back at zero).
 TEST_P(WgmmaGemm, StreamKMatchesFp64ReferenceAndRepeatsBitForBit) {
   GT_REQUIRE_WGMMA_FAMILY();
-  struct Shape {
-    std::int64_t m, n, k;
-  };
   const Shape shapes[] = {{1028, 1028, 8196}, {1550, 324, 6876}, {3000, 3000, 3000}};
   std::uint32_t seed = 7600;
   int variants_checked = 0;
@@ -317,10 +317,7 @@ TEST_P(WgmmaGemm, StreamKMatchesFp64ReferenceAndRepeatsBitForBit) {
     int checked = 0;
     for (const bool trans_b : {false, true})
       for (const Shape& shape : shapes) {
-        GemmProblem p = problem(shape.m, shape.n, shape.k, trans_b);
-        p.epi.bias = true;
-        p.epi.act = Activation::Gelu;
-        p.epi.save_z = true;
+        const GemmProblem p = bias_gelu_z(shape, trans_b);
         if (const std::string why = v->unsupported_reason(p); !why.empty()) {
           ASSERT_NE(why.find("would not stream"), std::string::npos) << v->name << " " << p.key() << ": " << why;
           continue;
@@ -342,9 +339,6 @@ TEST_P(WgmmaGemm, StreamKMatchesFp64ReferenceAndRepeatsBitForBit) {
 // whichever block finishes, and the tickets are back at zero).
 TEST_P(WgmmaGemm, SplitPairsMatchFp64ReferenceAndRepeatBitForBit) {
   GT_REQUIRE_WGMMA_FAMILY();
-  struct Shape {
-    std::int64_t m, n, k;
-  };
   const Shape shapes[] = {{300, 2308, 1000}, {390, 640, 4100}};
   std::uint32_t seed = 7700;
   int variants_checked = 0;
@@ -352,10 +346,7 @@ TEST_P(WgmmaGemm, SplitPairsMatchFp64ReferenceAndRepeatBitForBit) {
     if (v->tile.cluster == 1 || v->slices == 1 || v->staged) continue;
     for (const bool trans_b : {false, true})
       for (const Shape& shape : shapes) {
-        GemmProblem p = problem(shape.m, shape.n, shape.k, trans_b);
-        p.epi.bias = true;
-        p.epi.act = Activation::Gelu;
-        p.epi.save_z = true;
+        const GemmProblem p = bias_gelu_z(shape, trans_b);
         ASSERT_EQ(v->unsupported_reason(p), "") << v->name << " " << p.key();
         ASSERT_NO_FATAL_FAILURE(check_and_repeat(*v, p, seed++));
       }
