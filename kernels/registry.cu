@@ -205,12 +205,7 @@ std::string KernelVariant::device_unsupported_reason() const {
 std::size_t KernelVariant::tickets_at(const GemmProblem& p, int split) const {
   if (stream_k) return kStreamKSlots;
   if (split == 1 || sums_slices_in_cluster()) return 0;
-  if (tile.cluster == 1) return static_cast<std::size_t>(output_tiles(p, tile));
-  // A ticket per block of clusters that share A along n (wgmma's pairs): whole clusters, so where the tiles along n
-  // do not divide into them the last cluster's blocks past n take tickets too.
-  const std::int64_t cluster_cols = std::int64_t{tile.cluster} * tile.bn;
-  const std::int64_t clusters = (p.n + cluster_cols - 1) / cluster_cols;
-  return static_cast<std::size_t>((p.m + tile.bm - 1) / tile.bm * clusters * tile.cluster);
+  return static_cast<std::size_t>(output_tiles(p, tile));
 }
 
 std::size_t KernelVariant::partial_floats_at(const GemmProblem& p, int split) const {
