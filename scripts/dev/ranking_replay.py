@@ -16,16 +16,15 @@ Staged and unstaged twins count as one variant (the runtime runs the twin the as
 """
 import argparse
 import collections
-import gzip
-import json
 import math
+import os
 import re
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir))
+from heldout_report import geomean, read_json  # noqa: E402
 
-def load(path):
-    with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
-        return json.load(f)
+FAR = 1.2  # log-distance beyond which a left-out shape counts as far from every measured one
 
 
 def variant_base(name):
@@ -51,7 +50,7 @@ def measured_speeds(paths, mode):
     own_variant_speeds gives it."""
     kinds = collections.defaultdict(dict)
     for path in paths:
-        sweep = load(path)
+        sweep = read_json(path)
         heuristic_us = {p["problem_key"]: p["heuristic_first_us"] for p in sweep["problems"]}
         for r in sweep["results"]:
             p = r["problem"]
@@ -87,21 +86,20 @@ def with_unsplit_twins(order, top):
     return out
 
 
-def replay(kinds, top, sigma, alpha=0.0, gate=0.0, diversity=False, sms=132, far=1.2):
+def replay(kinds, top, sigma, alpha=0.0, gate=0.0, diversity=False, sms=132, far=FAR):
     """Geomean of (best of the list / best own variant) over every left-out problem, and over those whose nearest
     measured shape is beyond `far`; the worst problem."""
-    all_logs, far_logs, worst = [], [], (2.0, "")
+    every, far_ones, worst = [], [], (2.0, "")
     for kind, shapes in kinds.items():
         for asked, at in shapes.items():
             order, nearest = ranked(shapes, asked, sigma, alpha, gate, sms)
             listed = with_unsplit_twins(order, top) if diversity else order[:top]
             got = max([1.0] + [at[v] for v in listed if v in at]) / max(1.0, max(at.values()))
-            all_logs.append(math.log(got))
+            every.append(got)
             if nearest > far:
-                far_logs.append(math.log(got))
+                far_ones.append(got)
             worst = min(worst, (got, f"{'x'.join(map(str, asked))} {kind}"))
-    geo = lambda logs: math.exp(sum(logs) / len(logs)) if logs else float("nan")
-    return geo(all_logs), len(all_logs), geo(far_logs), len(far_logs), worst
+    return geomean(every), len(every), geomean(far_ones), len(far_ones), worst
 
 
 def main():
@@ -115,10 +113,10 @@ def main():
         kinds = measured_speeds(args.sweeps, args.mode)
     except (OSError, ValueError, KeyError, TypeError) as e:
         sys.exit(f"ranking_replay: cannot read the sweeps: {e!r}")
-    if sum(len(s) for s in kinds.values()) < 2 or any(len(s) < 2 for s in kinds.values()):
+    if not kinds or any(len(s) < 2 for s in kinds.values()):
         sys.exit(f"ranking_replay: each kind needs two {args.mode} shapes with own variants timed, to leave one out")
     print(f"{args.mode}: {sum(len(s) for s in kinds.values())} problems, kinds {sorted(kinds)}, top {args.top}")
-    print("rule                          | geomean of oracle   n | nearest > 1.2   n | worst")
+    print(f"rule                          | geomean of oracle   n | nearest > {FAR}   n | worst")
     rules = [("runtime (sigma 1)", dict(sigma=1.0))]
     rules += [(f"sigma {s}", dict(sigma=s)) for s in (0.5, 2.0)]
     rules += [(f"wave alpha {a} gate {g}", dict(sigma=1.0, alpha=a, gate=g))
