@@ -395,7 +395,7 @@ TEST(FirstUseTrialOrder, EachChallengerIsStoppedAndJudgedByItsOwnRule) {
   EXPECT_TRUE(paired.challengers[0].stopped.empty()) << paired.challengers[0].stopped;
 }
 
-TEST(FirstUseTrialOrder, AChallengerJudgedByMedianRunsEveryConditionUnlessABatchIsFivePercentSlowerThanItsPair) {
+TEST(FirstUseTrialOrder, AChallengerJudgedByMedianRunsEveryConditionUnlessItsMediansSoFarAreFivePercentSlower) {
   // One 0.5% slower cold and 1% faster elsewhere (a floor would stop it at its first cold pair), one 6% slower cold.
   FakeTrialGpu gpu({{10, 10, 10, 10}, {9.9, 10.05, 9.9, 9.9}, {9, 10.6, 9, 9}});
   const ChallengerRule by_median{kTrialNoiseFloor, true, true};
@@ -409,7 +409,8 @@ TEST(FirstUseTrialOrder, AChallengerJudgedByMedianRunsEveryConditionUnlessABatch
   const ChallengerTrial& slow = t.challengers[1];
   EXPECT_EQ(slow.times.cold.batches, 1);
   EXPECT_EQ(slow.times.warm.batches, 0);
-  EXPECT_NE(slow.stopped.find("5% or more slower than heuristic-first's batch in its pair in stream cold"),
+  EXPECT_NE(slow.stopped.find("5% or more slower than heuristic-first in its pairs over the conditions so far "
+                              "(the product of its median ratios x1.060; in stream cold"),
             std::string::npos)
       << slow.stopped;
   const DefaultFastest fastest = fastest_default({close.times, slow.times});
@@ -417,6 +418,22 @@ TEST(FirstUseTrialOrder, AChallengerJudgedByMedianRunsEveryConditionUnlessABatch
   EXPECT_FALSE(slow.times.challenger_wins(fastest));
   const FirstUseTrial floored = run_first_use_trial(gpu, floors(gpu));
   EXPECT_FALSE(floored.challengers[0].stopped.empty());
+}
+
+TEST(FirstUseTrialOrder, AByMedianChallengerFasterColdIsNotStoppedByOneSlowerWarmConditionAndWins) {
+  // As the framework workspace's algo at 1x3438x121 fp32 (held-out seed 9817, H100): 10% faster cold, 5-6% slower
+  // in stream warm, faster from graphs; a third 3% slower cold and warm, stopped once both are in.
+  FakeTrialGpu gpu({{10, 10, 10, 10}, {10.6, 9, 9.5, 9.5}, {10.3, 10.3, 9, 9}});
+  const ChallengerRule by_median{kTrialNoiseFloor, true, true};
+  const FirstUseTrial t = run_first_use_trial(gpu, {by_median, by_median});
+  EXPECT_TRUE(gpu.violations_.empty()) << ::testing::PrintToString(gpu.violations_);
+  const ChallengerTrial& faster_cold = t.challengers[0];
+  EXPECT_TRUE(faster_cold.stopped.empty()) << faster_cold.stopped;
+  EXPECT_GE(faster_cold.times.graph_cold.batches, 3);
+  EXPECT_LT(faster_cold.times.median_ratio(), 1);
+  const ChallengerTrial& slower = t.challengers[1];
+  EXPECT_NE(slower.stopped.find("x1.061; in stream warm"), std::string::npos) << slower.stopped;
+  EXPECT_EQ(slower.times.graph.batches, 0);
 }
 
 TEST(FirstUseTrialOrder, EagersCallIsTimedInEveryConditionHoweverSlowItRunsCold) {
