@@ -422,7 +422,7 @@ TEST(FirstUseTrialOrder, AChallengerJudgedByMedianRunsEveryConditionUnlessItsMed
 
 TEST(FirstUseTrialOrder, AByMedianChallengerFasterColdIsNotStoppedByOneSlowerWarmConditionAndWins) {
   // As the framework workspace's algo at 1x3438x121 fp32 (held-out seed 9817, H100): 10% faster cold, 5-6% slower
-  // in stream warm, faster from graphs; a third 3% slower cold and warm, stopped once both are in.
+  // in stream warm, faster from graphs; the other 3% slower cold and warm, stopped once both are in.
   FakeTrialGpu gpu({{10, 10, 10, 10}, {10.6, 9, 9.5, 9.5}, {10.3, 10.3, 9, 9}});
   const ChallengerRule by_median{kTrialNoiseFloor, true, true};
   const FirstUseTrial t = run_first_use_trial(gpu, {by_median, by_median});
