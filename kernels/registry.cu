@@ -6,6 +6,7 @@
 #include "kernels/operand_staging.hpp"
 #include "kernels/staged_b.hpp"
 #include "kernels/stream_k.cuh"
+#include "kernels/tile_schedule.cuh"
 
 namespace gemmtune::kernels {
 namespace {
@@ -205,7 +206,10 @@ std::string KernelVariant::device_unsupported_reason() const {
 std::size_t KernelVariant::tickets_at(const GemmProblem& p, int split) const {
   if (stream_k) return kStreamKSlots;
   if (split == 1 || sums_slices_in_cluster()) return 0;
-  return static_cast<std::size_t>(output_tiles(p, tile));
+  // A ticket per block the launcher starts: whole clusters along n (wgmma's pairs share A), so where the tiles along n
+  // do not divide into them the last cluster's blocks past n take tickets too.
+  const unsigned clusters = grouped_grid_size(tile.bm, tile.cluster * tile.bn, p.m, p.n);
+  return std::size_t{clusters} * static_cast<std::size_t>(tile.cluster);
 }
 
 std::size_t KernelVariant::partial_floats_at(const GemmProblem& p, int split) const {

@@ -545,6 +545,11 @@ struct ConsumerBarrier {
 // global memory for the last block (split_k.cuh). That last block's gather was latency-bound: at 176×4096×4096 the
 // 192×128 tile split four ways took 51 µs, against 28 µs for the same blocks' work unsplit (176×16384×1024).
 //
+// kSplitK with a cluster of two: the pair shares its A tile along n for its slice's k tiles, as an unsplit pair does,
+// and each block leaves its partial to split_k.cuh's tickets (one per block, blockIdx.x). Where m is a few hundred
+// rows and k long, split blocks wait on L2 more than on the tensor cores: at 774×768×13824 the 128×128 split3 blocks
+// read ~590 MB through L2 (by count) in 89 µs, 6.6 TB/s, at 37% of the dense tf32 peak; a pair reads a quarter less.
+//
 // kBByClass: B is read by class of rows (kernels/row_classes.hpp), in op_b's Layout::kClasses maps; else op_b.map[0]
 // is all of B. A template parameter, not a run-time flag: with the flag the aligned tiles ran 0-3% slower.
 //
@@ -564,8 +569,7 @@ __global__ void __launch_bounds__(T::threads + 128, T::threads == 128 && T::bm <
   constexpr bool kMayPersist = Layout::kMayPersist;
   constexpr int kSplitterWarps = 3;  // 3xtf32: the producer warpgroup's warps 1-3 split A tiles
   static_assert(kCluster == 1 || (kCluster == 2 && kMayPersist), "clusters of two, for two consumer warpgroups");
-  static_assert(!kSplitK || kCluster == 1, "a split block computes one tile: no pair to share A with");
-  static_assert(kClusterSlices == 1 || kSplitK, "a cluster of slices is a split-k launch");
+  static_assert(kClusterSlices == 1 || (kSplitK && kCluster == 1), "a cluster of slices is a split-k launch");
   static_assert(!kStreamK || (kMayPersist && kCluster == 1 && !kSplitK && !kSplit3x && !kBByClass),
                 "Stream-K stores every tile through the staged epilogue (two consumer warpgroups, fragments in its "
                 "columns), one block per tile share (no pairs, no slices), tf32");
@@ -902,7 +906,9 @@ unsigned resident_blocks(Kernel kernel, int threads, std::size_t smem_bytes, int
 }
 
 // A split TMA launch whose slice count one of kSlices is, where the tile's rows split evenly that many ways: as a
-// cluster of the slices (kClusterSlices). False, launching nothing, otherwise.
+// cluster of the slices (kClusterSlices). False, launching nothing, otherwise, and always for a pair that shares A,
+// which leaves its slices' partials to the tickets: a cluster of both (2 × slices blocks) would fit fewer clusters at
+// once on a GPC's SMs.
 template <class T, bool kBKMajor, bool kSplit3x, bool kBByClass, int... kSlices>
 bool launch_cluster_split(int slices, const CUtensorMap& map_a, const TmaOperand& op_b, std::int64_t k,
                           const EpilogueParams& e, const SplitK& split, unsigned grid, bool behind,
@@ -910,7 +916,7 @@ bool launch_cluster_split(int slices, const CUtensorMap& map_a, const TmaOperand
   using Layout = WgmmaLayout<T, kBKMajor, kSplit3x>;
   const auto launch = [&](auto slices_constant) {
     constexpr int kS = decltype(slices_constant)::value;
-    if constexpr (cluster_split_fits<T::bm, T::bn, T::threads, kS>()) {
+    if constexpr (T::cluster == 1 && cluster_split_fits<T::bm, T::bn, T::threads, kS>()) {
       if (slices != kS) return false;
       const auto kernel = wgmma_tf32_tma_kernel<T, kBKMajor, kSplit3x, true, kBByClass, kS>;
       static std::once_flag attribute_set;

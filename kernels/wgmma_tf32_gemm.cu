@@ -23,9 +23,11 @@ using WgmmaTiles = TileList<Tile<256, 128, 32, 256, 16, 0, 0, 4>,  // 2 warpgrou
                             Tile<64, 64, 32, 64, 16, 0, 0, 4>>;    // 256-512: enough blocks to fill the SMs
 
 // Split over k (wgmma_gemm.cuh: InTileList) for m of about 64–400: 128 rows in two warpgroups, 64 rows (where m is
-// just over a multiple of 64), and one warpgroup's 128×64 (two blocks per SM, twice the tiles along n).
+// just over a multiple of 64), and one warpgroup's 128×64 (two blocks per SM, twice the tiles along n). The 128×128
+// pair shares A along n: for a few hundred rows against a long k, where split blocks wait on L2.
 using WgmmaSplitTiles = TileList<Tile<128, 128, 32, 128, 16, 0, 0, 4>, Tile<64, 128, 32, 64, 16, 0, 0, 6>,
-                                 Tile<128, 64, 32, 128, 16, 0, 0, 4>, Tile<192, 128, 32, 192, 16, 0, 0, 4>>;
+                                 Tile<128, 64, 32, 128, 16, 0, 0, 4>, Tile<192, 128, 32, 192, 16, 0, 0, 4>,
+                                 Tile<128, 128, 32, 128, 16, 0, 0, 4, 2>>;
 
 // Stream-K (kernels/stream_k.cuh) for the unclustered two-warpgroup tiles, whose tile counts quantize badly against
 // 132 SMs on mid-size problems (1515×2288: 108 tiles of 256×128, 144 of 192×128).

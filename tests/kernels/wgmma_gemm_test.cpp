@@ -20,6 +20,10 @@
 namespace gemmtune::kernels {
 namespace {
 
+struct Shape {
+  std::int64_t m, n, k;
+};
+
 struct WgmmaFamily {
   Family family;
   MathMode mode;
@@ -42,6 +46,14 @@ class WgmmaGemm : public ::testing::TestWithParam<WgmmaFamily> {
     p.mode = GetParam().mode;
     return p;
   }
+  // Y = gelu(A·B + bias) with Z saved: the epilogue that writes the most.
+  GemmProblem bias_gelu_z(const Shape& s, bool trans_b) const {
+    GemmProblem p = problem(s.m, s.n, s.k, trans_b);
+    p.epi.bias = true;
+    p.epi.act = Activation::Gelu;
+    p.epi.save_z = true;
+    return p;
+  }
 };
 
 #define GT_REQUIRE_WGMMA_FAMILY()                                                                             \
@@ -61,19 +73,20 @@ TEST_P(WgmmaGemm, IsRegisteredExactlyWhenBuiltWithSm90aCode) {
 #endif
 }
 
-// Split-k (blockIdx.z slices k) is compiled for three unclustered tf32 tiles only, for skinny m against large n and k;
-// each gets the registry's slice counts, each with its staged twins. 3xtf32 has none.
-TEST_P(WgmmaGemm, SplitsKOnlyForTheUnclusteredTf32TilesItLists) {
+// Split-k (blockIdx.z slices k) is compiled for the tf32 tiles wgmma_tf32_gemm.cu lists, for skinny m against large n
+// and k: four unclustered and the 128×128 pair that shares A; each gets the registry's slice counts, each with its
+// staged twins. 3xtf32 has none.
+TEST_P(WgmmaGemm, SplitsKOnlyForTheTf32TilesItLists) {
   std::set<std::string> split;
   for (const KernelVariant* v : variants()) {
     if (v->slices == 1) continue;
     split.insert(v->name);
-    EXPECT_EQ(v->tile.cluster, 1) << v->name;
+    EXPECT_EQ(v->tile.cluster, v->name.find("_c2_") == std::string::npos ? 1 : 2) << v->name;
   }
 #if defined(GEMMTUNE_HAVE_WGMMA)
   if (GetParam().mode == MathMode::Tf32) {
     std::set<std::string> expected;
-    for (const char* tile : {"128x128x32_s4", "64x128x32_s6", "128x64x32_s4", "192x128x32_s4"})
+    for (const char* tile : {"128x128x32_s4", "64x128x32_s6", "128x64x32_s4", "192x128x32_s4", "128x128x32_s4_c2"})
       for (const char* slices : {"2", "3", "4", "5", "8"})
         for (const char* staged : {"", "_staged", "_staged_b"})
           expected.insert(std::string("wgmma_tf32_") + tile + "_split" + slices + staged);
@@ -128,9 +141,6 @@ TEST_P(WgmmaGemm, StagedVariantsMatchFp64ReferenceWithAStoredKByM) {
   std::vector<GemmProblem> problems;
   for (const GemmProblem& p : test::coverage_problems(GetParam().mode))
     if (p.trans_a) problems.push_back(p);
-  struct Shape {
-    std::int64_t m, n, k;
-  };
   for (const bool trans_b : {false, true}) {
     for (const Shape& s : {Shape{300, 261, 1001}, Shape{300, 264, 1004}, Shape{2310, 2308, 101}}) {
       GemmProblem p = problem(s.m, s.n, s.k, trans_b);
@@ -170,9 +180,6 @@ TEST_P(WgmmaGemm, StagedVariantsMatchFp64ReferenceWithAStoredKByM) {
 // of k (too few for NN's eight classes).
 TEST_P(WgmmaGemm, BothPipelinesMatchFp64ReferenceOnEdgeTiles) {
   GT_REQUIRE_WGMMA_FAMILY();
-  struct Shape {
-    std::int64_t m, n, k;
-  };
   const Shape aligned_shapes[] = {{5, 132, 4}, {300, 68, 1028}, {77, 260, 36}};
   const Shape unaligned_shapes[] = {{300, 68, 1029}, {77, 261, 37}, {300, 70, 1030}, {260, 262, 134},
                                      {260, 262, 132}, {77, 261, 3},   {77, 261, 7},   {77, 261, 12}};
@@ -196,9 +203,6 @@ TEST_P(WgmmaGemm, BothPipelinesMatchFp64ReferenceOnEdgeTiles) {
 // edge tiles, both layouts.
 TEST_P(WgmmaGemm, EveryVariantReadsOperandsWhoseBasesAreOffA16ByteBoundary) {
   GT_REQUIRE_WGMMA_FAMILY();
-  struct Shape {
-    std::int64_t m, n, k;
-  };
   const Shape shapes[] = {{150, 133, 77}, {150, 132, 76}};
   std::uint32_t seed = 7000;
   for (const KernelVariant* v : variants()) {
@@ -276,15 +280,35 @@ TEST_P(WgmmaGemm, PersistentPathMatchesFp64ReferenceWithSaveZAndEdgeTiles) {
   test::check_family_against_reference(GetParam().family, problems);
 }
 
+// v on p (fresh inputs from seed) against the fp64 reference, Y and Z, then again on the same inputs with Y poisoned
+// in between: the second Y equals the first bit for bit.
+void check_and_repeat(const KernelVariant& v, const GemmProblem& p, std::uint32_t seed) {
+  test::ProblemData d(p, seed);
+  const std::size_t count = static_cast<std::size_t>(p.m * p.n);
+  DeviceBuffer<double> y_ref(count), z_ref(count);
+  reference_gemm(p, d.operands(), y_ref.get(), z_ref.get(), nullptr);
+  const LaunchScratchBuffer scratch(v, p);
+  v.launch(p, d.operands(), scratch.view(), nullptr);
+  GT_CUDA_CALL(cudaGetLastError());
+  const auto count64 = static_cast<std::int64_t>(count);
+  const double y_error = relative_frobenius_error(d.Y.get(), y_ref.get(), count64, nullptr);
+  const double z_error = relative_frobenius_error(d.Z.get(), z_ref.get(), count64, nullptr);
+  ASSERT_LE(y_error, test::gemm_tolerance(p)) << v.name << " Y of " << p.key();
+  ASSERT_LE(z_error, test::gemm_tolerance(p)) << v.name << " Z of " << p.key();
+  const std::vector<float> first = test::to_host(d.Y.get(), count);
+  test::poison(d.Y);
+  v.launch(p, d.operands(), scratch.view(), nullptr);
+  GT_CUDA_CALL(cudaGetLastError());
+  ASSERT_EQ(test::to_host(d.Y.get(), count), first) << v.name << " " << p.key() << ": a second launch";
+  std::cout << "[ checked  ] " << v.name << " " << p.key() << ": relative error " << y_error << "\n";
+}
+
 // Stream-K (kernels/stream_k.cuh) where it streams: one partial wave (1028×1028×8196, 1550×324×6876: edge tiles in m,
 // n and k) and whole waves before the streamed tiles (3000³ in 256×128 and 128×128 tiles; 192×128 would not stream it
 // and refuses it); bias+gelu with save_z, both layouts. Each runs twice on the same inputs: the two Y are equal bit for
 // bit (the shares add in a fixed order whichever block finishes a tile, and the tickets are back at zero).
 TEST_P(WgmmaGemm, StreamKMatchesFp64ReferenceAndRepeatsBitForBit) {
   GT_REQUIRE_WGMMA_FAMILY();
-  struct Shape {
-    std::int64_t m, n, k;
-  };
   const Shape shapes[] = {{1028, 1028, 8196}, {1550, 324, 6876}, {3000, 3000, 3000}};
   std::uint32_t seed = 7600;
   int variants_checked = 0;
@@ -293,32 +317,12 @@ TEST_P(WgmmaGemm, StreamKMatchesFp64ReferenceAndRepeatsBitForBit) {
     int checked = 0;
     for (const bool trans_b : {false, true})
       for (const Shape& shape : shapes) {
-        GemmProblem p = problem(shape.m, shape.n, shape.k, trans_b);
-        p.epi.bias = true;
-        p.epi.act = Activation::Gelu;
-        p.epi.save_z = true;
+        const GemmProblem p = bias_gelu_z(shape, trans_b);
         if (const std::string why = v->unsupported_reason(p); !why.empty()) {
           ASSERT_NE(why.find("would not stream"), std::string::npos) << v->name << " " << p.key() << ": " << why;
           continue;
         }
-        test::ProblemData d(p, seed++);
-        const std::size_t count = static_cast<std::size_t>(p.m * p.n);
-        DeviceBuffer<double> y_ref(count), z_ref(count);
-        reference_gemm(p, d.operands(), y_ref.get(), z_ref.get(), nullptr);
-        const LaunchScratchBuffer scratch(*v, p);
-        v->launch(p, d.operands(), scratch.view(), nullptr);
-        GT_CUDA_CALL(cudaGetLastError());
-        const auto count64 = static_cast<std::int64_t>(count);
-        const double y_error = relative_frobenius_error(d.Y.get(), y_ref.get(), count64, nullptr);
-        const double z_error = relative_frobenius_error(d.Z.get(), z_ref.get(), count64, nullptr);
-        ASSERT_LE(y_error, test::gemm_tolerance(p)) << v->name << " Y of " << p.key();
-        ASSERT_LE(z_error, test::gemm_tolerance(p)) << v->name << " Z of " << p.key();
-        const std::vector<float> first = test::to_host(d.Y.get(), count);
-        test::poison(d.Y);
-        v->launch(p, d.operands(), scratch.view(), nullptr);
-        GT_CUDA_CALL(cudaGetLastError());
-        ASSERT_EQ(test::to_host(d.Y.get(), count), first) << v->name << " " << p.key() << ": a second launch";
-        std::cout << "[ checked  ] " << v->name << " " << p.key() << ": relative error " << y_error << "\n";
+        ASSERT_NO_FATAL_FAILURE(check_and_repeat(*v, p, seed++));
         ++checked;
       }
     EXPECT_GE(checked, 4) << v->name;
@@ -326,6 +330,30 @@ TEST_P(WgmmaGemm, StreamKMatchesFp64ReferenceAndRepeatsBitForBit) {
   }
 #if defined(GEMMTUNE_HAVE_WGMMA)
   EXPECT_EQ(variants_checked, GetParam().mode == MathMode::Tf32 ? 3 : 0);
+#endif
+}
+
+// The split pairs that share A (_c2_split<slices>, tf32): a pair's two blocks take a ticket each, where the last pair
+// of 2308 columns has its second block wholly past n, and k of 1000 and 4100 ends in a partial k tile. Each runs
+// bias+gelu with save_z twice on the same inputs: the two Y are equal bit for bit (the slices add in slice order
+// whichever block finishes, and the tickets are back at zero).
+TEST_P(WgmmaGemm, SplitPairsMatchFp64ReferenceAndRepeatBitForBit) {
+  GT_REQUIRE_WGMMA_FAMILY();
+  const Shape shapes[] = {{300, 2308, 1000}, {390, 640, 4100}};
+  std::uint32_t seed = 7700;
+  int variants_checked = 0;
+  for (const KernelVariant* v : variants()) {
+    if (v->tile.cluster == 1 || v->slices == 1 || v->staged) continue;
+    for (const bool trans_b : {false, true})
+      for (const Shape& shape : shapes) {
+        const GemmProblem p = bias_gelu_z(shape, trans_b);
+        ASSERT_EQ(v->unsupported_reason(p), "") << v->name << " " << p.key();
+        ASSERT_NO_FATAL_FAILURE(check_and_repeat(*v, p, seed++));
+      }
+    ++variants_checked;
+  }
+#if defined(GEMMTUNE_HAVE_WGMMA)
+  EXPECT_EQ(variants_checked, GetParam().mode == MathMode::Tf32 ? 5 : 0);
 #endif
 }
 
