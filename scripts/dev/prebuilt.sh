@@ -5,8 +5,8 @@
 #   scripts/dev/prebuilt.sh unpack [BUILD_DIR]   there: unpacks it, then compiles the Python extension alone for that
 #                                                 machine's python3 (its Python differs from the build machine's)
 # The build tree keeps absolute paths (ctest, the tests' source dir), so both machines must see the repository at the
-# same path; unpack links /work/main to the checkout where it differs. The binaries need only the CUDA libraries,
-# SQLite and the C++ runtime, which the GPU machine has (checked with ldd in unpack).
+# same path; unpack links /work/main to the checkout where it differs, and stops where /work/main is another checkout.
+# The binaries need only the CUDA libraries, SQLite and the C++ runtime, which the GPU machine has (ldd in unpack).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 build=${2:-$root/build}
@@ -21,7 +21,14 @@ case ${1:-} in
     ls -la "$archive"
     ;;
   unpack)
-    [[ $root == /work/main ]] || { mkdir -p /work && ln -sfn "$root" /work/main; }
+    # ln -n replaces a link but would put one inside a real directory: another checkout there is refused instead.
+    if [[ $root != /work/main ]]; then
+      if [[ -e /work/main && ! -L /work/main ]]; then
+        echo "prebuilt: /work/main is another checkout; the carried build needs this one ($root) there" >&2
+        exit 2
+      fi
+      mkdir -p /work && ln -sfn "$root" /work/main
+    fi
     tar -C "$root" -xJf "$archive"
     if ldd "$build/gemmtune" | grep -q 'not found'; then
       ldd "$build/gemmtune" | grep 'not found' >&2
