@@ -58,7 +58,8 @@ const std::string kStagedSuffix = "_staged";
 const std::string kStagedBSuffix = "_staged_b";
 const std::string kStreamKSuffix = "_streamk";
 
-// Output tiles of a tile shape over p's Y: split-k's tickets, and the tiles a Stream-K launch shares out.
+// Output tiles of a tile shape over p's Y: the tiles a Stream-K launch shares out (split-k's tickets count the
+// launcher's blocks instead, tickets_at).
 std::int64_t output_tiles(const GemmProblem& p, const TileConfig& tile) {
   return ((p.m + tile.bm - 1) / tile.bm) * ((p.n + tile.bn - 1) / tile.bn);
 }
