@@ -6,6 +6,7 @@
 //   - results/nvidia-h200/baseline.json: three `ci` sweeps back to back (H200), combined; each case keeps every
 //     run's median but only its reference run's p10/p90, so the single runs are rebuilt with that run's spread
 //     scaled to each median (an approximation of their noise, the same for every run).
+#include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
@@ -48,13 +49,9 @@ std::vector<json> single_runs(const json& combined) {
 // `run` with every ok record whose candidate id starts with one of `prefixes` ("" for all) `factor` times slower.
 json slowed(json run, const std::vector<std::string>& prefixes, double factor) {
   for (json& r : run["results"]) {
-    if (r["status"] != "ok") continue;
     const std::string id = r["candidate"]["id"].get<std::string>();
-    for (const std::string& prefix : prefixes)
-      if (id.rfind(prefix, 0) == 0) {
-        scale_record(r, factor);
-        break;
-      }
+    const auto starts_id = [&id](const std::string& prefix) { return id.rfind(prefix, 0) == 0; };
+    if (r["status"] == "ok" && std::any_of(prefixes.begin(), prefixes.end(), starts_id)) scale_record(r, factor);
   }
   return run;
 }
