@@ -10,20 +10,20 @@ import sys
 CONDITIONS = ("stream/warm", "stream/cold", "graph/warm", "graph/cold")
 
 
-def fail(message):
-    print(f"sweep_finalists: {message}", file=sys.stderr)
-    sys.exit(2)
+class Refused(Exception):
+    """What main prints as its one-line error."""
 
 
 def load(path):
+    """A sweep JSON's results and problems."""
     try:
         with open(path) as f:
             sweep = json.load(f)
         return sweep["results"], sweep["problems"]
     except (OSError, ValueError) as e:
-        fail(f"cannot read {path}: {e}")
+        raise Refused(f"cannot read {path}: {e}")
     except (KeyError, TypeError):
-        fail(f"{path} is not a sweep JSON (`gemmtune sweep --json`): no 'results' and 'problems'")
+        raise Refused(f"{path} is not a sweep JSON (`gemmtune sweep --json`): no 'results' and 'problems'")
 
 
 def fastest_own(results, top):
@@ -56,11 +56,16 @@ def table(results, problems, top):
 
 
 def main(argv):
-    if len(argv) not in (2, 3) or (len(argv) == 3 and not argv[2].isdigit()):
-        fail("usage: sweep_finalists.py SWEEP.json [TOP=6]")
-    results, problems = load(argv[1])
+    try:
+        if len(argv) not in (2, 3) or (len(argv) == 3 and not argv[2].isdigit()):
+            raise Refused("usage: sweep_finalists.py SWEEP.json [TOP=6]")
+        results, problems = load(argv[1])
+    except Refused as e:
+        print(f"sweep_finalists: {e}", file=sys.stderr)
+        return 2
     print("\n".join(table(results, problems, int(argv[2]) if len(argv) == 3 else 6)))
+    return 0
 
 
 if __name__ == "__main__":
-    main(sys.argv)
+    sys.exit(main(sys.argv))
