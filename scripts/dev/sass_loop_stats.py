@@ -1,0 +1,80 @@
+#!/usr/bin/env python3
+"""The main loop of a kernel's SASS (`cuobjdump -sass` of one function): the backward branch whose body holds the
+most FFMAs, its opcodes, and the issue delays (stall counts) the compiler wrote into each instruction's control bits.
+With one warp a scheduler, the sum over the instructions a pass executes bounds that pass's cycles from below (a body
+with branches holds paths a pass skips). Usage: sass_loop_stats.py SASS... (each file one function, as
+`cuobjdump -sass -fun NAME LIB` prints it)."""
+import collections
+import re
+import sys
+
+INSTRUCTION = re.compile(r"/\*([0-9a-f]{4,})\*/\s+(.*?);\s*/\* (0x[0-9a-f]+) \*/")
+WORD = re.compile(r"/\* (0x[0-9a-f]+) \*/")
+
+
+def parse(path):
+    """(address, text, high word) per instruction: sm_70+ prints each as two 64-bit words on two lines."""
+    with open(path) as f:
+        lines = f.read().split("\n")
+    out = []
+    for i, line in enumerate(lines[:-1]):
+        m = INSTRUCTION.search(line)
+        high = WORD.search(lines[i + 1]) if m else None
+        if m and high:
+            out.append((int(m.group(1), 16), m.group(2).strip(), int(high.group(1), 16)))
+    return out
+
+
+def stall(high):
+    return (high >> 41) & 0xF  # bits 105-108 of the instruction: cycles before the next issue
+
+
+def reuse(high):
+    return (high >> 58) & 0xF  # operand reuse-cache flags
+
+
+def opcode(text):
+    return re.sub(r"^@!?U?P\w+\s+", "", text).split()[0]
+
+
+def main_loop(code):
+    """The loop to study: of the backward branches, the one whose body holds the most FFMAs; None without one."""
+    loops = []
+    for addr, text, _ in code:
+        target = re.search(r"BRA[^0]*0x([0-9a-f]+)", text)
+        if opcode(text).startswith("BRA") and target and int(target.group(1), 16) < addr:
+            loops.append((int(target.group(1), 16), addr))
+    if not loops:
+        return None
+    body = lambda bounds: [x for x in code if bounds[0] <= x[0] <= bounds[1]]
+    return max((body(bounds) for bounds in loops), key=lambda b: sum(opcode(x[1]).startswith("FFMA") for x in b))
+
+
+def describe(path, code, loop):
+    ffma = [x for x in loop if opcode(x[1]).startswith("FFMA")]
+    ops = collections.Counter(opcode(x[1]).split(".")[0] for x in loop)
+    return "\n".join([
+        f"== {path}: {len(code)} instructions; main loop {loop[0][0]:#x}-{loop[-1][0]:#x}: {len(loop)} instructions",
+        "  opcodes: " + ", ".join(f"{k} {v}" for k, v in ops.most_common(14)),
+        f"  stall counts: {dict(sorted(collections.Counter(stall(x[2]) for x in loop).items()))}  sum "
+        f"{sum(stall(x[2]) for x in loop)}",
+        f"  FFMA stall counts: {dict(sorted(collections.Counter(stall(x[2]) for x in ffma).items()))}; FFMA with a "
+        f"reuse flag {sum(1 for x in ffma if reuse(x[2]))} of {len(ffma)}"])
+
+
+def main(paths):
+    for path in paths:
+        try:
+            code = parse(path)
+        except OSError as e:
+            sys.exit(f"sass_loop_stats.py: cannot read {path}: {e.strerror}")
+        loop = main_loop(code)
+        if loop is None:
+            sys.exit(f"sass_loop_stats.py: {path}: no backward branch, so no loop (is it cuobjdump -sass output?)")
+        print(describe(path, code, loop))
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    main(sys.argv[1:])

@@ -1,0 +1,76 @@
+"""scripts/dev/sass_loop_stats.py, no GPU: of a function's loops it studies the one with the most FFMAs, reads each
+instruction's issue delay and reuse flags from its control bits, and refuses in one line a file with no loop."""
+import contextlib
+import io
+import os
+import sys
+import tempfile
+import unittest
+
+DEV = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, os.pardir, "scripts", "dev")
+sys.path.insert(0, DEV)
+import sass_loop_stats  # noqa: E402
+
+
+def control(stall, reuse=0):
+    """The high word of an sm_70+ instruction with this issue delay (bits 105-108) and reuse flags (122-125)."""
+    return (stall << 41) | (reuse << 58)
+
+
+def sass(instructions):
+    """cuobjdump -sass's two lines per instruction: address, text and low word, then the high word."""
+    lines = ["\t\tFunction : k", "\t.headerflags @\"EF_CUDA_SM90\""]
+    for addr, text, stall, reuse in instructions:
+        lines.append(f"        /*{addr:04x}*/                   {text} ;   /* 0x000000000000000{addr % 10} */")
+        lines.append(f"                                                      /* 0x{control(stall, reuse):016x} */")
+    return "\n".join(lines) + "\n"
+
+
+# A short loop with no FFMA (0x10-0x20), then the k loop (0x30-0x70): two FFMAs, one with a reuse flag.
+CODE = [(0x00, "MOV R1, c[0x0][0x28]", 2, 0),
+        (0x10, "IADD3 R2, R2, 0x1, RZ", 1, 0),
+        (0x20, "@P0 BRA 0x10", 5, 0),
+        (0x30, "LDS.128 R4, [R3]", 1, 0),
+        (0x40, "FFMA R8, R4, R5, R8", 1, 0b0001),
+        (0x50, "FFMA R9, R4, R6, R9", 2, 0),
+        (0x60, "ISETP.GE.AND P1, PT, R2, R10, PT", 13, 0),
+        (0x70, "@!P1 BRA 0x30", 5, 0),
+        (0x80, "EXIT", 1, 0)]
+
+
+def write(text):
+    f = tempfile.NamedTemporaryFile("w", suffix=".sass", delete=False)
+    f.write(text)
+    f.close()
+    return f.name
+
+
+class MainLoop(unittest.TestCase):
+    def test_the_loop_with_the_most_ffmas_is_studied_with_its_delays_and_reuse_flags(self):
+        path = write(sass(CODE))
+        code = sass_loop_stats.parse(path)
+        self.assertEqual(len(code), len(CODE))
+        loop = sass_loop_stats.main_loop(code)
+        self.assertEqual([x[0] for x in loop], [0x30, 0x40, 0x50, 0x60, 0x70])
+        text = sass_loop_stats.describe(path, code, loop)
+        self.assertIn("main loop 0x30-0x70: 5 instructions", text)
+        self.assertIn("FFMA 2", text)
+        self.assertIn("sum 22", text)  # 1 + 1 + 2 + 13 + 5
+        self.assertIn("FFMA stall counts: {1: 1, 2: 1}; FFMA with a reuse flag 1 of 2", text)
+
+    def test_a_predicated_branch_and_a_forward_one_are_read_apart(self):
+        code = sass_loop_stats.parse(write(sass([(0x00, "@P0 BRA 0x20", 1, 0), (0x10, "FFMA R1, R2, R3, R1", 1, 0),
+                                                  (0x20, "EXIT", 1, 0)])))
+        self.assertIsNone(sass_loop_stats.main_loop(code))
+
+    def test_a_file_with_no_loop_or_none_at_all_is_refused_in_one_line(self):
+        for path in (write("not sass\n"), "/nonexistent/ours.sass"):
+            err = io.StringIO()
+            with contextlib.redirect_stderr(err), self.assertRaises(SystemExit) as stop:
+                sass_loop_stats.main([path])
+            self.assertIn("sass_loop_stats.py: ", str(stop.exception))
+            self.assertEqual(len(str(stop.exception).splitlines()), 1)
+
+
+if __name__ == "__main__":
+    unittest.main()
