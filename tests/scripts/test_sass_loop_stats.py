@@ -38,16 +38,16 @@ CODE = [(0x00, "MOV R1, c[0x0][0x28]", 2, 0),
         (0x80, "EXIT", 1, 0)]
 
 
-def write(text):
-    f = tempfile.NamedTemporaryFile("w", suffix=".sass", delete=False)
-    f.write(text)
-    f.close()
-    return f.name
-
-
 class MainLoop(unittest.TestCase):
+    def write(self, text):
+        f = tempfile.NamedTemporaryFile("w", suffix=".sass", delete=False)
+        f.write(text)
+        f.close()
+        self.addCleanup(os.unlink, f.name)
+        return f.name
+
     def test_the_loop_with_the_most_ffmas_is_studied_with_its_delays_and_reuse_flags(self):
-        path = write(sass(CODE))
+        path = self.write(sass(CODE))
         code = sass_loop_stats.parse(path)
         self.assertEqual(len(code), len(CODE))
         loop = sass_loop_stats.main_loop(code)
@@ -59,12 +59,12 @@ class MainLoop(unittest.TestCase):
         self.assertIn("FFMA stall counts: {1: 1, 2: 1}; FFMA with a reuse flag 1 of 2", text)
 
     def test_a_predicated_branch_and_a_forward_one_are_read_apart(self):
-        code = sass_loop_stats.parse(write(sass([(0x00, "@P0 BRA 0x20", 1, 0), (0x10, "FFMA R1, R2, R3, R1", 1, 0),
-                                                  (0x20, "EXIT", 1, 0)])))
+        forward_only = [(0x00, "@P0 BRA 0x20", 1, 0), (0x10, "FFMA R1, R2, R3, R1", 1, 0), (0x20, "EXIT", 1, 0)]
+        code = sass_loop_stats.parse(self.write(sass(forward_only)))
         self.assertIsNone(sass_loop_stats.main_loop(code))
 
     def test_a_file_with_no_loop_or_none_at_all_is_refused_in_one_line(self):
-        for path in (write("not sass\n"), "/nonexistent/ours.sass"):
+        for path in (self.write("not sass\n"), "/nonexistent/ours.sass"):
             err = io.StringIO()
             with contextlib.redirect_stderr(err), self.assertRaises(SystemExit) as stop:
                 sass_loop_stats.main([path])
