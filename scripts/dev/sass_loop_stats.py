@@ -37,6 +37,10 @@ def opcode(text):
     return re.sub(r"^@!?U?P\w+\s+", "", text).split()[0]
 
 
+def is_ffma(instruction):
+    return opcode(instruction[1]).startswith("FFMA")
+
+
 def main_loop(code):
     """The loop to study: of the backward branches, the one whose body holds the most FFMAs; None without one."""
     loops = []
@@ -47,11 +51,11 @@ def main_loop(code):
     if not loops:
         return None
     body = lambda bounds: [x for x in code if bounds[0] <= x[0] <= bounds[1]]
-    return max((body(bounds) for bounds in loops), key=lambda b: sum(opcode(x[1]).startswith("FFMA") for x in b))
+    return max((body(bounds) for bounds in loops), key=lambda b: sum(map(is_ffma, b)))
 
 
 def describe(path, code, loop):
-    ffma = [x for x in loop if opcode(x[1]).startswith("FFMA")]
+    ffma = [x for x in loop if is_ffma(x)]
     ops = collections.Counter(opcode(x[1]).split(".")[0] for x in loop)
     return "\n".join([
         f"== {path}: {len(code)} instructions; main loop {loop[0][0]:#x}-{loop[-1][0]:#x}: {len(loop)} instructions",
