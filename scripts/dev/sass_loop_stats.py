@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """The main loop of a kernel's SASS (`cuobjdump -sass` of one function): the backward branch whose body holds the
-most FFMAs, its opcodes, and the issue delays (stall counts) the compiler wrote into each instruction's control bits.
-With one warp a scheduler, the sum over the instructions a pass executes bounds that pass's cycles from below (a body
-with branches holds paths a pass skips). Usage: sass_loop_stats.py SASS... (each file one function, as
-`cuobjdump -sass -fun NAME LIB` prints it)."""
+most FFMAs, its opcodes, the issue delays (stall counts) the compiler wrote into each instruction's control bits, and
+where its global loads sit among the FFMAs; then any other loop with half as many FFMAs or more. With one warp a
+scheduler, the sum over the instructions a pass executes bounds that pass's cycles from below (a body with branches
+holds paths a pass skips), and a load issued late in the tile waits out DRAM's latency in full.
+Usage: sass_loop_stats.py SASS... (each file one function, as `cuobjdump -sass -fun NAME LIB` prints it)."""
 import collections
 import re
 import sys
@@ -41,17 +42,33 @@ def is_ffma(instruction):
     return opcode(instruction[1]).startswith("FFMA")
 
 
-def main_loop(code):
-    """The loop to study: of the backward branches, the one whose body holds the most FFMAs; None without one."""
-    loops = []
+def loops_of(code):
+    """The body of each backward branch, in address order."""
+    bodies = []
     for addr, text, _ in code:
         target = re.search(r"BRA[^0]*0x([0-9a-f]+)", text)
         if opcode(text).startswith("BRA") and target and int(target.group(1), 16) < addr:
-            loops.append((int(target.group(1), 16), addr))
-    if not loops:
-        return None
-    body = lambda bounds: [x for x in code if bounds[0] <= x[0] <= bounds[1]]
-    return max((body(bounds) for bounds in loops), key=lambda b: sum(map(is_ffma, b)))
+            start = int(target.group(1), 16)
+            bodies.append([x for x in code if start <= x[0] <= addr])
+    return bodies
+
+
+def main_loop(code):
+    """The loop to study: of the backward branches, the one whose body holds the most FFMAs; None without one."""
+    return max(loops_of(code), key=lambda b: sum(map(is_ffma, b)), default=None)
+
+
+def loads_after_ffmas(loop):
+    """{FFMAs before it: global loads} over the body's loads (LDG, or LDGSTS straight to shared memory), as the body is
+    laid out: 0 when issued before the tile's math, more where ptxas sank them among the FFMAs (a rotated loop starts
+    mid-tile, so read the numbers against the body's FFMA count)."""
+    count, out = 0, collections.Counter()
+    for x in loop:
+        if is_ffma(x):
+            count += 1
+        elif opcode(x[1]).split(".")[0] in ("LDG", "LDGSTS"):  # not LDGDEPBAR, cp.async's commit
+            out[count] += 1
+    return dict(sorted(out.items()))
 
 
 def describe(path, code, loop):
@@ -63,7 +80,22 @@ def describe(path, code, loop):
         f"  stall counts: {dict(sorted(collections.Counter(stall(x[2]) for x in loop).items()))}  sum "
         f"{sum(stall(x[2]) for x in loop)}",
         f"  FFMA stall counts: {dict(sorted(collections.Counter(stall(x[2]) for x in ffma).items()))}; FFMA with a "
-        f"reuse flag {sum(1 for x in ffma if reuse(x[2]))} of {len(ffma)}"])
+        f"reuse flag {sum(1 for x in ffma if reuse(x[2]))} of {len(ffma)}",
+        f"  global loads by the FFMAs before them: {loads_after_ffmas(loop)} of {len(ffma)} FFMAs"])
+
+
+def other_loops(code, loop):
+    """One line for each other loop holding at least half the main loop's FFMAs: a kernel that runs interior and edge
+    tiles in loops of their own has two such."""
+    most = sum(map(is_ffma, loop))
+    lines = []
+    for body in loops_of(code):
+        ffmas = sum(map(is_ffma, body))
+        if body is not loop and body[0][0] != loop[0][0] and 2 * ffmas >= most:
+            lines.append(f"  also loop {body[0][0]:#x}-{body[-1][0]:#x}: {len(body)} instructions, {ffmas} FFMAs, "
+                         f"stall sum {sum(stall(x[2]) for x in body)}, global loads by the FFMAs before them "
+                         f"{loads_after_ffmas(body)}")
+    return lines
 
 
 def main(paths):
@@ -75,7 +107,7 @@ def main(paths):
         loop = main_loop(code)
         if loop is None:
             sys.exit(f"sass_loop_stats.py: {path}: no backward branch, so no loop (is it cuobjdump -sass output?)")
-        print(describe(path, code, loop))
+        print("\n".join([describe(path, code, loop)] + other_loops(code, loop)))
 
 
 if __name__ == "__main__":

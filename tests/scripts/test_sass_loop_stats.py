@@ -1,5 +1,6 @@
 """scripts/dev/sass_loop_stats.py, no GPU: of a function's loops it studies the one with the most FFMAs, reads each
-instruction's issue delay and reuse flags from its control bits, and refuses in one line a file with no loop."""
+instruction's issue delay and reuse flags from its control bits, counts the FFMAs laid out before each global load,
+names a second loop with as many FFMAs, and refuses in one line a file with no loop."""
 import contextlib
 import io
 import os
@@ -57,6 +58,39 @@ class MainLoop(unittest.TestCase):
         self.assertIn("FFMA 2", text)
         self.assertIn("sum 22", text)  # 1 + 1 + 2 + 13 + 5
         self.assertIn("FFMA stall counts: {1: 1, 2: 1}; FFMA with a reuse flag 1 of 2", text)
+
+    def test_global_loads_are_placed_by_the_ffmas_before_them_and_a_second_math_loop_is_named(self):
+        # An inner loop whose loads ptxas sank behind its first FFMA (0x10-0x50), then a tested loop that loads first
+        # (0x60-0xb0), as a kernel with an interior loop and an edge loop has.
+        code = [(0x00, "MOV R1, c[0x0][0x28]", 1, 0),
+                (0x10, "FFMA R8, R4, R5, R8", 1, 0),
+                (0x20, "LDG.E.128.CONSTANT R12, desc[UR4][R2.64]", 4, 0),
+                (0x30, "FFMA R9, R4, R6, R9", 1, 0),
+                (0x40, "LDGSTS.E [R3], desc[UR4][R2.64]", 1, 0),
+                (0x48, "LDGDEPBAR", 1, 0),
+                (0x50, "@P0 BRA 0x10", 5, 0),
+                (0x60, "LDG.E.CONSTANT R12, desc[UR4][R2.64]", 4, 0),
+                (0x70, "LDG.E.CONSTANT R13, desc[UR4][R2.64+0x4]", 4, 0),
+                (0x80, "FFMA R8, R4, R5, R8", 1, 0),
+                (0x90, "FFMA R9, R4, R6, R9", 1, 0),
+                (0xa0, "FFMA R10, R4, R7, R10", 1, 0),
+                (0xb0, "@P1 BRA 0x60", 5, 0),
+                (0xc0, "EXIT", 1, 0)]
+        path = self.write(sass(code))
+        parsed = sass_loop_stats.parse(path)
+        loop = sass_loop_stats.main_loop(parsed)
+        self.assertEqual(loop[0][0], 0x60)
+        self.assertEqual(sass_loop_stats.loads_after_ffmas(loop), {0: 2})
+        self.assertIn("global loads by the FFMAs before them: {0: 2} of 3 FFMAs",
+                      sass_loop_stats.describe(path, parsed, loop))
+        others = sass_loop_stats.other_loops(parsed, loop)
+        self.assertEqual(len(others), 1)
+        self.assertIn("also loop 0x10-0x50: 6 instructions, 2 FFMAs", others[0])
+        self.assertIn("global loads by the FFMAs before them {1: 1, 2: 1}", others[0])
+
+    def test_a_loop_with_under_half_the_ffmas_is_not_named_beside_the_main_one(self):
+        code = sass_loop_stats.parse(self.write(sass(CODE)))  # its other loop, 0x10-0x20, holds no FFMA
+        self.assertEqual(sass_loop_stats.other_loops(code, sass_loop_stats.main_loop(code)), [])
 
     def test_a_predicated_branch_and_a_forward_one_are_read_apart(self):
         forward_only = [(0x00, "@P0 BRA 0x20", 1, 0), (0x10, "FFMA R1, R2, R3, R1", 1, 0), (0x20, "EXIT", 1, 0)]
