@@ -47,8 +47,8 @@ def loops_of(code):
     bodies = []
     for addr, text, _ in code:
         target = re.search(r"BRA[^0]*0x([0-9a-f]+)", text)
-        if opcode(text).startswith("BRA") and target and int(target.group(1), 16) < addr:
-            start = int(target.group(1), 16)
+        start = int(target.group(1), 16) if target else addr
+        if opcode(text).startswith("BRA") and start < addr:
             bodies.append([x for x in code if start <= x[0] <= addr])
     return bodies
 
@@ -91,7 +91,7 @@ def other_loops(code, loop):
     lines = []
     for body in loops_of(code):
         ffmas = sum(map(is_ffma, body))
-        if body is not loop and body[0][0] != loop[0][0] and 2 * ffmas >= most:
+        if body[0][0] != loop[0][0] and 2 * ffmas >= most:  # another back edge to the main loop's start is itself
             lines.append(f"  also loop {body[0][0]:#x}-{body[-1][0]:#x}: {len(body)} instructions, {ffmas} FFMAs, "
                          f"stall sum {sum(stall(x[2]) for x in body)}, global loads by the FFMAs before them "
                          f"{loads_after_ffmas(body)}")
