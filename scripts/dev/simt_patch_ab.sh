@@ -11,8 +11,9 @@
 #   usage: [OUT=dir] [ROUNDS=2] [LIMIT=400] [RACECHECK=1] \
 #          scripts/dev/simt_patch_ab.sh MAIN_GEMMTUNE PATCHED_BUILD_DIR [SIMT_OBJECT]
 set -uo pipefail
-main_bin=${1:?usage: simt_patch_ab.sh MAIN_GEMMTUNE PATCHED_BUILD_DIR [SIMT_OBJECT]}
-build=${2:?usage: simt_patch_ab.sh MAIN_GEMMTUNE PATCHED_BUILD_DIR [SIMT_OBJECT]}
+usage="usage: simt_patch_ab.sh MAIN_GEMMTUNE PATCHED_BUILD_DIR [SIMT_OBJECT]"
+main_bin=${1:?$usage}
+build=${2:?$usage}
 object=${3:-}
 out=${OUT:-/tmp/simt_patch_ab} rounds=${ROUNDS:-2} limit=${LIMIT:-400}
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
